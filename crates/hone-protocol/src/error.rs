@@ -1,0 +1,137 @@
+//! The one typed error every layer of hone reports.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of failure happened; decides how a front end reacts (fix config, retry, show the model…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCategory {
+    /// Configuration is missing or wrong (unknown provider, missing key, unknown model).
+    Config,
+    /// The provider rejected the credentials (401/403).
+    Auth,
+    /// The server could not be reached, the connection dropped or the stream stalled.
+    Network,
+    /// The provider is rate limiting (429) or out of quota.
+    RateLimit,
+    /// The provider failed (5xx) or sent something hone could not understand.
+    Provider,
+    /// The request was invalid (400/422) or input failed validation.
+    Validation,
+    /// A tool failed.
+    Tool,
+    /// The user cancelled.
+    Cancelled,
+}
+
+impl ErrorCategory {
+    /// Lower-case name used in messages and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCategory::Config => "config",
+            ErrorCategory::Auth => "auth",
+            ErrorCategory::Network => "network",
+            ErrorCategory::RateLimit => "rate_limit",
+            ErrorCategory::Provider => "provider",
+            ErrorCategory::Validation => "validation",
+            ErrorCategory::Tool => "tool",
+            ErrorCategory::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCategory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A categorised error: a message for the user plus, when a provider answered,
+/// what it said (status and body excerpt) for diagnosis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct HoneError {
+    /// What kind of failure this is.
+    pub category: ErrorCategory,
+    /// One actionable sentence for the user.
+    pub message: String,
+    /// What the provider said, verbatim or trimmed, when it said anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_detail: Option<String>,
+}
+
+impl HoneError {
+    /// An error of `category` with `message` and no provider detail.
+    pub fn new(category: ErrorCategory, message: impl Into<String>) -> Self {
+        Self {
+            category,
+            message: message.into(),
+            provider_detail: None,
+        }
+    }
+
+    /// Attaches what the provider said.
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.provider_detail = Some(detail.into());
+        self
+    }
+
+    /// A configuration error.
+    pub fn config(message: impl Into<String>) -> Self {
+        Self::new(ErrorCategory::Config, message)
+    }
+
+    /// A network error.
+    pub fn network(message: impl Into<String>) -> Self {
+        Self::new(ErrorCategory::Network, message)
+    }
+
+    /// A provider error.
+    pub fn provider(message: impl Into<String>) -> Self {
+        Self::new(ErrorCategory::Provider, message)
+    }
+
+    /// A validation error.
+    pub fn validation(message: impl Into<String>) -> Self {
+        Self::new(ErrorCategory::Validation, message)
+    }
+
+    /// The error reported when the user cancels.
+    pub fn cancelled() -> Self {
+        Self::new(ErrorCategory::Cancelled, "cancelled by the user")
+    }
+
+    /// True when trying the same request again may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self.category,
+            ErrorCategory::Network | ErrorCategory::RateLimit | ErrorCategory::Provider
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_is_the_message_and_detail_is_kept_apart() {
+        let error = HoneError::new(ErrorCategory::Auth, "OPENAI_API_KEY was rejected")
+            .with_detail("401: invalid key");
+        assert_eq!(error.to_string(), "OPENAI_API_KEY was rejected");
+        let json = serde_json::to_value(&error).unwrap();
+        assert_eq!(json["category"], "auth");
+        assert_eq!(json["provider_detail"], "401: invalid key");
+    }
+
+    #[test]
+    fn only_transient_categories_are_retryable() {
+        assert!(HoneError::network("x").is_retryable());
+        assert!(HoneError::new(ErrorCategory::RateLimit, "x").is_retryable());
+        assert!(!HoneError::config("x").is_retryable());
+        assert!(!HoneError::cancelled().is_retryable());
+    }
+}

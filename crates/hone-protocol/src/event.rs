@@ -1,0 +1,132 @@
+//! Streaming response events and the normalised vocabulary they use.
+
+use serde::{Deserialize, Serialize};
+
+use crate::HoneError;
+
+/// Token usage of one request, normalised across APIs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens, including cached ones.
+    pub input_tokens: u64,
+    /// Generated tokens, including reasoning tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens served from the provider's cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    /// Generated tokens spent on reasoning.
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+}
+
+impl Usage {
+    /// Combines two partial reports (APIs split usage over several events):
+    /// each field keeps the larger value, since reports are cumulative, never deltas.
+    #[must_use]
+    pub fn merge(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.max(other.input_tokens),
+            output_tokens: self.output_tokens.max(other.output_tokens),
+            cached_input_tokens: self.cached_input_tokens.max(other.cached_input_tokens),
+            reasoning_tokens: self.reasoning_tokens.max(other.reasoning_tokens),
+        }
+    }
+}
+
+/// Why the model stopped generating.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model finished its answer.
+    EndTurn,
+    /// The model wants tool calls run.
+    ToolUse,
+    /// The output token limit was reached.
+    MaxTokens,
+    /// A stop sequence was produced.
+    StopSequence,
+    /// The provider filtered the output.
+    ContentFilter,
+    /// Anything else, with the provider's own word for it.
+    Other(String),
+}
+
+/// One event of a streamed response.
+///
+/// A stream ends with exactly one terminal event — [`StreamEvent::Completed`],
+/// [`StreamEvent::Failed`] or [`StreamEvent::Cancelled`] — and nothing follows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// More answer text.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// More reasoning text.
+    ThinkingDelta {
+        /// The new reasoning text.
+        text: String,
+    },
+    /// Integrity signature of the reasoning so far (Anthropic), needed to send it back.
+    ThinkingSignature {
+        /// Opaque signature.
+        signature: String,
+    },
+    /// A tool call begins.
+    ToolCallStart {
+        /// Position of the call within this response (parallel calls have distinct indexes).
+        index: usize,
+        /// Call identifier.
+        id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// A fragment of a tool call's JSON arguments.
+    ToolCallDelta {
+        /// Which call the fragment belongs to.
+        index: usize,
+        /// The fragment, to be appended to the previous ones.
+        arguments: String,
+    },
+    /// A tool call is complete; `arguments` holds the reassembled raw JSON.
+    ToolCallEnd {
+        /// Which call ended.
+        index: usize,
+        /// Call identifier.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// All argument fragments joined.
+        arguments: String,
+    },
+    /// Token usage so far (may arrive more than once; later reports supersede).
+    Usage {
+        /// The usage figures.
+        usage: Usage,
+    },
+    /// Terminal: the response is complete.
+    Completed {
+        /// Why generation stopped.
+        stop_reason: StopReason,
+        /// Final usage, when the provider reported any.
+        usage: Option<Usage>,
+    },
+    /// Terminal: the request failed.
+    Failed {
+        /// What went wrong.
+        error: HoneError,
+    },
+    /// Terminal: the request was cancelled.
+    Cancelled,
+}
+
+impl StreamEvent {
+    /// True for the three events that end a stream.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            StreamEvent::Completed { .. } | StreamEvent::Failed { .. } | StreamEvent::Cancelled
+        )
+    }
+}
