@@ -1,0 +1,225 @@
+//! HTTP transport: the client, authentication, retries and status-to-error mapping.
+
+use std::time::Duration;
+
+use hone_config::{AuthStyle, ProviderConfig};
+use hone_protocol::{ErrorCategory, HoneError};
+use reqwest::StatusCode;
+use tokio_util::sync::CancellationToken;
+
+use crate::retry::{backoff_delay, parse_retry_after};
+use crate::wire::{WireFormat, WireRequest};
+
+/// Builds the HTTP client for one provider instance.
+pub(crate) fn build_client(config: &ProviderConfig) -> Result<reqwest::Client, HoneError> {
+    reqwest::Client::builder()
+        .connect_timeout(config.network.connect_timeout)
+        .user_agent(concat!("hone/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|error| {
+            HoneError::config("could not create the HTTP client").with_detail(error.to_string())
+        })
+}
+
+/// Sends `request`, retrying 429, 5xx and connection failures with backoff.
+/// Returns the successful response with its body still unread (the stream).
+pub(crate) async fn send_with_retries(
+    client: &reqwest::Client,
+    config: &ProviderConfig,
+    wire: &dyn WireFormat,
+    request: &WireRequest,
+    cancel: &CancellationToken,
+) -> Result<reqwest::Response, HoneError> {
+    let mut attempt: u32 = 0;
+    loop {
+        let outcome = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(HoneError::cancelled()),
+            outcome = send_once(client, config, request) => outcome,
+        };
+        let failure = match outcome {
+            Ok(response) if response.status().is_success() => return Ok(response),
+            Ok(response) => {
+                let status = response.status();
+                let retry_after = response
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|value| value.to_str().ok())
+                    .and_then(parse_retry_after);
+                let body = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return Err(HoneError::cancelled()),
+                    body = response.text() => body.unwrap_or_default(),
+                };
+                let error = status_error(config, wire, status, &body, attempt);
+                Failure { error, retry_after, retryable: is_retryable_status(status) }
+            }
+            Err(error) => Failure {
+                retryable: error.is_connect() || error.is_timeout() || error.is_request(),
+                error: transport_error(config, &error),
+                retry_after: None,
+            },
+        };
+        if !failure.retryable || attempt >= config.network.max_retries {
+            return Err(failure.error);
+        }
+        let delay = backoff_delay(&config.network, attempt, failure.retry_after);
+        tracing::debug!(
+            provider = %config.name,
+            attempt,
+            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            error = %failure.error,
+            "retrying provider request"
+        );
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(HoneError::cancelled()),
+            () = tokio::time::sleep(delay) => {}
+        }
+        attempt += 1;
+    }
+}
+
+struct Failure {
+    error: HoneError,
+    retry_after: Option<Duration>,
+    retryable: bool,
+}
+
+async fn send_once(
+    client: &reqwest::Client,
+    config: &ProviderConfig,
+    request: &WireRequest,
+) -> Result<reqwest::Response, reqwest::Error> {
+    let mut builder = client.request(request.method.clone(), &request.url);
+    if let Some(key) = &config.api_key {
+        builder = match config.auth {
+            AuthStyle::Bearer => builder.bearer_auth(key.expose()),
+            AuthStyle::XApiKey => builder.header("x-api-key", key.expose()),
+            AuthStyle::ApiKeyHeader => builder.header("api-key", key.expose()),
+            AuthStyle::GoogApiKey => builder.header("x-goog-api-key", key.expose()),
+        };
+    }
+    for (name, value) in &request.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    for (name, value) in &config.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    if let Some(body) = &request.body {
+        builder = builder.json(body);
+    }
+    builder.send().await
+}
+
+fn is_retryable_status(status: StatusCode) -> bool {
+    status == StatusCode::TOO_MANY_REQUESTS
+        || status == StatusCode::REQUEST_TIMEOUT
+        || status.is_server_error()
+}
+
+/// Maps a transport failure (no HTTP status) to a network error naming the URL.
+pub(crate) fn transport_error(config: &ProviderConfig, error: &reqwest::Error) -> HoneError {
+    let message = if error.is_connect() {
+        format!(
+            "could not connect to {} (provider `{}`): is the server running and the URL right?",
+            config.base_url, config.name
+        )
+    } else if error.is_timeout() {
+        format!("the request to {} timed out", config.base_url)
+    } else {
+        format!("the request to {} failed", config.base_url)
+    };
+    HoneError::network(message).with_detail(error_chain(error))
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Maps a non-success HTTP status to a categorised error with an actionable message.
+pub(crate) fn status_error(
+    config: &ProviderConfig,
+    wire: &dyn WireFormat,
+    status: StatusCode,
+    body: &str,
+    retries: u32,
+) -> HoneError {
+    let said = wire
+        .error_message(body)
+        .unwrap_or_else(|| excerpt(body, 500));
+    let detail = format!("HTTP {status}: {said}");
+    let provider = &config.name;
+    let after_retries = if retries > 0 {
+        format!(" after {retries} retries")
+    } else {
+        String::new()
+    };
+    let (category, message) = match status.as_u16() {
+        401 | 403 => (
+            ErrorCategory::Auth,
+            match config.api_key_env.as_deref() {
+                Some(variable) => format!(
+                    "provider `{provider}` rejected the API key ({status}); check {variable}"
+                ),
+                None => format!("provider `{provider}` rejected the credentials ({status})"),
+            },
+        ),
+        404 => (
+            ErrorCategory::Config,
+            format!(
+                "provider `{provider}` at {} answered 404: model `{}` or the endpoint does not exist \
+                 (run `hone models --provider {provider}` to list models)",
+                config.base_url, config.model
+            ),
+        ),
+        429 => (
+            ErrorCategory::RateLimit,
+            format!("provider `{provider}` is rate limiting requests (429){after_retries}"),
+        ),
+        400 | 413 | 422 => (
+            ErrorCategory::Validation,
+            format!("provider `{provider}` rejected the request ({status}): {said}"),
+        ),
+        _ => (
+            ErrorCategory::Provider,
+            format!("provider `{provider}` failed with {status}{after_retries}"),
+        ),
+    };
+    HoneError::new(category, message).with_detail(detail)
+}
+
+/// The first `limit` characters of `text`, trimmed, with an ellipsis when cut.
+pub(crate) fn excerpt(text: &str, limit: usize) -> String {
+    let trimmed = text.trim();
+    match trimmed.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}…", &trimmed[..cut]),
+        None => trimmed.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_cuts_on_character_boundaries() {
+        assert_eq!(excerpt("  héllo  ", 10), "héllo");
+        assert_eq!(excerpt("héllo", 2), "hé…");
+    }
+
+    #[test]
+    fn retryable_statuses_are_429_408_and_5xx() {
+        assert!(is_retryable_status(StatusCode::TOO_MANY_REQUESTS));
+        assert!(is_retryable_status(StatusCode::BAD_GATEWAY));
+        assert!(!is_retryable_status(StatusCode::UNAUTHORIZED));
+        assert!(!is_retryable_status(StatusCode::NOT_FOUND));
+    }
+}

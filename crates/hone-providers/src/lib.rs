@@ -1,0 +1,147 @@
+//! hone's provider layer: one [`Provider`] trait, one adapter per wire API.
+//!
+//! A provider turns a [`ChatRequest`] into a stream of [`StreamEvent`]s that always ends
+//! with exactly one terminal event (completed, failed or cancelled). Adapters differ only
+//! in how they build the HTTP request and decode the streamed frames; transport, retries,
+//! idle timeouts and cancellation are shared (see [`build_provider`]).
+//!
+//! ```no_run
+//! use futures::StreamExt;
+//! use hone_config::{ProviderConfig, preset};
+//! use hone_protocol::{ChatRequest, StreamEvent};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # async fn demo() -> Result<(), hone_protocol::HoneError> {
+//! let config = ProviderConfig::from_preset(preset("ollama").ok_or_else(|| hone_protocol::HoneError::config("no preset"))?);
+//! let provider = hone_providers::build_provider(config)?;
+//! let mut events = provider.stream(ChatRequest::new("", "Say hi"), CancellationToken::new());
+//! while let Some(event) = events.next().await {
+//!     if let StreamEvent::TextDelta { text } = &event {
+//!         print!("{text}");
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+mod driver;
+mod framing;
+mod http;
+mod ollama_ctx;
+mod retry;
+mod wire;
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::Stream;
+use futures::future::BoxFuture;
+use hone_config::{ProviderConfig, ToolMode};
+use hone_protocol::{ChatRequest, HoneError, StreamEvent};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+pub use ollama_ctx::ollama_num_ctx;
+pub use driver::replay;
+pub use retry::{backoff_delay, parse_retry_after};
+
+/// A stream of response events that ends with exactly one terminal event.
+pub type EventStream = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
+
+/// A model a provider offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// Identifier to put in requests.
+    pub id: String,
+    /// Human-readable name, when the API gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// Context window in tokens, when the API reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
+}
+
+/// Something that streams completions from a model.
+pub trait Provider: Send + Sync {
+    /// Instance name (`openai`, `work`, …).
+    fn name(&self) -> &str;
+
+    /// Model used when a request leaves [`ChatRequest::model`] empty.
+    fn default_model(&self) -> &str;
+
+    /// Streams a completion. Never fails synchronously: problems arrive as a
+    /// terminal [`StreamEvent::Failed`]. Cancelling `cancel` ends the stream with
+    /// [`StreamEvent::Cancelled`] and closes the connection.
+    fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream;
+
+    /// Lists the models the provider offers.
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, HoneError>>;
+}
+
+/// Builds the provider described by `config`.
+///
+/// Fails with a [`hone_protocol::ErrorCategory::Config`] error when the provider needs
+/// an API key and none was configured (the message names the variable to set).
+pub fn build_provider(config: ProviderConfig) -> Result<Arc<dyn Provider>, HoneError> {
+    if config.key_required && config.api_key.is_none() {
+        let variable = config.api_key_env.as_deref().unwrap_or("an API key variable");
+        return Err(HoneError::config(format!(
+            "no API key for provider `{}`: set {variable}",
+            config.name
+        )));
+    }
+    if config.base_url.trim().is_empty() {
+        return Err(HoneError::config(format!(
+            "provider `{}` has no base_url; set base_url in [providers.{}]",
+            config.name, config.name
+        )));
+    }
+    let wire = wire::for_api(config.wire);
+    let client = http::build_client(&config)?;
+    Ok(Arc::new(WireProvider {
+        config: Arc::new(config),
+        wire,
+        client,
+    }))
+}
+
+/// A provider made of the shared HTTP driver and one wire format.
+struct WireProvider {
+    config: Arc<ProviderConfig>,
+    wire: Arc<dyn wire::WireFormat>,
+    client: reqwest::Client,
+}
+
+impl Provider for WireProvider {
+    fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    fn default_model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn stream(&self, mut request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        if request.model.trim().is_empty() {
+            request.model.clone_from(&self.config.model);
+        }
+        match self.config.tool_mode {
+            ToolMode::Native => driver::run(
+                self.client.clone(),
+                Arc::clone(&self.config),
+                Arc::clone(&self.wire),
+                request,
+                cancel,
+            ),
+            ToolMode::Prompt => unimplemented!(),
+        }
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, HoneError>> {
+        Box::pin(driver::list_models(
+            self.client.clone(),
+            Arc::clone(&self.config),
+            Arc::clone(&self.wire),
+        ))
+    }
+}
