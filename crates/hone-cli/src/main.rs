@@ -1,1 +1,91 @@
-fn main() {}
+//! The `hone` executable.
+
+mod ask;
+mod cli;
+mod config_cmd;
+mod exit;
+mod models;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use hone_config::{CliOverrides, Config, ConfigSources};
+use hone_protocol::HoneError;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.global.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: could not start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(error) => exit::report(&error),
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
+    match cli.command {
+        Command::Ask(args) => ask::run(&cli.global, args).await,
+        Command::Models(args) => models::run(&cli.global, &args).await,
+        Command::Config(command) => config_cmd::run(&cli.global, &command),
+    }
+}
+
+/// Loads the layered configuration for the project the user pointed at.
+pub(crate) fn load_config(global: &GlobalArgs) -> Result<Config, HoneError> {
+    let project_dir = match &global.project_dir {
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(HoneError::config(format!(
+                    "-C {}: not a directory",
+                    dir.display()
+                )));
+            }
+            Some(dir.clone())
+        }
+        None => std::env::current_dir().ok().map(PathBuf::from),
+    };
+    let sources = ConfigSources::from_process(project_dir);
+    let overrides = CliOverrides {
+        provider: global.provider.clone(),
+        model: global.model.clone(),
+        base_url: global.base_url.clone(),
+        profile: global.profile.clone(),
+    };
+    Ok(hone_config::load(&sources, &overrides)?)
+}
+
+/// Logs go to stderr, only when asked for with `-v` or `HONE_LOG`, so they never mix
+/// with answers on stdout.
+fn init_logging(verbose: u8) {
+    let default_level = match verbose {
+        0 => return init_from_env(),
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::new(format!("hone={default_level},hone_providers={default_level},hone_config={default_level}"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn init_from_env() {
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("HONE_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+}

@@ -1,13 +1,93 @@
 //! hone's configuration.
 //!
-//! Built-in [`PRESETS`] describe every provider kind hone knows; a [`ProviderConfig`]
-//! is the resolved settings of one provider instance handed to `hone-providers`.
+//! Built-in [`PRESETS`] describe every provider kind hone knows; [`load`] layers the
+//! configuration files, the environment and command-line flags into a [`Config`], and
+//! [`Config::provider`] resolves the selected instance into the [`ProviderConfig`] handed to
+//! `hone-providers`.
+//!
+//! # Layers
+//!
+//! Highest precedence first:
+//!
+//! 1. command-line flags ([`CliOverrides`]: `--provider`, `--model`, `--base-url`, `--profile`);
+//! 2. the environment: `HONE_PROVIDER`, `HONE_MODEL`, `HONE_BASE_URL`, `HONE_PROFILE`, each
+//!    preset's key variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, …) and
+//!    base-URL variable (`OLLAMA_HOST`, which may omit the scheme and port, and
+//!    `AZURE_OPENAI_ENDPOINT`, to which `/openai/deployments/MODEL` is appended);
+//! 3. the project file `<project>/.hone/config.toml`;
+//! 4. the user file: `$HONE_CONFIG` if set, else `~/.config/hone/config.toml`
+//!    (the platform's config directory);
+//! 5. built-in defaults: provider `ollama`, local and keyless, with its preset's settings.
+//!
+//! Empty variables and flags count as unset. Each field of a provider instance is resolved
+//! on its own: preset defaults ← user file ← project file ← environment ← flags.
+//!
+//! Notes on the rules:
+//!
+//! - The top-level `model`, `HONE_MODEL`/`--model` and `HONE_BASE_URL`/`--base-url` override
+//!   the *selected* instance only. A layer that selects a different provider drops the model
+//!   and base URL chosen by lower layers, since they belonged to the previous provider.
+//! - A profile (`profile = "fast"`, `HONE_PROFILE`, `--profile`) applies just below the layer
+//!   selecting it: its `provider`, `model`, `tool_mode` and `context_window` beat lower layers,
+//!   while explicit keys of that same layer beat the profile.
+//! - Keys are never values in files. `api_key_env` names the variable holding the key
+//!   (default: the preset's, e.g. `OPENAI_API_KEY`, unless `api_key_file` is given);
+//!   `api_key_file` names a file whose first line is the key, read when the variable is
+//!   unset. Relative paths are relative to the file's directory; `~/` is the home directory.
+//!   hone never writes keys anywhere.
+//! - A preset's base-URL variable (`OLLAMA_HOST`) beats the files for the instance named
+//!   like the preset (`ollama`); a custom instance (`kind = "ollama"`) with its own
+//!   `base_url` keeps it.
+//! - Unknown keys, `api_key = "…"` and TOML syntax errors are rejected with the file and line.
+//!
+//! # File format
+//!
+//! Both files share one format; every key is optional:
+//!
+#![doc = concat!("```toml\n", include_str!("example.toml"), "```")]
+//!
+//! # Example
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use hone_config::{CliOverrides, ConfigSources, load};
+//!
+//! let sources = ConfigSources {
+//!     env: BTreeMap::from([("ANTHROPIC_API_KEY".to_string(), "sk-ant-example-key".to_string())]),
+//!     ..ConfigSources::default()
+//! };
+//! let cli = CliOverrides { provider: Some("anthropic".into()), ..CliOverrides::default() };
+//! let config = load(&sources, &cli)?;
+//! let provider = config.provider()?;
+//! assert_eq!(provider.model, "claude-sonnet-4-5");
+//! assert_eq!(provider.api_key.unwrap().expose(), "sk-ant-example-key");
+//! assert!(!config.render_show().contains("sk-ant-example-key"));
+//! # Ok::<(), hone_config::ConfigError>(())
+//! ```
 
+mod context_window;
+mod error;
+mod file;
+mod load;
 mod preset;
 mod provider;
+mod resolve;
+mod show;
+mod source;
+mod sources;
+mod suggest;
 
+pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
+pub use error::ConfigError;
+pub use load::{Config, DEFAULT_PROVIDER, load};
 pub use preset::{
     ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, MaxTokensField, PRESETS,
     Preset, ToolMode, WireApi, preset, preset_names,
 };
 pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
+pub use show::ShownValue;
+pub use source::Source;
+pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};
+
+/// A complete, commented example configuration file.
+pub const EXAMPLE_CONFIG: &str = include_str!("example.toml");

@@ -1,0 +1,234 @@
+//! Errors reported while loading configuration or resolving a provider.
+
+use std::path::PathBuf;
+
+use hone_protocol::HoneError;
+
+use crate::source::Source;
+
+/// A configuration problem, phrased so the user knows what to change.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A configuration file exists but could not be read.
+    #[error("cannot read config file {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O failure.
+        source: std::io::Error,
+    },
+    /// `HONE_CONFIG` names a file that does not exist.
+    #[error("HONE_CONFIG points to {}, which does not exist", .path.display())]
+    MissingUserFile {
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// A configuration file is not valid TOML or does not match the schema (e.g. an unknown key).
+    #[error("invalid config file {}{}: {message}", .path.display(), location(*.line, *.column))]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the problem, when known.
+        line: Option<usize>,
+        /// 1-based column of the problem, when known.
+        column: Option<usize>,
+        /// What is wrong, naming the offending key when there is one.
+        message: String,
+    },
+    /// The selected or requested provider is neither a preset nor a configured instance.
+    #[error(
+        "unknown provider `{name}`{}; built-in providers: {}{}{}",
+        from(.origin), preset_list(), configured_list(.configured), did_you_mean(.suggestion)
+    )]
+    UnknownProvider {
+        /// The name asked for.
+        name: String,
+        /// Where the name came from, when it was selected by configuration.
+        origin: Option<Source>,
+        /// A close known name.
+        suggestion: Option<String>,
+        /// Names of the `[providers.NAME]` instances in the configuration.
+        configured: Vec<String>,
+    },
+    /// The selected profile is not defined.
+    #[error(
+        "unknown profile `{name}` (from {origin}); defined profiles: {}{}",
+        list_or_none(.known), did_you_mean(.suggestion)
+    )]
+    UnknownProfile {
+        /// The name asked for.
+        name: String,
+        /// Where the name came from.
+        origin: Source,
+        /// A close defined name.
+        suggestion: Option<String>,
+        /// Defined profile names.
+        known: Vec<String>,
+    },
+    /// A `[providers.NAME]` instance whose name is not a preset lacks `kind`.
+    #[error(
+        "[providers.{instance}] needs `kind = \"…\"` because `{instance}` is not a built-in provider; kinds: {}",
+        preset_list()
+    )]
+    MissingKind {
+        /// The instance name.
+        instance: String,
+    },
+    /// A `[providers.NAME]` instance names a kind that is not a preset.
+    #[error(
+        "[providers.{instance}] has unknown kind `{kind}` (from {origin}); kinds: {}{}",
+        preset_list(), did_you_mean(.suggestion)
+    )]
+    UnknownKind {
+        /// The instance name.
+        instance: String,
+        /// The kind given.
+        kind: String,
+        /// Where the kind was set.
+        origin: Source,
+        /// A close preset name.
+        suggestion: Option<String>,
+    },
+    /// The provider needs a key and none was found.
+    #[error("no API key for provider `{provider}`: {}", key_hint(.provider, .variable.as_deref()))]
+    MissingApiKey {
+        /// The provider instance.
+        provider: String,
+        /// The environment variable that was looked at, if any.
+        variable: Option<String>,
+    },
+    /// The file named by `api_key_file` could not be read.
+    #[error("cannot read api_key_file {}: {source}", .path.display())]
+    KeyFile {
+        /// The key file.
+        path: PathBuf,
+        /// The I/O failure.
+        source: std::io::Error,
+    },
+    /// The file named by `api_key_file` has an empty first line.
+    #[error("api_key_file {} is empty (the key must be on its first line)", .path.display())]
+    EmptyKeyFile {
+        /// The key file.
+        path: PathBuf,
+    },
+    /// An Azure OpenAI instance has no deployment URL.
+    #[error(
+        "provider `{provider}` (Azure OpenAI) needs its deployment URL: set base_url = \
+         \"https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT\" in [providers.{provider}] \
+         or AZURE_OPENAI_ENDPOINT=https://RESOURCE.openai.azure.com (the model is then the deployment name)"
+    )]
+    AzureBaseUrl {
+        /// The provider instance.
+        provider: String,
+    },
+    /// A base URL is not an http(s) URL.
+    #[error("base URL `{value}` (from {origin}) must start with http:// or https://")]
+    InvalidBaseUrl {
+        /// The value given.
+        value: String,
+        /// Where it came from.
+        origin: Source,
+    },
+}
+
+impl From<ConfigError> for HoneError {
+    fn from(error: ConfigError) -> Self {
+        HoneError::config(error.to_string())
+    }
+}
+
+fn location(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(line), Some(column)) => format!(", line {line}, column {column}"),
+        (Some(line), None) => format!(", line {line}"),
+        _ => String::new(),
+    }
+}
+
+fn from(origin: &Option<Source>) -> String {
+    origin
+        .as_ref()
+        .map(|origin| format!(" (from {origin})"))
+        .unwrap_or_default()
+}
+
+fn did_you_mean(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map(|name| format!(". Did you mean `{name}`?"))
+        .unwrap_or_default()
+}
+
+fn preset_list() -> String {
+    crate::preset_names().collect::<Vec<_>>().join(", ")
+}
+
+fn configured_list(configured: &[String]) -> String {
+    if configured.is_empty() {
+        String::new()
+    } else {
+        format!("; configured: {}", configured.join(", "))
+    }
+}
+
+fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn key_hint(provider: &str, variable: Option<&str>) -> String {
+    match variable {
+        Some(variable) => {
+            format!("set {variable} (or api_key_env / api_key_file in [providers.{provider}])")
+        }
+        None => format!("set api_key_env or api_key_file in [providers.{provider}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hone_protocol::ErrorCategory;
+
+    use super::*;
+
+    #[test]
+    fn missing_key_names_the_variable() {
+        let error = ConfigError::MissingApiKey {
+            provider: "anthropic".into(),
+            variable: Some("ANTHROPIC_API_KEY".into()),
+        };
+        assert_eq!(
+            error.to_string(),
+            "no API key for provider `anthropic`: set ANTHROPIC_API_KEY \
+             (or api_key_env / api_key_file in [providers.anthropic])"
+        );
+    }
+
+    #[test]
+    fn parse_errors_name_file_and_line() {
+        let error = ConfigError::Parse {
+            path: "/p/config.toml".into(),
+            line: Some(3),
+            column: Some(1),
+            message: "unknown field `foo`".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "invalid config file /p/config.toml, line 3, column 1: unknown field `foo`"
+        );
+    }
+
+    #[test]
+    fn converts_to_a_config_category_hone_error() {
+        let error: HoneError = ConfigError::AzureBaseUrl {
+            provider: "azure".into(),
+        }
+        .into();
+        assert_eq!(error.category, ErrorCategory::Config);
+        assert!(error.message.contains("openai/deployments/DEPLOYMENT"));
+    }
+}

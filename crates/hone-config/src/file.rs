@@ -1,0 +1,190 @@
+//! The TOML schema of a configuration file, and reading it.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::ConfigError;
+use crate::preset::{MaxTokensField, ToolMode};
+
+/// One configuration file (user or project).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FileConfig {
+    /// Instance to use: a preset name or a `[providers.NAME]`.
+    pub(crate) provider: Option<String>,
+    /// Model override for the selected instance.
+    pub(crate) model: Option<String>,
+    /// Named profile to apply.
+    pub(crate) profile: Option<String>,
+    /// Provider instances by name.
+    #[serde(default)]
+    pub(crate) providers: BTreeMap<String, ProviderSection>,
+    /// Profiles by name.
+    #[serde(default)]
+    pub(crate) profiles: BTreeMap<String, ProfileSection>,
+    /// Timeouts and retries.
+    #[serde(default)]
+    pub(crate) network: NetworkSection,
+    /// Context-window sizes by exact model name.
+    #[serde(default)]
+    pub(crate) context_windows: BTreeMap<String, u32>,
+}
+
+/// `[providers.NAME]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProviderSection {
+    pub(crate) kind: Option<String>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) api_key_env: Option<String>,
+    pub(crate) api_key_file: Option<String>,
+    pub(crate) model: Option<String>,
+    #[serde(default)]
+    pub(crate) headers: BTreeMap<String, String>,
+    pub(crate) api_version: Option<String>,
+    pub(crate) tool_mode: Option<ToolMode>,
+    pub(crate) context_window: Option<u32>,
+    pub(crate) stream_usage: Option<bool>,
+    pub(crate) max_tokens_field: Option<MaxTokensField>,
+}
+
+/// `[profiles.NAME]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProfileSection {
+    pub(crate) provider: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) tool_mode: Option<ToolMode>,
+    pub(crate) context_window: Option<u32>,
+}
+
+/// `[network]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NetworkSection {
+    pub(crate) max_retries: Option<u32>,
+    pub(crate) retry_base_delay_ms: Option<u64>,
+    pub(crate) retry_max_delay_ms: Option<u64>,
+    pub(crate) idle_timeout_secs: Option<u64>,
+    pub(crate) connect_timeout_secs: Option<u64>,
+}
+
+/// Reads and parses `path`; `Ok(None)` when the file does not exist.
+pub(crate) fn read(path: &Path) -> Result<Option<FileConfig>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(path, &text).map(Some),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Parses `text`, the contents of `path`.
+pub(crate) fn parse(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
+    toml::from_str(text).map_err(|error| {
+        let (line, column) = match error.span() {
+            Some(span) => {
+                let (line, column) = line_and_column(text, span.start);
+                (Some(line), Some(column))
+            }
+            None => (None, None),
+        };
+        let message = error.message().trim_end().to_string();
+        let message = if message.starts_with("unknown field `api_key`") {
+            "`api_key` is not allowed: hone never reads keys from config files; use \
+             `api_key_env = \"VAR\"` (a variable holding the key) or `api_key_file = \"PATH\"`"
+                .to_string()
+        } else {
+            message
+        };
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        }
+    })
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |index| index + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_error(text: &str) -> (Option<usize>, String) {
+        match parse(Path::new("/x/config.toml"), text) {
+            Err(ConfigError::Parse { line, message, .. }) => (line, message),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_the_documented_example() {
+        let file = parse(Path::new("c.toml"), crate::EXAMPLE_CONFIG).unwrap();
+        assert_eq!(file.provider.as_deref(), Some("work"));
+        let work = &file.providers["work"];
+        assert_eq!(work.kind.as_deref(), Some("openai"));
+        assert_eq!(work.headers["OpenAI-Organization"], "org-1");
+        assert_eq!(work.tool_mode, Some(ToolMode::Native));
+        assert_eq!(work.max_tokens_field, Some(MaxTokensField::MaxTokens));
+        assert_eq!(file.profiles["fast"].provider.as_deref(), Some("groq"));
+        assert_eq!(file.network.connect_timeout_secs, Some(10));
+        assert_eq!(file.context_windows["my-finetune"], 32_768);
+    }
+
+    #[test]
+    fn syntax_errors_carry_the_line() {
+        let (line, _) = parse_error("provider = \"ollama\"\nmodel = \n");
+        assert_eq!(line, Some(2));
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_their_line() {
+        let (line, message) =
+            parse_error("[providers.work]\nkind = \"openai\"\nbase_ulr = \"x\"\n");
+        assert_eq!(line, Some(3));
+        assert!(message.contains("unknown field `base_ulr`"), "{message}");
+        let (line, message) = parse_error("\nmodle = \"x\"\n");
+        assert_eq!(line, Some(2));
+        assert!(message.contains("`modle`"), "{message}");
+    }
+
+    #[test]
+    fn api_key_values_are_refused_with_advice() {
+        let (line, message) = parse_error("[providers.openai]\napi_key = \"sk-abc\"\n");
+        assert_eq!(line, Some(2));
+        assert!(message.contains("api_key_env"), "{message}");
+        assert!(!message.contains("sk-abc"));
+    }
+
+    #[test]
+    fn wrong_enum_values_are_errors() {
+        let (_, message) = parse_error("[providers.x]\ntool_mode = \"sometimes\"\n");
+        assert!(message.contains("sometimes"), "{message}");
+    }
+
+    #[test]
+    fn missing_files_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read(&dir.path().join("absent.toml")).unwrap().is_none());
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        assert_eq!(line_and_column("ab\ncé d", 7), (2, 4));
+        assert_eq!(line_and_column("abc", 0), (1, 1));
+    }
+}

@@ -1,0 +1,538 @@
+//! Loading: reading the files and layering files, environment and flags with provenance.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::ConfigError;
+use crate::file::{self, FileConfig, NetworkSection, ProviderSection};
+use crate::preset::{MaxTokensField, ToolMode};
+use crate::provider::NetworkConfig;
+use crate::source::{Source, Sourced};
+use crate::sources::{CliOverrides, ConfigSources, Env, HONE_CONFIG_ENV};
+use crate::suggest::closest;
+
+/// Provider used when nothing selects one: local, needs no key.
+pub const DEFAULT_PROVIDER: &str = "ollama";
+
+/// The effective configuration: every layer merged, each value remembering its source.
+///
+/// Use [`Config::provider`] for the settings of the selected provider instance and
+/// [`Config::render_show`] for a printable listing.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub(crate) selection: Selection,
+    pub(crate) instances: BTreeMap<String, InstanceSettings>,
+    pub(crate) network: NetworkSettings,
+    pub(crate) context_windows: BTreeMap<String, Sourced<u32>>,
+    pub(crate) env: Env,
+    pub(crate) files: Vec<FileEntry>,
+}
+
+/// A configuration file that was looked for.
+#[derive(Debug, Clone)]
+pub(crate) struct FileEntry {
+    /// `Source::UserFile` or `Source::ProjectFile` with its path.
+    pub(crate) source: Source,
+    pub(crate) path: PathBuf,
+    pub(crate) found: bool,
+}
+
+/// The top-level choice after layering: which instance, and overrides that apply to it only.
+#[derive(Debug, Clone)]
+pub(crate) struct Selection {
+    pub(crate) provider: Sourced<String>,
+    pub(crate) model: Option<Sourced<String>>,
+    pub(crate) base_url: Option<Sourced<String>>,
+    pub(crate) profile: Option<Sourced<String>>,
+    pub(crate) tool_mode: Option<Sourced<ToolMode>>,
+    pub(crate) context_window: Option<Sourced<u32>>,
+}
+
+/// A `[providers.NAME]` instance merged over the user and project files.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InstanceSettings {
+    pub(crate) kind: Option<Sourced<String>>,
+    pub(crate) base_url: Option<Sourced<String>>,
+    pub(crate) api_key_env: Option<Sourced<String>>,
+    pub(crate) api_key_file: Option<Sourced<PathBuf>>,
+    pub(crate) model: Option<Sourced<String>>,
+    pub(crate) headers: BTreeMap<String, Sourced<String>>,
+    pub(crate) api_version: Option<Sourced<String>>,
+    pub(crate) tool_mode: Option<Sourced<ToolMode>>,
+    pub(crate) context_window: Option<Sourced<u32>>,
+    pub(crate) stream_usage: Option<Sourced<bool>>,
+    pub(crate) max_tokens_field: Option<Sourced<MaxTokensField>>,
+}
+
+/// `[network]` merged over the files.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NetworkSettings {
+    pub(crate) max_retries: Option<Sourced<u32>>,
+    pub(crate) retry_base_delay_ms: Option<Sourced<u64>>,
+    pub(crate) retry_max_delay_ms: Option<Sourced<u64>>,
+    pub(crate) idle_timeout_secs: Option<Sourced<u64>>,
+    pub(crate) connect_timeout_secs: Option<Sourced<u64>>,
+}
+
+/// A `[profiles.NAME]` merged over the files.
+#[derive(Debug, Clone, Default)]
+struct ProfileSettings {
+    provider: Option<Sourced<String>>,
+    model: Option<Sourced<String>>,
+    tool_mode: Option<Sourced<ToolMode>>,
+    context_window: Option<Sourced<u32>>,
+}
+
+/// The top-level keys one layer sets.
+#[derive(Debug, Default)]
+struct Choice {
+    provider: Option<Sourced<String>>,
+    model: Option<Sourced<String>>,
+    base_url: Option<Sourced<String>>,
+    profile: Option<Sourced<String>>,
+}
+
+/// Replaces `slot` when `value` is set, tagging it with `source`.
+fn set<T>(slot: &mut Option<Sourced<T>>, value: Option<T>, source: &Source) {
+    if let Some(value) = value {
+        *slot = Some(Sourced::new(value, source.clone()));
+    }
+}
+
+/// `path` with `~/` expanded and relative paths taken relative to `base` (the config file's directory).
+fn resolve_path(path: &str, base: &Path) -> PathBuf {
+    if let Some(rest) = path.strip_prefix("~/")
+        && let Some(home) = dirs::home_dir()
+    {
+        return home.join(rest);
+    }
+    base.join(path)
+}
+
+impl InstanceSettings {
+    fn merge(&mut self, section: ProviderSection, source: &Source, base: &Path) {
+        set(&mut self.kind, section.kind, source);
+        set(&mut self.base_url, section.base_url, source);
+        set(&mut self.api_key_env, section.api_key_env, source);
+        let key_file = section.api_key_file.map(|path| resolve_path(&path, base));
+        set(&mut self.api_key_file, key_file, source);
+        set(&mut self.model, section.model, source);
+        for (name, value) in section.headers {
+            self.headers
+                .insert(name, Sourced::new(value, source.clone()));
+        }
+        set(&mut self.api_version, section.api_version, source);
+        set(&mut self.tool_mode, section.tool_mode, source);
+        set(&mut self.context_window, section.context_window, source);
+        set(&mut self.stream_usage, section.stream_usage, source);
+        set(&mut self.max_tokens_field, section.max_tokens_field, source);
+    }
+}
+
+impl NetworkSettings {
+    fn merge(&mut self, section: NetworkSection, source: &Source) {
+        set(&mut self.max_retries, section.max_retries, source);
+        set(
+            &mut self.retry_base_delay_ms,
+            section.retry_base_delay_ms,
+            source,
+        );
+        set(
+            &mut self.retry_max_delay_ms,
+            section.retry_max_delay_ms,
+            source,
+        );
+        set(
+            &mut self.idle_timeout_secs,
+            section.idle_timeout_secs,
+            source,
+        );
+        set(
+            &mut self.connect_timeout_secs,
+            section.connect_timeout_secs,
+            source,
+        );
+    }
+
+    /// The merged settings over [`NetworkConfig::default`].
+    pub(crate) fn resolve(&self) -> NetworkConfig {
+        let defaults = NetworkConfig::default();
+        let millis = |slot: &Option<Sourced<u64>>, default: Duration| {
+            slot.as_ref()
+                .map_or(default, |value| Duration::from_millis(value.value))
+        };
+        let secs = |slot: &Option<Sourced<u64>>, default: Duration| {
+            slot.as_ref()
+                .map_or(default, |value| Duration::from_secs(value.value))
+        };
+        NetworkConfig {
+            max_retries: self
+                .max_retries
+                .as_ref()
+                .map_or(defaults.max_retries, |value| value.value),
+            retry_base_delay: millis(&self.retry_base_delay_ms, defaults.retry_base_delay),
+            retry_max_delay: millis(&self.retry_max_delay_ms, defaults.retry_max_delay),
+            idle_timeout: secs(&self.idle_timeout_secs, defaults.idle_timeout),
+            connect_timeout: secs(&self.connect_timeout_secs, defaults.connect_timeout),
+        }
+    }
+}
+
+impl Selection {
+    /// Applies one layer's choices. Choosing a different provider drops the model, base URL
+    /// and profile options chosen for the previous one: they belong to the provider chosen
+    /// with them.
+    fn apply(
+        &mut self,
+        provider: Option<Sourced<String>>,
+        model: Option<Sourced<String>>,
+        base_url: Option<Sourced<String>>,
+    ) {
+        if let Some(provider) = provider {
+            if provider.value != self.provider.value {
+                self.model = None;
+                self.base_url = None;
+                self.tool_mode = None;
+                self.context_window = None;
+            }
+            self.provider = provider;
+        }
+        if model.is_some() {
+            self.model = model;
+        }
+        if base_url.is_some() {
+            self.base_url = base_url;
+        }
+    }
+}
+
+/// Accumulates files in precedence order.
+#[derive(Default)]
+struct Builder {
+    instances: BTreeMap<String, InstanceSettings>,
+    profiles: BTreeMap<String, ProfileSettings>,
+    network: NetworkSettings,
+    context_windows: BTreeMap<String, Sourced<u32>>,
+    choices: Vec<Choice>,
+    files: Vec<FileEntry>,
+}
+
+impl Builder {
+    /// Reads one file; `required` makes a missing file an error.
+    fn add_file(&mut self, path: &Path, source: Source, required: bool) -> Result<(), ConfigError> {
+        let file = file::read(path)?;
+        if file.is_none() && required {
+            return Err(ConfigError::MissingUserFile {
+                path: path.to_path_buf(),
+            });
+        }
+        self.files.push(FileEntry {
+            source: source.clone(),
+            path: path.to_path_buf(),
+            found: file.is_some(),
+        });
+        if let Some(file) = file {
+            let base = path.parent().unwrap_or(Path::new("."));
+            self.merge(file, &source, base);
+        }
+        Ok(())
+    }
+
+    fn merge(&mut self, file: FileConfig, source: &Source, base: &Path) {
+        let mut choice = Choice::default();
+        set(&mut choice.provider, file.provider, source);
+        set(&mut choice.model, file.model, source);
+        set(&mut choice.profile, file.profile, source);
+        self.choices.push(choice);
+        for (name, section) in file.providers {
+            self.instances
+                .entry(name)
+                .or_default()
+                .merge(section, source, base);
+        }
+        for (name, section) in file.profiles {
+            let profile_source = Source::Profile {
+                name: name.clone(),
+                defined_in: Box::new(source.clone()),
+            };
+            let profile = self.profiles.entry(name).or_default();
+            set(&mut profile.provider, section.provider, &profile_source);
+            set(&mut profile.model, section.model, &profile_source);
+            set(&mut profile.tool_mode, section.tool_mode, &profile_source);
+            set(
+                &mut profile.context_window,
+                section.context_window,
+                &profile_source,
+            );
+        }
+        self.network.merge(file.network, source);
+        for (model, tokens) in file.context_windows {
+            self.context_windows
+                .insert(model, Sourced::new(tokens, source.clone()));
+        }
+    }
+
+    /// Layers the top-level choices; the selected profile sits just below the layer selecting it.
+    fn select(&self) -> Result<Selection, ConfigError> {
+        let mut selection = Selection {
+            provider: Sourced::new(DEFAULT_PROVIDER.to_string(), Source::Default),
+            model: None,
+            base_url: None,
+            profile: None,
+            tool_mode: None,
+            context_window: None,
+        };
+        let profile_layer = self
+            .choices
+            .iter()
+            .rposition(|choice| choice.profile.is_some());
+        for (index, choice) in self.choices.iter().enumerate() {
+            if Some(index) == profile_layer
+                && let Some(name) = &choice.profile
+            {
+                // The layer's own provider first, so that a profile without a provider
+                // applies to it rather than being dropped as belonging to another provider.
+                selection.apply(choice.provider.clone(), None, None);
+                let profile = self.profile(name)?;
+                selection.apply(profile.provider.clone(), profile.model.clone(), None);
+                if profile.tool_mode.is_some() {
+                    selection.tool_mode = profile.tool_mode.clone();
+                }
+                if profile.context_window.is_some() {
+                    selection.context_window = profile.context_window.clone();
+                }
+                selection.profile = Some(name.clone());
+            }
+            selection.apply(
+                choice.provider.clone(),
+                choice.model.clone(),
+                choice.base_url.clone(),
+            );
+        }
+        Ok(selection)
+    }
+
+    fn profile(&self, name: &Sourced<String>) -> Result<&ProfileSettings, ConfigError> {
+        self.profiles
+            .get(&name.value)
+            .ok_or_else(|| ConfigError::UnknownProfile {
+                name: name.value.clone(),
+                origin: name.source.clone(),
+                suggestion: closest(&name.value, self.profiles.keys().map(String::as_str)),
+                known: self.profiles.keys().cloned().collect(),
+            })
+    }
+}
+
+/// One layer of top-level choices from variables or flags.
+fn choice_from(values: [(Option<&str>, Source); 4]) -> Choice {
+    let [provider, model, base_url, profile] = values.map(|(value, source)| {
+        value
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+            .map(|value| Sourced::new(value.to_string(), source))
+    });
+    Choice {
+        provider,
+        model,
+        base_url,
+        profile,
+    }
+}
+
+/// Loads the configuration from `sources`, with `cli` on top.
+///
+/// Precedence, highest first: command-line flags, environment (`HONE_PROVIDER`,
+/// `HONE_MODEL`, `HONE_BASE_URL`, `HONE_PROFILE`), the project file, the user file,
+/// built-in defaults. Missing files are skipped (except a `HONE_CONFIG` that names a missing
+/// file); invalid files, unknown keys and an unknown profile are errors. Provider problems
+/// (unknown name, missing key) are reported by [`Config::provider`].
+pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, ConfigError> {
+    let env = Env::new(sources.env.clone());
+    let mut builder = Builder::default();
+    if let Some(path) = &sources.user_file {
+        let required = env
+            .get(HONE_CONFIG_ENV)
+            .is_some_and(|named| Path::new(named) == path);
+        builder.add_file(path, Source::UserFile(path.clone()), required)?;
+    }
+    if let Some(path) = sources.project_file() {
+        builder.add_file(&path, Source::ProjectFile(path.clone()), false)?;
+    }
+    let var = |name: &str| (env.get(name), Source::Env(name.to_string()));
+    builder.choices.push(choice_from([
+        var("HONE_PROVIDER"),
+        var("HONE_MODEL"),
+        var("HONE_BASE_URL"),
+        var("HONE_PROFILE"),
+    ]));
+    let flag = |name: &str| Source::Cli(name.to_string());
+    builder.choices.push(choice_from([
+        (cli.provider.as_deref(), flag("--provider")),
+        (cli.model.as_deref(), flag("--model")),
+        (cli.base_url.as_deref(), flag("--base-url")),
+        (cli.profile.as_deref(), flag("--profile")),
+    ]));
+    let selection = builder.select()?;
+    Ok(Config {
+        selection,
+        instances: builder.instances,
+        network: builder.network,
+        context_windows: builder.context_windows,
+        env,
+        files: builder.files,
+    })
+}
+
+impl Config {
+    /// Name of the selected provider instance.
+    pub fn provider_name(&self) -> &str {
+        &self.selection.provider.value
+    }
+
+    /// Name of the selected profile, if any.
+    pub fn profile_name(&self) -> Option<&str> {
+        self.selection
+            .profile
+            .as_ref()
+            .map(|name| name.value.as_str())
+    }
+
+    /// Names of the `[providers.NAME]` instances defined in the files.
+    pub fn instance_names(&self) -> impl Iterator<Item = &str> {
+        self.instances.keys().map(String::as_str)
+    }
+
+    /// Timeouts and retry policy from `[network]` over the defaults.
+    pub fn network(&self) -> NetworkConfig {
+        self.network.resolve()
+    }
+
+    /// The configuration files that were found and read, user file first.
+    pub fn loaded_files(&self) -> impl Iterator<Item = &Path> {
+        self.files
+            .iter()
+            .filter(|entry| entry.found)
+            .map(|entry| entry.path.as_path())
+    }
+
+    /// The context window of `model`: `[context_windows]` (exact name) first, then the
+    /// built-in table ([`crate::known_context_window`]).
+    pub fn known_context_window(&self, model: &str) -> Option<u32> {
+        self.context_windows
+            .get(model)
+            .map(|tokens| tokens.value)
+            .or_else(|| crate::known_context_window(model))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let path = dir.join("config.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn nothing_configured_selects_ollama() {
+        let config = load(&ConfigSources::default(), &CliOverrides::default()).unwrap();
+        assert_eq!(config.provider_name(), "ollama");
+        assert_eq!(config.selection.provider.source, Source::Default);
+        assert_eq!(config.profile_name(), None);
+        assert_eq!(config.network(), NetworkConfig::default());
+        assert_eq!(config.loaded_files().count(), 0);
+    }
+
+    #[test]
+    fn changing_provider_drops_the_lower_layers_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(
+            dir.path(),
+            "provider = \"anthropic\"\nmodel = \"claude-x\"\n",
+        );
+        let sources = ConfigSources {
+            user_file: Some(user),
+            ..ConfigSources::default()
+        };
+        let same = CliOverrides {
+            provider: Some("anthropic".into()),
+            ..CliOverrides::default()
+        };
+        let config = load(&sources, &same).unwrap();
+        assert_eq!(config.selection.model.unwrap().value, "claude-x");
+        let other = CliOverrides {
+            provider: Some("openai".into()),
+            ..CliOverrides::default()
+        };
+        let config = load(&sources, &other).unwrap();
+        assert!(config.selection.model.is_none());
+    }
+
+    #[test]
+    fn network_and_relative_key_files_are_merged() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(
+            dir.path(),
+            "[network]\nmax_retries = 1\nretry_base_delay_ms = 50\n\
+             [providers.openai]\napi_key_file = \"secrets/key\"\n",
+        );
+        let sources = ConfigSources {
+            user_file: Some(user),
+            ..ConfigSources::default()
+        };
+        let config = load(&sources, &CliOverrides::default()).unwrap();
+        let network = config.network();
+        assert_eq!(network.max_retries, 1);
+        assert_eq!(network.retry_base_delay, Duration::from_millis(50));
+        assert_eq!(
+            network.connect_timeout,
+            NetworkConfig::default().connect_timeout
+        );
+        let key_file = config.instances["openai"].api_key_file.as_ref().unwrap();
+        assert_eq!(key_file.value, dir.path().join("secrets/key"));
+        assert_eq!(config.instance_names().collect::<Vec<_>>(), ["openai"]);
+    }
+
+    #[test]
+    fn hone_config_naming_a_missing_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nope.toml");
+        let mut sources = ConfigSources {
+            user_file: Some(path.clone()),
+            ..ConfigSources::default()
+        };
+        assert!(load(&sources, &CliOverrides::default()).is_ok());
+        sources
+            .env
+            .insert(HONE_CONFIG_ENV.into(), path.display().to_string());
+        let error = load(&sources, &CliOverrides::default()).unwrap_err();
+        assert!(
+            matches!(error, ConfigError::MissingUserFile { .. }),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn unknown_profile_suggests_a_defined_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(dir.path(), "[profiles.fast]\nmodel = \"m\"\n");
+        let sources = ConfigSources {
+            user_file: Some(user),
+            ..ConfigSources::default()
+        };
+        let cli = CliOverrides {
+            profile: Some("fsat".into()),
+            ..CliOverrides::default()
+        };
+        let message = load(&sources, &cli).unwrap_err().to_string();
+        assert!(
+            message.contains("unknown profile `fsat` (from --profile)"),
+            "{message}"
+        );
+        assert!(message.contains("Did you mean `fast`?"), "{message}");
+    }
+}

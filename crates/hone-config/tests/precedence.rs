@@ -1,0 +1,544 @@
+//! Layering of defaults, user file, project file, environment and flags.
+#![allow(clippy::unwrap_used)] // helpers outside #[test] functions panic on setup failure by design
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hone_config::{
+    AZURE_DEFAULT_API_VERSION, CliOverrides, Config, ConfigError, ConfigSources, Source, ToolMode,
+    WireApi, load,
+};
+use hone_protocol::{ErrorCategory, HoneError};
+use tempfile::TempDir;
+
+/// A temporary home with optional user and project files; never reads the real environment.
+struct Fixture {
+    dir: TempDir,
+    user: Option<PathBuf>,
+    project: Option<PathBuf>,
+    env: BTreeMap<String, String>,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            user: None,
+            project: None,
+            env: BTreeMap::new(),
+        }
+    }
+
+    fn user(mut self, text: &str) -> Self {
+        let path = self.dir.path().join("user").join("config.toml");
+        write(&path, text);
+        self.user = Some(path);
+        self
+    }
+
+    fn project(mut self, text: &str) -> Self {
+        let project = self.dir.path().join("project");
+        write(&project.join(".hone").join("config.toml"), text);
+        self.project = Some(project);
+        self
+    }
+
+    fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    fn sources(&self) -> ConfigSources {
+        ConfigSources {
+            user_file: self.user.clone(),
+            project_dir: self.project.clone(),
+            env: self.env.clone(),
+        }
+    }
+
+    fn load(&self, cli: &CliOverrides) -> Result<Config, ConfigError> {
+        load(&self.sources(), cli)
+    }
+
+    fn config(&self) -> Config {
+        self.load(&CliOverrides::default()).unwrap()
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn cli_model(model: &str) -> CliOverrides {
+    CliOverrides {
+        model: Some(model.into()),
+        ..CliOverrides::default()
+    }
+}
+
+#[test]
+fn default_is_keyless_local_ollama() {
+    let provider = Fixture::new().config().provider().unwrap();
+    assert_eq!(provider.name, "ollama");
+    assert_eq!(provider.wire, WireApi::Ollama);
+    assert_eq!(provider.base_url, "http://localhost:11434");
+    assert!(provider.api_key.is_none());
+}
+
+#[test]
+fn provider_precedence_user_project_env_cli() {
+    let keys = |fixture: Fixture| {
+        fixture
+            .env("OPENAI_API_KEY", "sk-openai-test-key")
+            .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
+            .env("GROQ_API_KEY", "gsk-test-key-123")
+    };
+    let user = keys(Fixture::new().user("provider = \"lmstudio\"\n"));
+    assert_eq!(user.config().provider_name(), "lmstudio");
+    let project = keys(
+        Fixture::new()
+            .user("provider = \"lmstudio\"\n")
+            .project("provider = \"openai\"\n"),
+    );
+    assert_eq!(project.config().provider_name(), "openai");
+    let env = project.env("HONE_PROVIDER", "anthropic");
+    let config = env.config();
+    assert_eq!(config.provider_name(), "anthropic");
+    assert_eq!(config.provider().unwrap().wire, WireApi::Anthropic);
+    let cli = CliOverrides {
+        provider: Some("groq".into()),
+        ..CliOverrides::default()
+    };
+    assert_eq!(env.load(&cli).unwrap().provider().unwrap().name, "groq");
+}
+
+#[test]
+fn model_precedence_preset_instance_top_level_env_cli() {
+    let fixture = Fixture::new();
+    assert_eq!(
+        fixture.config().provider().unwrap().model,
+        "qwen2.5-coder:7b"
+    );
+    let fixture = fixture.user("[providers.ollama]\nmodel = \"user-instance\"\n");
+    assert_eq!(fixture.config().provider().unwrap().model, "user-instance");
+    let fixture = fixture.project("[providers.ollama]\nmodel = \"project-instance\"\n");
+    assert_eq!(
+        fixture.config().provider().unwrap().model,
+        "project-instance"
+    );
+    let fixture = fixture
+        .user("model = \"user-top\"\n[providers.ollama]\nmodel = \"user-instance\"\n")
+        .project("model = \"project-top\"\n");
+    assert_eq!(fixture.config().provider().unwrap().model, "project-top");
+    let fixture = fixture.env("HONE_MODEL", "env-model");
+    assert_eq!(fixture.config().provider().unwrap().model, "env-model");
+    let provider = fixture
+        .load(&cli_model("cli-model"))
+        .unwrap()
+        .provider()
+        .unwrap();
+    assert_eq!(provider.model, "cli-model");
+}
+
+#[test]
+fn base_url_precedence_user_project_env_cli() {
+    let fixture = Fixture::new().user("[providers.ollama]\nbase_url = \"http://user:1/\"\n");
+    assert_eq!(
+        fixture.config().provider().unwrap().base_url,
+        "http://user:1"
+    );
+    let fixture = fixture.project("[providers.ollama]\nbase_url = \"http://project:2\"\n");
+    assert_eq!(
+        fixture.config().provider().unwrap().base_url,
+        "http://project:2"
+    );
+    let fixture = fixture.env("OLLAMA_HOST", "http://ollama-host:3");
+    assert_eq!(
+        fixture.config().provider().unwrap().base_url,
+        "http://ollama-host:3"
+    );
+    let fixture = fixture.env("HONE_BASE_URL", "http://hone-env:4");
+    assert_eq!(
+        fixture.config().provider().unwrap().base_url,
+        "http://hone-env:4"
+    );
+    let cli = CliOverrides {
+        base_url: Some("http://cli:5".into()),
+        ..CliOverrides::default()
+    };
+    let provider = fixture.load(&cli).unwrap().provider().unwrap();
+    assert_eq!(provider.base_url, "http://cli:5");
+}
+
+#[test]
+fn ollama_host_without_scheme_or_port() {
+    let fixture = Fixture::new().env("OLLAMA_HOST", "127.0.0.1:11500");
+    assert_eq!(
+        fixture.config().provider().unwrap().base_url,
+        "http://127.0.0.1:11500"
+    );
+    let fixture = Fixture::new().env("OLLAMA_HOST", "gpu-box");
+    assert_eq!(
+        fixture.config().provider().unwrap().base_url,
+        "http://gpu-box:11434"
+    );
+    let fixture = Fixture::new().env("OLLAMA_HOST", "https://ollama.example.com/");
+    assert_eq!(
+        fixture.config().provider().unwrap().base_url,
+        "https://ollama.example.com"
+    );
+}
+
+#[test]
+fn empty_environment_values_count_as_unset() {
+    let fixture = Fixture::new()
+        .user("provider = \"lmstudio\"\n")
+        .env("HONE_PROVIDER", "")
+        .env("HONE_MODEL", "  ")
+        .env("OLLAMA_HOST", "");
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(provider.name, "lmstudio");
+    assert_eq!(provider.model, "qwen2.5-coder-7b-instruct");
+    let fixture = Fixture::new()
+        .env("HONE_PROVIDER", "anthropic")
+        .env("ANTHROPIC_API_KEY", "");
+    let error = fixture.config().provider().unwrap_err();
+    assert!(
+        matches!(error, ConfigError::MissingApiKey { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn profile_selects_provider_model_and_options() {
+    let fixture = Fixture::new()
+        .user(
+            "provider = \"openai\"\nprofile = \"fast\"\n\
+             [profiles.fast]\nprovider = \"groq\"\nmodel = \"llama-3.1-8b-instant\"\n\
+             tool_mode = \"prompt\"\n\
+             [profiles.local]\nprovider = \"lmstudio\"\n",
+        )
+        .env("GROQ_API_KEY", "gsk-test-key-123");
+    let config = fixture.config();
+    assert_eq!(config.profile_name(), Some("fast"));
+    // An explicit key beside `profile` in the same layer wins over the profile.
+    assert_eq!(config.provider_name(), "openai");
+
+    let fixture = fixture.user(
+        "profile = \"fast\"\n[profiles.fast]\nprovider = \"groq\"\n\
+         model = \"llama-3.1-8b-instant\"\ntool_mode = \"prompt\"\n\
+         [profiles.local]\nprovider = \"lmstudio\"\n",
+    );
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(provider.name, "groq");
+    assert_eq!(provider.model, "llama-3.1-8b-instant");
+    assert_eq!(provider.tool_mode, ToolMode::Prompt);
+
+    let cli = CliOverrides {
+        profile: Some("local".into()),
+        ..CliOverrides::default()
+    };
+    let config = fixture.load(&cli).unwrap();
+    assert_eq!(config.profile_name(), Some("local"));
+    let provider = config.provider().unwrap();
+    assert_eq!(provider.name, "lmstudio");
+    assert_eq!(provider.tool_mode, ToolMode::Native);
+
+    let env = fixture.env("HONE_PROFILE", "local");
+    let cli = cli_model("other");
+    let provider = env.load(&cli).unwrap().provider().unwrap();
+    assert_eq!(
+        (provider.name.as_str(), provider.model.as_str()),
+        ("lmstudio", "other")
+    );
+}
+
+#[test]
+fn named_instance_with_custom_kind() {
+    let fixture = Fixture::new()
+        .user(
+            "provider = \"work\"\n[providers.work]\nkind = \"openai\"\n\
+             base_url = \"https://proxy.example.com/v1\"\napi_key_env = \"WORK_OPENAI_KEY\"\n\
+             model = \"gpt-4.1\"\nheaders = { \"OpenAI-Organization\" = \"org-1\" }\n\
+             max_tokens_field = \"max_tokens\"\ncontext_window = 64000\n",
+        )
+        .env("OPENAI_API_KEY", "sk-personal-key-not-for-work")
+        .env("WORK_OPENAI_KEY", "sk-work-key-0123456789");
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(provider.name, "work");
+    assert_eq!(provider.kind, "openai");
+    assert_eq!(provider.base_url, "https://proxy.example.com/v1");
+    assert_eq!(provider.api_key.unwrap().expose(), "sk-work-key-0123456789");
+    assert_eq!(provider.api_key_env.as_deref(), Some("WORK_OPENAI_KEY"));
+    assert_eq!(provider.headers["OpenAI-Organization"], "org-1");
+    assert_eq!(provider.context_window, Some(64_000));
+    assert_eq!(
+        provider.max_tokens_field,
+        hone_config::MaxTokensField::MaxTokens
+    );
+
+    let fixture = Fixture::new().user("[providers.work]\nmodel = \"x\"\n");
+    let error = fixture.config().provider_named("work").unwrap_err();
+    assert!(matches!(error, ConfigError::MissingKind { .. }), "{error}");
+    let fixture = Fixture::new().user("[providers.work]\nkind = \"opnai\"\n");
+    let message = fixture
+        .config()
+        .provider_named("work")
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("Did you mean `openai`?"), "{message}");
+}
+
+#[test]
+fn project_fields_override_user_fields_of_the_same_instance() {
+    let fixture = Fixture::new()
+        .user("[providers.ollama]\nmodel = \"a\"\nheaders = { X-One = \"1\", X-Two = \"2\" }\n")
+        .project("[providers.ollama]\nheaders = { X-Two = \"two\" }\ntool_mode = \"prompt\"\n");
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(provider.model, "a");
+    assert_eq!(provider.headers["X-One"], "1");
+    assert_eq!(provider.headers["X-Two"], "two");
+    assert_eq!(provider.tool_mode, ToolMode::Prompt);
+}
+
+#[test]
+fn unknown_provider_lists_names_and_suggests() {
+    let fixture = Fixture::new()
+        .user("[providers.work]\nkind = \"openai\"\n")
+        .env("HONE_PROVIDER", "antropic");
+    let error = fixture.config().provider().unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("unknown provider `antropic` (from env HONE_PROVIDER)"),
+        "{message}"
+    );
+    assert!(message.contains("Did you mean `anthropic`?"), "{message}");
+    assert!(message.contains("lmstudio"), "{message}");
+    assert!(message.contains("configured: work"), "{message}");
+    let message = fixture
+        .config()
+        .provider_named("wrok")
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("Did you mean `work`?"), "{message}");
+    let hone: HoneError = error.into();
+    assert_eq!(hone.category, ErrorCategory::Config);
+}
+
+#[test]
+fn missing_key_names_the_variable_to_set() {
+    let cli = CliOverrides {
+        provider: Some("anthropic".into()),
+        ..CliOverrides::default()
+    };
+    let error = Fixture::new().load(&cli).unwrap().provider().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "no API key for provider `anthropic`: set ANTHROPIC_API_KEY \
+         (or api_key_env / api_key_file in [providers.anthropic])"
+    );
+    let fixture =
+        Fixture::new().user("[providers.w]\nkind = \"gemini\"\napi_key_env = \"W_KEY\"\n");
+    let message = fixture
+        .config()
+        .provider_named("w")
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("set W_KEY"), "{message}");
+}
+
+#[test]
+fn api_key_file_is_read_and_env_variable_wins() {
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("user/keys/openai"),
+        "  sk-from-file-0123456789  \nsecond line\n",
+    );
+    let fixture = fixture
+        .user("provider = \"openai\"\n[providers.openai]\napi_key_file = \"keys/openai\"\n")
+        .env("OPENAI_API_KEY", "sk-env-key-is-not-used-with-a-file");
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(
+        provider.api_key.unwrap().expose(),
+        "sk-from-file-0123456789"
+    );
+
+    let fixture = fixture.user(
+        "provider = \"openai\"\n[providers.openai]\napi_key_file = \"keys/openai\"\n\
+         api_key_env = \"MY_OPENAI_KEY\"\n",
+    );
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(
+        provider.api_key.unwrap().expose(),
+        "sk-from-file-0123456789"
+    );
+    let fixture = fixture.env("MY_OPENAI_KEY", "sk-my-variable-key-0123");
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(
+        provider.api_key.unwrap().expose(),
+        "sk-my-variable-key-0123"
+    );
+
+    let fixture = Fixture::new().user(
+        "provider = \"openai\"\n[providers.openai]\napi_key_file = \"/nonexistent/hone-key\"\n",
+    );
+    let error = fixture.config().provider().unwrap_err();
+    assert!(matches!(error, ConfigError::KeyFile { .. }), "{error}");
+}
+
+#[test]
+fn bad_toml_names_file_and_line() {
+    let fixture = Fixture::new().project("provider = \"openai\"\n\n[providers.openai\n");
+    let error = fixture.load(&CliOverrides::default()).unwrap_err();
+    let message = error.to_string();
+    let ConfigError::Parse { path, line, .. } = error else {
+        panic!("expected a parse error: {message}");
+    };
+    assert_eq!(
+        path,
+        fixture.project.clone().unwrap().join(".hone/config.toml")
+    );
+    assert_eq!(line, Some(3));
+    assert!(message.contains(".hone/config.toml, line 3"), "{message}");
+}
+
+#[test]
+fn unknown_field_is_rejected_with_its_name() {
+    let fixture = Fixture::new().user("[network]\nmax_retries = 2\nretries = 3\n");
+    let message = fixture
+        .load(&CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("user/config.toml, line 3"), "{message}");
+    assert!(message.contains("unknown field `retries`"), "{message}");
+    let fixture = Fixture::new().user("[providers.openai]\napi_key = \"sk-inline-secret\"\n");
+    let message = fixture
+        .load(&CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("api_key_env"), "{message}");
+    assert!(!message.contains("sk-inline-secret"), "{message}");
+}
+
+#[test]
+fn azure_needs_a_deployment_url_and_gets_an_api_version() {
+    let fixture = Fixture::new()
+        .env("HONE_PROVIDER", "azure")
+        .env("AZURE_OPENAI_API_KEY", "azure-key-0123456789");
+    let error = fixture.config().provider().unwrap_err();
+    assert!(matches!(error, ConfigError::AzureBaseUrl { .. }), "{error}");
+    assert!(error.to_string().contains("/openai/deployments/DEPLOYMENT"));
+
+    let fixture = fixture
+        .env("AZURE_OPENAI_ENDPOINT", "https://res.openai.azure.com/")
+        .env("HONE_MODEL", "my-gpt4o");
+    let provider = fixture.config().provider().unwrap();
+    assert_eq!(
+        provider.base_url,
+        "https://res.openai.azure.com/openai/deployments/my-gpt4o"
+    );
+    assert_eq!(
+        provider.api_version.as_deref(),
+        Some(AZURE_DEFAULT_API_VERSION)
+    );
+}
+
+#[test]
+fn invalid_base_url_is_an_error_naming_its_source() {
+    let fixture = Fixture::new().env("HONE_BASE_URL", "localhost:8080");
+    let message = fixture.config().provider().unwrap_err().to_string();
+    assert!(message.contains("from env HONE_BASE_URL"), "{message}");
+}
+
+#[test]
+fn render_show_masks_secrets_and_names_sources() {
+    let fixture = Fixture::new()
+        .user(
+            "provider = \"work\"\n[providers.work]\nkind = \"openai\"\n\
+             api_key_env = \"WORK_KEY\"\n\
+             headers = { Authorization = \"Bearer header-secret-0123456789\", X-Team = \"blue\" }\n",
+        )
+        .project("[network]\nmax_retries = 7\n")
+        .env("WORK_KEY", "sk-work-secret-0123456789abcdef")
+        .env("HONE_MODEL", "gpt-4o-mini");
+    let shown = fixture.config().render_show();
+    assert!(
+        !shown.contains("sk-work-secret-0123456789abcdef"),
+        "{shown}"
+    );
+    assert!(!shown.contains("header-secret-0123456789"), "{shown}");
+    assert!(shown.contains("sk-w…(31 chars)"), "{shown}");
+    assert!(shown.contains("# from env WORK_KEY"), "{shown}");
+    assert!(shown.contains("[providers.work]"), "{shown}");
+    assert!(shown.contains("headers.X-Team = \"blue\""), "{shown}");
+    assert!(shown.contains("# from env HONE_MODEL"), "{shown}");
+    assert!(shown.contains("max_retries = 7"), "{shown}");
+    assert!(shown.contains("context_window = 128000"), "{shown}");
+    assert!(shown.contains("known-models table"), "{shown}");
+    assert!(shown.contains("(loaded)"), "{shown}");
+
+    let values = fixture.config().shown_values();
+    let provider = values.iter().find(|value| value.key == "provider").unwrap();
+    assert_eq!(provider.value, "\"work\"");
+    assert!(matches!(provider.source, Some(Source::UserFile(_))));
+}
+
+#[test]
+fn render_show_explains_a_missing_key() {
+    let fixture = Fixture::new().env("HONE_PROVIDER", "anthropic");
+    let shown = fixture.config().render_show();
+    assert!(
+        shown.contains("api_key = not set (set ANTHROPIC_API_KEY)"),
+        "{shown}"
+    );
+    assert!(shown.contains("# problem: no API key"), "{shown}");
+}
+
+#[test]
+fn context_windows_override_then_table() {
+    let fixture =
+        Fixture::new().user("[context_windows]\n\"my-finetune\" = 32768\n\"gpt-4o\" = 1000\n");
+    let config = fixture.config();
+    assert_eq!(config.known_context_window("my-finetune"), Some(32_768));
+    assert_eq!(config.known_context_window("gpt-4o"), Some(1_000));
+    assert_eq!(config.known_context_window("openai/gpt-4o"), Some(128_000));
+    assert_eq!(config.known_context_window("unknown-model"), None);
+    assert_eq!(
+        hone_config::known_context_window("anthropic/claude-opus-4-1"),
+        Some(200_000)
+    );
+    let provider = fixture
+        .load(&cli_model("my-finetune"))
+        .unwrap()
+        .provider()
+        .unwrap();
+    assert_eq!(provider.context_window, Some(32_768));
+}
+
+#[test]
+fn profile_without_provider_applies_to_the_selected_provider() {
+    let fixture = Fixture::new()
+        .user(
+            "provider = \"lmstudio\"\nprofile = \"big\"\n\
+             [profiles.big]\nmodel = \"qwen3-coder-30b\"\ncontext_window = 65536\n",
+        )
+        .project("[profiles.big]\ntool_mode = \"prompt\"\n");
+    let config = fixture.config();
+    let provider = config.provider().unwrap();
+    assert_eq!(provider.name, "lmstudio");
+    assert_eq!(provider.model, "qwen3-coder-30b");
+    assert_eq!(provider.context_window, Some(65_536));
+    assert_eq!(provider.tool_mode, ToolMode::Prompt);
+    let shown = config.render_show();
+    assert!(shown.contains("model = \"qwen3-coder-30b\""), "{shown}");
+    assert!(shown.contains("# from profile big (user file "), "{shown}");
+    assert!(
+        shown.contains("# from profile big (project file "),
+        "{shown}"
+    );
+}
