@@ -133,7 +133,18 @@ impl Provider for WireProvider {
                 request,
                 cancel,
             ),
-            ToolMode::Prompt => unimplemented!(),
+            ToolMode::Prompt => {
+                let known_tools = request.tools.iter().map(|tool| tool.name.clone()).collect();
+                let rewritten = hone_prompt_tools::rewrite_request(&request);
+                let inner = driver::run(
+                    self.client.clone(),
+                    Arc::clone(&self.config),
+                    Arc::clone(&self.wire),
+                    rewritten,
+                    cancel,
+                );
+                Box::pin(hone_prompt_tools::wrap_stream(inner, known_tools))
+            }
         }
     }
 
