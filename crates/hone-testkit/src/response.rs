@@ -126,6 +126,12 @@ impl MockResponse {
         self
     }
 
+    /// The whole body as one buffer (all chunks joined), e.g. to benchmark a decoder.
+    pub fn body(&self) -> Bytes {
+        let whole: Vec<u8> = self.chunks.iter().flat_map(|chunk| chunk.iter().copied()).collect();
+        Bytes::from(whole)
+    }
+
     /// Number of body chunks that will be sent.
     pub fn chunk_count(&self) -> usize {
         self.end_after.map_or(self.chunks.len(), |count| count.min(self.chunks.len()))
