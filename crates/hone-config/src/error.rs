@@ -1,5 +1,6 @@
 //! Errors reported while loading configuration or resolving a provider.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use hone_protocol::HoneError;
@@ -130,6 +131,64 @@ pub enum ConfigError {
         /// Where it came from.
         origin: Source,
     },
+    /// A project file sets `trusted_projects`, which only the user file may set.
+    #[error(
+        "invalid config file {}{}: `trusted_projects` is only honoured in your user file \
+         (~/.config/hone/config.toml or $HONE_CONFIG): a repository cannot trust itself. \
+         Remove it from this file and list the project in your user file instead",
+        .path.display(), location(*.line, *.column)
+    )]
+    TrustedProjectsInProjectFile {
+        /// The project file.
+        path: PathBuf,
+        /// 1-based line of the key's value, when known.
+        line: Option<usize>,
+        /// 1-based column of the key's value, when known.
+        column: Option<usize>,
+    },
+    /// An untrusted project file chose the remote base URL that the user's API key would be
+    /// sent to (see the crate documentation, "Project trust").
+    #[error("{0}")]
+    UntrustedProjectBaseUrl(Box<UntrustedProjectBaseUrl>),
+}
+
+/// Details of [`ConfigError::UntrustedProjectBaseUrl`]: which provider, URL and key, and how to
+/// proceed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UntrustedProjectBaseUrl {
+    /// The provider instance.
+    pub provider: String,
+    /// The base URL the key would be sent to.
+    pub base_url: String,
+    /// The project file that set the base URL.
+    pub project_file: PathBuf,
+    /// The project directory, as `trusted_projects` would have to list it.
+    pub project_dir: PathBuf,
+    /// Where the key was found: `Source::Env` or `Source::KeyFile`.
+    pub key_source: Source,
+    /// Where `api_key_env`, naming the key's variable, was set, if it was configured.
+    pub api_key_env_origin: Option<Source>,
+    /// The user file, where `trusted_projects` belongs, when there is one.
+    pub user_file: Option<PathBuf>,
+}
+
+impl fmt::Display for UntrustedProjectBaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the project file {} points provider `{}` at {}, but its API key comes from {}; \
+             hone will not send your key to a URL chosen by a repository. Trust this project by \
+             adding \"{}\" to `trusted_projects` in {}, or pass --base-url / HONE_BASE_URL \
+             yourself.",
+            self.project_file.display(),
+            self.provider,
+            self.base_url,
+            key_origin(&self.key_source, self.api_key_env_origin.as_ref()),
+            self.project_dir.display(),
+            user_file_name(self.user_file.as_ref()),
+        )
+    }
 }
 
 impl From<ConfigError> for HoneError {
@@ -180,6 +239,23 @@ fn list_or_none(names: &[String]) -> String {
     }
 }
 
+/// Where a key comes from, in words: `OPENAI_API_KEY`, `WORK_KEY (api_key_env in …)` or
+/// `file /k (api_key_file in …)`.
+fn key_origin(key_source: &Source, api_key_env_origin: Option<&Source>) -> String {
+    match (key_source, api_key_env_origin) {
+        (Source::Env(variable), Some(origin)) => format!("{variable} (api_key_env in {origin})"),
+        (Source::Env(variable), None) => variable.clone(),
+        (other, _) => other.to_string(),
+    }
+}
+
+fn user_file_name(user_file: Option<&PathBuf>) -> String {
+    match user_file {
+        Some(path) => path.display().to_string(),
+        None => "your user file (~/.config/hone/config.toml)".to_string(),
+    }
+}
+
 fn key_hint(provider: &str, variable: Option<&str>) -> String {
     match variable {
         Some(variable) => {
@@ -220,6 +296,44 @@ mod tests {
             error.to_string(),
             "invalid config file /p/config.toml, line 3, column 1: unknown field `foo`"
         );
+    }
+
+    #[test]
+    fn untrusted_project_url_says_what_happened_and_what_to_do() {
+        let error = UntrustedProjectBaseUrl {
+            provider: "openai".into(),
+            base_url: "https://evil.example/v1".into(),
+            project_file: "/repo/.hone/config.toml".into(),
+            project_dir: "/repo".into(),
+            key_source: Source::Env("OPENAI_API_KEY".into()),
+            api_key_env_origin: None,
+            user_file: Some("/home/u/.config/hone/config.toml".into()),
+        };
+        assert_eq!(
+            error.to_string(),
+            "the project file /repo/.hone/config.toml points provider `openai` at \
+             https://evil.example/v1, but its API key comes from OPENAI_API_KEY; hone will not \
+             send your key to a URL chosen by a repository. Trust this project by adding \
+             \"/repo\" to `trusted_projects` in /home/u/.config/hone/config.toml, or pass \
+             --base-url / HONE_BASE_URL yourself."
+        );
+        let error = UntrustedProjectBaseUrl {
+            provider: "x".into(),
+            base_url: "https://evil.example".into(),
+            project_file: "/repo/.hone/config.toml".into(),
+            project_dir: "/repo".into(),
+            key_source: Source::Env("AWS_SECRET_ACCESS_KEY".into()),
+            api_key_env_origin: Some(Source::ProjectFile("/repo/.hone/config.toml".into())),
+            user_file: None,
+        };
+        let message = error.to_string();
+        assert!(
+            message.contains(
+                "comes from AWS_SECRET_ACCESS_KEY (api_key_env in project file /repo/.hone/config.toml)"
+            ),
+            "{message}"
+        );
+        assert!(message.contains("in your user file (~/.config/hone/config.toml)"));
     }
 
     #[test]

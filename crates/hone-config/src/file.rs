@@ -5,9 +5,21 @@ use std::io;
 use std::path::Path;
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::error::ConfigError;
 use crate::preset::{MaxTokensField, ToolMode};
+use crate::trust::validate_trusted_projects;
+
+/// Which of the two configuration files a file is; they share one format, but only the
+/// user file may set `trusted_projects`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileRole {
+    /// The user's own file (`~/.config/hone/config.toml` or `$HONE_CONFIG`).
+    User,
+    /// A repository's `<project>/.hone/config.toml`.
+    Project,
+}
 
 /// One configuration file (user or project).
 #[derive(Debug, Default, Deserialize)]
@@ -31,6 +43,9 @@ pub(crate) struct FileConfig {
     /// Context-window sizes by exact model name.
     #[serde(default)]
     pub(crate) context_windows: BTreeMap<String, u32>,
+    /// Project directories whose project file is trusted; honoured in the user file only.
+    /// Spans locate the key and each entry for error messages.
+    pub(crate) trusted_projects: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `[providers.NAME]`.
@@ -72,10 +87,10 @@ pub(crate) struct NetworkSection {
     pub(crate) connect_timeout_secs: Option<u64>,
 }
 
-/// Reads and parses `path`; `Ok(None)` when the file does not exist.
-pub(crate) fn read(path: &Path) -> Result<Option<FileConfig>, ConfigError> {
+/// Reads and parses `path`, the file playing `role`; `Ok(None)` when the file does not exist.
+pub(crate) fn read(path: &Path, role: FileRole) -> Result<Option<FileConfig>, ConfigError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => parse(path, &text).map(Some),
+        Ok(text) => parse(path, &text, role).map(Some),
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(ConfigError::Read {
             path: path.to_path_buf(),
@@ -84,8 +99,15 @@ pub(crate) fn read(path: &Path) -> Result<Option<FileConfig>, ConfigError> {
     }
 }
 
-/// Parses `text`, the contents of `path`.
-pub(crate) fn parse(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
+/// Parses `text`, the contents of `path`, the file playing `role`.
+pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfig, ConfigError> {
+    let file = parse_schema(path, text)?;
+    validate_trusted_projects(path, text, &file, role)?;
+    Ok(file)
+}
+
+/// Deserializes `text`, the contents of `path`, reporting syntax and schema errors.
+fn parse_schema(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
     toml::from_str(text).map_err(|error| {
         let (line, column) = match error.span() {
             Some(span) => {
@@ -112,7 +134,7 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<FileConfig, ConfigError> 
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |index| index + 1);
@@ -125,7 +147,7 @@ mod tests {
     use super::*;
 
     fn parse_error(text: &str) -> (Option<usize>, String) {
-        match parse(Path::new("/x/config.toml"), text) {
+        match parse(Path::new("/x/config.toml"), text, FileRole::User) {
             Err(ConfigError::Parse { line, message, .. }) => (line, message),
             other => panic!("expected a parse error, got {other:?}"),
         }
@@ -133,7 +155,7 @@ mod tests {
 
     #[test]
     fn parses_the_documented_example() {
-        let file = parse(Path::new("c.toml"), crate::EXAMPLE_CONFIG).unwrap();
+        let file = parse(Path::new("c.toml"), crate::EXAMPLE_CONFIG, FileRole::User).unwrap();
         assert_eq!(file.provider.as_deref(), Some("work"));
         let work = &file.providers["work"];
         assert_eq!(work.kind.as_deref(), Some("openai"));
@@ -179,7 +201,8 @@ mod tests {
     #[test]
     fn missing_files_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(read(&dir.path().join("absent.toml")).unwrap().is_none());
+        let absent = dir.path().join("absent.toml");
+        assert!(read(&absent, FileRole::Project).unwrap().is_none());
     }
 
     #[test]

@@ -40,6 +40,32 @@
 //!   `base_url` keeps it.
 //! - Unknown keys, `api_key = "…"` and TOML syntax errors are rejected with the file and line.
 //!
+//! # Project trust
+//!
+//! A cloned repository's `.hone/config.toml` must not be able to send your API key to its own
+//! server. [`Config::provider`] therefore fails ([`ConfigError::UntrustedProjectBaseUrl`]) when
+//! a key was found for the instance, its `base_url` was set by the project file (directly or
+//! through a profile defined there), that URL's host is not loopback (`localhost`,
+//! `127.0.0.0/8`, `::1`), and the project is not trusted. To proceed, either set the URL
+//! yourself (`--base-url`, `HONE_BASE_URL`, or `base_url` in the user file), or trust the
+//! project by listing its directory in the user file:
+//!
+//! ```toml
+//! trusted_projects = ["~/code/myrepo", "/srv/work/app"]
+//! ```
+//!
+//! - `trusted_projects` is read from the user file only; a project file setting it is
+//!   rejected. Entries must be absolute or start with `~/`, and match the project directory
+//!   exactly, compared after canonicalisation (the literal path when that fails).
+//! - A secret selected by the project file's `api_key_env` or `api_key_file` falls under the
+//!   same rule: it is sent only to a loopback URL or to a URL set by the user file, the
+//!   environment, a flag or a preset.
+//! - Keyless instances (`ollama`, `lmstudio`, … with no key found) never need trust, and
+//!   neither do the project file's `headers`: their values are literal text from the
+//!   repository and cannot carry anything read from your environment or disk.
+//! - `hone config show` ([`Config::render_show`]) lists `trusted_projects`, says whether the
+//!   project is trusted, and shows a refused provider as a `# problem:` line.
+//!
 //! # File format
 //!
 //! Both files share one format; every key is optional:
@@ -76,9 +102,10 @@ mod show;
 mod source;
 mod sources;
 mod suggest;
+mod trust;
 
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
-pub use error::ConfigError;
+pub use error::{ConfigError, UntrustedProjectBaseUrl};
 pub use load::{Config, DEFAULT_PROVIDER, load};
 pub use preset::{
     ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, MaxTokensField, PRESETS,

@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::ConfigError;
-use crate::file::{self, FileConfig, NetworkSection, ProviderSection};
+use crate::file::{self, FileConfig, FileRole, NetworkSection, ProviderSection};
 use crate::preset::{MaxTokensField, ToolMode};
 use crate::provider::NetworkConfig;
 use crate::source::{Source, Sourced};
 use crate::sources::{CliOverrides, ConfigSources, Env, HONE_CONFIG_ENV};
 use crate::suggest::closest;
+use crate::trust::ProjectTrust;
 
 /// Provider used when nothing selects one: local, needs no key.
 pub const DEFAULT_PROVIDER: &str = "ollama";
@@ -27,6 +28,7 @@ pub struct Config {
     pub(crate) context_windows: BTreeMap<String, Sourced<u32>>,
     pub(crate) env: Env,
     pub(crate) files: Vec<FileEntry>,
+    pub(crate) trust: ProjectTrust,
 }
 
 /// A configuration file that was looked for.
@@ -216,12 +218,17 @@ struct Builder {
     context_windows: BTreeMap<String, Sourced<u32>>,
     choices: Vec<Choice>,
     files: Vec<FileEntry>,
+    trusted_projects: Option<Sourced<Vec<String>>>,
 }
 
 impl Builder {
     /// Reads one file; `required` makes a missing file an error.
     fn add_file(&mut self, path: &Path, source: Source, required: bool) -> Result<(), ConfigError> {
-        let file = file::read(path)?;
+        let role = match source {
+            Source::ProjectFile(_) => FileRole::Project,
+            _ => FileRole::User,
+        };
+        let file = file::read(path, role)?;
         if file.is_none() && required {
             return Err(ConfigError::MissingUserFile {
                 path: path.to_path_buf(),
@@ -267,6 +274,13 @@ impl Builder {
             );
         }
         self.network.merge(file.network, source);
+        if let Some(listed) = file.trusted_projects {
+            let entries = listed
+                .into_inner()
+                .into_iter()
+                .map(|entry| entry.into_inner());
+            self.trusted_projects = Some(Sourced::new(entries.collect(), source.clone()));
+        }
         for (model, tokens) in file.context_windows {
             self.context_windows
                 .insert(model, Sourced::new(tokens, source.clone()));
@@ -375,6 +389,11 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         (cli.profile.as_deref(), flag("--profile")),
     ]));
     let selection = builder.select()?;
+    let trust = ProjectTrust::new(
+        sources.project_dir.as_deref(),
+        sources.user_file.as_deref(),
+        builder.trusted_projects,
+    );
     Ok(Config {
         selection,
         instances: builder.instances,
@@ -382,6 +401,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         context_windows: builder.context_windows,
         env,
         files: builder.files,
+        trust,
     })
 }
 

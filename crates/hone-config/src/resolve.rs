@@ -93,19 +93,27 @@ fn conventional_base_url(preset: &Preset, value: &str, model: &str) -> String {
 impl Config {
     /// Settings of the selected provider instance, ready for the provider layer.
     ///
-    /// Fails when the provider is unknown, needs a key that is not set, or (Azure) lacks
-    /// its deployment URL.
+    /// Fails when the provider is unknown, needs a key that is not set, (Azure) lacks its
+    /// deployment URL, or would send a key to a remote URL set by an untrusted project file
+    /// ([`ConfigError::UntrustedProjectBaseUrl`]).
     pub fn provider(&self) -> Result<ProviderConfig, ConfigError> {
         self.provider_named(&self.selection.provider.value)
     }
 
     /// Settings of the provider instance `name` (a preset or a `[providers.NAME]`), e.g. for
     /// `hone models --provider NAME`. The top-level `model`, `--model`, `--base-url` and
-    /// profile options apply only when `name` is the selected provider.
+    /// profile options apply only when `name` is the selected provider. Fails like
+    /// [`Config::provider`].
     pub fn provider_named(&self, name: &str) -> Result<ProviderConfig, ConfigError> {
         let resolution = self.resolve(name)?;
-        check_usable(&resolution.config)?;
+        self.check_resolution(&resolution)?;
         Ok(resolution.config)
+    }
+
+    /// Problems that make a resolved instance unusable or unsafe to use.
+    pub(crate) fn check_resolution(&self, resolution: &Resolution) -> Result<(), ConfigError> {
+        check_usable(&resolution.config)?;
+        self.check_trust(resolution)
     }
 
     /// Resolves `name` with provenance, without checking that it is usable.
@@ -311,7 +319,7 @@ fn read_key_file(path: &Path) -> Result<ApiKey, ConfigError> {
 }
 
 /// Problems that make a resolved instance unusable.
-pub(crate) fn check_usable(config: &ProviderConfig) -> Result<(), ConfigError> {
+fn check_usable(config: &ProviderConfig) -> Result<(), ConfigError> {
     if config.kind == "azure" && config.base_url.is_empty() {
         return Err(ConfigError::AzureBaseUrl {
             provider: config.name.clone(),

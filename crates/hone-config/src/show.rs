@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use crate::load::Config;
 use crate::preset::{MaxTokensField, ToolMode};
 use crate::provider::ApiKey;
-use crate::resolve::{Resolution, check_usable};
+use crate::resolve::Resolution;
 use crate::source::{Source, Sourced};
 
 /// One value of the effective configuration, as `hone config show` lists it.
@@ -114,7 +114,8 @@ impl Section<'_> {
 
 impl Config {
     /// The effective configuration, value by value, with provenance and secrets masked:
-    /// the selection, the selected provider's resolved fields, `[network]` and `[context_windows]`.
+    /// the selection, `trusted_projects`, the selected provider's resolved fields, `[network]`
+    /// and `[context_windows]`.
     pub fn shown_values(&self) -> Vec<ShownValue> {
         let mut values = Vec::new();
         let mut top = Section {
@@ -134,6 +135,17 @@ impl Config {
                 Some(profile.source.clone()),
             ),
             None => top.push("profile", "not set".to_string(), None),
+        }
+        match &self.trust.listed {
+            Some(listed) => {
+                let entries: Vec<String> = listed.value.iter().map(|entry| quote(entry)).collect();
+                top.push(
+                    "trusted_projects",
+                    format!("[{}]", entries.join(", ")),
+                    Some(listed.source.clone()),
+                );
+            }
+            None => top.push("trusted_projects", "not set".to_string(), None),
         }
         if let Ok(resolution) = self.resolve(&selection.provider.value) {
             self.show_provider(&resolution, &mut values);
@@ -262,7 +274,8 @@ impl Config {
     }
 
     /// The effective configuration as a readable TOML-like listing with `# from …` comments,
-    /// problems with the selected provider, and the files that were looked for. Secrets are masked.
+    /// whether the project is trusted, problems with the selected provider, and the files
+    /// that were looked for. Secrets are masked.
     pub fn render_show(&self) -> String {
         let values = self.shown_values();
         let mut out = String::from("# effective hone configuration (secrets masked)\n");
@@ -273,6 +286,7 @@ impl Config {
             }
             render_group(group, &mut out);
             if section.is_empty() {
+                self.render_trust(&mut out);
                 self.render_problem(&mut out);
             }
         }
@@ -287,11 +301,24 @@ impl Config {
         out
     }
 
+    /// A comment saying whether the project is in the user file's `trusted_projects`.
+    fn render_trust(&self, out: &mut String) {
+        let Some(project_dir) = &self.trust.project_dir else {
+            return;
+        };
+        let status = if self.trust.trusted {
+            "trusted (listed in trusted_projects)"
+        } else {
+            "not trusted (its .hone/config.toml may not send your API keys to remote URLs it sets)"
+        };
+        let _ = writeln!(out, "# project {}: {status}", project_dir.display());
+    }
+
     /// A comment describing why the selected provider cannot be used, if it cannot.
     fn render_problem(&self, out: &mut String) {
         let problem = self
             .resolve(&self.selection.provider.value)
-            .and_then(|resolution| check_usable(&resolution.config));
+            .and_then(|resolution| self.check_resolution(&resolution));
         if let Err(error) = problem {
             let _ = writeln!(out, "# problem: {error}");
         }
