@@ -5,6 +5,7 @@ use std::time::Duration;
 use hone_config::{AuthStyle, ProviderConfig};
 use hone_protocol::{ErrorCategory, HoneError};
 use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
 use crate::retry::{backoff_delay, parse_retry_after};
@@ -30,12 +31,13 @@ pub(crate) async fn send_with_retries(
     request: &WireRequest,
     cancel: &CancellationToken,
 ) -> Result<reqwest::Response, HoneError> {
+    let headers = request_headers(config, request)?;
     let mut attempt: u32 = 0;
     loop {
         let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(HoneError::cancelled()),
-            outcome = send_once(client, config, request) => outcome,
+            outcome = send_once(client, request, &headers) => outcome,
         };
         let failure = match outcome {
             Ok(response) if response.status().is_success() => return Ok(response),
@@ -88,28 +90,62 @@ struct Failure {
 
 async fn send_once(
     client: &reqwest::Client,
-    config: &ProviderConfig,
     request: &WireRequest,
+    headers: &HeaderMap,
 ) -> Result<reqwest::Response, reqwest::Error> {
-    let mut builder = client.request(request.method.clone(), &request.url);
-    if let Some(key) = &config.api_key {
-        builder = match config.auth {
-            AuthStyle::Bearer => builder.bearer_auth(key.expose()),
-            AuthStyle::XApiKey => builder.header("x-api-key", key.expose()),
-            AuthStyle::ApiKeyHeader => builder.header("api-key", key.expose()),
-            AuthStyle::GoogApiKey => builder.header("x-goog-api-key", key.expose()),
-        };
-    }
-    for (name, value) in &request.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
-    for (name, value) in &config.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
+    let mut builder = client
+        .request(request.method.clone(), &request.url)
+        .headers(headers.clone());
     if let Some(body) = &request.body {
         builder = builder.json(body);
     }
     builder.send().await
+}
+
+/// Headers for one request: the wire's own, then configured ones, then authentication,
+/// each replacing same-named earlier ones, so configuration can never duplicate or
+/// override the credential header.
+fn request_headers(config: &ProviderConfig, request: &WireRequest) -> Result<HeaderMap, HoneError> {
+    let mut headers = HeaderMap::new();
+    let wire_headers = request.headers.iter().map(|(name, value)| (name, value));
+    for (name, value) in wire_headers.chain(config.headers.iter()) {
+        headers.insert(header_name(config, name)?, header_value(config, name, value)?);
+    }
+    if let Some(key) = &config.api_key {
+        let (name, value) = match config.auth {
+            AuthStyle::Bearer => ("authorization", format!("Bearer {}", key.expose())),
+            AuthStyle::XApiKey => ("x-api-key", key.expose().to_string()),
+            AuthStyle::ApiKeyHeader => ("api-key", key.expose().to_string()),
+            AuthStyle::GoogApiKey => ("x-goog-api-key", key.expose().to_string()),
+        };
+        let mut value = HeaderValue::from_str(&value).map_err(|_| {
+            HoneError::config(format!(
+                "the API key of provider `{}` contains characters not allowed in an HTTP header",
+                config.name
+            ))
+        })?;
+        value.set_sensitive(true);
+        headers.insert(HeaderName::from_static(name), value);
+    }
+    Ok(headers)
+}
+
+fn header_name(config: &ProviderConfig, name: &str) -> Result<HeaderName, HoneError> {
+    HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+        HoneError::config(format!(
+            "invalid header name `{name}` in [providers.{}].headers",
+            config.name
+        ))
+    })
+}
+
+fn header_value(config: &ProviderConfig, name: &str, value: &str) -> Result<HeaderValue, HoneError> {
+    HeaderValue::from_str(value).map_err(|_| {
+        HoneError::config(format!(
+            "invalid value for header `{name}` in [providers.{}].headers",
+            config.name
+        ))
+    })
 }
 
 fn is_retryable_status(status: StatusCode) -> bool {
@@ -208,6 +244,29 @@ pub(crate) fn excerpt(text: &str, limit: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn configured_headers_cannot_override_the_credential() {
+        let mut config = ProviderConfig::from_preset(hone_config::preset("openai").unwrap());
+        config.api_key = Some(hone_config::ApiKey::new("sk-real-key-123"));
+        config.headers.insert("Authorization".into(), "Bearer stolen".into());
+        config.headers.insert("X-Team".into(), "core".into());
+        let request = WireRequest::get("http://localhost/models".into());
+        let headers = request_headers(&config, &request).unwrap();
+        let auth: Vec<_> = headers.get_all("authorization").iter().collect();
+        assert_eq!(auth, ["Bearer sk-real-key-123"]);
+        assert_eq!(headers["x-team"], "core");
+    }
+
+    #[test]
+    fn invalid_configured_headers_are_config_errors() {
+        let mut config = ProviderConfig::from_preset(hone_config::preset("lmstudio").unwrap());
+        config.headers.insert("Bad Header".into(), "x".into());
+        let request = WireRequest::get("http://localhost/models".into());
+        let error = request_headers(&config, &request).unwrap_err();
+        assert_eq!(error.category, ErrorCategory::Config);
+        assert!(error.message.contains("Bad Header"));
+    }
 
     #[test]
     fn excerpt_cuts_on_character_boundaries() {
