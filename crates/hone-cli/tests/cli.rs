@@ -1,5 +1,5 @@
 //! End-to-end tests: the real `hone` binary against mock provider servers.
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::process::Output;

@@ -1,5 +1,5 @@
 //! Behaviour every adapter must share, run against each wire format's mock stream.
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! OpenAI Chat Completions specifics: the request hone sends and wire details.
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

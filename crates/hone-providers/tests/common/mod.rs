@@ -1,5 +1,5 @@
 //! Shared helpers for provider integration tests.
-#![allow(dead_code, missing_docs)]
+#![allow(dead_code, missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,9 +136,15 @@ pub fn argument_deltas(events: &[StreamEvent], call: usize) -> usize {
 /// Asserts the stream ended with exactly one terminal event, last, and returns it.
 pub fn terminal(events: &[StreamEvent]) -> &StreamEvent {
     let terminals = events.iter().filter(|event| event.is_terminal()).count();
-    assert_eq!(terminals, 1, "exactly one terminal event expected: {events:#?}");
+    assert_eq!(
+        terminals, 1,
+        "exactly one terminal event expected: {events:#?}"
+    );
     let last = events.last().expect("events");
-    assert!(last.is_terminal(), "terminal event must be last: {events:#?}");
+    assert!(
+        last.is_terminal(),
+        "terminal event must be last: {events:#?}"
+    );
     last
 }
 
