@@ -56,7 +56,9 @@ fn prompt_text(args: &AskArgs) -> Result<String, HoneError> {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|error| HoneError::validation(format!("could not read the prompt from stdin: {error}")))?;
+            .map_err(|error| {
+                HoneError::validation(format!("could not read the prompt from stdin: {error}"))
+            })?;
         text
     } else {
         joined
@@ -89,8 +91,9 @@ impl Output {
 
     fn event(&mut self, event: &StreamEvent) -> Result<(), HoneError> {
         if self.json {
-            let line = serde_json::to_string(event)
-                .map_err(|error| HoneError::provider(format!("could not encode an event: {error}")))?;
+            let line = serde_json::to_string(event).map_err(|error| {
+                HoneError::provider(format!("could not encode an event: {error}"))
+            })?;
             return self.write(&format!("{line}\n"));
         }
         match event {

@@ -110,7 +110,9 @@ mod tests {
     fn global_flags_work_after_the_subcommand() {
         let cli = Cli::parse_from(["hone", "ask", "--provider", "groq", "hi", "there"]);
         assert_eq!(cli.global.provider.as_deref(), Some("groq"));
-        let Command::Ask(ask) = cli.command else { panic!("ask expected") };
+        let Command::Ask(ask) = cli.command else {
+            panic!("ask expected")
+        };
         assert_eq!(ask.prompt, ["hi", "there"]);
     }
 }

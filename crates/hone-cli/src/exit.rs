@@ -24,7 +24,11 @@ pub(crate) fn line(error: &HoneError) -> String {
     if let Some(detail) = &error.provider_detail {
         let detail = detail.replace(['\n', '\r'], " ");
         let shown: String = detail.chars().take(300).collect();
-        let ellipsis = if detail.chars().count() > 300 { "…" } else { "" };
+        let ellipsis = if detail.chars().count() > 300 {
+            "…"
+        } else {
+            ""
+        };
         text.push_str(&format!(" [{shown}{ellipsis}]"));
     }
     text
@@ -42,7 +46,8 @@ mod tests {
 
     #[test]
     fn line_is_single_and_keeps_the_detail_short() {
-        let error = HoneError::network("could not connect").with_detail(format!("a\nb{}", "x".repeat(400)));
+        let error =
+            HoneError::network("could not connect").with_detail(format!("a\nb{}", "x".repeat(400)));
         let text = line(&error);
         assert!(!text.contains('\n'));
         assert!(text.starts_with("error: could not connect [a b"));
@@ -61,7 +66,10 @@ mod tests {
             ErrorCategory::Tool,
             ErrorCategory::Cancelled,
         ];
-        let mut codes: Vec<_> = categories.iter().map(|category| code_for(*category)).collect();
+        let mut codes: Vec<_> = categories
+            .iter()
+            .map(|category| code_for(*category))
+            .collect();
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), categories.len());

@@ -6,7 +6,6 @@ mod config_cmd;
 mod exit;
 mod models;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -54,7 +53,7 @@ pub(crate) fn load_config(global: &GlobalArgs) -> Result<Config, HoneError> {
             }
             Some(dir.clone())
         }
-        None => std::env::current_dir().ok().map(PathBuf::from),
+        None => std::env::current_dir().ok(),
     };
     let sources = ConfigSources::from_process(project_dir);
     let overrides = CliOverrides {
@@ -74,7 +73,9 @@ fn init_logging(verbose: u8) {
         1 => "info",
         _ => "debug",
     };
-    let filter = tracing_subscriber::EnvFilter::new(format!("hone={default_level},hone_providers={default_level},hone_config={default_level}"));
+    let filter = tracing_subscriber::EnvFilter::new(format!(
+        "hone={default_level},hone_providers={default_level},hone_config={default_level}"
+    ));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -20,8 +20,9 @@ pub(crate) async fn run(global: &GlobalArgs, args: &ModelsArgs) -> Result<ExitCo
         }
     }
     if args.json {
-        let text = serde_json::to_string_pretty(&models)
-            .map_err(|error| HoneError::provider(format!("could not encode the model list: {error}")))?;
+        let text = serde_json::to_string_pretty(&models).map_err(|error| {
+            HoneError::provider(format!("could not encode the model list: {error}"))
+        })?;
         println!("{text}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -32,7 +33,11 @@ pub(crate) async fn run(global: &GlobalArgs, args: &ModelsArgs) -> Result<ExitCo
     let width = models.iter().map(|model| model.id.len()).max().unwrap_or(0);
     println!("{:width$}  {:>10}  NAME", "MODEL", "CONTEXT");
     for model in &models {
-        let marker = if model.id == configured_model { " (configured)" } else { "" };
+        let marker = if model.id == configured_model {
+            " (configured)"
+        } else {
+            ""
+        };
         let window = model
             .context_window
             .map_or_else(|| "?".to_string(), |window| window.to_string());

@@ -32,11 +32,18 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// How a scripted reply is rendered for one wire format.
+type Render = fn(&Reply) -> MockResponse;
+
 /// `(preset, key variable, how the reply is rendered)` for every wire format.
-fn wires() -> Vec<(&'static str, Option<&'static str>, fn(&Reply) -> MockResponse)> {
+fn wires() -> Vec<(&'static str, Option<&'static str>, Render)> {
     vec![
         ("openai", Some("OPENAI_API_KEY"), Reply::openai_chat),
-        ("openai-responses", Some("OPENAI_API_KEY"), Reply::openai_responses),
+        (
+            "openai-responses",
+            Some("OPENAI_API_KEY"),
+            Reply::openai_responses,
+        ),
         ("anthropic", Some("ANTHROPIC_API_KEY"), Reply::anthropic),
         ("gemini", Some("GEMINI_API_KEY"), Reply::gemini),
         ("ollama", None, Reply::ollama),
@@ -50,7 +57,11 @@ async fn ask_prints_the_streamed_answer_for_every_wire_format() {
     for (preset, key_variable, render) in wires() {
         let project = tempfile::tempdir().unwrap();
         let server = MockServer::start().await;
-        server.enqueue(render(&Reply::new().text("Hello from the mock, friend.").usage(9, 6)));
+        server.enqueue(render(
+            &Reply::new()
+                .text("Hello from the mock, friend.")
+                .usage(9, 6),
+        ));
         let url = server.url();
         let mut env = vec![("HONE_PROVIDER", preset), ("HONE_BASE_URL", url.as_str())];
         if let Some(variable) = key_variable {
@@ -58,9 +69,16 @@ async fn ask_prints_the_streamed_answer_for_every_wire_format() {
         }
         let output = hone(project.path(), &env, &["ask", "Say", "hello"]).await;
         assert!(output.status.success(), "{preset}: {}", stderr(&output));
-        assert_eq!(stdout(&output), "Hello from the mock, friend.\n", "{preset}");
+        assert_eq!(
+            stdout(&output),
+            "Hello from the mock, friend.\n",
+            "{preset}"
+        );
         let sent = server.last_request().json().to_string();
-        assert!(sent.contains("Say hello"), "{preset} sent the prompt: {sent}");
+        assert!(
+            sent.contains("Say hello"),
+            "{preset} sent the prompt: {sent}"
+        );
     }
 }
 
@@ -72,7 +90,11 @@ async fn ask_json_prints_one_parseable_event_per_line() {
     let url = server.url();
     let output = hone(
         project.path(),
-        &[("OPENAI_API_KEY", "k-123456789"), ("HONE_PROVIDER", "openai"), ("HONE_BASE_URL", &url)],
+        &[
+            ("OPENAI_API_KEY", "k-123456789"),
+            ("HONE_PROVIDER", "openai"),
+            ("HONE_BASE_URL", &url),
+        ],
         &["ask", "--json", "hi"],
     )
     .await;
@@ -110,18 +132,34 @@ async fn ask_reads_the_prompt_from_stdin() {
     let output = tokio::task::spawn_blocking(move || {
         use std::io::Write;
         let mut child = child.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(b"prompt from a pipe").unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"prompt from a pipe")
+            .unwrap();
         child.wait_with_output().unwrap()
     })
     .await
     .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(server.last_request().json().to_string().contains("prompt from a pipe"));
+    assert!(
+        server
+            .last_request()
+            .json()
+            .to_string()
+            .contains("prompt from a pipe")
+    );
 }
 
 /// Asserts a failed run: exit code, exactly one stderr line containing `needle`.
 fn assert_one_line_error(output: &Output, code: i32, needle: &str) {
-    assert_eq!(output.status.code(), Some(code), "stderr: {}", stderr(output));
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stderr: {}",
+        stderr(output)
+    );
     let text = stderr(output);
     assert_eq!(text.lines().count(), 1, "one line expected: {text}");
     assert!(text.starts_with("error: "), "{text}");
@@ -131,7 +169,12 @@ fn assert_one_line_error(output: &Output, code: i32, needle: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_provider_is_one_clear_line() {
     let project = tempfile::tempdir().unwrap();
-    let output = hone(project.path(), &[], &["ask", "--provider", "anthropik", "hi"]).await;
+    let output = hone(
+        project.path(),
+        &[],
+        &["ask", "--provider", "anthropik", "hi"],
+    )
+    .await;
     assert_one_line_error(&output, 3, "Did you mean `anthropic`");
 }
 
@@ -147,7 +190,10 @@ async fn unreachable_server_names_the_url() {
     let project = tempfile::tempdir().unwrap();
     let output = hone(
         project.path(),
-        &[("HONE_PROVIDER", "llamacpp"), ("HONE_BASE_URL", "http://127.0.0.1:9/v1")],
+        &[
+            ("HONE_PROVIDER", "llamacpp"),
+            ("HONE_BASE_URL", "http://127.0.0.1:9/v1"),
+        ],
         &["ask", "hi"],
     )
     .await;
@@ -158,24 +204,37 @@ async fn unreachable_server_names_the_url() {
 async fn rejected_key_exits_with_the_auth_code() {
     let project = tempfile::tempdir().unwrap();
     let server = MockServer::start().await;
-    server.enqueue(MockResponse::json(401, &json!({"error": {"message": "Incorrect API key provided"}})));
+    server.enqueue(MockResponse::json(
+        401,
+        &json!({"error": {"message": "Incorrect API key provided"}}),
+    ));
     let url = server.url();
     let output = hone(
         project.path(),
-        &[("HONE_PROVIDER", "openai"), ("HONE_BASE_URL", &url), ("OPENAI_API_KEY", "sk-wrong-key-0000")],
+        &[
+            ("HONE_PROVIDER", "openai"),
+            ("HONE_BASE_URL", &url),
+            ("OPENAI_API_KEY", "sk-wrong-key-0000"),
+        ],
         &["ask", "hi"],
     )
     .await;
     assert_one_line_error(&output, 4, "check OPENAI_API_KEY");
     assert!(stderr(&output).contains("Incorrect API key provided"));
-    assert!(!stderr(&output).contains("sk-wrong-key-0000"), "the key is never printed");
+    assert!(
+        !stderr(&output).contains("sk-wrong-key-0000"),
+        "the key is never printed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_model_points_to_hone_models() {
     let project = tempfile::tempdir().unwrap();
     let server = MockServer::start().await;
-    server.enqueue(MockResponse::json(404, &json!({"error": "model \"nope\" not found"})));
+    server.enqueue(MockResponse::json(
+        404,
+        &json!({"error": "model \"nope\" not found"}),
+    ));
     let url = server.url();
     let output = hone(
         project.path(),
@@ -193,10 +252,13 @@ async fn models_lists_what_the_server_offers() {
     let server = MockServer::start().await;
     server.route(
         "/models",
-        MockResponse::json(200, &json!({"object": "list", "data": [
-            {"id": "gpt-4o-mini", "object": "model"},
-            {"id": "my-local-model", "object": "model"},
-        ]})),
+        MockResponse::json(
+            200,
+            &json!({"object": "list", "data": [
+                {"id": "gpt-4o-mini", "object": "model"},
+                {"id": "my-local-model", "object": "model"},
+            ]}),
+        ),
     );
     let url = server.url();
     let output = hone(
@@ -207,7 +269,10 @@ async fn models_lists_what_the_server_offers() {
     .await;
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("gpt-4o-mini") && text.contains("128000"), "{text}");
+    assert!(
+        text.contains("gpt-4o-mini") && text.contains("128000"),
+        "{text}"
+    );
     assert!(text.contains("my-local-model"), "{text}");
     assert_eq!(server.last_request().path, "/models");
 }
@@ -239,9 +304,16 @@ async fn config_show_masks_keys_and_names_sources() {
 async fn bad_config_file_names_the_file_and_line() {
     let project = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(project.path().join(".hone")).unwrap();
-    std::fs::write(project.path().join(".hone/config.toml"), "provider = \"openai\"\nmodle = 3\n").unwrap();
+    std::fs::write(
+        project.path().join(".hone/config.toml"),
+        "provider = \"openai\"\nmodle = 3\n",
+    )
+    .unwrap();
     let output = hone(project.path(), &[], &["config", "show"]).await;
     assert_eq!(output.status.code(), Some(3));
     let text = stderr(&output);
-    assert!(text.contains("config.toml") && text.contains("modle"), "{text}");
+    assert!(
+        text.contains("config.toml") && text.contains("modle"),
+        "{text}"
+    );
 }

@@ -111,9 +111,13 @@ mod tests {
     fn folds_deltas_calls_and_usage_into_one_message() {
         let mut collector = ResponseCollector::new();
         let events = [
-            StreamEvent::ThinkingDelta { text: "let me ".into() },
+            StreamEvent::ThinkingDelta {
+                text: "let me ".into(),
+            },
             StreamEvent::ThinkingDelta { text: "see".into() },
-            StreamEvent::ThinkingSignature { signature: "s".into() },
+            StreamEvent::ThinkingSignature {
+                signature: "s".into(),
+            },
             StreamEvent::TextDelta { text: "Hel".into() },
             StreamEvent::TextDelta { text: "lo".into() },
             StreamEvent::ToolCallEnd {
@@ -123,13 +127,21 @@ mod tests {
                 arguments: "{\"path\":\"a\"}".into(),
             },
             StreamEvent::Usage {
-                usage: Usage { input_tokens: 10, ..Usage::default() },
+                usage: Usage {
+                    input_tokens: 10,
+                    ..Usage::default()
+                },
             },
             StreamEvent::Completed {
                 stop_reason: StopReason::ToolUse,
-                usage: Some(Usage { output_tokens: 4, ..Usage::default() }),
+                usage: Some(Usage {
+                    output_tokens: 4,
+                    ..Usage::default()
+                }),
             },
-            StreamEvent::TextDelta { text: "ignored".into() },
+            StreamEvent::TextDelta {
+                text: "ignored".into(),
+            },
         ];
         for event in &events {
             collector.push(event);
@@ -147,6 +159,9 @@ mod tests {
         assert_eq!(message.tool_calls().next().unwrap().name, "read_file");
         assert_eq!(collector.usage().unwrap().input_tokens, 10);
         assert_eq!(collector.usage().unwrap().output_tokens, 4);
-        assert_eq!(collector.outcome(), Some(&Outcome::Completed(StopReason::ToolUse)));
+        assert_eq!(
+            collector.outcome(),
+            Some(&Outcome::Completed(StopReason::ToolUse))
+        );
     }
 }

@@ -180,7 +180,10 @@ mod tests {
             arguments: "{\"path\": ".into(),
         };
         assert!(call.parse_arguments().is_err());
-        assert_eq!(call.arguments_object(), serde_json::json!({"_raw": "{\"path\": "}));
+        assert_eq!(
+            call.arguments_object(),
+            serde_json::json!({"_raw": "{\"path\": "})
+        );
     }
 
     #[test]

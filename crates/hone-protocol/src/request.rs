@@ -60,23 +60,24 @@ impl ChatRequest {
     /// used to size context windows before a real tokenizer is involved.
     pub fn approximate_chars(&self) -> usize {
         let system = self.system.as_ref().map_or(0, String::len);
-        let messages: usize = self
-            .messages
-            .iter()
-            .flat_map(|message| message.content.iter())
-            .map(|block| match block {
-                crate::ContentBlock::Text { text } | crate::ContentBlock::Thinking { text, .. } => {
-                    text.len()
-                }
-                crate::ContentBlock::ToolCall(call) => call.name.len() + call.arguments.len(),
-                crate::ContentBlock::ToolResult(result) => result.content.len(),
-                crate::ContentBlock::Image(_) => 3_000,
-            })
-            .sum();
+        let messages: usize =
+            self.messages
+                .iter()
+                .flat_map(|message| message.content.iter())
+                .map(|block| match block {
+                    crate::ContentBlock::Text { text }
+                    | crate::ContentBlock::Thinking { text, .. } => text.len(),
+                    crate::ContentBlock::ToolCall(call) => call.name.len() + call.arguments.len(),
+                    crate::ContentBlock::ToolResult(result) => result.content.len(),
+                    crate::ContentBlock::Image(_) => 3_000,
+                })
+                .sum();
         let tools: usize = self
             .tools
             .iter()
-            .map(|tool| tool.name.len() + tool.description.len() + tool.parameters.to_string().len())
+            .map(|tool| {
+                tool.name.len() + tool.description.len() + tool.parameters.to_string().len()
+            })
             .sum();
         system + messages + tools
     }

@@ -15,7 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 /// A long answer: about 40,000 text pieces (160 KB of text) and a large tool call.
 fn long_reply() -> Reply {
-    let paragraph = "The quick brown fox jumps over the lazy dog; fn main() { println!(\"hi\"); }\n";
+    let paragraph =
+        "The quick brown fox jumps over the lazy dog; fn main() { println!(\"hi\"); }\n";
     let arguments = serde_json::json!({ "path": "src/lib.rs", "content": paragraph.repeat(200) });
     Reply::new()
         .text(&paragraph.repeat(2_000))
@@ -27,16 +28,29 @@ fn long_reply() -> Reply {
 
 /// The body cut into 1 KiB network chunks.
 fn network_chunks(body: &Bytes) -> Vec<Result<Bytes, std::io::Error>> {
-    body.chunks(1024).map(|chunk| Ok(Bytes::copy_from_slice(chunk))).collect()
+    body.chunks(1024)
+        .map(|chunk| Ok(Bytes::copy_from_slice(chunk)))
+        .collect()
 }
 
 fn decode_throughput(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let reply = long_reply();
     let mut group = c.benchmark_group("decode_long_reply");
     for (name, api, body) in [
-        ("openai_chat", WireApi::OpenAiChat, reply.openai_chat().body()),
-        ("openai_responses", WireApi::OpenAiResponses, reply.openai_responses().body()),
+        (
+            "openai_chat",
+            WireApi::OpenAiChat,
+            reply.openai_chat().body(),
+        ),
+        (
+            "openai_responses",
+            WireApi::OpenAiResponses,
+            reply.openai_responses().body(),
+        ),
         ("anthropic", WireApi::Anthropic, reply.anthropic().body()),
         ("gemini", WireApi::Gemini, reply.gemini().body()),
         ("ollama", WireApi::Ollama, reply.ollama().body()),
@@ -45,7 +59,8 @@ fn decode_throughput(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let chunks = network_chunks(&body);
-                let events = runtime.block_on(hone_providers::replay(api, futures::stream::iter(chunks)));
+                let events =
+                    runtime.block_on(hone_providers::replay(api, futures::stream::iter(chunks)));
                 assert!(matches!(events.last(), Some(StreamEvent::Completed { .. })));
                 events.len()
             });
@@ -62,7 +77,10 @@ fn request_overhead(c: &mut Criterion) {
         .unwrap();
     let (server, provider) = runtime.block_on(async {
         let server = MockServer::start().await;
-        server.route("/chat/completions", Reply::new().text("ok").usage(5, 1).openai_chat());
+        server.route(
+            "/chat/completions",
+            Reply::new().text("ok").usage(5, 1).openai_chat(),
+        );
         let mut config = ProviderConfig::from_preset(preset("openai").unwrap());
         config.base_url = server.url();
         config.api_key = Some(ApiKey::new("bench-key-0000"));

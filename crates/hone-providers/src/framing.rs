@@ -40,7 +40,8 @@ impl FrameError {
             ))
             .with_detail(detail),
             FrameError::Malformed(detail) => {
-                HoneError::provider(format!("{base_url} sent a malformed stream")).with_detail(detail)
+                HoneError::provider(format!("{base_url} sent a malformed stream"))
+                    .with_detail(detail)
             }
         }
     }
@@ -61,7 +62,9 @@ where
                 event: event.event,
                 data: event.data,
             }),
-            Err(EventStreamError::Transport(error)) => Err(FrameError::Transport(error.to_string())),
+            Err(EventStreamError::Transport(error)) => {
+                Err(FrameError::Transport(error.to_string()))
+            }
             Err(EventStreamError::Utf8(error)) => Err(FrameError::Malformed(error.to_string())),
             Err(EventStreamError::Parser(error)) => Err(FrameError::Malformed(error.to_string())),
         })),
@@ -161,7 +164,11 @@ mod tests {
     fn sse_frames_survive_splits_and_skip_comments() {
         let frames = collect(
             Framing::Sse,
-            &[": keep-alive\n\nevent: delta\nda", "ta: {\"a\":", "1}\n\ndata: [DONE]\n\n"],
+            &[
+                ": keep-alive\n\nevent: delta\nda",
+                "ta: {\"a\":",
+                "1}\n\ndata: [DONE]\n\n",
+            ],
         );
         assert_eq!(frames.len(), 2);
         assert_eq!(frames[0].event, "delta");
@@ -171,7 +178,10 @@ mod tests {
 
     #[test]
     fn ndjson_lines_survive_splits_and_a_missing_final_newline() {
-        let frames = collect(Framing::Ndjson, &["{\"a\"", ":1}\n\n{\"b\":2}\r\n{\"c\"", ":3}"]);
+        let frames = collect(
+            Framing::Ndjson,
+            &["{\"a\"", ":1}\n\n{\"b\":2}\r\n{\"c\"", ":3}"],
+        );
         let data: Vec<_> = frames.into_iter().map(|frame| frame.data).collect();
         assert_eq!(data, ["{\"a\":1}", "{\"b\":2}", "{\"c\":3}"]);
     }

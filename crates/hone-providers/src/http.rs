@@ -54,7 +54,11 @@ pub(crate) async fn send_with_retries(
                     body = response.text() => body.unwrap_or_default(),
                 };
                 let error = status_error(config, wire, status, &body, attempt);
-                Failure { error, retry_after, retryable: is_retryable_status(status) }
+                Failure {
+                    error,
+                    retry_after,
+                    retryable: is_retryable_status(status),
+                }
             }
             Err(error) => Failure {
                 retryable: error.is_connect() || error.is_timeout() || error.is_request(),
@@ -109,7 +113,10 @@ fn request_headers(config: &ProviderConfig, request: &WireRequest) -> Result<Hea
     let mut headers = HeaderMap::new();
     let wire_headers = request.headers.iter().map(|(name, value)| (name, value));
     for (name, value) in wire_headers.chain(config.headers.iter()) {
-        headers.insert(header_name(config, name)?, header_value(config, name, value)?);
+        headers.insert(
+            header_name(config, name)?,
+            header_value(config, name, value)?,
+        );
     }
     if let Some(key) = &config.api_key {
         let (name, value) = match config.auth {
@@ -139,7 +146,11 @@ fn header_name(config: &ProviderConfig, name: &str) -> Result<HeaderName, HoneEr
     })
 }
 
-fn header_value(config: &ProviderConfig, name: &str, value: &str) -> Result<HeaderValue, HoneError> {
+fn header_value(
+    config: &ProviderConfig,
+    name: &str,
+    value: &str,
+) -> Result<HeaderValue, HoneError> {
     HeaderValue::from_str(value).map_err(|_| {
         HoneError::config(format!(
             "invalid value for header `{name}` in [providers.{}].headers",
@@ -249,7 +260,9 @@ mod tests {
     fn configured_headers_cannot_override_the_credential() {
         let mut config = ProviderConfig::from_preset(hone_config::preset("openai").unwrap());
         config.api_key = Some(hone_config::ApiKey::new("sk-real-key-123"));
-        config.headers.insert("Authorization".into(), "Bearer stolen".into());
+        config
+            .headers
+            .insert("Authorization".into(), "Bearer stolen".into());
         config.headers.insert("X-Team".into(), "core".into());
         let request = WireRequest::get("http://localhost/models".into());
         let headers = request_headers(&config, &request).unwrap();

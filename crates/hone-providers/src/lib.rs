@@ -41,8 +41,8 @@ use hone_protocol::{ChatRequest, HoneError, StreamEvent};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-pub use ollama_ctx::ollama_num_ctx;
 pub use driver::replay;
+pub use ollama_ctx::ollama_num_ctx;
 pub use retry::{backoff_delay, parse_retry_after};
 
 /// A stream of response events that ends with exactly one terminal event.
@@ -84,7 +84,10 @@ pub trait Provider: Send + Sync {
 /// an API key and none was configured (the message names the variable to set).
 pub fn build_provider(config: ProviderConfig) -> Result<Arc<dyn Provider>, HoneError> {
     if config.key_required && config.api_key.is_none() {
-        let variable = config.api_key_env.as_deref().unwrap_or("an API key variable");
+        let variable = config
+            .api_key_env
+            .as_deref()
+            .unwrap_or("an API key variable");
         return Err(HoneError::config(format!(
             "no API key for provider `{}`: set {variable}",
             config.name

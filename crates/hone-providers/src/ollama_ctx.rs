@@ -18,7 +18,8 @@ const CHARS_PER_TOKEN: usize = 3;
 /// The `num_ctx` for `request`: estimated prompt tokens plus room for the answer,
 /// rounded up to a multiple of 4096, at least 8192 and at most `window` when known.
 pub fn ollama_num_ctx(request: &ChatRequest, window: Option<u32>) -> u32 {
-    let prompt_tokens = u32::try_from(request.approximate_chars() / CHARS_PER_TOKEN).unwrap_or(u32::MAX);
+    let prompt_tokens =
+        u32::try_from(request.approximate_chars() / CHARS_PER_TOKEN).unwrap_or(u32::MAX);
     let wanted = prompt_tokens
         .saturating_add(request.max_tokens.unwrap_or(DEFAULT_OUTPUT_ROOM))
         .max(MIN_NUM_CTX);
@@ -44,6 +45,9 @@ mod tests {
         // 20_000 prompt tokens + 4_096 output room → 24_096 → 24_576.
         assert_eq!(ollama_num_ctx(&request, None), 24_576);
         assert_eq!(ollama_num_ctx(&request, Some(16_384)), 16_384);
-        assert_eq!(ollama_num_ctx(&ChatRequest::new("m", "hi"), Some(4_096)), 4_096);
+        assert_eq!(
+            ollama_num_ctx(&ChatRequest::new("m", "hi"), Some(4_096)),
+            4_096
+        );
     }
 }

@@ -19,9 +19,7 @@ pub fn backoff_delay(
         .retry_base_delay
         .saturating_mul(2u32.saturating_pow(attempt.min(20)));
     let jitter: f64 = rand::random_range(0.9..=1.1);
-    exponential
-        .mul_f64(jitter)
-        .min(network.retry_max_delay)
+    exponential.mul_f64(jitter).min(network.retry_max_delay)
 }
 
 /// Parses a `Retry-After` header value: delay seconds (`"2"`, `"1.5"`) or an HTTP date.
@@ -54,7 +52,10 @@ mod tests {
         for attempt in 0..4 {
             let expected = 200.0 * f64::from(2u32.pow(attempt));
             let delay = backoff_delay(&network(), attempt, None).as_secs_f64() * 1000.0;
-            assert!(delay >= expected * 0.9 - 1.0 && delay <= expected * 1.1 + 1.0, "{delay}");
+            assert!(
+                delay >= expected * 0.9 - 1.0 && delay <= expected * 1.1 + 1.0,
+                "{delay}"
+            );
         }
     }
 

@@ -16,25 +16,36 @@ use tokio_util::sync::CancellationToken;
 
 /// Whether the wire streams tool-call arguments in fragments (Gemini and Ollama send whole calls).
 fn fragments_arguments(wire: WireApi) -> bool {
-    matches!(wire, WireApi::OpenAiChat | WireApi::OpenAiResponses | WireApi::Anthropic)
+    matches!(
+        wire,
+        WireApi::OpenAiChat | WireApi::OpenAiResponses | WireApi::Anthropic
+    )
 }
 
 fn malformed_chunk(wire: WireApi) -> MockResponse {
     match wire {
         WireApi::Ollama => MockResponse::status(200)
             .header("content-type", "application/x-ndjson")
-            .chunks(["{\"message\":{\"content\":\"hi\"},\"done\":false}\n", "{\"message\": {oops\n"]),
+            .chunks([
+                "{\"message\":{\"content\":\"hi\"},\"done\":false}\n",
+                "{\"message\": {oops\n",
+            ]),
         _ => MockResponse::sse(["data: {\"oops\": [1, 2\n\n"]),
     }
 }
 
 async fn streams_text_split_mid_word(wire: WireApi, preset: &str) {
     let server = MockServer::start().await;
-    let reply = Reply::new().text("Hello, wonderful world of streaming").usage(21, 9);
+    let reply = Reply::new()
+        .text("Hello, wonderful world of streaming")
+        .usage(21, 9);
     server.enqueue(render(wire, &reply));
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
     assert_eq!(text_of(&events), "Hello, wonderful world of streaming");
-    assert!(text_delta_count(&events) >= 5, "text should arrive in pieces: {events:#?}");
+    assert!(
+        text_delta_count(&events) >= 5,
+        "text should arrive in pieces: {events:#?}"
+    );
     let (stop, usage) = completed(&events);
     assert_eq!(stop, StopReason::EndTurn);
     let usage = usage.expect("usage reported");
@@ -55,7 +66,10 @@ async fn reassembles_fragmented_and_parallel_tool_calls(wire: WireApi, preset: &
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
     let calls = ended_calls(&events);
     assert_eq!(calls.len(), 2, "{events:#?}");
-    assert_ne!(calls[0].0, calls[1].0, "parallel calls need distinct indexes");
+    assert_ne!(
+        calls[0].0, calls[1].0,
+        "parallel calls need distinct indexes"
+    );
     assert_eq!(calls[0].1, "read_file");
     let parsed: Vec<serde_json::Value> = calls
         .iter()
@@ -72,7 +86,9 @@ async fn reassembles_fragmented_and_parallel_tool_calls(wire: WireApi, preset: &
 async fn survives_chunks_cut_mid_line_and_mid_character(wire: WireApi, preset: &str) {
     let server = MockServer::start().await;
     let text = "Grüße — ünïcode ✓ across chunk boundaries, 日本語 too";
-    let reply = Reply::new().text(text).tool_call("read_file", json!({"path": "ä.rs"}));
+    let reply = Reply::new()
+        .text(text)
+        .tool_call("read_file", json!({"path": "ä.rs"}));
     server.enqueue(render(wire, &reply).rechunk(5));
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
     assert_eq!(text_of(&events), text);
@@ -89,24 +105,37 @@ async fn reports_max_tokens(wire: WireApi, preset: &str) {
 
 async fn retries_rate_limits_honouring_retry_after(wire: WireApi, preset: &str) {
     let server = MockServer::start().await;
-    server.enqueue(MockResponse::json(429, &json!({"error": {"message": "slow down"}})).header("retry-after", "1"));
+    server.enqueue(
+        MockResponse::json(429, &json!({"error": {"message": "slow down"}}))
+            .header("retry-after", "1"),
+    );
     server.enqueue(render(wire, &Reply::new().text("ok")));
     let started = Instant::now();
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
     assert_eq!(text_of(&events), "ok");
     completed(&events);
     assert_eq!(server.request_count(), 2);
-    assert!(started.elapsed() >= Duration::from_millis(900), "Retry-After: 1 must be honoured");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "Retry-After: 1 must be honoured"
+    );
 }
 
 async fn gives_up_after_max_retries(_wire: WireApi, preset: &str) {
     let server = MockServer::start().await;
     for _ in 0..3 {
-        server.enqueue(MockResponse::json(503, &json!({"error": {"message": "overloaded"}})));
+        server.enqueue(MockResponse::json(
+            503,
+            &json!({"error": {"message": "overloaded"}}),
+        ));
     }
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
     assert_eq!(failure_category(&events), ErrorCategory::Provider);
-    assert_eq!(server.request_count(), 3, "one attempt plus max_retries = 2");
+    assert_eq!(
+        server.request_count(),
+        3,
+        "one attempt plus max_retries = 2"
+    );
 
     let server = MockServer::start().await;
     for _ in 0..3 {
@@ -124,14 +153,27 @@ async fn maps_client_errors_without_retrying(wire: WireApi, preset: &str) {
         (400, ErrorCategory::Validation),
     ] {
         let server = MockServer::start().await;
-        server.enqueue(MockResponse::json(status, &json!({"error": {"message": "provider says no"}})));
+        server.enqueue(MockResponse::json(
+            status,
+            &json!({"error": {"message": "provider says no"}}),
+        ));
         server.enqueue(render(wire, &Reply::new().text("must not be reached")));
         let events = collect(provider_for(preset, &server).as_ref(), request()).await;
         assert_eq!(failure_category(&events), category, "status {status}");
-        assert_eq!(server.request_count(), 1, "status {status} must not be retried");
-        let StreamEvent::Failed { error } = terminal(&events) else { unreachable!() };
+        assert_eq!(
+            server.request_count(),
+            1,
+            "status {status} must not be retried"
+        );
+        let StreamEvent::Failed { error } = terminal(&events) else {
+            unreachable!()
+        };
         assert!(
-            error.provider_detail.as_deref().unwrap_or("").contains("provider says no"),
+            error
+                .provider_detail
+                .as_deref()
+                .unwrap_or("")
+                .contains("provider says no"),
             "detail keeps what the provider said: {error:?}"
         );
     }
@@ -142,7 +184,9 @@ async fn stalled_stream_is_a_network_error(wire: WireApi, preset: &str) {
     server.enqueue(render(wire, &Reply::new().text("Hello there, general")).stall_after(3));
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
     assert_eq!(failure_category(&events), ErrorCategory::Network);
-    let StreamEvent::Failed { error } = terminal(&events) else { unreachable!() };
+    let StreamEvent::Failed { error } = terminal(&events) else {
+        unreachable!()
+    };
     assert!(error.message.contains("stalled"), "{error:?}");
 }
 
@@ -150,15 +194,27 @@ async fn dropped_stream_is_a_network_error(wire: WireApi, preset: &str) {
     let server = MockServer::start().await;
     server.enqueue(render(wire, &Reply::new().text("Hello there, general")).disconnect_after(3));
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
-    assert_eq!(failure_category(&events), ErrorCategory::Network, "{events:#?}");
-    assert_eq!(server.request_count(), 1, "a started stream is never retried");
+    assert_eq!(
+        failure_category(&events),
+        ErrorCategory::Network,
+        "{events:#?}"
+    );
+    assert_eq!(
+        server.request_count(),
+        1,
+        "a started stream is never retried"
+    );
 }
 
 async fn malformed_json_is_a_provider_error(wire: WireApi, preset: &str) {
     let server = MockServer::start().await;
     server.enqueue(malformed_chunk(wire));
     let events = collect(provider_for(preset, &server).as_ref(), request()).await;
-    assert_eq!(failure_category(&events), ErrorCategory::Provider, "{events:#?}");
+    assert_eq!(
+        failure_category(&events),
+        ErrorCategory::Provider,
+        "{events:#?}"
+    );
 }
 
 async fn unreachable_server_names_the_url(_wire: WireApi, preset: &str) {
@@ -168,7 +224,9 @@ async fn unreachable_server_names_the_url(_wire: WireApi, preset: &str) {
     let provider = build_provider(config).expect("provider");
     let events = collect(provider.as_ref(), request()).await;
     assert_eq!(failure_category(&events), ErrorCategory::Network);
-    let StreamEvent::Failed { error } = terminal(&events) else { unreachable!() };
+    let StreamEvent::Failed { error } = terminal(&events) else {
+        unreachable!()
+    };
     assert!(error.message.contains("http://127.0.0.1:9"), "{error:?}");
 }
 
@@ -275,7 +333,11 @@ macro_rules! conformance {
 }
 
 conformance!(openai_chat, WireApi::OpenAiChat, "openai");
-conformance!(openai_responses, WireApi::OpenAiResponses, "openai-responses");
+conformance!(
+    openai_responses,
+    WireApi::OpenAiResponses,
+    "openai-responses"
+);
 conformance!(anthropic, WireApi::Anthropic, "anthropic");
 conformance!(gemini, WireApi::Gemini, "gemini");
 conformance!(ollama, WireApi::Ollama, "ollama");

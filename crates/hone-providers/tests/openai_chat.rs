@@ -15,7 +15,9 @@ async fn sends_model_messages_tools_and_bearer_auth() {
     let server = MockServer::start().await;
     server.enqueue(Reply::new().text("ok").openai_chat());
     let mut config = config_for("openai", &server);
-    config.headers.insert("OpenAI-Organization".into(), "org-7".into());
+    config
+        .headers
+        .insert("OpenAI-Organization".into(), "org-7".into());
     let provider = build_provider(config).unwrap();
     completed(&collect(provider.as_ref(), request()).await);
 
@@ -28,12 +30,24 @@ async fn sends_model_messages_tools_and_bearer_auth() {
     assert_eq!(body["model"], "mock-model");
     assert_eq!(body["stream"], true);
     assert_eq!(body["stream_options"]["include_usage"], true);
-    assert_eq!(body["max_completion_tokens"], 1024, "OpenAI wants max_completion_tokens");
-    assert_eq!(body["messages"][0], json!({"role": "system", "content": "You are hone."}));
-    assert_eq!(body["messages"][1], json!({"role": "user", "content": "Read src/main.rs please"}));
+    assert_eq!(
+        body["max_completion_tokens"], 1024,
+        "OpenAI wants max_completion_tokens"
+    );
+    assert_eq!(
+        body["messages"][0],
+        json!({"role": "system", "content": "You are hone."})
+    );
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": "Read src/main.rs please"})
+    );
     assert_eq!(body["tools"][0]["type"], "function");
     assert_eq!(body["tools"][0]["function"]["name"], "read_file");
-    assert_eq!(body["tools"][0]["function"]["parameters"]["required"][0], "path");
+    assert_eq!(
+        body["tools"][0]["function"]["parameters"]["required"][0],
+        "path"
+    );
 }
 
 #[tokio::test]
@@ -89,8 +103,13 @@ async fn history_maps_tool_calls_results_and_images() {
     chat.messages.push(Message {
         role: Role::Assistant,
         content: vec![
-            ContentBlock::Thinking { text: "plan".into(), signature: None },
-            ContentBlock::Text { text: "Reading.".into() },
+            ContentBlock::Thinking {
+                text: "plan".into(),
+                signature: None,
+            },
+            ContentBlock::Text {
+                text: "Reading.".into(),
+            },
             ContentBlock::ToolCall(ToolCall {
                 id: "call_9".into(),
                 name: "read_file".into(),
@@ -107,8 +126,13 @@ async fn history_maps_tool_calls_results_and_images() {
                 content: "fn a() {}".into(),
                 is_error: false,
             }),
-            ContentBlock::Text { text: "And this screenshot:".into() },
-            ContentBlock::Image(ImageRef::Base64 { media_type: "image/png".into(), data: "iVBOR".into() }),
+            ContentBlock::Text {
+                text: "And this screenshot:".into(),
+            },
+            ContentBlock::Image(ImageRef::Base64 {
+                media_type: "image/png".into(),
+                data: "iVBOR".into(),
+            }),
         ],
     });
     completed(&collect(provider_for("openai", &server).as_ref(), chat).await);
@@ -117,9 +141,18 @@ async fn history_maps_tool_calls_results_and_images() {
     assert_eq!(messages[2]["role"], "assistant");
     assert_eq!(messages[2]["content"], "Reading.");
     assert_eq!(messages[2]["tool_calls"][0]["id"], "call_9");
-    assert_eq!(messages[2]["tool_calls"][0]["function"]["arguments"], "{\"path\":\"a.rs\"}");
-    assert_eq!(messages[3], json!({"role": "tool", "tool_call_id": "call_9", "content": "fn a() {}"}));
-    assert_eq!(messages[4]["content"][1]["image_url"]["url"], "data:image/png;base64,iVBOR");
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        "{\"path\":\"a.rs\"}"
+    );
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_9", "content": "fn a() {}"})
+    );
+    assert_eq!(
+        messages[4]["content"][1]["image_url"]["url"],
+        "data:image/png;base64,iVBOR"
+    );
 }
 
 #[tokio::test]
@@ -129,7 +162,12 @@ async fn reports_cached_and_reasoning_tokens() {
         Reply::new()
             .thinking("Let me think about this")
             .text("Answer")
-            .full_usage(ReplyUsage { input: 100, output: 40, cached: 64, reasoning: 25 })
+            .full_usage(ReplyUsage {
+                input: 100,
+                output: 40,
+                cached: 64,
+                reasoning: 25,
+            })
             .openai_chat(),
     );
     let events = collect(provider_for("deepseek", &server).as_ref(), request()).await;
@@ -137,7 +175,12 @@ async fn reports_cached_and_reasoning_tokens() {
     let usage = completed(&events).1.unwrap();
     assert_eq!(
         usage,
-        Usage { input_tokens: 100, output_tokens: 40, cached_input_tokens: 64, reasoning_tokens: 25 }
+        Usage {
+            input_tokens: 100,
+            output_tokens: 40,
+            cached_input_tokens: 64,
+            reasoning_tokens: 25
+        }
     );
 }
 
@@ -149,7 +192,10 @@ async fn an_in_band_error_chunk_fails_the_request() {
         "data: {\"error\":{\"message\":\"upstream model crashed\"}}\n\n",
     ]));
     let events = collect(provider_for("openrouter", &server).as_ref(), request()).await;
-    assert_eq!(failure_category(&events), hone_protocol::ErrorCategory::Provider);
+    assert_eq!(
+        failure_category(&events),
+        hone_protocol::ErrorCategory::Provider
+    );
     assert_eq!(text_of(&events), "Hel");
 }
 
@@ -163,7 +209,10 @@ async fn lists_models_with_context_lengths_when_given() {
             {"id": "plain-model"},
         ]})),
     );
-    let models = provider_for("openrouter", &server).list_models().await.unwrap();
+    let models = provider_for("openrouter", &server)
+        .list_models()
+        .await
+        .unwrap();
     assert_eq!(models.len(), 2);
     assert_eq!(models[0].context_window, Some(32768));
     assert_eq!(models[0].display_name.as_deref(), Some("Qwen2.5 Coder 32B"));

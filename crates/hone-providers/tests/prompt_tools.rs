@@ -24,9 +24,14 @@ async fn tools_are_described_in_the_system_prompt_not_sent_natively() {
     completed(&events);
     let body = server.last_request().json();
     assert!(body.get("tools").is_none(), "{body}");
-    let system = body["messages"][0]["content"].as_str().expect("system prompt");
+    let system = body["messages"][0]["content"]
+        .as_str()
+        .expect("system prompt");
     assert!(system.starts_with("You are hone."), "{system}");
-    assert!(system.contains("read_file") && system.contains("<tool_call>"), "{system}");
+    assert!(
+        system.contains("read_file") && system.contains("<tool_call>"),
+        "{system}"
+    );
 }
 
 #[tokio::test]
@@ -80,7 +85,13 @@ async fn history_with_tool_calls_is_sent_as_text() {
     completed(&events);
     let body = server.last_request().json();
     let messages = body["messages"].as_array().unwrap();
-    assert!(messages.iter().all(|message| message["role"] != "tool"), "{body}");
+    assert!(
+        messages.iter().all(|message| message["role"] != "tool"),
+        "{body}"
+    );
     let sent = body.to_string();
-    assert!(sent.contains("<tool_call>") && sent.contains("<tool_response>"), "{sent}");
+    assert!(
+        sent.contains("<tool_call>") && sent.contains("<tool_response>"),
+        "{sent}"
+    );
 }

@@ -241,7 +241,10 @@ mod tests {
         let reply = Reply::new()
             .tool_call("a", serde_json::json!({}))
             .tool_call("b", serde_json::json!({"x": 1}));
-        let ids: Vec<_> = reply.tool_calls().map(|(id, _, _)| id.to_string()).collect();
+        let ids: Vec<_> = reply
+            .tool_calls()
+            .map(|(id, _, _)| id.to_string())
+            .collect();
         assert_eq!(ids, ["call_0", "call_1"]);
         assert!(reply.has_tool_calls());
     }

@@ -95,11 +95,12 @@ impl MockResponse {
     #[must_use]
     pub fn rechunk(mut self, size: usize) -> Self {
         let size = size.max(1);
-        let whole: Vec<u8> = self.chunks.iter().flat_map(|chunk| chunk.iter().copied()).collect();
-        self.chunks = whole
-            .chunks(size)
-            .map(Bytes::copy_from_slice)
+        let whole: Vec<u8> = self
+            .chunks
+            .iter()
+            .flat_map(|chunk| chunk.iter().copied())
             .collect();
+        self.chunks = whole.chunks(size).map(Bytes::copy_from_slice).collect();
         self
     }
 
@@ -128,13 +129,18 @@ impl MockResponse {
 
     /// The whole body as one buffer (all chunks joined), e.g. to benchmark a decoder.
     pub fn body(&self) -> Bytes {
-        let whole: Vec<u8> = self.chunks.iter().flat_map(|chunk| chunk.iter().copied()).collect();
+        let whole: Vec<u8> = self
+            .chunks
+            .iter()
+            .flat_map(|chunk| chunk.iter().copied())
+            .collect();
         Bytes::from(whole)
     }
 
     /// Number of body chunks that will be sent.
     pub fn chunk_count(&self) -> usize {
-        self.end_after.map_or(self.chunks.len(), |count| count.min(self.chunks.len()))
+        self.end_after
+            .map_or(self.chunks.len(), |count| count.min(self.chunks.len()))
     }
 }
 

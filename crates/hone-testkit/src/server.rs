@@ -36,7 +36,9 @@ impl RecordedRequest {
 
     /// One header's value.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(&name.to_ascii_lowercase()).map(String::as_str)
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
     }
 }
 
@@ -63,10 +65,12 @@ impl MockServer {
     pub async fn start() -> Self {
         let state = Arc::new(Mutex::new(State::default()));
         let handler_state = Arc::clone(&state);
-        let app = Router::new().fallback(move |method: Method, uri: Uri, headers: HeaderMap, body: AxumBytes| {
-            let state = Arc::clone(&handler_state);
-            async move { answer(&state, method, uri, headers, body) }
-        });
+        let app = Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: AxumBytes| {
+                let state = Arc::clone(&handler_state);
+                async move { answer(&state, method, uri, headers, body) }
+            },
+        );
         let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
             Ok(listener) => listener,
             Err(error) => panic!("mock server could not bind a loopback port: {error}"),
@@ -136,7 +140,9 @@ impl Drop for MockServer {
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn answer(
@@ -193,20 +199,23 @@ fn render(scripted: MockResponse) -> Response {
             }
             Ok::<_, std::io::Error>(chunk)
         })
-        .chain(futures::stream::once(async move {
-            match end {
-                StreamEnd::Close => None,
-                StreamEnd::Stall => {
-                    futures::future::pending::<()>().await;
-                    None
+        .chain(
+            futures::stream::once(async move {
+                match end {
+                    StreamEnd::Close => None,
+                    StreamEnd::Stall => {
+                        futures::future::pending::<()>().await;
+                        None
+                    }
+                    StreamEnd::Disconnect => {
+                        // Let the sent chunks reach the client before the connection breaks.
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        Some(Err(std::io::Error::other("scripted disconnect")))
+                    }
                 }
-                StreamEnd::Disconnect => {
-                    // Let the sent chunks reach the client before the connection breaks.
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    Some(Err(std::io::Error::other("scripted disconnect")))
-                }
-            }
-        }).filter_map(|item| async move { item }));
+            })
+            .filter_map(|item| async move { item }),
+        );
     let mut builder = Response::builder()
         .status(StatusCode::from_u16(scripted.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
     for (name, value) in &scripted.headers {

@@ -296,7 +296,9 @@ mod tests {
         let ends: Vec<_> = out
             .iter()
             .filter_map(|event| match event {
-                StreamEvent::ToolCallEnd { id, arguments, .. } => Some((id.as_str(), arguments.as_str())),
+                StreamEvent::ToolCallEnd { id, arguments, .. } => {
+                    Some((id.as_str(), arguments.as_str()))
+                }
                 _ => None,
             })
             .collect();

@@ -69,7 +69,10 @@ impl WireFormat for OpenAiChat {
     }
 
     fn models_request(&self, config: &ProviderConfig) -> WireRequest {
-        WireRequest::get(with_api_version(config, join_url(&config.base_url, "models")))
+        WireRequest::get(with_api_version(
+            config,
+            join_url(&config.base_url, "models"),
+        ))
     }
 
     fn parse_models(&self, body: &Value) -> Result<Vec<ModelInfo>, HoneError> {
@@ -87,7 +90,10 @@ impl WireFormat for OpenAiChat {
                     .and_then(|window| u32::try_from(window).ok());
                 Some(ModelInfo {
                     id,
-                    display_name: model.get("name").and_then(Value::as_str).map(str::to_string),
+                    display_name: model
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
                     context_window,
                 })
             })
@@ -304,8 +310,10 @@ fn in_band_error(error: &Value) -> HoneError {
         .and_then(Value::as_str)
         .or_else(|| error.as_str())
         .unwrap_or("unknown error");
-    HoneError::provider(format!("the provider reported an error mid-stream: {message}"))
-        .with_detail(error.to_string())
+    HoneError::provider(format!(
+        "the provider reported an error mid-stream: {message}"
+    ))
+    .with_detail(error.to_string())
 }
 
 #[cfg(test)]
@@ -339,14 +347,20 @@ mod tests {
         assert_eq!(events[1], StreamEvent::TextDelta { text: "ok".into() });
         assert!(matches!(
             events.last(),
-            Some(StreamEvent::Completed { stop_reason: StopReason::EndTurn, .. })
+            Some(StreamEvent::Completed {
+                stop_reason: StopReason::EndTurn,
+                ..
+            })
         ));
     }
 
     #[test]
     fn a_stream_without_finish_reason_is_incomplete() {
         let (_, result) = decode_all(&[r#"{"choices":[{"delta":{"content":"o"}}]}"#]);
-        assert_eq!(result.unwrap_err().category, hone_protocol::ErrorCategory::Network);
+        assert_eq!(
+            result.unwrap_err().category,
+            hone_protocol::ErrorCategory::Network
+        );
     }
 
     #[test]
