@@ -24,50 +24,10 @@ fn keyless_provider(server: &MockServer) -> std::sync::Arc<dyn Provider> {
     }
 }
 
-/// A conversation with an image, a tool call and its result.
+/// The shared history conversation, with a temperature set.
 fn history_request() -> ChatRequest {
-    let mut request = request();
+    let mut request = common::history_request();
     request.temperature = Some(0.5);
-    request.messages = vec![
-        Message {
-            role: Role::User,
-            content: vec![
-                ContentBlock::Text {
-                    text: "What is in this screenshot?".into(),
-                },
-                ContentBlock::Image(ImageRef::Base64 {
-                    media_type: "image/png".into(),
-                    data: "iVBORw0KGgo".into(),
-                }),
-            ],
-        },
-        Message {
-            role: Role::Assistant,
-            content: vec![
-                ContentBlock::Thinking {
-                    text: "the user wants the file".into(),
-                    signature: None,
-                },
-                ContentBlock::Text {
-                    text: "Let me read it.".into(),
-                },
-                ContentBlock::ToolCall(ToolCall {
-                    id: "call_0".into(),
-                    name: "read_file".into(),
-                    arguments: r#"{"path":"src/main.rs"}"#.into(),
-                }),
-            ],
-        },
-        Message {
-            role: Role::User,
-            content: vec![ContentBlock::ToolResult(ToolResult {
-                call_id: "call_0".into(),
-                name: "read_file".into(),
-                content: "fn main() {}".into(),
-                is_error: false,
-            })],
-        },
-    ];
     request
 }
 
@@ -116,6 +76,7 @@ async fn sends_messages_tools_and_options_without_a_key() {
                 }],
             },
             { "role": "tool", "content": "fn main() {}", "tool_name": "read_file" },
+            { "role": "user", "content": "Now explain it." },
         ])
     );
     assert_eq!(

@@ -5,64 +5,13 @@ mod common;
 
 use common::*;
 use hone_protocol::{
-    ChatRequest, ContentBlock, ErrorCategory, ImageRef, Message, ResponseCollector, Role,
-    StopReason, StreamEvent, ThinkingConfig, ToolCall, ToolResult,
+    ContentBlock, ErrorCategory, Message, ResponseCollector, Role, StopReason, StreamEvent,
+    ThinkingConfig, ToolResult,
 };
 use hone_testkit::{MockResponse, MockServer, Reply, ReplyUsage, sse_event};
 use serde_json::{Value, json};
 
 const PRESET: &str = "openai-responses";
-
-/// A conversation with an image, reasoning, a tool call and its result.
-fn history_request() -> ChatRequest {
-    let mut request = request();
-    request.messages = vec![
-        Message {
-            role: Role::User,
-            content: vec![
-                ContentBlock::Text {
-                    text: "What is in this screenshot?".into(),
-                },
-                ContentBlock::Image(ImageRef::Base64 {
-                    media_type: "image/png".into(),
-                    data: "iVBORw0KGgo".into(),
-                }),
-            ],
-        },
-        Message {
-            role: Role::Assistant,
-            content: vec![
-                ContentBlock::Thinking {
-                    text: "the user wants the file".into(),
-                    signature: None,
-                },
-                ContentBlock::Text {
-                    text: "Let me read it.".into(),
-                },
-                ContentBlock::ToolCall(ToolCall {
-                    id: "call_7".into(),
-                    name: "read_file".into(),
-                    arguments: r#"{"path":"src/main.rs"}"#.into(),
-                }),
-            ],
-        },
-        Message {
-            role: Role::User,
-            content: vec![
-                ContentBlock::ToolResult(ToolResult {
-                    call_id: "call_7".into(),
-                    name: "read_file".into(),
-                    content: "fn main() {}".into(),
-                    is_error: false,
-                }),
-                ContentBlock::Text {
-                    text: "Now explain it.".into(),
-                },
-            ],
-        },
-    ];
-    request
-}
 
 fn sse(events: &[(&str, Value)]) -> MockResponse {
     MockResponse::sse(events.iter().enumerate().map(|(sequence, (kind, data))| {

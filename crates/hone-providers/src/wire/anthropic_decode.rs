@@ -194,22 +194,7 @@ mod tests {
     use super::*;
 
     fn decode_all(frames: &[&str]) -> (Vec<StreamEvent>, Result<(), HoneError>) {
-        let mut decoder = AnthropicDecoder::default();
-        let mut out = Vec::new();
-        for data in frames {
-            let frame = Frame {
-                event: "message".into(),
-                data: (*data).to_string(),
-            };
-            if let Err(error) = decoder.decode(&frame, &mut out) {
-                return (out, Err(error));
-            }
-            if out.last().is_some_and(StreamEvent::is_terminal) {
-                return (out, Ok(()));
-            }
-        }
-        let result = decoder.finish(&mut out);
-        (out, result)
+        crate::wire::decode_frames(&mut AnthropicDecoder::default(), frames)
     }
 
     #[test]

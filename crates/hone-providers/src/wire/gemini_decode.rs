@@ -167,19 +167,7 @@ mod tests {
     use super::*;
 
     fn decode_all(frames: &[&str]) -> (Vec<StreamEvent>, Result<(), HoneError>) {
-        let mut decoder = GeminiDecoder::default();
-        let mut out = Vec::new();
-        for data in frames {
-            let frame = Frame {
-                event: "message".into(),
-                data: (*data).to_string(),
-            };
-            if let Err(error) = decoder.decode(&frame, &mut out) {
-                return (out, Err(error));
-            }
-        }
-        let result = decoder.finish(&mut out);
-        (out, result)
+        crate::wire::decode_frames(&mut GeminiDecoder::default(), frames)
     }
 
     #[test]

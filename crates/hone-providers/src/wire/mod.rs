@@ -260,6 +260,30 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
     )
 }
 
+/// Feeds SSE data payloads to `decoder` the way the driver does (stopping after a
+/// terminal event) and returns the events with the outcome; for decoder unit tests.
+#[cfg(test)]
+pub(crate) fn decode_frames(
+    decoder: &mut dyn StreamDecoder,
+    frames: &[&str],
+) -> (Vec<StreamEvent>, Result<(), HoneError>) {
+    let mut out = Vec::new();
+    for data in frames {
+        let frame = Frame {
+            event: "message".into(),
+            data: (*data).to_string(),
+        };
+        if let Err(error) = decoder.decode(&frame, &mut out) {
+            return (out, Err(error));
+        }
+        if out.last().is_some_and(StreamEvent::is_terminal) {
+            return (out, Ok(()));
+        }
+    }
+    let result = decoder.finish(&mut out);
+    (out, result)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

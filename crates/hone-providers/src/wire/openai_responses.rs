@@ -390,23 +390,7 @@ mod tests {
     use super::*;
 
     fn decode_all(frames: &[&str]) -> (Vec<StreamEvent>, Result<(), HoneError>) {
-        let mut decoder = ResponsesDecoder::default();
-        let mut out = Vec::new();
-        for data in frames {
-            let frame = Frame {
-                event: "message".into(),
-                data: (*data).to_string(),
-            };
-            if let Err(error) = decoder.decode(&frame, &mut out) {
-                return (out, Err(error));
-            }
-            // Like the driver: nothing is read after a terminal event.
-            if out.last().is_some_and(StreamEvent::is_terminal) {
-                return (out, Ok(()));
-            }
-        }
-        let result = decoder.finish(&mut out);
-        (out, result)
+        crate::wire::decode_frames(&mut ResponsesDecoder::default(), frames)
     }
 
     #[test]

@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use hone_config::{ApiKey, NetworkConfig, ProviderConfig, WireApi, preset};
-use hone_protocol::{ChatRequest, StopReason, StreamEvent, ToolSpec, Usage};
+use hone_protocol::{
+    ChatRequest, ContentBlock, ImageRef, Message, Role, StopReason, StreamEvent, ToolCall,
+    ToolResult, ToolSpec, Usage,
+};
 use hone_providers::{Provider, build_provider};
 use hone_testkit::{MockResponse, MockServer, Reply};
 use tokio_util::sync::CancellationToken;
@@ -160,4 +163,55 @@ pub fn failure_category(events: &[StreamEvent]) -> hone_protocol::ErrorCategory 
         StreamEvent::Failed { error } => error.category,
         other => panic!("expected failure, got {other:#?}"),
     }
+}
+
+/// A conversation with an image, reasoning, a tool call (`call_7`), its result and a follow-up.
+pub fn history_request() -> ChatRequest {
+    let mut request = request();
+    request.messages = vec![
+        Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::Text {
+                    text: "What is in this screenshot?".into(),
+                },
+                ContentBlock::Image(ImageRef::Base64 {
+                    media_type: "image/png".into(),
+                    data: "iVBORw0KGgo".into(),
+                }),
+            ],
+        },
+        Message {
+            role: Role::Assistant,
+            content: vec![
+                ContentBlock::Thinking {
+                    text: "the user wants the file".into(),
+                    signature: None,
+                },
+                ContentBlock::Text {
+                    text: "Let me read it.".into(),
+                },
+                ContentBlock::ToolCall(ToolCall {
+                    id: "call_7".into(),
+                    name: "read_file".into(),
+                    arguments: r#"{"path":"src/main.rs"}"#.into(),
+                }),
+            ],
+        },
+        Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::ToolResult(ToolResult {
+                    call_id: "call_7".into(),
+                    name: "read_file".into(),
+                    content: "fn main() {}".into(),
+                    is_error: false,
+                }),
+                ContentBlock::Text {
+                    text: "Now explain it.".into(),
+                },
+            ],
+        },
+    ];
+    request
 }
