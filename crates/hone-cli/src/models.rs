@@ -42,7 +42,8 @@ pub(crate) async fn run(global: &GlobalArgs, args: &ModelsArgs) -> Result<ExitCo
             .context_window
             .map_or_else(|| "?".to_string(), |window| window.to_string());
         let name = model.display_name.as_deref().unwrap_or("");
-        println!("{:width$}  {window:>10}  {name}{marker}", model.id);
+        let label = format!("{name}{marker}");
+        println!("{:width$}  {window:>10}  {}", model.id, label.trim_start());
     }
     Ok(ExitCode::SUCCESS)
 }
