@@ -1,0 +1,77 @@
+//! Per-session state shared by the tools.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use hone_policy::PathGuard;
+
+use crate::ToolError;
+use crate::command::BackgroundJobs;
+
+/// What the model has seen: root-relative path → SHA-256 of the content it last read
+/// (or wrote). A write to a file whose current hash differs is a conflict.
+#[derive(Debug, Default)]
+pub struct ReadTracker {
+    seen: Mutex<HashMap<String, String>>,
+}
+
+impl ReadTracker {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, String>> {
+        self.seen.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records that the model saw `path` with content hash `hash`.
+    pub fn record(&self, path: &str, hash: &str) {
+        self.lock().insert(path.to_string(), hash.to_string());
+    }
+
+    /// The hash of `path` the model last saw, if it read it.
+    pub fn seen(&self, path: &str) -> Option<String> {
+        self.lock().get(path).cloned()
+    }
+
+    /// Forgets `path` (after it was deleted or moved).
+    pub fn forget(&self, path: &str) {
+        self.lock().remove(path);
+    }
+}
+
+/// Everything a tool needs: the path guard, what the model has read, background jobs.
+#[derive(Debug)]
+pub struct ToolContext {
+    guard: PathGuard,
+    reads: ReadTracker,
+    jobs: BackgroundJobs,
+}
+
+impl ToolContext {
+    /// A context for the project at `root`.
+    pub fn new(root: &Path) -> Result<Self, ToolError> {
+        Ok(Self {
+            guard: PathGuard::new(root)?,
+            reads: ReadTracker::default(),
+            jobs: BackgroundJobs::default(),
+        })
+    }
+
+    /// The path guard of the project.
+    pub fn guard(&self) -> &PathGuard {
+        &self.guard
+    }
+
+    /// The canonical project root.
+    pub fn root(&self) -> &Path {
+        self.guard.root()
+    }
+
+    /// What the model has read.
+    pub fn reads(&self) -> &ReadTracker {
+        &self.reads
+    }
+
+    /// Commands running in the background.
+    pub fn jobs(&self) -> &BackgroundJobs {
+        &self.jobs
+    }
+}

@@ -1,0 +1,54 @@
+//! hone's tools: what the model can do in a project.
+//!
+//! Every tool turns its JSON arguments into a [`Plan`] without side effects:
+//! reads finish at once ([`Plan::Done`]), writes become [`EditPlan`]s (file changes shown as
+//! a diff, approved, then applied all-or-nothing by [`edit::apply`]), commands become
+//! [`CommandPlan`]s (approved, then run by [`command::execute`]). Every path goes through the
+//! project's [`PathGuard`]; every error tells the model what to do next.
+
+mod args;
+pub mod command;
+mod context;
+pub mod edit;
+mod error;
+pub mod files;
+pub mod git;
+mod plan;
+
+use std::sync::Arc;
+
+use hone_protocol::ToolSpec;
+
+pub use args::Args;
+pub use context::{ReadTracker, ToolContext};
+pub use error::{ToolError, ToolErrorKind};
+pub use hone_policy::PathGuard;
+pub use plan::{
+    CommandPlan, EditPlan, FileChange, FileState, Invocation, Plan, TextEncoding, ToolKind,
+    ToolOutput,
+};
+
+/// One tool the model can call.
+pub trait Tool: Send + Sync {
+    /// The tool's name as the model calls it (part of hone's contract).
+    fn name(&self) -> &'static str;
+
+    /// Name, description and JSON Schema of the arguments, as sent to the model.
+    fn spec(&self) -> ToolSpec;
+
+    /// Read, write or command.
+    fn kind(&self) -> ToolKind;
+
+    /// Validates `arguments` and plans the call without side effects (reads run here).
+    fn plan(&self, context: &ToolContext, arguments: &serde_json::Value)
+    -> Result<Plan, ToolError>;
+}
+
+/// Every built-in tool.
+pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+    let mut tools = files::tools();
+    tools.extend(edit::tools());
+    tools.extend(command::tools());
+    tools.extend(git::tools());
+    tools
+}

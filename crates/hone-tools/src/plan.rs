@@ -1,0 +1,120 @@
+//! What a tool call turns into: a finished read, file changes to approve, or a command to run.
+
+use std::time::Duration;
+
+/// The result of a tool, as shown to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// Text for the model (and the user).
+    pub content: String,
+    /// True when the tool failed; `content` then says why and what to do next.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    pub fn ok(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// A failed result.
+    pub fn error(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// What a tool does, which decides scheduling and permission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolKind {
+    /// Reads only; runs automatically, may run in parallel with other reads.
+    Read,
+    /// Changes files (or the repository); needs approval unless the mode allows it.
+    Write,
+    /// Runs a command; classified by the command policy.
+    Command,
+}
+
+/// How a planned tool call proceeds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// The tool already finished (reads, and control tools such as `check_background`).
+    Done(ToolOutput),
+    /// File changes to show as a diff, approve and apply.
+    Edit(EditPlan),
+    /// A command to approve and run.
+    Command(CommandPlan),
+}
+
+/// Encoding a text file was read with; writes use the same one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextEncoding {
+    /// UTF-8 (the default for new files).
+    #[default]
+    Utf8,
+    /// Not valid UTF-8: decoded byte-per-char as Latin-1.
+    Latin1,
+}
+
+/// A file as it was when the change was planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileState {
+    /// Decoded content.
+    pub content: String,
+    /// SHA-256 of the raw bytes, hex; checked again right before writing.
+    pub hash: String,
+    /// How the bytes were decoded.
+    pub encoding: TextEncoding,
+}
+
+/// One file affected by an edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// Root-relative path (`/` separators) of the file as it is now.
+    pub path: String,
+    /// The file before the change; `None` when it does not exist yet.
+    pub before: Option<FileState>,
+    /// Content after the change; `None` deletes the file.
+    pub after: Option<String>,
+    /// For moves: the new root-relative path (`after` is written there, `path` removed).
+    pub rename_to: Option<String>,
+}
+
+/// File changes proposed by one tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditPlan {
+    /// One line for the user, e.g. `edit src/auth.ts (2 hunks)`.
+    pub summary: String,
+    /// The changes, applied all-or-nothing.
+    pub changes: Vec<FileChange>,
+    /// Set when the change is destructive (e.g. a rewrite removing most of a file):
+    /// why, so the approval prompt and the model can be told. Destructive edits always ask.
+    pub destructive: Option<String>,
+}
+
+/// How a command is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Invocation {
+    /// Shell text run with `sh -c`; classified by the command policy.
+    Shell(String),
+    /// A program and its arguments, run without a shell (e.g. `git commit`).
+    Argv(Vec<String>),
+}
+
+/// A command proposed by a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPlan {
+    /// The command as shown to the user.
+    pub display: String,
+    /// What to run.
+    pub invocation: Invocation,
+    /// Time limit for foreground commands.
+    pub timeout: Duration,
+    /// Whether it runs in the background (returns a job id at once).
+    pub background: bool,
+}
