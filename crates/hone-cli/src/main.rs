@@ -61,6 +61,7 @@ pub(crate) fn load_config(global: &GlobalArgs) -> Result<Config, HoneError> {
         model: global.model.clone(),
         base_url: global.base_url.clone(),
         profile: global.profile.clone(),
+        ..CliOverrides::default()
     };
     Ok(hone_config::load(&sources, &overrides)?)
 }
