@@ -131,6 +131,19 @@ pub enum ConfigError {
         /// Where it came from.
         origin: Source,
     },
+    /// An environment variable or command-line flag has a value hone does not accept
+    /// (values in files are reported as [`ConfigError::Parse`], with their line).
+    #[error("invalid {key} `{value}` (from {origin}): {expected}")]
+    InvalidValue {
+        /// The setting, e.g. `approval`.
+        key: String,
+        /// The value given.
+        value: String,
+        /// The variable or flag it came from.
+        origin: Source,
+        /// What is accepted, with a suggestion when the value is close to one.
+        expected: String,
+    },
     /// A project file sets `trusted_projects`, which only the user file may set.
     #[error(
         "invalid config file {}{}: `trusted_projects` is only honoured in your user file \
@@ -295,6 +308,20 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "invalid config file /p/config.toml, line 3, column 1: unknown field `foo`"
+        );
+    }
+
+    #[test]
+    fn invalid_values_name_their_origin_and_what_is_accepted() {
+        let error = ConfigError::InvalidValue {
+            key: "approval".into(),
+            value: "yolo".into(),
+            origin: Source::Env("HONE_APPROVAL".into()),
+            expected: "expected one of read-only, ask".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "invalid approval `yolo` (from env HONE_APPROVAL): expected one of read-only, ask"
         );
     }
 

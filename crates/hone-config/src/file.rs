@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::agent::FileAgent;
 use crate::error::ConfigError;
 use crate::preset::{MaxTokensField, ToolMode};
 use crate::trust::validate_trusted_projects;
@@ -31,6 +32,10 @@ pub(crate) struct FileConfig {
     pub(crate) model: Option<String>,
     /// Named profile to apply.
     pub(crate) profile: Option<String>,
+    /// Approval mode (`read-only`, `ask`, `auto-edit`, `full-auto`); span for error messages.
+    pub(crate) approval: Option<Spanned<String>>,
+    /// Most tool-call rounds per turn; checked against the accepted range after parsing.
+    pub(crate) max_tool_rounds: Option<Spanned<i64>>,
     /// Provider instances by name.
     #[serde(default)]
     pub(crate) providers: BTreeMap<String, ProviderSection>,
@@ -46,6 +51,12 @@ pub(crate) struct FileConfig {
     /// Project directories whose project file is trusted; honoured in the user file only.
     /// Spans locate the key and each entry for error messages.
     pub(crate) trusted_projects: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Command rules.
+    #[serde(default)]
+    pub(crate) permissions: PermissionsSection,
+    /// The agent keys above, validated; filled in by [`parse`].
+    #[serde(skip)]
+    pub(crate) agent: FileAgent,
 }
 
 /// `[providers.NAME]`.
@@ -74,6 +85,17 @@ pub(crate) struct ProfileSection {
     pub(crate) model: Option<String>,
     pub(crate) tool_mode: Option<ToolMode>,
     pub(crate) context_window: Option<u32>,
+    pub(crate) approval: Option<Spanned<String>>,
+}
+
+/// `[permissions]`: command prefixes or globs, spans for error messages.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PermissionsSection {
+    #[serde(default)]
+    pub(crate) allow: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) deny: Vec<Spanned<String>>,
 }
 
 /// `[network]`.
@@ -101,8 +123,9 @@ pub(crate) fn read(path: &Path, role: FileRole) -> Result<Option<FileConfig>, Co
 
 /// Parses `text`, the contents of `path`, the file playing `role`.
 pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfig, ConfigError> {
-    let file = parse_schema(path, text)?;
+    let mut file = parse_schema(path, text)?;
     validate_trusted_projects(path, text, &file, role)?;
+    crate::agent::validate(path, text, &mut file)?;
     Ok(file)
 }
 
@@ -165,6 +188,16 @@ mod tests {
         assert_eq!(file.profiles["fast"].provider.as_deref(), Some("groq"));
         assert_eq!(file.network.connect_timeout_secs, Some(10));
         assert_eq!(file.context_windows["my-finetune"], 32_768);
+        assert_eq!(file.agent.approval, Some(crate::ApprovalSetting::Ask));
+        assert_eq!(file.agent.max_tool_rounds, Some(25));
+        let allow: Vec<&str> = file
+            .permissions
+            .allow
+            .iter()
+            .map(|rule| rule.get_ref().as_str())
+            .collect();
+        assert_eq!(allow, ["cargo test", "git log *"]);
+        assert_eq!(file.permissions.deny[0].get_ref(), "git push");
     }
 
     #[test]

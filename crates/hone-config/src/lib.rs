@@ -3,14 +3,17 @@
 //! Built-in [`PRESETS`] describe every provider kind hone knows; [`load`] layers the
 //! configuration files, the environment and command-line flags into a [`Config`], and
 //! [`Config::provider`] resolves the selected instance into the [`ProviderConfig`] handed to
-//! `hone-providers`.
+//! `hone-providers`. The agent settings, [`Config::approval`], [`Config::max_tool_rounds`]
+//! and [`Config::permission_rules`], come from the same layers.
 //!
 //! # Layers
 //!
 //! Highest precedence first:
 //!
-//! 1. command-line flags ([`CliOverrides`]: `--provider`, `--model`, `--base-url`, `--profile`);
-//! 2. the environment: `HONE_PROVIDER`, `HONE_MODEL`, `HONE_BASE_URL`, `HONE_PROFILE`, each
+//! 1. command-line flags ([`CliOverrides`]: `--provider`, `--model`, `--base-url`, `--profile`,
+//!    `--approval`, `--max-tool-rounds`);
+//! 2. the environment: `HONE_PROVIDER`, `HONE_MODEL`, `HONE_BASE_URL`, `HONE_PROFILE`,
+//!    `HONE_APPROVAL`, `HONE_MAX_TOOL_ROUNDS`, each
 //!    preset's key variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, …) and
 //!    base-URL variable (`OLLAMA_HOST`, which may omit the scheme and port, and
 //!    `AZURE_OPENAI_ENDPOINT`, to which `/openai/deployments/MODEL` is appended);
@@ -28,8 +31,8 @@
 //!   the *selected* instance only. A layer that selects a different provider drops the model
 //!   and base URL chosen by lower layers, since they belonged to the previous provider.
 //! - A profile (`profile = "fast"`, `HONE_PROFILE`, `--profile`) applies just below the layer
-//!   selecting it: its `provider`, `model`, `tool_mode` and `context_window` beat lower layers,
-//!   while explicit keys of that same layer beat the profile.
+//!   selecting it: its `provider`, `model`, `tool_mode`, `context_window` and `approval` beat
+//!   lower layers, while explicit keys of that same layer beat the profile.
 //! - Keys are never values in files. `api_key_env` names the variable holding the key
 //!   (default: the preset's, e.g. `OPENAI_API_KEY`, unless `api_key_file` is given);
 //!   `api_key_file` names a file whose first line is the key, read when the variable is
@@ -39,6 +42,19 @@
 //!   like the preset (`ollama`); a custom instance (`kind = "ollama"`) with its own
 //!   `base_url` keeps it.
 //! - Unknown keys, `api_key = "…"` and TOML syntax errors are rejected with the file and line.
+//!
+//! # Agent settings
+//!
+//! - `approval` ([`ApprovalSetting`]): `read-only`, `ask` (default), `auto-edit` or
+//!   `full-auto`; `HONE_APPROVAL`, `--approval`, or a profile's `approval`.
+//! - `max_tool_rounds`: the most tool-call rounds in one turn, 1 to 1000, default
+//!   [`DEFAULT_MAX_TOOL_ROUNDS`]; `HONE_MAX_TOOL_ROUNDS`, `--max-tool-rounds`.
+//! - `[permissions]` `allow` and `deny` ([`PermissionRules`]): command prefixes (`"cargo test"`)
+//!   or globs (`"git log *"`), matched by the permission policy. The user file's and the
+//!   project file's lists are concatenated, user rules first.
+//!
+//! Invalid values are rejected: in files with the file and line, in variables and flags with
+//! their name ([`ConfigError::InvalidValue`]).
 //!
 //! # Project trust
 //!
@@ -63,8 +79,14 @@
 //! - Keyless instances (`ollama`, `lmstudio`, … with no key found) never need trust, and
 //!   neither do the project file's `headers`: their values are literal text from the
 //!   repository and cannot carry anything read from your environment or disk.
+//! - A repository cannot grant itself commands either. Unless the project is trusted, its
+//!   file's `[permissions] allow` rules are ignored (its `deny` rules always count), and an
+//!   `approval` it sets, directly or through a profile it defines, counts only when it is
+//!   stricter than what the layers below chose (e.g. `read-only` over the default `ask`, but
+//!   not `full-auto`). The user's own environment and flags are not limited.
 //! - `hone config show` ([`Config::render_show`]) lists `trusted_projects`, says whether the
-//!   project is trusted, and shows a refused provider as a `# problem:` line.
+//!   project is trusted, shows a refused provider as a `# problem:` line, and lists ignored
+//!   project settings as `# ignored:` lines.
 //!
 //! # File format
 //!
@@ -91,6 +113,7 @@
 //! # Ok::<(), hone_config::ConfigError>(())
 //! ```
 
+mod agent;
 mod context_window;
 mod error;
 mod file;
@@ -104,6 +127,7 @@ mod sources;
 mod suggest;
 mod trust;
 
+pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
 pub use load::{Config, DEFAULT_PROVIDER, load};

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::agent::{AgentBuilder, AgentLayer, AgentSettings};
 use crate::error::ConfigError;
 use crate::file::{self, FileConfig, FileRole, NetworkSection, ProviderSection};
 use crate::preset::{MaxTokensField, ToolMode};
@@ -29,6 +30,7 @@ pub struct Config {
     pub(crate) env: Env,
     pub(crate) files: Vec<FileEntry>,
     pub(crate) trust: ProjectTrust,
+    pub(crate) agent: AgentSettings,
 }
 
 /// A configuration file that was looked for.
@@ -93,6 +95,7 @@ struct Choice {
     model: Option<Sourced<String>>,
     base_url: Option<Sourced<String>>,
     profile: Option<Sourced<String>>,
+    agent: AgentLayer,
 }
 
 /// Replaces `slot` when `value` is set, tagging it with `source`.
@@ -219,6 +222,7 @@ struct Builder {
     choices: Vec<Choice>,
     files: Vec<FileEntry>,
     trusted_projects: Option<Sourced<Vec<String>>>,
+    agent: AgentBuilder,
 }
 
 impl Builder {
@@ -247,7 +251,10 @@ impl Builder {
     }
 
     fn merge(&mut self, file: FileConfig, source: &Source, base: &Path) {
-        let mut choice = Choice::default();
+        let mut choice = Choice {
+            agent: self.agent.merge_file(&file, source),
+            ..Choice::default()
+        };
         set(&mut choice.provider, file.provider, source);
         set(&mut choice.model, file.model, source);
         set(&mut choice.profile, file.profile, source);
@@ -352,16 +359,18 @@ fn choice_from(values: [(Option<&str>, Source); 4]) -> Choice {
         model,
         base_url,
         profile,
+        agent: AgentLayer::default(),
     }
 }
 
 /// Loads the configuration from `sources`, with `cli` on top.
 ///
 /// Precedence, highest first: command-line flags, environment (`HONE_PROVIDER`,
-/// `HONE_MODEL`, `HONE_BASE_URL`, `HONE_PROFILE`), the project file, the user file,
-/// built-in defaults. Missing files are skipped (except a `HONE_CONFIG` that names a missing
-/// file); invalid files, unknown keys and an unknown profile are errors. Provider problems
-/// (unknown name, missing key) are reported by [`Config::provider`].
+/// `HONE_MODEL`, `HONE_BASE_URL`, `HONE_PROFILE`, `HONE_APPROVAL`, `HONE_MAX_TOOL_ROUNDS`),
+/// the project file, the user file, built-in defaults. Missing files are skipped (except a
+/// `HONE_CONFIG` that names a missing file); invalid files, unknown keys, invalid agent
+/// settings and an unknown profile are errors. Provider problems (unknown name, missing key)
+/// are reported by [`Config::provider`].
 pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, ConfigError> {
     let env = Env::new(sources.env.clone());
     let mut builder = Builder::default();
@@ -375,24 +384,40 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         builder.add_file(&path, Source::ProjectFile(path.clone()), false)?;
     }
     let var = |name: &str| (env.get(name), Source::Env(name.to_string()));
-    builder.choices.push(choice_from([
-        var("HONE_PROVIDER"),
-        var("HONE_MODEL"),
-        var("HONE_BASE_URL"),
-        var("HONE_PROFILE"),
-    ]));
+    builder.choices.push(Choice {
+        agent: AgentLayer::from_env(&env)?,
+        ..choice_from([
+            var("HONE_PROVIDER"),
+            var("HONE_MODEL"),
+            var("HONE_BASE_URL"),
+            var("HONE_PROFILE"),
+        ])
+    });
     let flag = |name: &str| Source::Cli(name.to_string());
-    builder.choices.push(choice_from([
-        (cli.provider.as_deref(), flag("--provider")),
-        (cli.model.as_deref(), flag("--model")),
-        (cli.base_url.as_deref(), flag("--base-url")),
-        (cli.profile.as_deref(), flag("--profile")),
-    ]));
+    builder.choices.push(Choice {
+        agent: AgentLayer::from_cli(cli)?,
+        ..choice_from([
+            (cli.provider.as_deref(), flag("--provider")),
+            (cli.model.as_deref(), flag("--model")),
+            (cli.base_url.as_deref(), flag("--base-url")),
+            (cli.profile.as_deref(), flag("--profile")),
+        ])
+    });
     let selection = builder.select()?;
     let trust = ProjectTrust::new(
         sources.project_dir.as_deref(),
         sources.user_file.as_deref(),
         builder.trusted_projects,
+    );
+    let profile_layer = builder
+        .choices
+        .iter()
+        .rposition(|choice| choice.profile.is_some());
+    let profile = profile_layer.zip(selection.profile.as_ref());
+    let agent = builder.agent.finish(
+        builder.choices.iter().map(|choice| &choice.agent),
+        profile.map(|(index, name)| (index, name.value.as_str())),
+        trust.trusted,
     );
     Ok(Config {
         selection,
@@ -402,6 +427,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         env,
         files: builder.files,
         trust,
+        agent,
     })
 }
 

@@ -21,6 +21,9 @@ pub struct ShownValue {
     pub source: Option<Source>,
 }
 
+/// Top-level keys that `render_show` lists under `# agent` rather than with the selection.
+const AGENT_KEYS: [&str; 2] = ["approval", "max_tool_rounds"];
+
 /// `text` as a TOML basic string.
 fn quote(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
@@ -114,8 +117,9 @@ impl Section<'_> {
 
 impl Config {
     /// The effective configuration, value by value, with provenance and secrets masked:
-    /// the selection, `trusted_projects`, the selected provider's resolved fields, `[network]`
-    /// and `[context_windows]`.
+    /// the selection, `trusted_projects`, `approval` and `max_tool_rounds`, the selected
+    /// provider's resolved fields, `[network]`, `[permissions]` (one value per rule in effect,
+    /// `[]` when a list is empty) and `[context_windows]`.
     pub fn shown_values(&self) -> Vec<ShownValue> {
         let mut values = Vec::new();
         let mut top = Section {
@@ -147,6 +151,17 @@ impl Config {
             }
             None => top.push("trusted_projects", "not set".to_string(), None),
         }
+        let agent = &self.agent;
+        top.push(
+            "approval",
+            quote(agent.approval.value.as_str()),
+            Some(agent.approval.source.clone()),
+        );
+        top.push(
+            "max_tool_rounds",
+            agent.max_tool_rounds.value.to_string(),
+            Some(agent.max_tool_rounds.source.clone()),
+        );
         if let Ok(resolution) = self.resolve(&selection.provider.value) {
             self.show_provider(&resolution, &mut values);
         }
@@ -181,6 +196,18 @@ impl Config {
             network.connect_timeout_secs.as_ref(),
             defaults.connect_timeout.as_secs(),
         );
+        let mut section = Section {
+            name: "permissions".to_string(),
+            values: &mut values,
+        };
+        for (key, rules) in [("allow", &self.agent.allow), ("deny", &self.agent.deny)] {
+            if rules.is_empty() {
+                section.push(key, "[]".to_string(), None);
+            }
+            for rule in rules {
+                section.push(key, quote(&rule.value), Some(rule.source.clone()));
+            }
+        }
         let mut section = Section {
             name: "context_windows".to_string(),
             values: &mut values,
@@ -274,8 +301,9 @@ impl Config {
     }
 
     /// The effective configuration as a readable TOML-like listing with `# from …` comments,
-    /// whether the project is trusted, problems with the selected provider, and the files
-    /// that were looked for. Secrets are masked.
+    /// whether the project is trusted, problems with the selected provider, the agent settings
+    /// and permission rules (with the project settings ignored for lack of trust), and the
+    /// files that were looked for. Secrets are masked.
     pub fn render_show(&self) -> String {
         let values = self.shown_values();
         let mut out = String::from("# effective hone configuration (secrets masked)\n");
@@ -284,10 +312,22 @@ impl Config {
             if !section.is_empty() {
                 let _ = write!(out, "\n[{section}]\n");
             }
-            render_group(group, &mut out);
             if section.is_empty() {
+                let (agent, selection): (Vec<ShownValue>, Vec<ShownValue>) = group
+                    .iter()
+                    .cloned()
+                    .partition(|value| AGENT_KEYS.contains(&value.key.as_str()));
+                render_group(&selection, &mut out);
                 self.render_trust(&mut out);
                 self.render_problem(&mut out);
+                out.push_str("\n# agent (top-level keys)\n");
+                render_group(&agent, &mut out);
+                self.render_ignored_approvals(&mut out);
+            } else {
+                render_group(group, &mut out);
+            }
+            if section == "permissions" {
+                self.render_ignored_allow(&mut out);
             }
         }
         out.push_str("\n# files:\n");
@@ -309,9 +349,36 @@ impl Config {
         let status = if self.trust.trusted {
             "trusted (listed in trusted_projects)"
         } else {
-            "not trusted (its .hone/config.toml may not send your API keys to remote URLs it sets)"
+            "not trusted (its .hone/config.toml may not send your API keys to remote URLs it \
+             sets, allow commands or loosen approval)"
         };
         let _ = writeln!(out, "# project {}: {status}", project_dir.display());
+    }
+
+    /// `# ignored:` comments for approvals of an untrusted project that would loosen the mode.
+    fn render_ignored_approvals(&self, out: &mut String) {
+        for ignored in &self.agent.ignored_approvals {
+            let _ = writeln!(
+                out,
+                "# ignored: approval = {} from {} (the project is not trusted: it may only \
+                 tighten approval)",
+                quote(ignored.value.as_str()),
+                ignored.source
+            );
+        }
+    }
+
+    /// `# ignored:` comments for `allow` rules of an untrusted project.
+    fn render_ignored_allow(&self, out: &mut String) {
+        for ignored in &self.agent.ignored_allow {
+            let _ = writeln!(
+                out,
+                "# ignored: allow = {} from {} (the project is not trusted: list it in \
+                 trusted_projects to honour its allow rules)",
+                quote(&ignored.value),
+                ignored.source
+            );
+        }
     }
 
     /// A comment describing why the selected provider cannot be used, if it cannot.

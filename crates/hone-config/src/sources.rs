@@ -71,6 +71,10 @@ pub struct CliOverrides {
     pub base_url: Option<String>,
     /// `--profile NAME`.
     pub profile: Option<String>,
+    /// `--approval MODE`: `read-only`, `ask`, `auto-edit` or `full-auto`.
+    pub approval: Option<String>,
+    /// `--max-tool-rounds N`: 1 to 1000.
+    pub max_tool_rounds: Option<u32>,
 }
 
 /// A snapshot of environment variables; `Debug` shows names only, never values.

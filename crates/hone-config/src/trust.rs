@@ -21,6 +21,10 @@
 //! rejected, since a repository cannot trust itself. Entries must be absolute or start with
 //! `~/` (a relative entry would trust whatever directory hone happens to run in); they match
 //! the project directory exactly, after canonicalisation where the path exists.
+//!
+//! Trust also decides which agent settings of the project file count: an untrusted project's
+//! `[permissions] allow` rules are ignored and its `approval` may only tighten the mode (see
+//! the `agent` module).
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
@@ -188,7 +192,7 @@ fn is_loopback_host(host: &str) -> bool {
 
 /// The project file behind `source`: the file itself, or the project file defining the
 /// profile or naming the key file it came through.
-fn project_file_behind(source: &Source) -> Option<&Path> {
+pub(crate) fn project_file_behind(source: &Source) -> Option<&Path> {
     match source {
         Source::ProjectFile(path) => Some(path),
         Source::Profile { defined_in, .. } => project_file_behind(defined_in),
@@ -199,7 +203,8 @@ fn project_file_behind(source: &Source) -> Option<&Path> {
 
 impl Config {
     /// Whether the project directory is listed in `trusted_projects` of the user file, which
-    /// lets its project file send keys to remote URLs it chooses.
+    /// lets its project file send keys to remote URLs it chooses, allow commands
+    /// (`[permissions] allow`) and loosen `approval`.
     pub fn is_project_trusted(&self) -> bool {
         self.trust.trusted
     }
