@@ -1,0 +1,256 @@
+//! Running an approved [`CommandPlan`] and reporting the result to the model.
+
+use std::path::Path;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::buffer::Capture;
+use super::process::{Ending, Outcome, Stream, drive, spawn};
+use super::truncate_output;
+use crate::{CommandPlan, ToolContext, ToolOutput};
+
+/// Runs an approved command plan in the project root.
+///
+/// Foreground commands run to completion, their timeout, or `cancel`, whichever comes
+/// first; on timeout or cancellation their whole process tree is killed. Background plans
+/// start a job in [`ToolContext::jobs`] and return its id at once.
+pub async fn execute(
+    context: &ToolContext,
+    plan: &CommandPlan,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    if plan.background {
+        return match context.jobs().start(context.root(), plan) {
+            Ok(id) => ToolOutput::ok(format!(
+                "started background job {id}: {}\nSee its output with check_background {{\"id\": {id}}}; \
+                 stop it with stop_background {{\"id\": {id}}}.",
+                plan.display
+            )),
+            Err(error) => ToolOutput::error(error.message),
+        };
+    }
+    run_foreground(context.root(), plan, cancel).await
+}
+
+async fn run_foreground(root: &Path, plan: &CommandPlan, cancel: &CancellationToken) -> ToolOutput {
+    let started = Instant::now();
+    let (child, group) = match spawn(root, &plan.invocation) {
+        Ok(spawned) => spawned,
+        Err(error) => return ToolOutput::error(error.message),
+    };
+    let mut stdout = Capture::default();
+    let mut stderr = Capture::default();
+    let outcome = drive(
+        child,
+        &group,
+        Some(started + plan.timeout),
+        cancel,
+        &mut |stream, data| match stream {
+            Stream::Stdout => stdout.push(data),
+            Stream::Stderr => stderr.push(data),
+        },
+    )
+    .await;
+    report(
+        &outcome,
+        plan.timeout,
+        started.elapsed(),
+        &stdout.text(),
+        &stderr.text(),
+    )
+}
+
+/// How a process ended, from its exit status.
+pub(crate) enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal killed it.
+    Signal(i32),
+    /// Neither is known.
+    Unknown,
+}
+
+impl Exit {
+    /// Reads `status`.
+    pub(crate) fn of(status: &ExitStatus) -> Self {
+        if let Some(code) = status.code() {
+            return Self::Code(code);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            if let Some(signal) = status.signal() {
+                return Self::Signal(signal);
+            }
+        }
+        Self::Unknown
+    }
+}
+
+/// `1.2s`.
+pub(crate) fn seconds(duration: Duration) -> String {
+    format!("{:.1}s", duration.as_secs_f64())
+}
+
+fn report(
+    outcome: &Outcome,
+    timeout: Duration,
+    elapsed: Duration,
+    stdout: &str,
+    stderr: &str,
+) -> ToolOutput {
+    let (status, ending_note, is_error) = match &outcome.ending {
+        Ending::Exited(status) => match Exit::of(status) {
+            Exit::Code(0) => ("exit code 0".to_string(), None, false),
+            Exit::Code(code) => (
+                format!("exit code {code}"),
+                Some(format!(
+                    "The command failed with exit code {code}. Read the errors above, fix the \
+                     cause, then run it again."
+                )),
+                true,
+            ),
+            Exit::Signal(signal) => (
+                format!("killed by signal {signal}"),
+                Some(format!(
+                    "The command was killed by signal {signal} (it may have crashed or run out \
+                     of memory)."
+                )),
+                true,
+            ),
+            Exit::Unknown => (
+                "exit status unknown".to_string(),
+                Some("The command ended without an exit code.".to_string()),
+                true,
+            ),
+        },
+        Ending::TimedOut => (
+            "timed out".to_string(),
+            Some(format!(
+                "[timed out after {} s; killed]\nIf it needs longer, pass a larger timeout_secs \
+                 (at most 1800) or start it with run_background.",
+                timeout.as_secs()
+            )),
+            true,
+        ),
+        Ending::Cancelled => (
+            "cancelled".to_string(),
+            Some("[cancelled]".to_string()),
+            true,
+        ),
+        Ending::WaitFailed(error) => (
+            "exit status unknown".to_string(),
+            Some(format!("Waiting for the command failed: {error}.")),
+            true,
+        ),
+    };
+    let mut text = format!("{status} · {}\n", seconds(elapsed));
+    push_stream(&mut text, "stdout", stdout);
+    push_stream(&mut text, "stderr", stderr);
+    if stdout.is_empty() && stderr.is_empty() {
+        text.push_str("(no output)\n");
+    }
+    if outcome.killed_leftovers {
+        text.push_str(
+            "[processes the command left running were killed; start long-running processes \
+             with run_background]\n",
+        );
+    }
+    if outcome.output_abandoned {
+        text.push_str(
+            "[stopped reading output still held open by a process outside the command's \
+             process group]\n",
+        );
+    }
+    if let Some(note) = ending_note {
+        text.push_str(&note);
+        text.push('\n');
+    }
+    ToolOutput {
+        content: text,
+        is_error,
+    }
+}
+
+fn push_stream(text: &mut String, name: &str, output: &str) {
+    if output.is_empty() {
+        return;
+    }
+    text.push_str(&format!("--- {name} ---\n"));
+    text.push_str(&truncate_output(output));
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exited(code: i32) -> Outcome {
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exit {code}"))
+            .status()
+            .unwrap();
+        Outcome {
+            ending: Ending::Exited(status),
+            killed_leftovers: false,
+            output_abandoned: false,
+        }
+    }
+
+    #[test]
+    fn success_shows_header_and_both_sections() {
+        let output = report(
+            &exited(0),
+            Duration::from_secs(120),
+            Duration::from_millis(1234),
+            "out\n",
+            "err",
+        );
+        assert!(!output.is_error);
+        assert_eq!(
+            output.content,
+            "exit code 0 · 1.2s\n--- stdout ---\nout\n--- stderr ---\nerr\n"
+        );
+    }
+
+    #[test]
+    fn a_failure_is_an_error_with_a_hint() {
+        let output = report(&exited(3), Duration::from_secs(120), Duration::ZERO, "", "");
+        assert!(output.is_error);
+        assert!(
+            output
+                .content
+                .starts_with("exit code 3 · 0.0s\n(no output)\n")
+        );
+        assert!(output.content.contains("fix the cause"));
+    }
+
+    #[test]
+    fn a_timeout_names_the_limit_and_the_way_out() {
+        let outcome = Outcome {
+            ending: Ending::TimedOut,
+            killed_leftovers: false,
+            output_abandoned: false,
+        };
+        let output = report(
+            &outcome,
+            Duration::from_secs(5),
+            Duration::from_secs(5),
+            "partial\n",
+            "",
+        );
+        assert!(output.is_error);
+        assert!(
+            output
+                .content
+                .contains("partial\n[timed out after 5 s; killed]\n")
+        );
+        assert!(output.content.contains("run_background"));
+    }
+}
