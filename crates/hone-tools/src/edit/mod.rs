@@ -1,10 +1,33 @@
-//! Placeholder until the edit tools land.
+//! Write tools: `write_file`, `edit_file`, `edit_lines`, `apply_patch`, `delete_file`,
+//! `move_file`. Planning has no side effects; [`apply`] writes a plan all-or-nothing,
+//! [`undo`] takes it back, [`unified_diff`] shows it.
+
+mod apply;
+mod diff;
+mod edit_file;
+mod edit_lines;
+mod lines;
+mod matching;
+mod patch;
+mod target;
+mod transaction;
+mod write;
 
 use std::sync::Arc;
 
 use crate::Tool;
 
-/// The edit tools.
+pub use apply::{AppliedEdit, apply, undo};
+pub use diff::{diff_stats, unified_diff};
+
+/// The write tools.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
-    Vec::new()
+    vec![
+        Arc::new(write::WriteFile),
+        Arc::new(edit_file::EditFile),
+        Arc::new(edit_lines::EditLines),
+        Arc::new(patch::ApplyPatch),
+        Arc::new(write::DeleteFile),
+        Arc::new(write::MoveFile),
+    ]
 }

@@ -1,0 +1,98 @@
+//! Applying and undoing edit plans: every file is checked against what the plan expects
+//! right before writing, written atomically, and restored if a later write fails.
+
+use crate::edit::transaction::{Expect, Op, Transaction};
+use crate::files::{encode, hash_bytes};
+use crate::{EditPlan, FileChange, TextEncoding, ToolContext, ToolError};
+
+/// An edit that was written to disk; [`undo`] takes it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedEdit {
+    /// The changes as planned; `before` holds what undo restores, `after` what was written.
+    pub changes: Vec<FileChange>,
+    /// The plan's summary.
+    pub summary: String,
+}
+
+/// Writes `plan` all-or-nothing. Each file must still be as it was when the plan was made
+/// (else [`crate::ToolErrorKind::Conflict`] and nothing is written). Afterwards the model
+/// counts as having seen what it wrote; deleted and moved-away paths are forgotten.
+pub fn apply(context: &ToolContext, plan: &EditPlan) -> Result<AppliedEdit, ToolError> {
+    let mut transaction = Transaction::new("the edit was planned");
+    for change in &plan.changes {
+        let source = context.guard().resolve_write(&change.path)?;
+        let expect = match &change.before {
+            Some(before) => Expect::Hash(before.hash.clone()),
+            None => Expect::Absent,
+        };
+        match (&change.after, &change.rename_to) {
+            (Some(after), None) => {
+                let bytes = encode(&change.path, after, encoding(change))?;
+                transaction.push(Op::write(source, bytes, expect, None));
+            }
+            (Some(after), Some(to)) => {
+                let target = context.guard().resolve_write(to)?;
+                let bytes = encode(to, after, encoding(change))?;
+                let mode_from = source.absolute.clone();
+                transaction.push(Op::write(target, bytes, Expect::Absent, Some(mode_from)));
+                transaction.push(Op::remove(source, expect));
+            }
+            // A deletion; a rename target without content means nothing to write there.
+            (None, _) => transaction.push(Op::remove(source, expect)),
+        }
+    }
+    let done = transaction.run()?;
+    for (relative, written) in done {
+        match written {
+            Some(hash) => context.reads().record(&relative, &hash),
+            None => context.reads().forget(&relative),
+        }
+    }
+    Ok(AppliedEdit {
+        changes: plan.changes.clone(),
+        summary: plan.summary.clone(),
+    })
+}
+
+/// Restores the files of `applied` to their state before it, all-or-nothing. Refused with
+/// [`crate::ToolErrorKind::Conflict`] when a file changed after the edit (undo would lose
+/// that change). The model must read the restored files again.
+pub fn undo(context: &ToolContext, applied: &AppliedEdit) -> Result<(), ToolError> {
+    let mut transaction = Transaction::new("the edit was applied");
+    for change in applied.changes.iter().rev() {
+        let encoding = encoding(change);
+        let source = context.guard().resolve_write(&change.path)?;
+        // What the edit left on disk must still be there.
+        let written = match &change.after {
+            Some(after) => Expect::Hash(hash_bytes(&encode(&change.path, after, encoding)?)),
+            None => Expect::Absent,
+        };
+        let before = change
+            .before
+            .as_ref()
+            .map(|before| encode(&change.path, &before.content, encoding))
+            .transpose()?;
+        match (&change.rename_to, &change.after, before) {
+            (Some(to), Some(_), Some(bytes)) => {
+                let target = context.guard().resolve_write(to)?;
+                let mode_from = Some(target.absolute.clone());
+                transaction.push(Op::remove(target, written));
+                transaction.push(Op::write(source, bytes, Expect::Absent, mode_from));
+            }
+            (_, _, Some(bytes)) => transaction.push(Op::write(source, bytes, written, None)),
+            (_, _, None) => transaction.push(Op::remove(source, written)),
+        }
+    }
+    let done = transaction.run()?;
+    for (relative, _) in done {
+        context.reads().forget(&relative);
+    }
+    Ok(())
+}
+
+fn encoding(change: &FileChange) -> TextEncoding {
+    change
+        .before
+        .as_ref()
+        .map_or(TextEncoding::Utf8, |before| before.encoding)
+}

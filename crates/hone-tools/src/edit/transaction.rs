@@ -1,0 +1,295 @@
+//! All-or-nothing file operations: every expectation is checked before anything is
+//! written; each write is atomic (temporary file in the same directory, then rename); a
+//! failure part-way restores the files already touched.
+
+use std::collections::HashMap;
+use std::fs::{self, OpenOptions, Permissions};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hone_policy::ResolvedPath;
+
+use crate::files::hash_bytes;
+use crate::{ToolError, ToolErrorKind};
+
+/// What a file must look like right before an operation touches it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Expect {
+    /// It must not exist.
+    Absent,
+    /// It must exist with this SHA-256 (hex).
+    Hash(String),
+}
+
+/// One file operation.
+#[derive(Debug)]
+pub(crate) struct Op {
+    path: ResolvedPath,
+    expect: Expect,
+    kind: OpKind,
+}
+
+#[derive(Debug)]
+enum OpKind {
+    /// Write the bytes, with the permissions of `mode_from` (default: the file's own).
+    Write {
+        bytes: Vec<u8>,
+        mode_from: Option<PathBuf>,
+    },
+    /// Remove the file.
+    Remove,
+}
+
+impl Op {
+    /// Writes `bytes` to `path`; permissions come from `mode_from` (for moves), else from
+    /// the file being replaced.
+    pub(crate) fn write(
+        path: ResolvedPath,
+        bytes: Vec<u8>,
+        expect: Expect,
+        mode_from: Option<PathBuf>,
+    ) -> Self {
+        Self {
+            path,
+            expect,
+            kind: OpKind::Write { bytes, mode_from },
+        }
+    }
+
+    /// Removes the file at `path`.
+    pub(crate) fn remove(path: ResolvedPath, expect: Expect) -> Self {
+        Self {
+            path,
+            expect,
+            kind: OpKind::Remove,
+        }
+    }
+}
+
+/// A file as it was before the transaction, to restore on failure.
+struct Original {
+    absolute: PathBuf,
+    relative: String,
+    bytes: Option<Vec<u8>>,
+    permissions: Option<Permissions>,
+}
+
+/// Operations run together.
+pub(crate) struct Transaction {
+    ops: Vec<Op>,
+    /// The moment expectations refer to, for conflict messages (`the edit was planned`).
+    since: &'static str,
+}
+
+impl Transaction {
+    /// An empty transaction; `since` names the moment the expectations describe.
+    pub(crate) fn new(since: &'static str) -> Self {
+        Self {
+            ops: Vec::new(),
+            since,
+        }
+    }
+
+    /// Adds an operation (they run in order).
+    pub(crate) fn push(&mut self, op: Op) {
+        self.ops.push(op);
+    }
+
+    /// Checks every expectation, then runs the operations. Returns each operation's path
+    /// with the hash written (`None` for removals).
+    pub(crate) fn run(self) -> Result<Vec<(String, Option<String>)>, ToolError> {
+        let mut originals: Vec<Original> = Vec::new();
+        // What each path holds once the earlier operations ran (`None`: absent).
+        let mut planned: HashMap<PathBuf, Option<String>> = HashMap::new();
+        let mut modes = Vec::with_capacity(self.ops.len());
+        for op in &self.ops {
+            let absolute = &op.path.absolute;
+            if !planned.contains_key(absolute) {
+                let original = read_original(&op.path)?;
+                planned.insert(absolute.clone(), original.bytes.as_deref().map(hash_bytes));
+                originals.push(original);
+            }
+            let current = planned.get(absolute).cloned().flatten();
+            self.check(op, current.as_deref())?;
+            let (mode, next) = match &op.kind {
+                OpKind::Write { bytes, mode_from } => {
+                    let from = mode_from.as_deref().unwrap_or(absolute);
+                    let mode = fs::metadata(from).ok().map(|meta| meta.permissions());
+                    (mode, Some(hash_bytes(bytes)))
+                }
+                OpKind::Remove => (None, None),
+            };
+            modes.push(mode);
+            planned.insert(absolute.clone(), next);
+        }
+        let mut created_dirs = Vec::new();
+        let mut results = Vec::with_capacity(self.ops.len());
+        for (done, (op, mode)) in self.ops.iter().zip(modes).enumerate() {
+            if let Err(error) = execute(op, mode, &mut created_dirs) {
+                let touched: Vec<&PathBuf> = self.ops[..=done]
+                    .iter()
+                    .map(|op| &op.path.absolute)
+                    .collect();
+                let failed_restores = rollback(&originals, &touched, &created_dirs);
+                return Err(write_failed(&op.path.relative, &error, &failed_restores));
+            }
+            let written = match &op.kind {
+                OpKind::Write { bytes, .. } => Some(hash_bytes(bytes)),
+                OpKind::Remove => None,
+            };
+            results.push((op.path.relative.clone(), written));
+        }
+        Ok(results)
+    }
+
+    fn check(&self, op: &Op, current: Option<&str>) -> Result<(), ToolError> {
+        let path = &op.path.relative;
+        let since = self.since;
+        let problem = match (&op.expect, current) {
+            (Expect::Absent, None) => return Ok(()),
+            (Expect::Hash(wanted), Some(current)) if wanted == current => return Ok(()),
+            (Expect::Absent, Some(_)) => {
+                format!("{path} exists now (it was created after {since})")
+            }
+            (Expect::Hash(_), None) => format!("{path} was deleted after {since}"),
+            (Expect::Hash(_), Some(_)) => format!(
+                "{path} changed after {since} (edited outside this conversation or by a command)"
+            ),
+        };
+        Err(ToolError::new(
+            ToolErrorKind::Conflict,
+            format!("{problem}; nothing was written. Read it again, then redo the change."),
+        ))
+    }
+}
+
+fn read_original(path: &ResolvedPath) -> Result<Original, ToolError> {
+    let (bytes, permissions) = match fs::read(&path.absolute) {
+        Ok(bytes) => {
+            let permissions = fs::metadata(&path.absolute)
+                .ok()
+                .map(|meta| meta.permissions());
+            (Some(bytes), permissions)
+        }
+        Err(error) if error.kind() == ErrorKind::NotFound => (None, None),
+        Err(error) => {
+            return Err(ToolError::io(format!(
+                "could not read {} before writing it: {error}; nothing was written",
+                path.relative
+            )));
+        }
+    };
+    Ok(Original {
+        absolute: path.absolute.clone(),
+        relative: path.relative.clone(),
+        bytes,
+        permissions,
+    })
+}
+
+fn execute(
+    op: &Op,
+    mode: Option<Permissions>,
+    created_dirs: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
+    let absolute = &op.path.absolute;
+    match &op.kind {
+        OpKind::Write { bytes, .. } => {
+            if let Some(parent) = absolute.parent() {
+                create_parents(parent, created_dirs)?;
+            }
+            write_atomically(absolute, bytes, mode)
+        }
+        // Removing a file that is expected to be absent already is nothing to do.
+        OpKind::Remove => match fs::remove_file(absolute) {
+            Err(error) if error.kind() == ErrorKind::NotFound && op.expect == Expect::Absent => {
+                Ok(())
+            }
+            result => result,
+        },
+    }
+}
+
+/// Creates `directory` and its missing ancestors, recording the ones created.
+fn create_parents(directory: &Path, created: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut missing = Vec::new();
+    let mut current = Some(directory);
+    while let Some(path) = current.filter(|path| !path.exists()) {
+        missing.push(path.to_path_buf());
+        current = path.parent();
+    }
+    fs::create_dir_all(directory)?;
+    created.extend(missing.into_iter().rev());
+    Ok(())
+}
+
+/// Writes `bytes` to a temporary file next to `path`, then renames it over `path`.
+fn write_atomically(path: &Path, bytes: &[u8], mode: Option<Permissions>) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temporary = path.with_file_name(format!(
+        ".{name}.hone-{}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        if let Some(mode) = mode {
+            fs::set_permissions(&temporary, mode)?;
+        }
+        fs::rename(&temporary, path)
+    })();
+    if result.is_err() {
+        // The temporary file may not exist; the write error is what matters.
+        let _ = fs::remove_file(&temporary);
+    }
+    result
+}
+
+/// Puts the `touched` files back as they were; returns the ones that could not be restored.
+fn rollback(originals: &[Original], touched: &[&PathBuf], created_dirs: &[PathBuf]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for original in originals.iter().rev() {
+        if !touched.contains(&&original.absolute) {
+            continue;
+        }
+        let restored = match &original.bytes {
+            Some(bytes) => {
+                write_atomically(&original.absolute, bytes, original.permissions.clone())
+            }
+            // Only what the transaction created is removed (the path may not even be
+            // reachable, e.g. when creating its directory failed).
+            None if fs::symlink_metadata(&original.absolute).is_ok() => {
+                fs::remove_file(&original.absolute)
+            }
+            None => Ok(()),
+        };
+        if let Err(error) = restored {
+            failed.push(format!("{} ({error})", original.relative));
+        }
+    }
+    for directory in created_dirs.iter().rev() {
+        // Only empty directories go; one that gained other files stays.
+        let _ = fs::remove_dir(directory);
+    }
+    failed
+}
+
+fn write_failed(path: &str, error: &std::io::Error, failed_restores: &[String]) -> ToolError {
+    let outcome = if failed_restores.is_empty() {
+        "Nothing was changed: files already written were restored.".to_string()
+    } else {
+        format!(
+            "Restoring the files written before also failed for {}; check them.",
+            failed_restores.join(", ")
+        )
+    };
+    ToolError::io(format!("could not write {path}: {error}. {outcome}"))
+}
