@@ -1,0 +1,420 @@
+//! Decisions: what a tool call may do, given the approval mode, the command policy and
+//! what the user granted for this session.
+
+use std::collections::BTreeSet;
+
+use crate::command::{Analysis, Leaf, Rule};
+use crate::{ApprovalMode, CommandClass, CommandPolicy};
+
+/// What a tool call wants to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action<'a> {
+    /// Read files or search.
+    Read,
+    /// Change files. `destructive` when the change removes more than half of a file.
+    Write {
+        /// The change removes more than half of a file's content.
+        destructive: bool,
+    },
+    /// Run a shell command line.
+    Command {
+        /// The command line as the model wrote it.
+        command: &'a str,
+    },
+}
+
+/// The policy's answer for one action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Go ahead without asking.
+    Allow,
+    /// Ask the user first.
+    Ask {
+        /// Why approval is needed, as a sentence.
+        reason: String,
+    },
+    /// Refuse; the reason goes back to the model.
+    Deny {
+        /// Why, as a sentence.
+        reason: String,
+    },
+}
+
+/// Approvals given "always for this session": per tool (for writes) or per command
+/// prefix. Kept in memory only; nothing here outlives the session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionGrants {
+    tools: BTreeSet<String>,
+    command_prefixes: Vec<Rule>,
+}
+
+impl SessionGrants {
+    /// Lets `tool` write without asking for the rest of the session.
+    pub fn grant_tool(&mut self, tool: &str) {
+        self.tools.insert(tool.to_string());
+    }
+
+    /// Lets commands whose words start with `prefix` (whitespace-separated words, e.g.
+    /// `cargo test`) run without asking. An empty prefix grants nothing.
+    pub fn grant_command_prefix(&mut self, prefix: &str) {
+        if let Some(rule) = Rule::prefix(prefix)
+            && !self.command_prefixes().any(|known| known == rule.source())
+        {
+            self.command_prefixes.push(rule);
+        }
+    }
+
+    /// Whether `tool` was granted.
+    pub fn covers_tool(&self, tool: &str) -> bool {
+        self.tools.contains(tool)
+    }
+
+    /// The granted tools.
+    pub fn tools(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(String::as_str)
+    }
+
+    /// The granted command prefixes.
+    pub fn command_prefixes(&self) -> impl Iterator<Item = &str> {
+        self.command_prefixes.iter().map(Rule::source)
+    }
+
+    /// Why the command still asks despite the grants: the reason of its first part that
+    /// asks and is not covered by a granted prefix. Parts that ask for reasons other than
+    /// their words (writing a file through `>`, setting `PATH`) are never covered, and
+    /// neither is a command that could not be fully parsed. `None` when all is covered.
+    fn uncovered(&self, analysis: &Analysis, verdict_reason: &str) -> Option<String> {
+        if !analysis.problems.is_empty() || analysis.leaves.is_empty() {
+            return Some(verdict_reason.to_string());
+        }
+        let covered = |leaf: &Leaf| {
+            leaf.grantable
+                && self
+                    .command_prefixes
+                    .iter()
+                    .any(|rule| rule.allows(&leaf.words))
+        };
+        analysis
+            .leaves
+            .iter()
+            .find(|leaf| match leaf.class {
+                CommandClass::Allow => false,
+                CommandClass::Ask => !covered(leaf),
+                CommandClass::Deny => true,
+            })
+            .map(|leaf| leaf.reason.clone())
+    }
+}
+
+/// The permission policy of a session: approval mode, command policy and session grants.
+///
+/// ```
+/// use hone_policy::{Action, ApprovalMode, CommandPolicy, Decision, Permissions};
+///
+/// let mut permissions = Permissions::new(ApprovalMode::Ask, CommandPolicy::default());
+/// assert_eq!(permissions.decide("shell", &Action::Command { command: "git status" }), Decision::Allow);
+/// assert!(matches!(permissions.decide("shell", &Action::Command { command: "cargo test" }), Decision::Ask { .. }));
+/// permissions.grant_command_prefix("cargo test");
+/// assert_eq!(permissions.decide("shell", &Action::Command { command: "cargo test -q" }), Decision::Allow);
+/// assert!(matches!(permissions.decide("shell", &Action::Command { command: "sudo ls" }), Decision::Deny { .. }));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Permissions {
+    mode: ApprovalMode,
+    commands: CommandPolicy,
+    grants: SessionGrants,
+}
+
+impl Permissions {
+    /// A policy in `mode` with no session grants yet.
+    pub fn new(mode: ApprovalMode, commands: CommandPolicy) -> Self {
+        Self {
+            mode,
+            commands,
+            grants: SessionGrants::default(),
+        }
+    }
+
+    /// The current approval mode.
+    pub fn mode(&self) -> ApprovalMode {
+        self.mode
+    }
+
+    /// Switches the approval mode; session grants are kept.
+    pub fn set_mode(&mut self, mode: ApprovalMode) {
+        self.mode = mode;
+    }
+
+    /// The command policy.
+    pub fn commands(&self) -> &CommandPolicy {
+        &self.commands
+    }
+
+    /// What the user granted for this session.
+    pub fn grants(&self) -> &SessionGrants {
+        &self.grants
+    }
+
+    /// Lets `tool` write without asking for the rest of the session (destructive rewrites
+    /// still ask). Commands are granted by prefix instead, with [`Self::grant_command_prefix`].
+    pub fn grant_tool(&mut self, tool: &str) {
+        self.grants.grant_tool(tool);
+    }
+
+    /// Lets commands starting with the words of `prefix` run without asking for the rest
+    /// of the session. Denied commands stay denied.
+    pub fn grant_command_prefix(&mut self, prefix: &str) {
+        self.grants.grant_command_prefix(prefix);
+    }
+
+    /// Decides whether `tool` may perform `action` now.
+    pub fn decide(&self, tool: &str, action: &Action<'_>) -> Decision {
+        match *action {
+            Action::Read => Decision::Allow,
+            Action::Write { destructive } => self.decide_write(tool, destructive),
+            Action::Command { command } => self.decide_command(command),
+        }
+    }
+
+    fn decide_write(&self, tool: &str, destructive: bool) -> Decision {
+        let destructive_reason = || Decision::Ask {
+            reason: "this change removes more than half of the file, so it always needs approval"
+                .into(),
+        };
+        match self.mode {
+            ApprovalMode::ReadOnly => Decision::Deny {
+                reason: "read-only mode: files are not changed".into(),
+            },
+            ApprovalMode::Ask if destructive => destructive_reason(),
+            ApprovalMode::Ask if self.grants.covers_tool(tool) => Decision::Allow,
+            ApprovalMode::Ask => Decision::Ask {
+                reason: format!("ask mode: changes made by `{tool}` need approval"),
+            },
+            ApprovalMode::AutoEdit if destructive => destructive_reason(),
+            ApprovalMode::AutoEdit | ApprovalMode::FullAuto => Decision::Allow,
+        }
+    }
+
+    fn decide_command(&self, command: &str) -> Decision {
+        let analysis = self.commands.analyse(command);
+        let verdict = analysis.verdict();
+        match (verdict.class, self.mode) {
+            (CommandClass::Deny, _) => Decision::Deny {
+                reason: verdict.reason,
+            },
+            (CommandClass::Allow | CommandClass::Ask, ApprovalMode::ReadOnly) => Decision::Deny {
+                reason: "read-only mode: commands are not run".into(),
+            },
+            (
+                CommandClass::Allow,
+                ApprovalMode::Ask | ApprovalMode::AutoEdit | ApprovalMode::FullAuto,
+            )
+            | (CommandClass::Ask, ApprovalMode::FullAuto) => Decision::Allow,
+            (CommandClass::Ask, ApprovalMode::Ask | ApprovalMode::AutoEdit) => {
+                match self.grants.uncovered(&analysis, &verdict.reason) {
+                    Some(reason) => Decision::Ask { reason },
+                    None => Decision::Allow,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn permissions(mode: ApprovalMode) -> Permissions {
+        Permissions::new(mode, CommandPolicy::default())
+    }
+
+    fn command(command: &str) -> Action<'_> {
+        Action::Command { command }
+    }
+
+    const WRITE: Action<'static> = Action::Write { destructive: false };
+    const DESTRUCTIVE: Action<'static> = Action::Write { destructive: true };
+
+    /// A short name for a decision, to compare whole tables.
+    fn kind(decision: &Decision) -> &'static str {
+        match decision {
+            Decision::Allow => "allow",
+            Decision::Ask { .. } => "ask",
+            Decision::Deny { .. } => "deny",
+        }
+    }
+
+    #[test]
+    fn every_mode_decides_every_kind_of_action_as_documented() {
+        let actions = [
+            ("read", Action::Read),
+            ("write", WRITE),
+            ("destructive write", DESTRUCTIVE),
+            ("allowed command", command("git status")),
+            ("other command", command("cargo test")),
+            ("denied command", command("rm -rf /")),
+        ];
+        let expected = [
+            (
+                ApprovalMode::ReadOnly,
+                ["allow", "deny", "deny", "deny", "deny", "deny"],
+            ),
+            (
+                ApprovalMode::Ask,
+                ["allow", "ask", "ask", "allow", "ask", "deny"],
+            ),
+            (
+                ApprovalMode::AutoEdit,
+                ["allow", "allow", "ask", "allow", "ask", "deny"],
+            ),
+            (
+                ApprovalMode::FullAuto,
+                ["allow", "allow", "allow", "allow", "allow", "deny"],
+            ),
+        ];
+        for (mode, kinds) in expected {
+            let permissions = permissions(mode);
+            for ((name, action), expected) in actions.iter().zip(kinds) {
+                let decision = permissions.decide("tool", action);
+                assert_eq!(kind(&decision), expected, "{mode} / {name}: {decision:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn reasons_explain_the_mode_and_the_command() {
+        let read_only = permissions(ApprovalMode::ReadOnly);
+        assert_eq!(
+            read_only.decide("shell", &command("ls")),
+            Decision::Deny {
+                reason: "read-only mode: commands are not run".into()
+            }
+        );
+        let ask = permissions(ApprovalMode::Ask);
+        assert_eq!(
+            ask.decide("shell", &command("npm install")),
+            Decision::Ask {
+                reason: "`npm install` is not on the allow list".into()
+            }
+        );
+        assert!(matches!(
+            ask.decide("write_file", &WRITE),
+            Decision::Ask { reason } if reason.contains("`write_file`")
+        ));
+        assert!(matches!(
+            ask.decide("shell", &command("sudo ls")),
+            Decision::Deny { reason } if reason.contains("another user")
+        ));
+    }
+
+    #[test]
+    fn a_tool_grant_allows_its_writes_but_not_destructive_ones() {
+        let mut permissions = permissions(ApprovalMode::Ask);
+        permissions.grant_tool("edit_file");
+        assert_eq!(permissions.decide("edit_file", &WRITE), Decision::Allow);
+        assert!(matches!(
+            permissions.decide("write_file", &WRITE),
+            Decision::Ask { .. }
+        ));
+        assert!(matches!(
+            permissions.decide("edit_file", &DESTRUCTIVE),
+            Decision::Ask { .. }
+        ));
+        assert!(matches!(
+            permissions.decide("edit_file", &command("cargo test")),
+            Decision::Ask { .. }
+        ));
+        assert_eq!(
+            permissions.grants().tools().collect::<Vec<_>>(),
+            ["edit_file"]
+        );
+    }
+
+    #[test]
+    fn a_prefix_grant_allows_matching_commands_in_ask_and_auto_edit() {
+        for mode in [ApprovalMode::Ask, ApprovalMode::AutoEdit] {
+            let mut permissions = permissions(mode);
+            permissions.grant_command_prefix("cargo test");
+            assert_eq!(
+                permissions.decide("shell", &command("cargo test --all")),
+                Decision::Allow
+            );
+            assert_eq!(
+                permissions.decide("shell", &command("cd x && cargo test")),
+                Decision::Allow
+            );
+            assert!(matches!(
+                permissions.decide("shell", &command("cargo build")),
+                Decision::Ask { .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn a_prefix_grant_does_not_cover_a_piped_second_command() {
+        let mut permissions = permissions(ApprovalMode::Ask);
+        permissions.grant_command_prefix("cargo test");
+        let decision = permissions.decide("shell", &command("cargo test | tee out.log"));
+        assert_eq!(
+            decision,
+            Decision::Ask {
+                reason: "`tee out.log` is not on the allow list".into()
+            }
+        );
+        permissions.grant_command_prefix("tee");
+        assert_eq!(
+            permissions.decide("shell", &command("cargo test | tee out.log")),
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn a_prefix_grant_never_covers_denied_commands_or_file_writes() {
+        let mut permissions = permissions(ApprovalMode::Ask);
+        permissions.grant_command_prefix("rm");
+        permissions.grant_command_prefix("cargo");
+        assert!(matches!(
+            permissions.decide("shell", &command("rm -rf x")),
+            Decision::Deny { .. }
+        ));
+        assert_eq!(
+            permissions.decide("shell", &command("rm x")),
+            Decision::Allow
+        );
+        assert!(matches!(
+            permissions.decide("shell", &command("cargo test > log")),
+            Decision::Ask { .. }
+        ));
+        assert!(matches!(
+            permissions.decide("shell", &command("cargo test 'open")),
+            Decision::Ask { .. }
+        ));
+    }
+
+    #[test]
+    fn grants_are_kept_once_and_ignore_empty_prefixes() {
+        let mut grants = SessionGrants::default();
+        grants.grant_command_prefix("cargo  test");
+        grants.grant_command_prefix("cargo test");
+        grants.grant_command_prefix("   ");
+        assert_eq!(
+            grants.command_prefixes().collect::<Vec<_>>(),
+            ["cargo test"]
+        );
+        assert!(!grants.covers_tool("shell"));
+    }
+
+    #[test]
+    fn switching_modes_keeps_grants() {
+        let mut permissions = permissions(ApprovalMode::Ask);
+        permissions.grant_tool("edit_file");
+        permissions.set_mode(ApprovalMode::ReadOnly);
+        assert_eq!(permissions.mode(), ApprovalMode::ReadOnly);
+        assert!(matches!(
+            permissions.decide("edit_file", &WRITE),
+            Decision::Deny { .. }
+        ));
+        permissions.set_mode(ApprovalMode::Ask);
+        assert_eq!(permissions.decide("edit_file", &WRITE), Decision::Allow);
+    }
+}

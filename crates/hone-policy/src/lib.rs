@@ -1,0 +1,47 @@
+//! hone's permission policy: what a tool call may do without asking.
+//!
+//! - [`ApprovalMode`]: `read-only`, `ask` (the default), `auto-edit` or `full-auto`.
+//! - [`CommandPolicy`]: shell command lines are tokenized and parsed like the shell
+//!   would (quotes, `;` `&&` `||` `|`, subshells, `$(…)` and backticks, redirections,
+//!   `bash -c`, `env`, `xargs`, `find -exec`…) and every simple command in them is
+//!   classified against a built-in deny list (`rm -r`, `sudo`, force pushes, `curl … | sh`,
+//!   …), a built-in allow list of read-only commands, and the user's `[permissions]`
+//!   `allow` / `deny` rules. Deny wins over everything, in every mode.
+//! - [`Permissions`]: combines the mode, the command policy and the approvals given
+//!   "always for this session" ([`SessionGrants`]) into a [`Decision`] for an [`Action`].
+//! - [`PathGuard`]: every path a tool receives is resolved against the project root and
+//!   refused when it escapes it (`..`, absolute paths, symlinks), touches `.git/`
+//!   internals for writing, or is hidden by `.honeignore`.
+//!
+//! | action | read-only | ask | auto-edit | full-auto |
+//! |---|---|---|---|---|
+//! | read | allow | allow | allow | allow |
+//! | write | deny | ask (allow if the tool was granted) | allow | allow |
+//! | destructive write | deny | ask | ask | allow |
+//! | denied command | deny | deny | deny | deny |
+//! | allow-listed command | deny | allow | allow | allow |
+//! | other command | deny | ask (allow if granted) | ask (allow if granted) | allow |
+//!
+//! ```
+//! use hone_policy::{Action, ApprovalMode, CommandPolicy, Decision, Permissions};
+//!
+//! let commands = CommandPolicy::new(&["cargo test".into()], &[])?;
+//! let permissions = Permissions::new(ApprovalMode::AutoEdit, commands);
+//! let run = |command| permissions.decide("shell", &Action::Command { command });
+//! assert_eq!(run("cargo test -p hone-policy"), Decision::Allow);
+//! assert!(matches!(run("npm install"), Decision::Ask { .. }));
+//! assert!(matches!(run("echo $(sudo id)"), Decision::Deny { .. }));
+//! # Ok::<(), hone_policy::PolicyError>(())
+//! ```
+
+mod command;
+mod decision;
+mod error;
+mod mode;
+mod path;
+
+pub use command::{CommandClass, CommandPolicy, CommandVerdict};
+pub use decision::{Action, Decision, Permissions, SessionGrants};
+pub use error::PolicyError;
+pub use mode::ApprovalMode;
+pub use path::{PathError, PathGuard, ResolvedPath};
