@@ -1,6 +1,6 @@
 //! `hone ask`: one streamed completion without tools.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use futures::StreamExt;
@@ -12,7 +12,7 @@ use crate::exit;
 
 /// Runs `hone ask`.
 pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, HoneError> {
-    let prompt = prompt_text(&args)?;
+    let prompt = crate::input::prompt_text(&args.prompt)?;
     let config = crate::load_config(global)?;
     let provider = hone_providers::build_provider(config.provider()?)?;
     let mut request = ChatRequest::new(provider.default_model(), prompt);
@@ -41,32 +41,6 @@ pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, 
         Some(Outcome::Cancelled) => exit::report(&HoneError::cancelled()),
         None => exit::report(&HoneError::provider("the response ended without a result")),
     })
-}
-
-/// The prompt from the arguments, or from stdin when none (or `-`) is given.
-fn prompt_text(args: &AskArgs) -> Result<String, HoneError> {
-    let joined = args.prompt.join(" ");
-    let from_stdin = joined.is_empty() || joined == "-";
-    let text = if from_stdin {
-        if std::io::stdin().is_terminal() {
-            return Err(HoneError::validation(
-                "no prompt: pass it as an argument (hone ask \"…\") or pipe it on stdin",
-            ));
-        }
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|error| {
-                HoneError::validation(format!("could not read the prompt from stdin: {error}"))
-            })?;
-        text
-    } else {
-        joined
-    };
-    if text.trim().is_empty() {
-        return Err(HoneError::validation("the prompt is empty"));
-    }
-    Ok(text)
 }
 
 /// Writes events as text (answer on stdout, reasoning dimmed on a terminal's stderr) or JSON lines.

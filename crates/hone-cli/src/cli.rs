@@ -51,6 +51,9 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Send one prompt to the model and stream the answer (no tools).
     Ask(AskArgs),
+    /// Run the agent on a task, headless: it reads, edits and runs commands as the
+    /// approval mode allows, then answers.
+    Exec(ExecArgs),
     /// List the models the provider offers.
     Models(ModelsArgs),
     /// Inspect the configuration.
@@ -76,6 +79,28 @@ pub struct AskArgs {
     /// Upper bound on generated tokens.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+}
+
+/// `hone exec`.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The task; read from stdin when omitted or `-`.
+    #[arg(value_name = "PROMPT", num_args = 0.., trailing_var_arg = true)]
+    pub prompt: Vec<String>,
+
+    /// What runs without asking: read-only, ask (default), auto-edit (edits run, commands
+    /// ask) or full-auto (everything except denied commands). Without a terminal, anything
+    /// that would ask is refused.
+    #[arg(long, value_name = "MODE")]
+    pub approval: Option<String>,
+
+    /// Tool rounds before the model is told to answer (default 25).
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<u32>,
+
+    /// Print one JSON event per line on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `hone models`.

@@ -7,13 +7,13 @@ use hone_protocol::{ErrorCategory, HoneError};
 /// Exit code for each error category, so scripts can tell failures apart.
 pub(crate) fn code_for(category: ErrorCategory) -> u8 {
     match category {
-        ErrorCategory::Config => 3,
+        ErrorCategory::Config => 2,
         ErrorCategory::Auth => 4,
         ErrorCategory::Network => 5,
         ErrorCategory::RateLimit => 6,
         ErrorCategory::Provider => 7,
         ErrorCategory::Validation => 8,
-        ErrorCategory::Tool => 9,
+        ErrorCategory::Tool => 3,
         ErrorCategory::Cancelled => 130,
     }
 }

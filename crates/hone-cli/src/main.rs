@@ -1,11 +1,16 @@
 //! The `hone` executable.
 
+mod approve;
 mod ask;
 mod cli;
 mod config_cmd;
+mod diff;
+mod exec;
 mod exit;
+mod input;
 mod models;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -36,33 +41,48 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
     match cli.command {
         Command::Ask(args) => ask::run(&cli.global, args).await,
+        Command::Exec(args) => Ok(exec::run(&cli.global, args).await),
         Command::Models(args) => models::run(&cli.global, &args).await,
         Command::Config(command) => config_cmd::run(&cli.global, &command),
     }
 }
 
-/// Loads the layered configuration for the project the user pointed at.
-pub(crate) fn load_config(global: &GlobalArgs) -> Result<Config, HoneError> {
-    let project_dir = match &global.project_dir {
-        Some(dir) => {
-            if !dir.is_dir() {
-                return Err(HoneError::config(format!(
-                    "-C {}: not a directory",
-                    dir.display()
-                )));
-            }
-            Some(dir.clone())
-        }
-        None => std::env::current_dir().ok(),
-    };
-    let sources = ConfigSources::from_process(project_dir);
-    let overrides = CliOverrides {
+/// The project directory: `-C DIR` or the current directory.
+pub(crate) fn project_dir(global: &GlobalArgs) -> Result<PathBuf, HoneError> {
+    match &global.project_dir {
+        Some(dir) if dir.is_dir() => Ok(dir.clone()),
+        Some(dir) => Err(HoneError::config(format!(
+            "-C {}: not a directory",
+            dir.display()
+        ))),
+        None => std::env::current_dir().map_err(|error| {
+            HoneError::config(format!("cannot read the current directory: {error}"))
+        }),
+    }
+}
+
+/// The configuration overrides given by the global flags.
+pub(crate) fn overrides(global: &GlobalArgs) -> CliOverrides {
+    CliOverrides {
         provider: global.provider.clone(),
         model: global.model.clone(),
         base_url: global.base_url.clone(),
         profile: global.profile.clone(),
         ..CliOverrides::default()
-    };
+    }
+}
+
+/// Loads the layered configuration for the project the user pointed at.
+pub(crate) fn load_config(global: &GlobalArgs) -> Result<Config, HoneError> {
+    load_config_with(global, overrides(global))
+}
+
+/// Loads the configuration with explicit overrides (commands with extra flags).
+pub(crate) fn load_config_with(
+    global: &GlobalArgs,
+    overrides: CliOverrides,
+) -> Result<Config, HoneError> {
+    let sources = ConfigSources::from_process(Some(project_dir(global)?));
     Ok(hone_config::load(&sources, &overrides)?)
 }
 

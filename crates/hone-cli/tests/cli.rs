@@ -175,14 +175,14 @@ async fn unknown_provider_is_one_clear_line() {
         &["ask", "--provider", "anthropik", "hi"],
     )
     .await;
-    assert_one_line_error(&output, 3, "Did you mean `anthropic`");
+    assert_one_line_error(&output, 2, "Did you mean `anthropic`");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_key_names_the_variable_to_set() {
     let project = tempfile::tempdir().unwrap();
     let output = hone(project.path(), &[], &["ask", "--provider", "gemini", "hi"]).await;
-    assert_one_line_error(&output, 3, "GEMINI_API_KEY");
+    assert_one_line_error(&output, 2, "GEMINI_API_KEY");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -242,7 +242,7 @@ async fn unknown_model_points_to_hone_models() {
         &["ask", "--model", "nope", "hi"],
     )
     .await;
-    assert_one_line_error(&output, 3, "hone models");
+    assert_one_line_error(&output, 2, "hone models");
     assert!(stderr(&output).contains("`nope`"));
 }
 
@@ -310,7 +310,7 @@ async fn bad_config_file_names_the_file_and_line() {
     )
     .unwrap();
     let output = hone(project.path(), &[], &["config", "show"]).await;
-    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(output.status.code(), Some(2));
     let text = stderr(&output);
     assert!(
         text.contains("config.toml") && text.contains("modle"),

@@ -91,8 +91,12 @@ impl PathGuard {
     /// Resolves a path for writing: additionally refuses `.git/` internals.
     pub fn resolve_write(&self, path: &str) -> Result<ResolvedPath, PathError> {
         let resolved = self.resolve(path)?;
-        let first = resolved.relative.split('/').next().unwrap_or("");
-        if first == ".git" {
+        // Any `.git` component: a nested repository's config can run code (core.fsmonitor).
+        if resolved
+            .relative
+            .split('/')
+            .any(|component| component == ".git")
+        {
             return Err(PathError::GitInternals {
                 path: path.to_string(),
             });

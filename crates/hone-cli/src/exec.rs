@@ -1,0 +1,233 @@
+//! `hone exec`: the headless, one-shot agent.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::time::Instant;
+
+use hone_core::{ApprovalDecision, Event, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
+use hone_protocol::HoneError;
+
+use crate::approve;
+use crate::cli::{ExecArgs, GlobalArgs};
+
+/// Exit codes of `hone exec` (documented in the README).
+mod code {
+    pub(super) const DONE: u8 = 0;
+    pub(super) const FAILED: u8 = 1;
+    pub(super) const USAGE: u8 = 2;
+    pub(super) const INTERRUPTED: u8 = 130;
+}
+
+/// Runs `hone exec`.
+pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
+    match start(global, args).await {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("{}", crate::exit::line(&error));
+            ExitCode::from(code::USAGE)
+        }
+    }
+}
+
+async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
+    let prompt = crate::input::prompt_text(&args.prompt)?;
+    let mut overrides = crate::overrides(global);
+    overrides.approval.clone_from(&args.approval);
+    overrides.max_tool_rounds = args.max_rounds;
+    let config = crate::load_config_with(global, overrides)?;
+    let provider_config = config.provider()?;
+    let secrets = provider_config
+        .api_key
+        .iter()
+        .map(|key| key.expose().to_string())
+        .collect();
+    let model = provider_config.model.clone();
+    let provider = hone_providers::build_provider(provider_config)?;
+    let mode = ApprovalMode::from_str(config.approval().as_str())
+        .map_err(|error| HoneError::config(error.to_string()))?;
+    let rules = config.permission_rules();
+    let commands = CommandPolicy::new(&rules.allow, &rules.deny)
+        .map_err(|error| HoneError::config(format!("invalid [permissions] rule: {error}")))?;
+    let root = crate::project_dir(global)?;
+    let (handle, mut events) = hone_core::start_session(SessionConfig {
+        root,
+        provider,
+        model,
+        permissions: Permissions::new(mode, commands),
+        max_tool_rounds: config.max_tool_rounds(),
+        audit: true,
+        secrets,
+    })?;
+    handle.send(Request::UserMessage { text: prompt });
+
+    let interrupt = handle.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            interrupt.send(Request::Cancel);
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\nhone: interrupted");
+                std::process::exit(i32::from(code::INTERRUPTED));
+            }
+        }
+    });
+
+    let interactive =
+        !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut view = View::new(args.json);
+    let started = Instant::now();
+    while let Some(event) = events.recv().await {
+        view.show(&event);
+        match &event {
+            Event::ApprovalNeeded { call_id, .. } => {
+                let decision = if interactive {
+                    approve::ask_on_terminal(&event).await
+                } else {
+                    ApprovalDecision::Deny {
+                        message: Some(
+                            "hone exec has no terminal to ask the user, so this was refused. The user can \
+                             re-run with --approval auto-edit (edits) or full-auto, or allow the command \
+                             under [permissions] in the configuration."
+                                .to_string(),
+                        ),
+                    }
+                };
+                handle.send(Request::Approval {
+                    call_id: call_id.clone(),
+                    decision,
+                });
+            }
+            Event::TurnCompleted { end, stats } => {
+                view.summary("done", stats, started);
+                handle.send(Request::Shutdown);
+                return Ok(match end {
+                    TurnEnd::Answered => code::DONE,
+                    TurnEnd::RoundLimit | TurnEnd::RepeatedFailure => code::FAILED,
+                });
+            }
+            Event::TurnFailed { error, stats } => {
+                eprintln!("{}", crate::exit::line(error));
+                view.summary("failed", stats, started);
+                handle.send(Request::Shutdown);
+                return Ok(code::FAILED);
+            }
+            Event::TurnCancelled { stats } => {
+                view.summary("interrupted", stats, started);
+                handle.send(Request::Shutdown);
+                return Ok(code::INTERRUPTED);
+            }
+            _ => {}
+        }
+    }
+    Err(HoneError::provider("the session ended unexpectedly"))
+}
+
+/// Renders events: the answer on stdout, activity on stderr (or JSON lines on stdout).
+struct View {
+    json: bool,
+    color: bool,
+    answer_open: bool,
+}
+
+impl View {
+    fn new(json: bool) -> Self {
+        Self {
+            json,
+            color: std::io::stderr().is_terminal(),
+            answer_open: false,
+        }
+    }
+
+    fn show(&mut self, event: &Event) {
+        if self.json {
+            if let Ok(line) = serde_json::to_string(event) {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+            }
+            return;
+        }
+        match event {
+            Event::MessageDelta { text } => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = write!(stdout, "{text}").and_then(|()| stdout.flush());
+                self.answer_open = !text.ends_with('\n');
+            }
+            Event::ToolRequested {
+                name, arguments, ..
+            } => {
+                self.close_answer();
+                eprintln!(
+                    "{}",
+                    self.dim(&format!("▸ {name} {}", compact(arguments, 100)))
+                );
+            }
+            Event::ToolDenied { reason, .. } => eprintln!("  ✗ denied: {reason}"),
+            Event::DiffApplied { diff, .. } => eprint!("{}", crate::diff::render(diff, self.color)),
+            Event::ToolCompleted {
+                name,
+                output,
+                is_error,
+                duration_ms,
+                ..
+            } => {
+                let first = output.lines().next().unwrap_or("");
+                let mark = if *is_error { "✗" } else { "✓" };
+                eprintln!(
+                    "{}",
+                    self.dim(&format!(
+                        "  {mark} {name} ({duration_ms} ms) {}",
+                        compact(first, 100)
+                    ))
+                );
+            }
+            Event::Error { error } => {
+                self.close_answer();
+                eprintln!("hone: {}", error.message);
+            }
+            _ => {}
+        }
+    }
+
+    fn close_answer(&mut self) {
+        if self.answer_open {
+            println!();
+            self.answer_open = false;
+        }
+    }
+
+    fn summary(&mut self, what: &str, stats: &TurnStats, started: Instant) {
+        self.close_answer();
+        if self.json {
+            return;
+        }
+        let usage = stats.usage;
+        eprintln!(
+            "hone: {what} in {:.1}s · {} tokens ({} in, {} out) · {} tool calls · {} model requests",
+            started.elapsed().as_secs_f64(),
+            usage.input_tokens + usage.output_tokens,
+            usage.input_tokens,
+            usage.output_tokens,
+            stats.tool_calls,
+            stats.model_requests,
+        );
+    }
+
+    fn dim(&self, text: &str) -> String {
+        if self.color {
+            format!("\x1b[2m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// One line of at most `limit` characters.
+fn compact(text: &str, limit: usize) -> String {
+    let flat = text.replace(['\n', '\r'], " ");
+    if flat.chars().count() <= limit {
+        return flat;
+    }
+    let cut: String = flat.chars().take(limit).collect();
+    format!("{cut}…")
+}

@@ -1,0 +1,532 @@
+//! Running one round of tool calls: plan, check the policy, ask, execute, report.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use hone_policy::{Action, Decision};
+use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolResult};
+use hone_tools::{CommandPlan, EditPlan, Invocation, Plan, Tool, ToolKind, ToolOutput};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{ApprovalDecision, ApprovedBy, Event};
+use crate::session::Agent;
+use crate::tools::parse_arguments;
+
+/// Identical failing calls allowed before the turn stops.
+const MAX_IDENTICAL_FAILURES: u32 = 3;
+
+/// How a round ended.
+pub(crate) enum RoundOutcome {
+    /// All calls ran; the results go back to the model.
+    Continue(Message),
+    /// The user cancelled; calls not run are answered as cancelled.
+    Cancelled(Message),
+    /// The same call failed too often.
+    RepeatedFailure {
+        /// The round's results.
+        results: Message,
+        /// What to tell the user.
+        explanation: String,
+    },
+}
+
+/// Counts identical failing calls within a turn.
+#[derive(Debug, Default)]
+pub(crate) struct FailureTracker {
+    failures: HashMap<(String, String), u32>,
+}
+
+impl FailureTracker {
+    fn record(&mut self, call: &ToolCall) -> u32 {
+        let key = (call.name.clone(), normalize_arguments(&call.arguments));
+        let count = self.failures.entry(key).or_insert(0);
+        *count += 1;
+        *count
+    }
+}
+
+fn normalize_arguments(raw: &str) -> String {
+    serde_json::from_str::<Value>(raw)
+        .map_or_else(|_| raw.trim().to_string(), |value| value.to_string())
+}
+
+/// What an approval request shows.
+struct Question {
+    summary: String,
+    reason: String,
+    diff: Option<String>,
+    command: Option<String>,
+    content: Option<String>,
+}
+
+/// A call that passed name and argument checks.
+struct Prepared {
+    call: ToolCall,
+    tool: Arc<dyn Tool>,
+    arguments: Value,
+}
+
+impl Agent {
+    /// Runs `calls` in order (consecutive reads in parallel) and collects their results.
+    pub(crate) async fn run_round(
+        &mut self,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+        tracker: &mut FailureTracker,
+    ) -> RoundOutcome {
+        let mut results = Vec::with_capacity(calls.len());
+        let mut repeated: Option<String> = None;
+        let mut index = 0;
+        while index < calls.len() {
+            if cancel.is_cancelled() {
+                for call in &calls[index..] {
+                    results.push(result_for(
+                        call,
+                        ToolOutput::error("not run: the user cancelled the turn"),
+                    ));
+                }
+                return RoundOutcome::Cancelled(results_message(results));
+            }
+            let reads = calls[index..]
+                .iter()
+                .take_while(|call| self.is_read(call))
+                .count();
+            let batch: Vec<(ToolCall, ToolOutput)> = if reads > 1 {
+                let batch = self.run_reads(&calls[index..index + reads]).await;
+                index += reads;
+                batch
+            } else {
+                let call = &calls[index];
+                index += 1;
+                let output = self.run_call(call, cancel).await;
+                vec![(call.clone(), output)]
+            };
+            for (call, output) in batch {
+                if output.is_error && tracker.record(&call) >= MAX_IDENTICAL_FAILURES {
+                    repeated = Some(format!(
+                        "`{}` failed {MAX_IDENTICAL_FAILURES} times with the same arguments, so the turn stopped. \
+                         Last error: {}",
+                        call.name,
+                        first_line(&output.content)
+                    ));
+                }
+                results.push(result_for(&call, output));
+            }
+        }
+        let message = results_message(results);
+        match repeated {
+            Some(explanation) => RoundOutcome::RepeatedFailure {
+                results: message,
+                explanation,
+            },
+            None => RoundOutcome::Continue(message),
+        }
+    }
+
+    fn is_read(&self, call: &ToolCall) -> bool {
+        self.registry
+            .resolve(&call.name)
+            .is_ok_and(|tool| tool.kind() == ToolKind::Read)
+    }
+
+    /// Validates name and arguments; an error is the result to give the model.
+    fn prepare(&self, call: &ToolCall) -> Result<Prepared, ToolOutput> {
+        self.emit(Event::ToolRequested {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+        let tool = self
+            .registry
+            .resolve(&call.name)
+            .map_err(ToolOutput::error)?;
+        let arguments = parse_arguments(call, &tool.spec()).map_err(ToolOutput::error)?;
+        Ok(Prepared {
+            call: call.clone(),
+            tool,
+            arguments,
+        })
+    }
+
+    /// Runs several read calls concurrently; results keep the calls' order.
+    async fn run_reads(&mut self, calls: &[ToolCall]) -> Vec<(ToolCall, ToolOutput)> {
+        let started = Instant::now();
+        let mut pending = Vec::new();
+        let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
+        for (position, call) in calls.iter().enumerate() {
+            match self.prepare(call) {
+                Ok(prepared) => {
+                    let context = Arc::clone(&self.context);
+                    pending.push((
+                        position,
+                        tokio::task::spawn_blocking(move || {
+                            prepared.tool.plan(&context, &prepared.arguments)
+                        }),
+                    ));
+                }
+                Err(output) => outputs[position] = Some(output),
+            }
+        }
+        for (position, handle) in pending {
+            let output = match handle.await {
+                Ok(Ok(Plan::Done(output))) => output,
+                Ok(Ok(_)) => {
+                    ToolOutput::error("a read-only tool proposed a change; this is a bug in hone")
+                }
+                Ok(Err(error)) => ToolOutput::error(error.message),
+                Err(error) => ToolOutput::error(format!("the tool crashed: {error}")),
+            };
+            outputs[position] = Some(output);
+        }
+        calls
+            .iter()
+            .zip(outputs)
+            .map(|(call, output)| {
+                let output =
+                    output.unwrap_or_else(|| ToolOutput::error("the tool produced no result"));
+                self.finish(call, &output, started);
+                (call.clone(), output)
+            })
+            .collect()
+    }
+
+    /// Runs one call through planning, policy, approval and execution.
+    async fn run_call(&mut self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
+        let started = Instant::now();
+        let output = match self.prepare(call) {
+            Ok(prepared) => self.plan_and_run(prepared, cancel).await,
+            Err(output) => output,
+        };
+        self.finish(call, &output, started);
+        output
+    }
+
+    async fn plan_and_run(&mut self, prepared: Prepared, cancel: &CancellationToken) -> ToolOutput {
+        let context = Arc::clone(&self.context);
+        let tool = Arc::clone(&prepared.tool);
+        let arguments = prepared.arguments;
+        let planned = tokio::task::spawn_blocking(move || tool.plan(&context, &arguments)).await;
+        let plan = match planned {
+            Ok(Ok(plan)) => plan,
+            Ok(Err(error)) => return ToolOutput::error(error.message),
+            Err(error) => return ToolOutput::error(format!("the tool crashed: {error}")),
+        };
+        match plan {
+            Plan::Done(output) => output,
+            Plan::Edit(plan) => {
+                self.run_edit(&prepared.call, prepared.tool.name(), plan, cancel)
+                    .await
+            }
+            Plan::Command(plan) => {
+                self.run_command(&prepared.call, prepared.tool.name(), plan, cancel)
+                    .await
+            }
+        }
+    }
+
+    fn finish(&self, call: &ToolCall, output: &ToolOutput, started: Instant) {
+        self.audit.tool(
+            &call.id,
+            &call.name,
+            &call.arguments,
+            &output.content,
+            output.is_error,
+        );
+        self.emit(Event::ToolCompleted {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            output: output.content.clone(),
+            is_error: output.is_error,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        });
+    }
+
+    async fn run_edit(
+        &mut self,
+        call: &ToolCall,
+        tool: &str,
+        mut plan: EditPlan,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let diff = hone_tools::edit::unified_diff(&plan);
+        self.emit(Event::DiffProposed {
+            call_id: call.id.clone(),
+            diff: diff.clone(),
+        });
+        let action = Action::Write {
+            destructive: plan.destructive.is_some(),
+        };
+        let reason = match self.permissions.decide(tool, &action) {
+            Decision::Allow => None,
+            Decision::Ask { reason } => Some(plan.destructive.clone().unwrap_or(reason)),
+            Decision::Deny { reason } => return self.denied(call, &reason),
+        };
+        if let Some(reason) = reason {
+            let content = match plan.changes.as_slice() {
+                [change] => change.after.clone(),
+                _ => None,
+            };
+            let question = Question {
+                summary: plan.summary.clone(),
+                reason,
+                diff: Some(diff.clone()),
+                command: None,
+                content,
+            };
+            match self.ask(call, question, cancel).await {
+                None => return ToolOutput::error("not applied: the user cancelled the turn"),
+                Some(ApprovalDecision::Approve) => self.approved(call, ApprovedBy::User),
+                Some(ApprovalDecision::AlwaysForSession) => {
+                    self.permissions.grant_tool(tool);
+                    self.approved(call, ApprovedBy::User);
+                }
+                Some(ApprovalDecision::Deny { message }) => {
+                    return self.denied_by_user(call, message);
+                }
+                Some(ApprovalDecision::Edit { replacement }) => {
+                    match plan.changes.as_mut_slice() {
+                        [change] if change.after.is_some() => change.after = Some(replacement),
+                        _ => {
+                            return ToolOutput::error(
+                                "not applied: this change cannot be edited by hand (it touches several files or deletes one); ask for a new proposal instead",
+                            );
+                        }
+                    }
+                    self.approved(call, ApprovedBy::User);
+                }
+            }
+        } else {
+            self.approved(call, ApprovedBy::Policy);
+        }
+        let context = Arc::clone(&self.context);
+        let to_apply = plan.clone();
+        let applied =
+            tokio::task::spawn_blocking(move || hone_tools::edit::apply(&context, &to_apply)).await;
+        match applied {
+            Ok(Ok(applied)) => {
+                let paths = plan
+                    .changes
+                    .iter()
+                    .map(|change| {
+                        change
+                            .rename_to
+                            .clone()
+                            .unwrap_or_else(|| change.path.clone())
+                    })
+                    .collect();
+                self.emit(Event::DiffApplied {
+                    call_id: call.id.clone(),
+                    paths,
+                    diff: hone_tools::edit::unified_diff(&plan),
+                });
+                let summary = applied.summary.clone();
+                self.journal.push(applied);
+                ToolOutput::ok(format!("applied: {summary}"))
+            }
+            Ok(Err(error)) => ToolOutput::error(error.message),
+            Err(error) => ToolOutput::error(format!("the edit crashed: {error}")),
+        }
+    }
+
+    async fn run_command(
+        &mut self,
+        call: &ToolCall,
+        tool: &str,
+        mut plan: CommandPlan,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let mut by = ApprovedBy::Policy;
+        let reason = match self.command_decision(tool, &plan) {
+            Decision::Allow => None,
+            Decision::Ask { reason } => Some(reason),
+            Decision::Deny { reason } => return self.denied(call, &reason),
+        };
+        if let Some(reason) = reason {
+            let question = Question {
+                summary: plan.display.clone(),
+                reason,
+                diff: None,
+                command: Some(plan.display.clone()),
+                content: None,
+            };
+            match self.ask(call, question, cancel).await {
+                None => return ToolOutput::error("not run: the user cancelled the turn"),
+                Some(ApprovalDecision::Approve) => by = ApprovedBy::User,
+                Some(ApprovalDecision::AlwaysForSession) => {
+                    match &plan.invocation {
+                        Invocation::Shell(command) => {
+                            let prefix = self.asking_prefix(command);
+                            self.permissions.grant_command_prefix(&prefix);
+                        }
+                        Invocation::Argv(_) => self.permissions.grant_tool(tool),
+                    }
+                    by = ApprovedBy::User;
+                }
+                Some(ApprovalDecision::Deny { message }) => {
+                    return self.denied_by_user(call, message);
+                }
+                Some(ApprovalDecision::Edit { replacement }) => {
+                    plan.display = replacement.clone();
+                    plan.invocation = Invocation::Shell(replacement);
+                    if let Decision::Deny { reason } = self.command_decision(tool, &plan) {
+                        return self.denied(call, &reason);
+                    }
+                    by = ApprovedBy::User;
+                }
+            }
+        }
+        self.approved(call, by);
+        self.audit.command_script(&plan.display);
+        hone_tools::command::execute(&self.context, &plan, cancel).await
+    }
+
+    /// The prefix "always for this session" grants: that of the first sub-command that
+    /// asks (so `cd x && cargo test` grants `cargo test`, not `cd x`).
+    fn asking_prefix(&self, command: &str) -> String {
+        let policy = self.permissions.commands();
+        let verdict = policy.classify(command);
+        let asking = verdict
+            .sub_commands
+            .iter()
+            .find(|sub| policy.classify(sub).class == hone_policy::CommandClass::Ask)
+            .map_or(command, String::as_str);
+        command_prefix(asking)
+    }
+
+    fn command_decision(&self, tool: &str, plan: &CommandPlan) -> Decision {
+        match &plan.invocation {
+            Invocation::Shell(command) => {
+                self.permissions.decide(tool, &Action::Command { command })
+            }
+            Invocation::Argv(_) => self
+                .permissions
+                .decide(tool, &Action::Write { destructive: false }),
+        }
+    }
+
+    /// Asks the front end; `None` when the turn was cancelled or the front end went away.
+    async fn ask(
+        &mut self,
+        call: &ToolCall,
+        question: Question,
+        cancel: &CancellationToken,
+    ) -> Option<ApprovalDecision> {
+        self.emit(Event::ApprovalNeeded {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            summary: question.summary,
+            reason: question.reason,
+            diff: question.diff,
+            command: question.command,
+            content: question.content,
+        });
+        loop {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => return None,
+                answer = self.approvals.recv() => match answer {
+                    Some((call_id, decision)) if call_id == call.id => return Some(decision),
+                    Some(_) => {}
+                    None => return None,
+                },
+            }
+        }
+    }
+
+    fn approved(&self, call: &ToolCall, by: ApprovedBy) {
+        self.emit(Event::ToolApproved {
+            call_id: call.id.clone(),
+            by,
+        });
+    }
+
+    fn denied(&self, call: &ToolCall, reason: &str) -> ToolOutput {
+        self.emit(Event::ToolDenied {
+            call_id: call.id.clone(),
+            reason: reason.to_string(),
+        });
+        ToolOutput::error(format!(
+            "not run: {reason}. Do not retry it; find another way or explain to the user."
+        ))
+    }
+
+    fn denied_by_user(&self, call: &ToolCall, message: Option<String>) -> ToolOutput {
+        let reason = match message
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+        {
+            Some(text) => format!("the user denied this call and said: {text}"),
+            None => "the user denied this call".to_string(),
+        };
+        self.denied(call, &reason)
+    }
+}
+
+/// Programs whose first argument is a subcommand worth keeping in a grant
+/// (`cargo test` is granted, not every `cargo …`).
+const SUBCOMMAND_PROGRAMS: &[&str] = &[
+    "cargo", "npm", "pnpm", "yarn", "npx", "git", "go", "pip", "pip3", "poetry", "uv", "docker",
+    "kubectl", "make", "bundle", "rake", "dotnet", "mvn", "gradle", "deno", "bun",
+];
+
+/// The words granted by "always for this session": the program and, for programs with
+/// subcommands, the subcommand.
+fn command_prefix(command: &str) -> String {
+    let words: Vec<&str> = command.split_whitespace().take(2).collect();
+    match words.as_slice() {
+        [program, sub] if !sub.starts_with('-') && SUBCOMMAND_PROGRAMS.contains(program) => {
+            format!("{program} {sub}")
+        }
+        [program, ..] => (*program).to_string(),
+        [] => String::new(),
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+fn result_for(call: &ToolCall, output: ToolOutput) -> ToolResult {
+    ToolResult {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        content: output.content,
+        is_error: output.is_error,
+    }
+}
+
+fn results_message(results: Vec<ToolResult>) -> Message {
+    Message {
+        role: Role::User,
+        content: results.into_iter().map(ContentBlock::ToolResult).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_prefixes_keep_the_subcommand() {
+        assert_eq!(command_prefix("cargo test --all"), "cargo test");
+        assert_eq!(command_prefix("ls -la"), "ls");
+        assert_eq!(command_prefix("touch one"), "touch");
+        assert_eq!(command_prefix("make"), "make");
+    }
+
+    #[test]
+    fn identical_failures_are_counted_with_normalised_arguments() {
+        let mut tracker = FailureTracker::default();
+        let call = |arguments: &str| ToolCall {
+            id: "x".into(),
+            name: "edit_file".into(),
+            arguments: arguments.into(),
+        };
+        assert_eq!(tracker.record(&call("{\"a\": 1}")), 1);
+        assert_eq!(tracker.record(&call("{\"a\":1}")), 2);
+        assert_eq!(tracker.record(&call("{\"a\":2}")), 1);
+    }
+}

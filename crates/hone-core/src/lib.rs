@@ -1,0 +1,56 @@
+//! hone's agent core: one session, one request/event protocol, every front end.
+//!
+//! [`start_session`] spawns a session task and returns a [`SessionHandle`] for
+//! [`Request`]s and a receiver of [`Event`]s. A user message starts a turn: the model is
+//! called with the history and the tools, its tool calls are planned, checked against the
+//! permission policy, approved (by policy or by the front end answering
+//! [`Event::ApprovalNeeded`]), executed, and fed back, until the model answers without
+//! tools, the round limit is reached, or the user cancels.
+
+mod audit;
+mod calls;
+mod prompt;
+mod protocol;
+mod session;
+mod tools;
+mod turn;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hone_policy::Permissions;
+use hone_protocol::HoneError;
+use hone_providers::Provider;
+use tokio::sync::mpsc;
+
+pub use audit::AUDIT_DIR;
+pub use protocol::{ApprovalDecision, ApprovedBy, Event, Request, TurnEnd, TurnStats};
+pub use session::SessionHandle;
+
+/// Default number of tool rounds per turn.
+pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 25;
+
+/// Everything a session needs.
+pub struct SessionConfig {
+    /// Project root; every tool path is resolved against it.
+    pub root: PathBuf,
+    /// The model provider.
+    pub provider: Arc<dyn Provider>,
+    /// Model name (empty: the provider's default).
+    pub model: String,
+    /// Permission policy (approval mode, command rules, session grants).
+    pub permissions: Permissions,
+    /// Tool rounds per turn before the model is told to answer.
+    pub max_tool_rounds: u32,
+    /// Whether to write audit logs under `<root>/.hone/logs/`.
+    pub audit: bool,
+    /// Secret values (API keys) to redact from every log line.
+    pub secrets: Vec<String>,
+}
+
+/// Starts a session task on the current tokio runtime.
+pub fn start_session(
+    config: SessionConfig,
+) -> Result<(SessionHandle, mpsc::UnboundedReceiver<Event>), HoneError> {
+    session::start(config)
+}

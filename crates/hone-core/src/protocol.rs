@@ -1,0 +1,280 @@
+//! The request/event protocol between the core and every front end.
+//!
+//! Front ends send [`Request`]s and receive [`Event`]s; nothing else crosses the boundary.
+//! Events serialise with a dotted `type` tag (`turn.started`, `tool.completed`, …), the
+//! format `hone exec --json` prints.
+
+use hone_protocol::{HoneError, Usage};
+use serde::{Deserialize, Serialize};
+
+/// What a front end asks of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Request {
+    /// Start a turn with this user message (queued if a turn is running).
+    UserMessage {
+        /// What the user typed.
+        text: String,
+    },
+    /// Answer an [`Event::ApprovalNeeded`].
+    Approval {
+        /// The call being answered.
+        call_id: String,
+        /// The answer.
+        decision: ApprovalDecision,
+    },
+    /// Cancel the running turn (no effect when idle).
+    Cancel,
+    /// Undo the last `count` applied edits of this session.
+    Undo {
+        /// How many edits to take back.
+        count: usize,
+    },
+    /// End the session.
+    Shutdown,
+}
+
+/// The user's answer to an approval request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run it this once.
+    Approve,
+    /// Do not run it; the optional message is passed to the model.
+    Deny {
+        /// Why, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// Run this edited version instead: the command text, or the new file content.
+    Edit {
+        /// The replacement.
+        replacement: String,
+    },
+    /// Run it, and from now on this tool (writes) or this command prefix without asking.
+    AlwaysForSession,
+}
+
+/// How a call came to be allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovedBy {
+    /// The policy allowed it without asking.
+    Policy,
+    /// The user approved it.
+    User,
+    /// An "always for this session" grant covered it.
+    SessionGrant,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model answered without calling tools.
+    Answered,
+    /// `max_tool_rounds` was reached; the model was told to answer with what it had.
+    RoundLimit,
+    /// The same failing call was repeated too often.
+    RepeatedFailure,
+}
+
+/// Totals of one turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TurnStats {
+    /// Model requests made.
+    pub model_requests: u32,
+    /// Tool calls made.
+    pub tool_calls: u32,
+    /// Token usage summed over the turn's requests.
+    pub usage: Usage,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// What a session tells its front end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    /// The session is ready.
+    #[serde(rename = "session.started")]
+    SessionStarted {
+        /// Provider instance name.
+        provider: String,
+        /// Model.
+        model: String,
+        /// Approval mode.
+        approval: String,
+        /// Project root.
+        root: String,
+    },
+    /// A turn began.
+    #[serde(rename = "turn.started")]
+    TurnStarted {
+        /// 1-based turn number in this session.
+        turn: u32,
+    },
+    /// More answer text.
+    #[serde(rename = "message.delta")]
+    MessageDelta {
+        /// The new text.
+        text: String,
+    },
+    /// More reasoning text.
+    #[serde(rename = "thinking.delta")]
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+    },
+    /// One model reply is complete (it may be followed by tool calls).
+    #[serde(rename = "message.completed")]
+    MessageCompleted {
+        /// The reply's full text.
+        text: String,
+    },
+    /// The model asked for a tool call.
+    #[serde(rename = "tool.requested")]
+    ToolRequested {
+        /// Call identifier.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// Raw arguments.
+        arguments: String,
+    },
+    /// A call needs the user's decision; answer with [`Request::Approval`].
+    #[serde(rename = "approval.needed")]
+    ApprovalNeeded {
+        /// Call identifier.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// One line: what would happen.
+        summary: String,
+        /// Why it asks (policy reason, destructive rewrite, …).
+        reason: String,
+        /// The unified diff of a proposed edit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+        /// The command that would run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        /// For a single-file edit, the proposed new content (what an "edit first" answer replaces).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+    },
+    /// A call was allowed.
+    #[serde(rename = "tool.approved")]
+    ToolApproved {
+        /// Call identifier.
+        call_id: String,
+        /// Who allowed it.
+        by: ApprovedBy,
+    },
+    /// A call was refused (by policy or the user); the model is told why.
+    #[serde(rename = "tool.denied")]
+    ToolDenied {
+        /// Call identifier.
+        call_id: String,
+        /// Why.
+        reason: String,
+    },
+    /// An edit's diff, shown before it is applied.
+    #[serde(rename = "diff.proposed")]
+    DiffProposed {
+        /// Call identifier.
+        call_id: String,
+        /// Unified diff.
+        diff: String,
+    },
+    /// An edit was written to disk.
+    #[serde(rename = "diff.applied")]
+    DiffApplied {
+        /// Call identifier.
+        call_id: String,
+        /// Root-relative paths written.
+        paths: Vec<String>,
+        /// Unified diff.
+        diff: String,
+    },
+    /// A tool call finished.
+    #[serde(rename = "tool.completed")]
+    ToolCompleted {
+        /// Call identifier.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// What the model receives.
+        output: String,
+        /// Whether it failed.
+        is_error: bool,
+        /// Wall time in milliseconds.
+        duration_ms: u64,
+    },
+    /// Token usage of one model request.
+    #[serde(rename = "usage")]
+    Usage {
+        /// Usage of the request.
+        usage: Usage,
+    },
+    /// The turn ended normally.
+    #[serde(rename = "turn.completed")]
+    TurnCompleted {
+        /// Why it ended.
+        end: TurnEnd,
+        /// Totals.
+        stats: TurnStats,
+    },
+    /// The turn failed.
+    #[serde(rename = "turn.failed")]
+    TurnFailed {
+        /// What went wrong.
+        error: HoneError,
+        /// Totals so far.
+        stats: TurnStats,
+    },
+    /// The turn was cancelled.
+    #[serde(rename = "turn.cancelled")]
+    TurnCancelled {
+        /// Totals so far.
+        stats: TurnStats,
+    },
+    /// Something the user should know that did not end the turn.
+    #[serde(rename = "error")]
+    Error {
+        /// What happened.
+        error: HoneError,
+    },
+    /// Edits were undone.
+    #[serde(rename = "undo.completed")]
+    UndoCompleted {
+        /// Summaries of the edits taken back, newest first.
+        undone: Vec<String>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialise_with_dotted_type_tags() {
+        let event = Event::TurnStarted { turn: 1 };
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(json["type"], "turn.started");
+        let back: Event = serde_json::from_value(json).unwrap();
+        assert_eq!(back, event);
+    }
+
+    #[test]
+    fn approval_requests_round_trip() {
+        let request = Request::Approval {
+            call_id: "c1".into(),
+            decision: ApprovalDecision::Deny {
+                message: Some("use cargo check".into()),
+            },
+        };
+        let json = serde_json::to_string(&request).unwrap();
+        assert_eq!(serde_json::from_str::<Request>(&json).unwrap(), request);
+    }
+}

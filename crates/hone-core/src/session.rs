@@ -1,0 +1,202 @@
+//! The session task: routes requests, runs turns one at a time, owns the conversation.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hone_policy::Permissions;
+use hone_protocol::{HoneError, Message};
+use hone_providers::Provider;
+use hone_tools::ToolContext;
+use hone_tools::edit::AppliedEdit;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::audit::AuditLog;
+use crate::protocol::{ApprovalDecision, Event, Request};
+use crate::tools::ToolRegistry;
+use crate::{SessionConfig, prompt};
+
+/// Sends requests to a running session. Cloning is cheap; the session ends when every
+/// handle is dropped or [`Request::Shutdown`] is sent.
+#[derive(Debug, Clone)]
+pub struct SessionHandle {
+    requests: mpsc::UnboundedSender<Request>,
+}
+
+impl SessionHandle {
+    /// Sends a request; returns false when the session has ended.
+    pub fn send(&self, request: Request) -> bool {
+        self.requests.send(request).is_ok()
+    }
+}
+
+/// The cancellation token of the running turn, replaced at each turn start so a stale
+/// cancel never hits a later turn.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CancelSlot(Arc<Mutex<CancellationToken>>);
+
+impl CancelSlot {
+    pub(crate) fn fresh(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = token.clone();
+        token
+    }
+
+    fn cancel(&self) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
+    }
+}
+
+/// The state of one session.
+pub(crate) struct Agent {
+    pub(crate) provider: Arc<dyn Provider>,
+    pub(crate) model: String,
+    pub(crate) registry: ToolRegistry,
+    pub(crate) context: Arc<ToolContext>,
+    pub(crate) permissions: Permissions,
+    pub(crate) max_tool_rounds: u32,
+    pub(crate) history: Vec<Message>,
+    pub(crate) system_prompt: String,
+    pub(crate) events: mpsc::UnboundedSender<Event>,
+    pub(crate) approvals: mpsc::UnboundedReceiver<(String, ApprovalDecision)>,
+    pub(crate) cancel_slot: CancelSlot,
+    pub(crate) audit: AuditLog,
+    pub(crate) journal: Vec<AppliedEdit>,
+    pub(crate) turns: u32,
+}
+
+impl Agent {
+    /// Emits an event; a front end that went away is not an error for the core.
+    pub(crate) fn emit(&self, event: Event) {
+        let _ = self.events.send(event);
+    }
+}
+
+pub(crate) fn start(
+    config: SessionConfig,
+) -> Result<(SessionHandle, mpsc::UnboundedReceiver<Event>), HoneError> {
+    let context = ToolContext::new(&config.root).map_err(|error| {
+        HoneError::config(format!(
+            "cannot use {} as the project root: {error}",
+            config.root.display()
+        ))
+    })?;
+    let context = Arc::new(context);
+    let registry = ToolRegistry::builtin();
+    let (request_tx, request_rx) = mpsc::unbounded_channel();
+    let (event_tx, event_rx) = mpsc::unbounded_channel();
+    let (approval_tx, approval_rx) = mpsc::unbounded_channel();
+    let (queue_tx, queue_rx) = mpsc::unbounded_channel();
+    let cancel_slot = CancelSlot::default();
+    let model = if config.model.trim().is_empty() {
+        config.provider.default_model().to_string()
+    } else {
+        config.model.clone()
+    };
+    let agent = Agent {
+        system_prompt: prompt::system_prompt(context.root(), &registry),
+        provider: config.provider,
+        model,
+        registry,
+        audit: AuditLog::new(context.root(), config.audit, config.secrets),
+        context,
+        permissions: config.permissions,
+        max_tool_rounds: config.max_tool_rounds.max(1),
+        history: Vec::new(),
+        events: event_tx,
+        approvals: approval_rx,
+        cancel_slot: cancel_slot.clone(),
+        journal: Vec::new(),
+        turns: 0,
+    };
+    tokio::spawn(route_requests(
+        request_rx,
+        queue_tx,
+        approval_tx,
+        cancel_slot,
+    ));
+    tokio::spawn(run_session(agent, queue_rx));
+    Ok((
+        SessionHandle {
+            requests: request_tx,
+        },
+        event_rx,
+    ))
+}
+
+/// Cancels and approvals must reach a running turn at once; everything else waits its turn.
+async fn route_requests(
+    mut requests: mpsc::UnboundedReceiver<Request>,
+    queue: mpsc::UnboundedSender<Request>,
+    approvals: mpsc::UnboundedSender<(String, ApprovalDecision)>,
+    cancel_slot: CancelSlot,
+) {
+    while let Some(request) = requests.recv().await {
+        match request {
+            Request::Cancel => cancel_slot.cancel(),
+            Request::Approval { call_id, decision } => {
+                let _ = approvals.send((call_id, decision));
+            }
+            Request::Shutdown => {
+                cancel_slot.cancel();
+                let _ = queue.send(Request::Shutdown);
+            }
+            other @ (Request::UserMessage { .. } | Request::Undo { .. }) => {
+                let _ = queue.send(other);
+            }
+        }
+    }
+}
+
+async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Request>) {
+    agent.emit(Event::SessionStarted {
+        provider: agent.provider.name().to_string(),
+        model: agent.model.clone(),
+        approval: agent.permissions.mode().as_str().to_string(),
+        root: agent.context.root().display().to_string(),
+    });
+    let mut pending: VecDeque<Request> = VecDeque::new();
+    loop {
+        let request = match pending.pop_front() {
+            Some(request) => request,
+            None => match queue.recv().await {
+                Some(request) => request,
+                None => break,
+            },
+        };
+        match request {
+            Request::UserMessage { text } => agent.run_turn(text).await,
+            Request::Undo { count } => agent.undo(count),
+            Request::Shutdown => break,
+            Request::Cancel | Request::Approval { .. } => {}
+        }
+    }
+}
+
+impl Agent {
+    fn undo(&mut self, count: usize) {
+        let mut undone = Vec::new();
+        for _ in 0..count {
+            let Some(applied) = self.journal.pop() else {
+                break;
+            };
+            match hone_tools::edit::undo(&self.context, &applied) {
+                Ok(()) => undone.push(applied.summary.clone()),
+                Err(error) => {
+                    self.emit(Event::Error {
+                        error: HoneError::new(
+                            hone_protocol::ErrorCategory::Tool,
+                            format!("could not undo `{}`: {error}", applied.summary),
+                        ),
+                    });
+                    self.journal.push(applied);
+                    break;
+                }
+            }
+        }
+        self.emit(Event::UndoCompleted { undone });
+    }
+}

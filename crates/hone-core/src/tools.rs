@@ -1,0 +1,200 @@
+//! The tool registry and the handling of sloppy tool calls: unknown names get a
+//! "did you mean", unparseable arguments get the expected shape.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use hone_protocol::{ToolCall, ToolSpec};
+use hone_tools::Tool;
+use serde_json::Value;
+
+/// The tools a session offers, by name.
+pub(crate) struct ToolRegistry {
+    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    /// Every built-in tool.
+    pub(crate) fn builtin() -> Self {
+        Self {
+            tools: hone_tools::builtin_tools()
+                .into_iter()
+                .map(|tool| (tool.name(), tool))
+                .collect(),
+        }
+    }
+
+    /// Specs sent to the model.
+    pub(crate) fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.values().map(|tool| tool.spec()).collect()
+    }
+
+    /// The names, sorted.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tools.keys().copied()
+    }
+
+    /// Looks a call up, explaining unknown names.
+    pub(crate) fn resolve(&self, name: &str) -> Result<Arc<dyn Tool>, String> {
+        if let Some(tool) = self.tools.get(name) {
+            return Ok(Arc::clone(tool));
+        }
+        let normalized = name.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+        if let Some(tool) = self.tools.get(normalized.as_str()) {
+            return Ok(Arc::clone(tool));
+        }
+        let closest = self
+            .names()
+            .map(|candidate| (edit_distance(&normalized, candidate), candidate))
+            .min();
+        let hint = match closest {
+            Some((distance, candidate)) if distance <= 3 => format!(" Did you mean `{candidate}`?"),
+            _ => String::new(),
+        };
+        let available: Vec<&str> = self.names().collect();
+        Err(format!(
+            "unknown tool `{name}`.{hint} Available tools: {}.",
+            available.join(", ")
+        ))
+    }
+}
+
+/// The argument shape of a tool, e.g. `{path, start_line?, end_line?}`, from its schema.
+pub(crate) fn usage(spec: &ToolSpec) -> String {
+    let required: Vec<&str> = spec
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|items| items.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let optional = spec
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|properties| properties.keys())
+        .filter(|name| !required.contains(&name.as_str()))
+        .map(|name| format!("{name}?"));
+    let names: Vec<String> = required
+        .iter()
+        .map(|name| (*name).to_string())
+        .chain(optional)
+        .collect();
+    format!("{{{}}}", names.join(", "))
+}
+
+/// Parses a call's arguments, forgiving what small models get wrong: code fences around
+/// the JSON, trailing text after the object, and `null` for "no arguments".
+pub(crate) fn parse_arguments(call: &ToolCall, spec: &ToolSpec) -> Result<Value, String> {
+    let raw = call.arguments.trim();
+    if let Ok(value) = call.parse_arguments() {
+        return match value {
+            Value::String(inner) => serde_json::from_str(&inner)
+                .map_err(|_| shape_error(call, spec, "a JSON string instead of an object")),
+            other => Ok(other),
+        };
+    }
+    let unfenced = raw
+        .trim_start_matches("```json")
+        .trim_start_matches("```")
+        .trim_end_matches("```")
+        .trim();
+    if let Ok(value) = serde_json::from_str::<Value>(unfenced) {
+        return Ok(value);
+    }
+    let mut stream = serde_json::Deserializer::from_str(unfenced).into_iter::<Value>();
+    if let Some(Ok(value @ Value::Object(_))) = stream.next() {
+        return Ok(value);
+    }
+    let reason = match serde_json::from_str::<Value>(raw) {
+        Err(error) => format!("invalid JSON ({error})"),
+        Ok(_) => "invalid JSON".to_string(),
+    };
+    Err(shape_error(call, spec, &reason))
+}
+
+fn shape_error(call: &ToolCall, spec: &ToolSpec, reason: &str) -> String {
+    let shown: String = call.arguments.chars().take(200).collect();
+    format!(
+        "the arguments of {} are {reason}: `{shown}`. Send one JSON object: {} {}",
+        call.name,
+        call.name,
+        usage(spec)
+    )
+}
+
+/// Levenshtein distance, for "did you mean" on tool names.
+pub(crate) fn edit_distance(left: &str, right: &str) -> usize {
+    let right: Vec<char> = right.chars().collect();
+    let mut previous: Vec<usize> = (0..=right.len()).collect();
+    for (i, left_char) in left.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, right_char) in right.iter().enumerate() {
+            let substitution = previous[j] + usize::from(left_char != *right_char);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[right.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> ToolSpec {
+        ToolSpec {
+            name: "read_file".into(),
+            description: String::new(),
+            parameters: serde_json::json!({
+                "type": "object",
+                "properties": {"path": {}, "start_line": {}},
+                "required": ["path"],
+            }),
+        }
+    }
+
+    fn call(arguments: &str) -> ToolCall {
+        ToolCall {
+            id: "1".into(),
+            name: "read_file".into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    #[test]
+    fn usage_marks_optional_parameters() {
+        assert_eq!(usage(&spec()), "{path, start_line?}");
+    }
+
+    #[test]
+    fn fenced_and_trailing_garbage_arguments_are_recovered() {
+        assert_eq!(
+            parse_arguments(&call("```json\n{\"path\":\"a\"}\n```"), &spec()).unwrap()["path"],
+            "a"
+        );
+        assert_eq!(
+            parse_arguments(&call("{\"path\":\"a\"} thanks!"), &spec()).unwrap()["path"],
+            "a"
+        );
+        assert_eq!(
+            parse_arguments(&call("\"{\\\"path\\\":\\\"a\\\"}\""), &spec()).unwrap()["path"],
+            "a"
+        );
+    }
+
+    #[test]
+    fn broken_json_gets_the_expected_shape() {
+        let error = parse_arguments(&call("{\"path\": "), &spec()).unwrap_err();
+        assert!(error.contains("invalid JSON"), "{error}");
+        assert!(error.contains("read_file {path, start_line?}"), "{error}");
+    }
+
+    #[test]
+    fn unknown_tools_get_a_suggestion() {
+        let registry = ToolRegistry::builtin();
+        let error = registry.resolve("read_fil").err().unwrap();
+        assert!(error.contains("Did you mean `read_file`?"), "{error}");
+        assert!(registry.resolve("Read-File").is_ok());
+    }
+}

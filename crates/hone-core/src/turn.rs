@@ -1,0 +1,210 @@
+//! One turn: call the model, run its tool calls, feed the results back, repeat.
+
+use std::time::Instant;
+
+use futures::StreamExt;
+use hone_protocol::{
+    ChatRequest, ContentBlock, HoneError, Message, Outcome, ResponseCollector, Role, StreamEvent,
+    ToolCall, Usage,
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::calls::RoundOutcome;
+use crate::protocol::{Event, TurnEnd, TurnStats};
+use crate::session::Agent;
+
+/// How one model request ended.
+enum Reply {
+    /// The assistant message (possibly with tool calls).
+    Message(Message),
+    /// The provider failed.
+    Failed(HoneError),
+    /// The user cancelled.
+    Cancelled,
+}
+
+impl Agent {
+    /// Runs one turn for `text` and emits its events; always ends with exactly one of
+    /// `turn.completed`, `turn.failed` or `turn.cancelled`.
+    pub(crate) async fn run_turn(&mut self, text: String) {
+        self.turns += 1;
+        let started = Instant::now();
+        let cancel = self.cancel_slot.fresh();
+        let mut stats = TurnStats::default();
+        self.emit(Event::TurnStarted { turn: self.turns });
+        self.history.push(Message::user(text));
+        let ending = self.turn_loop(&cancel, &mut stats).await;
+        stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let event = match ending {
+            Ending::Done(end) => Event::TurnCompleted { end, stats },
+            Ending::Failed(error) => Event::TurnFailed { error, stats },
+            Ending::Cancelled => Event::TurnCancelled { stats },
+        };
+        self.emit(event);
+    }
+
+    async fn turn_loop(&mut self, cancel: &CancellationToken, stats: &mut TurnStats) -> Ending {
+        let mut rounds = 0;
+        let mut repeated = crate::calls::FailureTracker::default();
+        loop {
+            let tools_allowed = rounds < self.max_tool_rounds;
+            let message = match self.request_model(cancel, stats, tools_allowed).await {
+                Reply::Message(message) => message,
+                Reply::Failed(error) => return Ending::Failed(error),
+                Reply::Cancelled => return Ending::Cancelled,
+            };
+            let calls: Vec<ToolCall> = message.tool_calls().cloned().collect();
+            self.history.push(message);
+            if calls.is_empty() {
+                return Ending::Done(if tools_allowed {
+                    TurnEnd::Answered
+                } else {
+                    TurnEnd::RoundLimit
+                });
+            }
+            if !tools_allowed {
+                // The model called tools after being told not to: answer the calls so the
+                // history stays valid, and stop.
+                self.history
+                    .push(refused_results(&calls, "the tool round limit was reached"));
+                return Ending::Done(TurnEnd::RoundLimit);
+            }
+            rounds += 1;
+            stats.tool_calls += u32::try_from(calls.len()).unwrap_or(u32::MAX);
+            let outcome = self.run_round(&calls, cancel, &mut repeated).await;
+            match outcome {
+                RoundOutcome::Continue(results) => self.history.push(results),
+                RoundOutcome::Cancelled(results) => {
+                    self.history.push(results);
+                    return Ending::Cancelled;
+                }
+                RoundOutcome::RepeatedFailure {
+                    results,
+                    explanation,
+                } => {
+                    self.history.push(results);
+                    self.emit(Event::Error {
+                        error: HoneError::new(hone_protocol::ErrorCategory::Tool, explanation),
+                    });
+                    return Ending::Done(TurnEnd::RepeatedFailure);
+                }
+            }
+            if rounds == self.max_tool_rounds {
+                let note = format!(
+                    "[hone] You have used all {} tool rounds allowed for this turn. Do not call \
+                     more tools: answer now with what you found, and say what is left to do.",
+                    self.max_tool_rounds
+                );
+                self.emit(Event::Error {
+                    error: HoneError::new(
+                        hone_protocol::ErrorCategory::Tool,
+                        format!(
+                            "the turn reached max_tool_rounds ({}); the model was asked to answer without more tools",
+                            self.max_tool_rounds
+                        ),
+                    ),
+                });
+                self.history.push(Message::user(note));
+            }
+        }
+    }
+
+    /// One streamed model request; forwards deltas and returns the assistant message.
+    async fn request_model(
+        &mut self,
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+        tools_allowed: bool,
+    ) -> Reply {
+        let request = ChatRequest {
+            model: self.model.clone(),
+            system: Some(self.system_prompt.clone()),
+            messages: self.history.clone(),
+            tools: if tools_allowed {
+                self.registry.specs()
+            } else {
+                Vec::new()
+            },
+            max_tokens: None,
+            temperature: None,
+            thinking: None,
+        };
+        stats.model_requests += 1;
+        self.audit.comms(
+            "request",
+            serde_json::to_value(&request).unwrap_or_default(),
+        );
+        let mut events = self.provider.stream(request, cancel.clone());
+        let mut collector = ResponseCollector::new();
+        while let Some(event) = events.next().await {
+            match &event {
+                StreamEvent::TextDelta { text } => {
+                    self.emit(Event::MessageDelta { text: text.clone() })
+                }
+                StreamEvent::ThinkingDelta { text } => {
+                    self.emit(Event::ThinkingDelta { text: text.clone() })
+                }
+                _ => {}
+            }
+            collector.push(&event);
+        }
+        let message = collector.message();
+        if let Some(usage) = collector.usage() {
+            stats.usage = add_usage(stats.usage, usage);
+            self.emit(Event::Usage { usage });
+        }
+        let outcome = collector.outcome().cloned();
+        self.audit.comms(
+            "response",
+            json!({ "message": message, "usage": collector.usage(), "outcome": format!("{outcome:?}") }),
+        );
+        match outcome {
+            Some(Outcome::Completed(_)) => {
+                self.emit(Event::MessageCompleted {
+                    text: message.text(),
+                });
+                Reply::Message(message)
+            }
+            Some(Outcome::Failed(error)) => Reply::Failed(error),
+            Some(Outcome::Cancelled) => Reply::Cancelled,
+            None => Reply::Failed(HoneError::provider(
+                "the model's response ended without a result",
+            )),
+        }
+    }
+}
+
+/// How the turn loop ended.
+enum Ending {
+    Done(TurnEnd),
+    Failed(HoneError),
+    Cancelled,
+}
+
+fn add_usage(total: Usage, more: Usage) -> Usage {
+    Usage {
+        input_tokens: total.input_tokens + more.input_tokens,
+        output_tokens: total.output_tokens + more.output_tokens,
+        cached_input_tokens: total.cached_input_tokens + more.cached_input_tokens,
+        reasoning_tokens: total.reasoning_tokens + more.reasoning_tokens,
+    }
+}
+
+/// Results answering `calls` with one refusal message each.
+pub(crate) fn refused_results(calls: &[ToolCall], why: &str) -> Message {
+    Message {
+        role: Role::User,
+        content: calls
+            .iter()
+            .map(|call| {
+                ContentBlock::ToolResult(hone_protocol::ToolResult {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: format!("not run: {why}"),
+                    is_error: true,
+                })
+            })
+            .collect(),
+    }
+}
