@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::Instant;
 
-use hone_core::{ApprovalDecision, Event, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_core::{Event, Request, SessionConfig, TurnEnd, TurnStats};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::HoneError;
 
@@ -51,12 +51,15 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let commands = CommandPolicy::new(&rules.allow, &rules.deny)
         .map_err(|error| HoneError::config(format!("invalid [permissions] rule: {error}")))?;
     let root = crate::project_dir(global)?;
+    let interactive =
+        !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let (handle, mut events) = hone_core::start_session(SessionConfig {
         root,
         provider,
         model,
         permissions: Permissions::new(mode, commands),
         max_tool_rounds: config.max_tool_rounds(),
+        interactive,
         audit: true,
         secrets,
     })?;
@@ -73,26 +76,13 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         }
     });
 
-    let interactive =
-        !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut view = View::new(args.json);
     let started = Instant::now();
     while let Some(event) = events.recv().await {
         view.show(&event);
         match &event {
             Event::ApprovalNeeded { call_id, .. } => {
-                let decision = if interactive {
-                    approve::ask_on_terminal(&event).await
-                } else {
-                    ApprovalDecision::Deny {
-                        message: Some(
-                            "hone exec has no terminal to ask the user, so this was refused. The user can \
-                             re-run with --approval auto-edit (edits) or full-auto, or allow the command \
-                             under [permissions] in the configuration."
-                                .to_string(),
-                        ),
-                    }
-                };
+                let decision = approve::ask_on_terminal(&event).await;
                 handle.send(Request::Approval {
                     call_id: call_id.clone(),
                     decision,
@@ -205,9 +195,9 @@ impl View {
         eprintln!(
             "hone: {what} in {:.1}s · {} tokens ({} in, {} out) · {} tool calls · {} model requests",
             started.elapsed().as_secs_f64(),
-            usage.input_tokens + usage.output_tokens,
-            usage.input_tokens,
-            usage.output_tokens,
+            thousands(usage.input_tokens + usage.output_tokens),
+            thousands(usage.input_tokens),
+            thousands(usage.output_tokens),
             stats.tool_calls,
             stats.model_requests,
         );
@@ -230,4 +220,36 @@ fn compact(text: &str, limit: usize) -> String {
     }
     let cut: String = flat.chars().take(limit).collect();
     format!("{cut}…")
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn compact_cuts_long_text_to_one_line() {
+        assert_eq!(compact("a\nb", 10), "a b");
+        assert_eq!(compact("abcdef", 3), "abc…");
+    }
 }

@@ -295,11 +295,13 @@ async fn denied_and_unanswerable_commands_are_refused_and_explained() {
     );
     assert_eq!(
         of_type(&events, "approval.needed").len(),
-        1,
-        "the deny list never asks"
+        0,
+        "without a terminal nothing asks"
     );
+    let reason = denied[1]["reason"].as_str().unwrap();
+    assert!(reason.contains("without a terminal"), "{reason}");
     let third = server.requests()[2].json().to_string();
-    assert!(third.contains("no terminal to ask"), "{third}");
+    assert!(third.contains("without a terminal"), "{third}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

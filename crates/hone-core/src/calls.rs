@@ -260,6 +260,7 @@ impl Agent {
         };
         let reason = match self.permissions.decide(tool, &action) {
             Decision::Allow => None,
+            Decision::Ask { reason } if !self.interactive => return self.cannot_ask(call, &reason),
             Decision::Ask { reason } => Some(plan.destructive.clone().unwrap_or(reason)),
             Decision::Deny { reason } => return self.denied(call, &reason),
         };
@@ -340,6 +341,7 @@ impl Agent {
         let mut by = ApprovedBy::Policy;
         let reason = match self.command_decision(tool, &plan) {
             Decision::Allow => None,
+            Decision::Ask { reason } if !self.interactive => return self.cannot_ask(call, &reason),
             Decision::Ask { reason } => Some(reason),
             Decision::Deny { reason } => return self.denied(call, &reason),
         };
@@ -450,6 +452,18 @@ impl Agent {
         ToolOutput::error(format!(
             "not run: {reason}. Do not retry it; find another way or explain to the user."
         ))
+    }
+
+    /// Refuses a call that would need approval when no one can be asked.
+    fn cannot_ask(&self, call: &ToolCall, reason: &str) -> ToolOutput {
+        self.denied(
+            call,
+            &format!(
+                "it needs the user's approval ({reason}), and hone is running without a terminal \
+                 to ask; the user can re-run with --approval auto-edit (edits) or full-auto \
+                 (commands), or allow the command under [permissions]"
+            ),
+        )
     }
 
     fn denied_by_user(&self, call: &ToolCall, message: Option<String>) -> ToolOutput {

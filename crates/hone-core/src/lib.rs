@@ -42,6 +42,9 @@ pub struct SessionConfig {
     pub permissions: Permissions,
     /// Tool rounds per turn before the model is told to answer.
     pub max_tool_rounds: u32,
+    /// Whether the front end can answer [`Event::ApprovalNeeded`]. When false, calls that
+    /// would ask are refused at once and the model is told why.
+    pub interactive: bool,
     /// Whether to write audit logs under `<root>/.hone/logs/`.
     pub audit: bool,
     /// Secret values (API keys) to redact from every log line.

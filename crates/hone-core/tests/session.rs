@@ -36,6 +36,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         model: String::new(),
         permissions: Permissions::new(mode, CommandPolicy::default()),
         max_tool_rounds: 25,
+        interactive: true,
         audit: false,
         secrets: Vec::new(),
     })
