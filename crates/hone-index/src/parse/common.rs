@@ -1,0 +1,199 @@
+//! Helpers every language extractor shares: node text and lines, TODO comments, metrics.
+
+use tree_sitter::Node;
+
+use crate::model::{FileMetrics, Todo};
+
+/// The source text of `node`.
+pub(crate) fn text<'a>(node: Node<'_>, source: &'a str) -> &'a str {
+    source.get(node.byte_range()).unwrap_or("")
+}
+
+/// 1-based first line of `node`.
+pub(crate) fn start_line(node: Node<'_>) -> u32 {
+    u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX)
+}
+
+/// 1-based last line of `node`.
+pub(crate) fn end_line(node: Node<'_>) -> u32 {
+    u32::try_from(node.end_position().row + 1).unwrap_or(u32::MAX)
+}
+
+/// 1-based column of `node`'s start, in characters.
+pub(crate) fn column(node: Node<'_>, source: &str) -> u32 {
+    let line_start = source
+        .get(..node.start_byte())
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |newline| newline + 1);
+    let prefix = source.get(line_start..node.start_byte()).unwrap_or("");
+    u32::try_from(prefix.chars().count() + 1).unwrap_or(u32::MAX)
+}
+
+/// The text of the child in `field`, if present.
+pub(crate) fn field_text<'a>(node: Node<'_>, field: &str, source: &'a str) -> Option<&'a str> {
+    node.child_by_field_name(field)
+        .map(|child| text(child, source))
+}
+
+/// Text collapsed to one line with single spaces (for signatures and types).
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Tags recognised in comments.
+const TODO_TAGS: [&str; 4] = ["TODO", "FIXME", "HACK", "XXX"];
+
+/// TODO/FIXME/HACK/XXX markers in a comment node's text starting at `first_line`.
+/// A tag counts when it is a whole word in upper case (`TODO:`, `FIXME(bob)`, `XXX -`).
+pub(crate) fn todos_in_comment(comment: &str, first_line: u32, out: &mut Vec<Todo>) {
+    for (offset, line) in comment.lines().enumerate() {
+        for tag in TODO_TAGS {
+            let Some(position) = find_word(line, tag) else {
+                continue;
+            };
+            let rest = line[position + tag.len()..]
+                .trim_start_matches(|c: char| c == ':' || c == '(' || c.is_whitespace())
+                .trim_end_matches("*/")
+                .trim_end_matches("-->")
+                .trim();
+            let rest = match rest.find(')') {
+                Some(close) if line[position + tag.len()..].starts_with('(') => {
+                    rest[close + 1..].trim_start_matches(':').trim()
+                }
+                _ => rest,
+            };
+            out.push(Todo {
+                tag: tag.to_string(),
+                text: rest.to_string(),
+                line: first_line + u32::try_from(offset).unwrap_or(0),
+            });
+            break;
+        }
+    }
+}
+
+fn find_word(line: &str, word: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(found) = line[from..].find(word) {
+        let start = from + found;
+        let end = start + word.len();
+        let before_ok = line[..start]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        let after_ok = line[end..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        if before_ok && after_ok {
+            return Some(start);
+        }
+        from = end;
+    }
+    None
+}
+
+/// Node kinds that matter for metrics in one grammar.
+pub(crate) struct MetricKinds {
+    /// Kinds that open a nesting level (blocks, functions, classes, control flow bodies).
+    pub(crate) nesting: &'static [&'static str],
+    /// Kinds that add a branch to the complexity score.
+    pub(crate) branches: &'static [&'static str],
+    /// Binary operators that add a branch (`&&`, `||`, `and`, `or`).
+    pub(crate) logical_operators: &'static [&'static str],
+    /// Comment node kinds (scanned for TODOs).
+    pub(crate) comments: &'static [&'static str],
+}
+
+/// Walks the whole tree once: metrics and TODOs. `import_count` is left for the caller.
+pub(crate) fn metrics_and_todos(
+    root: Node<'_>,
+    source: &str,
+    kinds: &MetricKinds,
+    todos: &mut Vec<Todo>,
+) -> FileMetrics {
+    let mut metrics = FileMetrics {
+        lines: u32::try_from(source.lines().count()).unwrap_or(u32::MAX),
+        loc: u32::try_from(
+            source
+                .lines()
+                .filter(|line| !line.trim().is_empty())
+                .count(),
+        )
+        .unwrap_or(u32::MAX),
+        complexity: 1,
+        ..FileMetrics::default()
+    };
+    let mut cursor = root.walk();
+    let mut depth: u32 = 0;
+    // Iterative pre-order walk with an explicit nesting counter.
+    let mut nesting_stack: Vec<bool> = Vec::new();
+    loop {
+        let node = cursor.node();
+        let kind = node.kind();
+        let opens = kinds.nesting.contains(&kind);
+        if opens {
+            depth += 1;
+            metrics.max_nesting = metrics.max_nesting.max(depth);
+        }
+        if kinds.branches.contains(&kind) {
+            metrics.complexity += 1;
+        } else if kinds.logical_operators.contains(&kind) && !node.is_named() {
+            metrics.complexity += 1;
+        }
+        if kinds.comments.contains(&kind) {
+            todos_in_comment(text(node, source), start_line(node), todos);
+        }
+        nesting_stack.push(opens);
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if nesting_stack.pop() == Some(true) {
+                depth = depth.saturating_sub(1);
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return metrics;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn todo_tags_are_whole_upper_case_words() {
+        let mut todos = Vec::new();
+        todos_in_comment(
+            "// TODO: write tests\n// todo lower case\n// FIXME(ana): leak */",
+            10,
+            &mut todos,
+        );
+        todos_in_comment("# XXXL is not a tag; HACK - quick fix", 20, &mut todos);
+        let found: Vec<_> = todos
+            .iter()
+            .map(|todo| (todo.tag.as_str(), todo.text.as_str(), todo.line))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("TODO", "write tests", 10),
+                ("FIXME", "leak", 12),
+                ("HACK", "- quick fix", 20)
+            ]
+        );
+    }
+
+    #[test]
+    fn one_line_collapses_whitespace() {
+        assert_eq!(
+            one_line("Map<\n  string,\n  number>"),
+            "Map< string, number>"
+        );
+    }
+}
