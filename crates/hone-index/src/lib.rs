@@ -4,6 +4,7 @@
 //! functions, classes with their members, symbol definitions and references, TODO comments
 //! and metrics. Files with syntax errors still yield whatever could be extracted.
 
+pub mod analysis;
 pub mod model;
 pub mod parse;
 
