@@ -40,6 +40,33 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Visits every node under `root` (itself included) in pre-order, iteratively so that deeply
+/// nested input cannot overflow the stack. `visit` gets the node, its field name in its parent
+/// and its parent (`None` for `root`), and returns whether to descend into the node's children.
+pub(crate) fn walk<'t>(
+    root: Node<'t>,
+    mut visit: impl FnMut(Node<'t>, Option<&'t str>, Option<Node<'t>>) -> bool,
+) {
+    let mut cursor = root.walk();
+    let mut parents: Vec<Node<'t>> = Vec::new();
+    loop {
+        let node = cursor.node();
+        if visit(node, cursor.field_name(), parents.last().copied()) && cursor.goto_first_child() {
+            parents.push(node);
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            parents.pop();
+        }
+    }
+}
+
 /// Tags recognised in comments.
 const TODO_TAGS: [&str; 4] = ["TODO", "FIXME", "HACK", "XXX"];
 
@@ -99,7 +126,8 @@ pub(crate) struct MetricKinds {
     pub(crate) nesting: &'static [&'static str],
     /// Kinds that add a branch to the complexity score.
     pub(crate) branches: &'static [&'static str],
-    /// Binary operators that add a branch (`&&`, `||`, `and`, `or`).
+    /// Binary operators that add a branch (`&&`, `||`, `and`, `or`), counted where they are
+    /// the `operator` field of an expression.
     pub(crate) logical_operators: &'static [&'static str],
     /// Comment node kinds (scanned for TODOs).
     pub(crate) comments: &'static [&'static str],
@@ -138,7 +166,11 @@ pub(crate) fn metrics_and_todos(
         }
         if kinds.branches.contains(&kind) {
             metrics.complexity += 1;
-        } else if kinds.logical_operators.contains(&kind) && !node.is_named() {
+        } else if kinds.logical_operators.contains(&kind)
+            && !node.is_named()
+            && cursor.field_name() == Some("operator")
+        {
+            // Only operators of expressions: C++ `T&&` declarators use the same token.
             metrics.complexity += 1;
         }
         if kinds.comments.contains(&kind) {
