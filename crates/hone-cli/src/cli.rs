@@ -56,6 +56,15 @@ pub enum Command {
     Exec(ExecArgs),
     /// List the models the provider offers.
     Models(ModelsArgs),
+    /// Build or update the code index (.hone/index.db), or show its status.
+    Index(IndexArgs),
+    /// Print the repo map: the project's most important files with their outlines, cut to a
+    /// token budget.
+    Map(MapArgs),
+    /// Find symbol definitions by name (substring, case-insensitive).
+    Symbols(SymbolsArgs),
+    /// Show a file's project imports, or with --reverse the files that import it.
+    Deps(DepsArgs),
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -101,6 +110,59 @@ pub struct ExecArgs {
     /// Print one JSON event per line on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `hone index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// `status` shows the index without updating it.
+    #[command(subcommand)]
+    pub command: Option<IndexCommand>,
+
+    /// Print the summary as JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// `hone index …` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Show what the index holds without updating it.
+    Status,
+}
+
+/// `hone map`.
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    /// Token budget of the map.
+    #[arg(long, default_value_t = 8000)]
+    pub budget: usize,
+
+    /// Rank these files (paths) or identifiers (names) higher; repeatable.
+    #[arg(long, value_name = "PATH|NAME")]
+    pub focus: Vec<String>,
+}
+
+/// `hone symbols`.
+#[derive(Debug, Args)]
+pub struct SymbolsArgs {
+    /// Part of a symbol name.
+    pub query: String,
+
+    /// At most this many results.
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+}
+
+/// `hone deps`.
+#[derive(Debug, Args)]
+pub struct DepsArgs {
+    /// File path relative to the project root.
+    pub path: String,
+
+    /// Show the files that import PATH instead.
+    #[arg(long)]
+    pub reverse: bool,
 }
 
 /// `hone models`.

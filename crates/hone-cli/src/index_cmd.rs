@@ -1,0 +1,186 @@
+//! `hone index`, `hone index status`, `hone symbols`, `hone deps`: the code index from the shell.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use hone_index::repomap::{RepoMap, RepoMapRequest};
+use hone_index::{IndexError, IndexOptions, Indexer};
+use hone_protocol::HoneError;
+use serde_json::json;
+
+use crate::cli::{DepsArgs, GlobalArgs, IndexArgs, IndexCommand, MapArgs, SymbolsArgs};
+
+fn index_error(error: IndexError) -> HoneError {
+    HoneError::config(error.to_string())
+}
+
+fn open(global: &GlobalArgs) -> Result<Indexer, HoneError> {
+    let root = crate::project_dir(global)?;
+    Indexer::open(&root, &IndexOptions::default()).map_err(index_error)
+}
+
+/// Runs `hone index [status]`.
+pub(crate) fn run_index(global: &GlobalArgs, args: &IndexArgs) -> Result<ExitCode, HoneError> {
+    let mut indexer = open(global)?;
+    if matches!(args.command, Some(IndexCommand::Status)) {
+        let stats = indexer.store().stats().map_err(index_error)?;
+        let languages: serde_json::Map<String, serde_json::Value> = stats
+            .by_language
+            .iter()
+            .map(|(language, count)| (language.as_str().to_string(), json!(count)))
+            .collect();
+        let summary = json!({
+            "files": stats.files,
+            "by_language": languages,
+            "definitions": stats.definitions,
+            "references": stats.references,
+            "edges": stats.edges,
+            "parse_errors": stats.parse_errors,
+            "last_indexed_ms": stats.last_indexed_ms,
+        });
+        print_summary(&summary, args.json, None);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let show_progress = !args.json && std::io::stderr().is_terminal();
+    let mut last_percent = usize::MAX;
+    let report = indexer
+        .update(&mut |progress| {
+            if !show_progress || progress.total == 0 {
+                return;
+            }
+            let percent = progress.done * 100 / progress.total;
+            if percent != last_percent {
+                last_percent = percent;
+                eprint!(
+                    "\rindexing {}/{} files ({percent}%)",
+                    progress.done, progress.total
+                );
+            }
+        })
+        .map_err(index_error)?;
+    if show_progress {
+        eprintln!();
+    }
+    for warning in &report.warnings {
+        eprintln!("hone: {warning}");
+    }
+    let languages: serde_json::Map<String, serde_json::Value> = report
+        .by_language
+        .iter()
+        .map(|(language, count)| (language.as_str().to_string(), json!(count)))
+        .collect();
+    let summary = json!({
+        "files": report.files_total,
+        "parsed": report.files_parsed,
+        "deleted": report.files_deleted,
+        "by_language": languages,
+        "definitions": report.symbols,
+        "edges": report.edges,
+        "parse_errors": report.parse_errors,
+        "duration_ms": u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX),
+    });
+    print_summary(&summary, args.json, Some(report.duration.as_secs_f64()));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(summary: &serde_json::Value, as_json: bool, seconds: Option<f64>) {
+    if as_json {
+        println!("{summary}");
+        return;
+    }
+    let languages = summary["by_language"]
+        .as_object()
+        .map(|map| {
+            map.iter()
+                .map(|(language, count)| format!("{language} {count}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    println!("files: {} ({languages})", summary["files"]);
+    if let Some(parsed) = summary.get("parsed") {
+        println!("parsed: {parsed}, removed: {}", summary["deleted"]);
+    }
+    println!("symbols: {} definitions", summary["definitions"]);
+    println!("import edges: {}", summary["edges"]);
+    println!("files with parse errors: {}", summary["parse_errors"]);
+    if let Some(seconds) = seconds {
+        println!("time: {seconds:.2}s");
+    }
+}
+
+/// Runs `hone symbols QUERY`.
+pub(crate) fn run_symbols(global: &GlobalArgs, args: &SymbolsArgs) -> Result<ExitCode, HoneError> {
+    let mut indexer = open(global)?;
+    indexer.update(&mut |_| {}).map_err(index_error)?;
+    let found = indexer
+        .store()
+        .search_symbols(&args.query, args.limit)
+        .map_err(index_error)?;
+    if found.is_empty() {
+        eprintln!("no symbol matches `{}`", args.query);
+        return Ok(ExitCode::from(1));
+    }
+    for site in found {
+        println!(
+            "{}:{}:{}  {:?} {}",
+            site.path, site.line, site.column, site.kind, site.name
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `hone deps PATH [--reverse]`.
+pub(crate) fn run_deps(global: &GlobalArgs, args: &DepsArgs) -> Result<ExitCode, HoneError> {
+    let mut indexer = open(global)?;
+    indexer.update(&mut |_| {}).map_err(index_error)?;
+    let path = args.path.trim_start_matches("./").to_string();
+    if !indexer.files().contains_key(&path) {
+        return Err(HoneError::validation(format!(
+            "`{path}` is not in the index; give a path relative to the project root"
+        )));
+    }
+    let edges = if args.reverse {
+        indexer.store().dependents(&path)
+    } else {
+        indexer.store().dependencies(&path)
+    }
+    .map_err(index_error)?;
+    for edge in edges {
+        let other = if args.reverse { &edge.from } else { &edge.to };
+        println!("{other}  (line {}: {})", edge.line, edge.source);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `hone map [--budget N] [--focus NAME…]`.
+pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, HoneError> {
+    let mut indexer = open(global)?;
+    indexer.update(&mut |_| {}).map_err(index_error)?;
+    let outlines = indexer.store().outlines().map_err(index_error)?;
+    let analysis = hone_index::analysis::analyze(indexer.root(), &outlines);
+    let (focus_files, focus_identifiers) = args
+        .focus
+        .iter()
+        .cloned()
+        .partition(|item: &String| item.contains('/') || item.contains('.'));
+    let request = RepoMapRequest {
+        focus_files,
+        focus_identifiers,
+        budget_tokens: args.budget,
+    };
+    let map = RepoMap::new().render(&outlines, &analysis, &request);
+    print!("{}", map.text);
+    if !map.text.ends_with('\n') {
+        println!();
+    }
+    eprintln!(
+        "hone: {} files with outlines, {} listed, {} omitted, ~{} tokens (budget {})",
+        map.files.len(),
+        map.listed.len(),
+        map.omitted,
+        map.tokens,
+        args.budget
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,98 @@
+//! What can go wrong while scanning, indexing or querying, with messages that say what to do.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::ErrorCode;
+
+/// An indexing or index-query failure.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The project root is missing or not a directory.
+    #[error("cannot index {root}: {source}")]
+    Root {
+        /// The root as given.
+        root: PathBuf,
+        /// Why it cannot be used.
+        source: std::io::Error,
+    },
+    /// An extra ignore pattern is not valid gitignore syntax.
+    #[error(
+        "invalid ignore pattern `{pattern}`: {reason} (patterns use .gitignore syntax, e.g. `dist` or `*.min.js`)"
+    )]
+    Pattern {
+        /// The pattern as given.
+        pattern: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// The directory holding the index database cannot be created.
+    #[error("cannot create {dir} for the index database: {source}")]
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another process holds a lock on the database for longer than the busy timeout.
+    #[error(
+        "the index database {path} is locked by another process (is another hone indexing this project?); wait for it to finish and retry"
+    )]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database file is damaged or is not a hone index.
+    #[error(
+        "the index database {path} is corrupt or not a hone index ({detail}); delete it to rebuild the index from scratch: rm {path}"
+    )]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The database was written by a newer hone with a schema this version does not know.
+    #[error(
+        "the index database {path} has schema version {found}, newer than the {supported} this hone understands; upgrade hone, or delete the file to rebuild the index: rm {path}"
+    )]
+    NewerSchema {
+        /// The database file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        found: i64,
+        /// The newest schema version this build knows.
+        supported: i64,
+    },
+    /// Any other database failure.
+    #[error("the index database {path} failed: {source}")]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        source: rusqlite::Error,
+    },
+    /// A record handed to the store cannot be stored as given.
+    #[error("cannot store the index entry for `{path}`: {reason}")]
+    InvalidRecord {
+        /// The root-relative path of the entry.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl IndexError {
+    /// Classifies a SQLite error on the database at `path`: lock contention and corruption get
+    /// their own variants because the user can act on them.
+    pub(crate) fn database(path: &Path, source: rusqlite::Error) -> Self {
+        let path = path.to_path_buf();
+        match source.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Self::Locked { path },
+            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => Self::Corrupt {
+                path,
+                detail: source.to_string(),
+            },
+            _ => Self::Database { path, source },
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! The persistent index: file records, outlines, symbols, per-file metrics and import edges.
+//!
+//! Storage sits behind the object-safe [`IndexStore`] trait so another backend can be added;
+//! [`SqliteStore`] is the default. Writes come as one [`IndexBatch`] per update and are
+//! all-or-nothing: a failure or a crash part-way leaves the previous state.
+
+mod codec;
+mod migrations;
+mod sqlite;
+
+use std::collections::BTreeMap;
+
+pub use migrations::SCHEMA_VERSION;
+pub use sqlite::SqliteStore;
+
+use crate::analysis::{Analysis, Edge};
+use crate::error::IndexError;
+use crate::model::{FileMetrics, FileOutline, Language, SymbolKind, SymbolRole};
+use crate::scan::FileKind;
+
+/// The index's record of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    /// Root-relative path with `/` separators.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch, as scanned. The indexer stores
+    /// `-1` for a file modified too close to when it was read to trust the time, so the next
+    /// update re-hashes it (git's "racily clean" rule).
+    pub mtime_ns: i64,
+    /// Hex SHA-256 of the contents (of the target path for symlinks; empty for
+    /// [`FileKind::TooLarge`], which is never read).
+    pub hash: String,
+    /// What the file is.
+    pub kind: FileKind,
+    /// Whether parsing reported syntax errors.
+    pub has_errors: bool,
+}
+
+impl FileRecord {
+    /// The language, for source files.
+    pub fn language(&self) -> Option<Language> {
+        self.kind.language()
+    }
+}
+
+/// What an update does to a file's outline (and with it its symbols and metrics).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutlineChange {
+    /// Keep the stored outline: only the record's metadata changed.
+    Keep,
+    /// Store this outline, replacing any previous one.
+    Replace(Box<FileOutline>),
+    /// Drop the outline: the file is no longer parsed source.
+    Remove,
+}
+
+/// A new or changed file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileUpdate {
+    /// The file's record, inserted or replacing the one with the same path.
+    pub record: FileRecord,
+    /// What happens to its outline.
+    pub outline: OutlineChange,
+}
+
+/// Everything one index update writes, applied in a single transaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexBatch {
+    /// New and changed files.
+    pub upserts: Vec<FileUpdate>,
+    /// Root-relative paths of files that are gone (with their outlines and symbols).
+    pub deletions: Vec<String>,
+    /// The project-wide analysis, replacing the stored one (`None`: unchanged).
+    pub analysis: Option<Analysis>,
+}
+
+impl IndexBatch {
+    /// Whether applying the batch would change nothing.
+    pub fn is_empty(&self) -> bool {
+        self.upserts.is_empty() && self.deletions.is_empty() && self.analysis.is_none()
+    }
+}
+
+/// Where a symbol occurs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolLocation {
+    /// The name.
+    pub name: String,
+    /// What it is.
+    pub kind: SymbolKind,
+    /// Definition or reference.
+    pub role: SymbolRole,
+    /// Root-relative path of the file.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+}
+
+/// Totals over the whole index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Indexed files of every kind.
+    pub files: usize,
+    /// Source files per language.
+    pub by_language: BTreeMap<Language, usize>,
+    /// Symbol definitions.
+    pub definitions: usize,
+    /// Symbol references.
+    pub references: usize,
+    /// Resolved import edges.
+    pub edges: usize,
+    /// Source files with syntax errors.
+    pub parse_errors: usize,
+    /// When the last non-empty batch was applied, in milliseconds since the Unix epoch.
+    pub last_indexed_ms: Option<i64>,
+}
+
+/// A persistent code index. Object-safe: front ends hold a `Box<dyn IndexStore>`.
+pub trait IndexStore: Send {
+    /// Every file record, by path.
+    fn files(&self) -> Result<BTreeMap<String, FileRecord>, IndexError>;
+
+    /// Applies a batch atomically: either all of it is stored or, on error, none of it.
+    fn apply(&mut self, batch: &IndexBatch) -> Result<(), IndexError>;
+
+    /// The outline of one file (`None` when unknown or not parsed source).
+    fn outline(&self, path: &str) -> Result<Option<FileOutline>, IndexError>;
+
+    /// Every stored outline, by path.
+    fn outlines(&self) -> Result<BTreeMap<String, FileOutline>, IndexError>;
+
+    /// The metrics of every parsed file, by path, without loading outlines.
+    fn metrics(&self) -> Result<BTreeMap<String, FileMetrics>, IndexError>;
+
+    /// Where `name` is defined (exact, case-sensitive), by path and line.
+    fn definitions(&self, name: &str) -> Result<Vec<SymbolLocation>, IndexError>;
+
+    /// Where `name` is used (exact, case-sensitive), by path and line.
+    fn references(&self, name: &str) -> Result<Vec<SymbolLocation>, IndexError>;
+
+    /// Definitions whose name contains `query`, case-insensitively: exact matches first, then
+    /// prefixes, then other substrings, shorter names first; at most `limit`.
+    fn search_symbols(&self, query: &str, limit: usize) -> Result<Vec<SymbolLocation>, IndexError>;
+
+    /// The project files `path` imports, in line order.
+    fn dependencies(&self, path: &str) -> Result<Vec<Edge>, IndexError>;
+
+    /// The project files importing `path`, by path and line.
+    fn dependents(&self, path: &str) -> Result<Vec<Edge>, IndexError>;
+
+    /// Totals over the whole index.
+    fn stats(&self) -> Result<IndexStats, IndexError>;
+}

@@ -1,0 +1,514 @@
+//! The SQLite backend: one embedded database file, WAL journal, one transaction per batch.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
+
+use super::codec::{
+    escape_like, file_kind, file_kind_columns, role_from_name, role_name, symbol_kind_from_name,
+    symbol_kind_name,
+};
+use super::migrations::migrate;
+use super::{
+    FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange, SymbolLocation,
+};
+use crate::analysis::Edge;
+use crate::error::IndexError;
+use crate::model::{FileMetrics, FileOutline};
+use crate::scan::nanos_since_epoch;
+
+/// How long to wait for another process's write lock before reporting [`IndexError::Locked`].
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Page cache per connection, in KiB.
+const PAGE_CACHE_KIB: i64 = -32 * 1024;
+
+/// Columns of a symbol query, in the order [`SqliteStore::symbol_query`] decodes them.
+const SYMBOL_COLUMNS: &str = "SELECT s.name, s.kind, s.role, f.path, s.line, s.col \
+     FROM symbols s JOIN files f ON f.id = s.file_id";
+
+/// An [`IndexStore`] in an embedded SQLite database.
+///
+/// WAL journaling keeps readers unblocked while an update writes. A killed process loses only
+/// the batch it was writing (`synchronous = NORMAL` trades durability of the latest batches on
+/// power loss, never consistency, for fewer fsyncs).
+#[derive(Debug)]
+pub struct SqliteStore {
+    connection: Connection,
+    path: PathBuf,
+}
+
+impl SqliteStore {
+    /// Opens (creating it and its directory if needed) the database at `path` and brings its
+    /// schema up to date.
+    pub fn open(path: &Path) -> Result<Self, IndexError> {
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| IndexError::CreateDir {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let connection =
+            Connection::open(path).map_err(|error| IndexError::database(path, error))?;
+        Self::init(connection, path.to_path_buf())
+    }
+
+    /// A fresh database in memory (for tests and throw-away indexes).
+    pub fn open_in_memory() -> Result<Self, IndexError> {
+        let path = PathBuf::from(":memory:");
+        let connection =
+            Connection::open_in_memory().map_err(|error| IndexError::database(&path, error))?;
+        Self::init(connection, path)
+    }
+
+    /// The database file (`:memory:` for an in-memory store).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn init(mut connection: Connection, path: PathBuf) -> Result<Self, IndexError> {
+        let database = |error| IndexError::database(&path, error);
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(database)?;
+        // The first statement reads the file header: a file that is not a database fails here.
+        connection
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+            .map_err(database)?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(database)?;
+        // A first index inserts hundreds of thousands of symbols in one transaction; a larger
+        // page cache (negative: KiB) keeps the name index from spilling while it grows.
+        connection
+            .pragma_update(None, "cache_size", PAGE_CACHE_KIB)
+            .map_err(database)?;
+        connection
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(database)?;
+        migrate(&mut connection, &path)?;
+        Ok(Self { connection, path })
+    }
+
+    fn database(&self, error: rusqlite::Error) -> IndexError {
+        IndexError::database(&self.path, error)
+    }
+
+    fn corrupt(&self, detail: String) -> IndexError {
+        IndexError::Corrupt {
+            path: self.path.clone(),
+            detail,
+        }
+    }
+
+    /// Runs a symbol query (`SYMBOL_COLUMNS` + conditions) and decodes its rows.
+    fn symbol_query(
+        &self,
+        sql: &str,
+        parameters: impl rusqlite::Params,
+    ) -> Result<Vec<SymbolLocation>, IndexError> {
+        type RawSymbol = (String, String, String, String, u32, u32);
+        let mut statement = self
+            .connection
+            .prepare_cached(sql)
+            .map_err(|error| self.database(error))?;
+        let rows: Vec<RawSymbol> = statement
+            .query_map(parameters, |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                    row.get(5)?,
+                ))
+            })
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))?;
+        rows.into_iter()
+            .map(|(name, kind, role, path, line, column)| {
+                let (Some(kind), Some(role)) =
+                    (symbol_kind_from_name(&kind), role_from_name(&role))
+                else {
+                    return Err(self.corrupt(format!("bad symbol kind `{kind}` or role `{role}`")));
+                };
+                Ok(SymbolLocation {
+                    name,
+                    kind,
+                    role,
+                    path,
+                    line,
+                    column,
+                })
+            })
+            .collect()
+    }
+
+    fn edge_query(&self, sql: &str, path: &str) -> Result<Vec<Edge>, IndexError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(sql)
+            .map_err(|error| self.database(error))?;
+        statement
+            .query_map([path], |row| {
+                Ok(Edge {
+                    from: row.get(0)?,
+                    to: row.get(1)?,
+                    source: row.get(2)?,
+                    line: row.get(3)?,
+                })
+            })
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))
+    }
+
+    fn count(&self, sql: &str) -> Result<usize, IndexError> {
+        let count: i64 = self
+            .connection
+            .query_row(sql, [], |row| row.get(0))
+            .map_err(|error| self.database(error))?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+}
+
+impl IndexStore for SqliteStore {
+    fn files(&self) -> Result<BTreeMap<String, FileRecord>, IndexError> {
+        type RawFile = (
+            String,
+            i64,
+            i64,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            bool,
+        );
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT path, size, mtime_ns, hash, kind, language, symlink_target, has_errors \
+                 FROM files",
+            )
+            .map_err(|error| self.database(error))?;
+        let rows: Vec<RawFile> = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                    row.get(5)?,
+                    row.get(6)?,
+                    row.get(7)?,
+                ))
+            })
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))?;
+        let mut files = BTreeMap::new();
+        for (path, size, mtime_ns, hash, kind, language, target, has_errors) in rows {
+            let (Ok(size), Some(kind)) = (
+                u64::try_from(size),
+                file_kind(&kind, language.as_deref(), target),
+            ) else {
+                return Err(self.corrupt(format!("bad size or kind stored for `{path}`")));
+            };
+            let record = FileRecord {
+                path: path.clone(),
+                size,
+                mtime_ns,
+                hash,
+                kind,
+                has_errors,
+            };
+            files.insert(path, record);
+        }
+        Ok(files)
+    }
+
+    fn apply(&mut self, batch: &IndexBatch) -> Result<(), IndexError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let database = |error| IndexError::database(&path, error);
+        // IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking.
+        let transaction = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(database)?;
+        {
+            let mut delete = transaction
+                .prepare_cached("DELETE FROM files WHERE path = ?1")
+                .map_err(database)?;
+            for deleted in &batch.deletions {
+                delete.execute([deleted]).map_err(database)?;
+            }
+        }
+        for update in &batch.upserts {
+            write_file(&transaction, update).map_err(|error| match error {
+                WriteError::Database(error) => database(error),
+                WriteError::Invalid(reason) => IndexError::InvalidRecord {
+                    path: update.record.path.clone(),
+                    reason,
+                },
+            })?;
+        }
+        if let Some(analysis) = &batch.analysis {
+            transaction
+                .execute("DELETE FROM edges", [])
+                .map_err(database)?;
+            let mut insert = transaction
+                .prepare_cached(
+                    "INSERT INTO edges (from_path, to_path, source, line) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(database)?;
+            for edge in &analysis.edges {
+                insert
+                    .execute(params![edge.from, edge.to, edge.source, edge.line])
+                    .map_err(database)?;
+            }
+        }
+        let now_ms = nanos_since_epoch(SystemTime::now()) / 1_000_000;
+        transaction
+            .execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_indexed_ms', ?1)",
+                [now_ms.to_string()],
+            )
+            .map_err(database)?;
+        transaction.commit().map_err(database)
+    }
+
+    fn outline(&self, path: &str) -> Result<Option<FileOutline>, IndexError> {
+        let json: Option<String> = self
+            .connection
+            .query_row(
+                "SELECT o.json FROM outlines o JOIN files f ON f.id = o.file_id WHERE f.path = ?1",
+                [path],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|error| self.database(error))?;
+        json.map(|json| {
+            serde_json::from_str(&json)
+                .map_err(|error| self.corrupt(format!("unreadable outline of `{path}`: {error}")))
+        })
+        .transpose()
+    }
+
+    fn outlines(&self) -> Result<BTreeMap<String, FileOutline>, IndexError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT f.path, o.json FROM outlines o JOIN files f ON f.id = o.file_id",
+            )
+            .map_err(|error| self.database(error))?;
+        let rows: Vec<(String, String)> = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))?;
+        rows.into_iter()
+            .map(|(path, json)| match serde_json::from_str(&json) {
+                Ok(outline) => Ok((path, outline)),
+                Err(error) => Err(self.corrupt(format!("unreadable outline of `{path}`: {error}"))),
+            })
+            .collect()
+    }
+
+    fn metrics(&self) -> Result<BTreeMap<String, FileMetrics>, IndexError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT f.path, m.lines, m.loc, m.max_nesting, m.import_count, m.complexity \
+                 FROM file_metrics m JOIN files f ON f.id = m.file_id",
+            )
+            .map_err(|error| self.database(error))?;
+        statement
+            .query_map([], |row| {
+                let metrics = FileMetrics {
+                    lines: row.get(1)?,
+                    loc: row.get(2)?,
+                    max_nesting: row.get(3)?,
+                    import_count: row.get(4)?,
+                    complexity: row.get(5)?,
+                };
+                Ok((row.get(0)?, metrics))
+            })
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))
+    }
+
+    fn definitions(&self, name: &str) -> Result<Vec<SymbolLocation>, IndexError> {
+        let sql = format!(
+            "{SYMBOL_COLUMNS} WHERE s.name = ?1 AND s.role = 'definition' ORDER BY f.path, s.line, s.col"
+        );
+        self.symbol_query(&sql, [name])
+    }
+
+    fn references(&self, name: &str) -> Result<Vec<SymbolLocation>, IndexError> {
+        let sql = format!(
+            "{SYMBOL_COLUMNS} WHERE s.name = ?1 AND s.role = 'reference' ORDER BY f.path, s.line, s.col"
+        );
+        self.symbol_query(&sql, [name])
+    }
+
+    fn search_symbols(&self, query: &str, limit: usize) -> Result<Vec<SymbolLocation>, IndexError> {
+        let query = query.trim();
+        if query.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        // LIKE is case-insensitive for ASCII letters (SQLite is built without ICU).
+        let sql = format!(
+            "{SYMBOL_COLUMNS} WHERE s.role = 'definition' AND s.name LIKE ?1 ESCAPE '\\' \
+             ORDER BY CASE WHEN s.name = ?2 COLLATE NOCASE THEN 0 \
+                           WHEN s.name LIKE ?3 ESCAPE '\\' THEN 1 ELSE 2 END, \
+                      length(s.name), s.name, f.path, s.line \
+             LIMIT ?4"
+        );
+        let escaped = escape_like(query);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.symbol_query(
+            &sql,
+            params![format!("%{escaped}%"), query, format!("{escaped}%"), limit],
+        )
+    }
+
+    fn dependencies(&self, path: &str) -> Result<Vec<Edge>, IndexError> {
+        self.edge_query(
+            "SELECT from_path, to_path, source, line FROM edges WHERE from_path = ?1 \
+             ORDER BY line, to_path",
+            path,
+        )
+    }
+
+    fn dependents(&self, path: &str) -> Result<Vec<Edge>, IndexError> {
+        self.edge_query(
+            "SELECT from_path, to_path, source, line FROM edges WHERE to_path = ?1 \
+             ORDER BY from_path, line",
+            path,
+        )
+    }
+
+    fn stats(&self) -> Result<IndexStats, IndexError> {
+        // One read transaction: every count sees the same snapshot.
+        let snapshot = self
+            .connection
+            .unchecked_transaction()
+            .map_err(|error| self.database(error))?;
+        let mut stats = IndexStats {
+            files: self.count("SELECT count(*) FROM files")?,
+            edges: self.count("SELECT count(*) FROM edges")?,
+            parse_errors: self.count("SELECT count(*) FROM files WHERE has_errors")?,
+            definitions: self.count("SELECT count(*) FROM symbols WHERE role = 'definition'")?,
+            references: self.count("SELECT count(*) FROM symbols WHERE role = 'reference'")?,
+            ..IndexStats::default()
+        };
+        let mut statement = snapshot
+            .prepare_cached(
+                "SELECT language, count(*) FROM files WHERE kind = 'source' GROUP BY language",
+            )
+            .map_err(|error| self.database(error))?;
+        let languages: Vec<(String, i64)> = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))?;
+        for (name, count) in languages {
+            let Some(language) = super::codec::language_from_name(&name) else {
+                return Err(self.corrupt(format!("unknown language `{name}`")));
+            };
+            stats
+                .by_language
+                .insert(language, usize::try_from(count).unwrap_or(0));
+        }
+        stats.last_indexed_ms = snapshot
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'last_indexed_ms'",
+                [],
+                |row| row.get::<_, String>(0),
+            )
+            .optional()
+            .map_err(|error| self.database(error))?
+            .and_then(|value| value.parse().ok());
+        Ok(stats)
+    }
+}
+
+/// Why one file could not be written.
+enum WriteError {
+    Database(rusqlite::Error),
+    Invalid(String),
+}
+
+impl From<rusqlite::Error> for WriteError {
+    fn from(error: rusqlite::Error) -> Self {
+        Self::Database(error)
+    }
+}
+
+/// Inserts or replaces one file's record and, as asked, its outline, metrics and symbols.
+fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), WriteError> {
+    let record = &update.record;
+    let size = i64::try_from(record.size)
+        .map_err(|_| WriteError::Invalid(format!("size {} is too large", record.size)))?;
+    let (kind, language, target) = file_kind_columns(&record.kind);
+    let id: i64 = transaction
+        .prepare_cached(
+            "INSERT INTO files (path, size, mtime_ns, hash, kind, language, symlink_target, has_errors) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, \
+                 hash = excluded.hash, kind = excluded.kind, language = excluded.language, \
+                 symlink_target = excluded.symlink_target, has_errors = excluded.has_errors \
+             RETURNING id",
+        )?
+        .query_row(
+            params![record.path, size, record.mtime_ns, record.hash, kind, language, target, record.has_errors],
+            |row: &Row<'_>| row.get(0),
+        )?;
+    let outline = match &update.outline {
+        OutlineChange::Keep => return Ok(()),
+        OutlineChange::Remove => None,
+        OutlineChange::Replace(outline) => Some(outline),
+    };
+    for table in ["outlines", "file_metrics", "symbols"] {
+        transaction
+            .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
+            .execute([id])?;
+    }
+    let Some(outline) = outline else {
+        return Ok(());
+    };
+    let json = serde_json::to_string(outline)
+        .map_err(|error| WriteError::Invalid(format!("outline cannot be serialised: {error}")))?;
+    transaction
+        .prepare_cached("INSERT INTO outlines (file_id, json) VALUES (?1, ?2)")?
+        .execute(params![id, json])?;
+    let metrics = &outline.metrics;
+    transaction
+        .prepare_cached(
+            "INSERT INTO file_metrics (file_id, lines, loc, max_nesting, import_count, complexity, todos) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            id,
+            metrics.lines,
+            metrics.loc,
+            metrics.max_nesting,
+            metrics.import_count,
+            metrics.complexity,
+            i64::try_from(outline.todos.len()).unwrap_or(i64::MAX)
+        ])?;
+    let mut insert = transaction.prepare_cached(
+        "INSERT INTO symbols (file_id, name, kind, role, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for symbol in &outline.symbols {
+        insert.execute(params![
+            id,
+            symbol.name,
+            symbol_kind_name(symbol.kind),
+            role_name(symbol.role),
+            symbol.line,
+            symbol.column
+        ])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,399 @@
+//! The SQLite store: round trips, migrations, atomic batches, symbol and edge queries.
+#![allow(clippy::unwrap_used)] // helpers outside #[test] functions panic on setup failure by design
+
+use hone_index::analysis::{Analysis, Edge};
+use hone_index::store::SCHEMA_VERSION;
+use hone_index::{
+    FileKind, FileOutline, FileRecord, FileUpdate, IndexBatch, IndexError, IndexStore, Language,
+    OutlineChange, SqliteStore, SymbolKind, SymbolOccurrence, SymbolRole,
+};
+
+fn record(path: &str, kind: FileKind) -> FileRecord {
+    FileRecord {
+        path: path.to_string(),
+        size: 10,
+        mtime_ns: 1_700_000_000_000_000_000,
+        hash: format!("hash-of-{path}"),
+        kind,
+        has_errors: false,
+    }
+}
+
+fn symbol(name: &str, kind: SymbolKind, role: SymbolRole, line: u32) -> SymbolOccurrence {
+    SymbolOccurrence {
+        name: name.to_string(),
+        kind,
+        role,
+        line,
+        column: 5,
+    }
+}
+
+fn python(symbols: Vec<SymbolOccurrence>) -> FileOutline {
+    let mut outline = FileOutline::empty(Language::Python);
+    outline.symbols = symbols;
+    outline.metrics.lines = 12;
+    outline
+}
+
+fn source(path: &str, outline: FileOutline) -> FileUpdate {
+    FileUpdate {
+        record: record(path, FileKind::Source(outline.language)),
+        outline: OutlineChange::Replace(Box::new(outline)),
+    }
+}
+
+fn edge(from: &str, to: &str, line: u32) -> Edge {
+    Edge {
+        from: from.to_string(),
+        to: to.to_string(),
+        source: format!("./{to}"),
+        line,
+    }
+}
+
+fn analysis(edges: Vec<Edge>) -> Analysis {
+    Analysis {
+        edges,
+        ..Analysis::default()
+    }
+}
+
+/// Three files: two Python modules and a binary blob, with edges app → util → models.
+fn sample_batch() -> IndexBatch {
+    use SymbolKind::{Class, Function};
+    use SymbolRole::{Definition, Reference};
+    IndexBatch {
+        upserts: vec![
+            source(
+                "app.py",
+                python(vec![
+                    symbol("main", Function, Definition, 3),
+                    symbol("parse_args", Function, Reference, 4),
+                    symbol("User", Class, Reference, 5),
+                ]),
+            ),
+            source(
+                "util.py",
+                python(vec![
+                    symbol("parse_args", Function, Definition, 1),
+                    symbol("ParseError", Class, Definition, 9),
+                    symbol("parse", Function, Definition, 20),
+                ]),
+            ),
+            source(
+                "models.py",
+                python(vec![symbol("User", Class, Definition, 2)]),
+            ),
+            FileUpdate {
+                record: record("logo.png", FileKind::Binary),
+                outline: OutlineChange::Remove,
+            },
+        ],
+        deletions: Vec::new(),
+        analysis: Some(analysis(vec![
+            edge("app.py", "util.py", 1),
+            edge("app.py", "models.py", 2),
+            edge("util.py", "models.py", 1),
+        ])),
+    }
+}
+
+fn filled() -> SqliteStore {
+    let mut store = SqliteStore::open_in_memory().unwrap();
+    store.apply(&sample_batch()).unwrap();
+    store
+}
+
+fn names(found: &[hone_index::SymbolLocation]) -> Vec<(&str, &str, u32)> {
+    found
+        .iter()
+        .map(|s| (s.name.as_str(), s.path.as_str(), s.line))
+        .collect()
+}
+
+#[test]
+fn in_memory_store_round_trips_records_and_outlines() {
+    let store = filled();
+    let files = store.files().unwrap();
+    assert_eq!(
+        files.keys().collect::<Vec<_>>(),
+        ["app.py", "logo.png", "models.py", "util.py"]
+    );
+    assert_eq!(files["logo.png"], record("logo.png", FileKind::Binary));
+    assert_eq!(files["app.py"].language(), Some(Language::Python));
+    let batch = sample_batch();
+    let OutlineChange::Replace(expected) = &batch.upserts[0].outline else {
+        panic!("sample starts with a parsed file");
+    };
+    assert_eq!(
+        store.outline("app.py").unwrap().as_ref(),
+        Some(expected.as_ref())
+    );
+    assert_eq!(store.outline("logo.png").unwrap(), None);
+    assert_eq!(store.outlines().unwrap().len(), 3);
+    assert_eq!(store.metrics().unwrap()["util.py"].lines, 12);
+}
+
+#[test]
+fn on_disk_store_keeps_everything_across_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/.hone/index.db");
+    {
+        let mut store = SqliteStore::open(&path).unwrap();
+        store.apply(&sample_batch()).unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.files().unwrap().len(), 4);
+    assert_eq!(store.definitions("User").unwrap().len(), 1);
+    assert_eq!(store.dependents("models.py").unwrap().len(), 2);
+    let stats = store.stats().unwrap();
+    assert!(stats.last_indexed_ms.is_some());
+}
+
+#[test]
+fn fresh_database_is_migrated_to_the_current_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    // An empty database made by someone else's SQLite: version 0, no tables.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("VACUUM")
+        .unwrap();
+    drop(SqliteStore::open(&path).unwrap());
+    let connection = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = connection
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    let journal: String = connection
+        .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(journal, "wal");
+    // Opening again is a no-op.
+    drop(connection);
+    assert!(
+        SqliteStore::open(&path)
+            .unwrap()
+            .files()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn database_from_a_newer_hone_is_refused_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    drop(SqliteStore::open(&path).unwrap());
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    let error = SqliteStore::open(&path).unwrap_err();
+    assert!(matches!(error, IndexError::NewerSchema { found, .. } if found == SCHEMA_VERSION + 1));
+    let message = error.to_string();
+    assert!(message.contains("upgrade hone"), "{message}");
+    assert!(message.contains(&path.display().to_string()), "{message}");
+}
+
+#[test]
+fn file_that_is_not_a_database_is_reported_corrupt_with_how_to_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    std::fs::write(&path, vec![b'x'; 4096]).unwrap();
+    let error = SqliteStore::open(&path).unwrap_err();
+    assert!(matches!(error, IndexError::Corrupt { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("rm {}", path.display())),
+        "{message}"
+    );
+}
+
+#[test]
+fn failing_batch_leaves_the_previous_state() {
+    let mut store = filled();
+    let before = store.files().unwrap();
+    let mut broken = record("zzz.bin", FileKind::Binary);
+    broken.size = u64::MAX;
+    let batch = IndexBatch {
+        upserts: vec![
+            source(
+                "new.py",
+                python(vec![symbol(
+                    "fresh",
+                    SymbolKind::Function,
+                    SymbolRole::Definition,
+                    1,
+                )]),
+            ),
+            FileUpdate {
+                record: broken,
+                outline: OutlineChange::Remove,
+            },
+        ],
+        deletions: vec!["util.py".to_string()],
+        analysis: Some(Analysis::default()),
+    };
+    let error = store.apply(&batch).unwrap_err();
+    assert!(matches!(error, IndexError::InvalidRecord { ref path, .. } if path == "zzz.bin"));
+    assert_eq!(store.files().unwrap(), before);
+    assert!(store.definitions("fresh").unwrap().is_empty());
+    assert_eq!(store.definitions("parse_args").unwrap().len(), 1);
+    assert_eq!(store.stats().unwrap().edges, 3);
+}
+
+#[test]
+fn symbol_queries_find_definitions_references_and_partial_names() {
+    let store = filled();
+    assert_eq!(
+        names(&store.definitions("parse_args").unwrap()),
+        [("parse_args", "util.py", 1)]
+    );
+    assert_eq!(
+        names(&store.references("parse_args").unwrap()),
+        [("parse_args", "app.py", 4)]
+    );
+    assert!(store.definitions("parse_ARGS").unwrap().is_empty());
+    // Case-insensitive; exact first, then prefixes (shorter first), then substrings.
+    let found = store.search_symbols("PARSE", 10).unwrap();
+    assert_eq!(
+        names(&found),
+        [
+            ("parse", "util.py", 20),
+            ("ParseError", "util.py", 9),
+            ("parse_args", "util.py", 1)
+        ]
+    );
+    assert_eq!(
+        names(&store.search_symbols("rse_", 10).unwrap()),
+        [("parse_args", "util.py", 1)]
+    );
+    assert!(found.iter().all(|s| s.role == SymbolRole::Definition));
+    assert_eq!(store.search_symbols("parse", 1).unwrap().len(), 1);
+    assert_eq!(
+        names(&store.search_symbols("ser", 10).unwrap()),
+        [("User", "models.py", 2)]
+    );
+    // LIKE wildcards in the query are literal.
+    assert!(store.search_symbols("p%e", 10).unwrap().is_empty());
+    assert!(store.search_symbols("_", 10).unwrap()[0].name.contains('_'));
+    assert!(store.search_symbols("  ", 10).unwrap().is_empty());
+}
+
+#[test]
+fn dependencies_and_dependents_follow_edges_both_ways() {
+    let store = filled();
+    let targets = |edges: Vec<Edge>| {
+        edges
+            .into_iter()
+            .map(|e| (e.from, e.to))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        targets(store.dependencies("app.py").unwrap()),
+        [
+            ("app.py".to_string(), "util.py".to_string()),
+            ("app.py".to_string(), "models.py".to_string())
+        ]
+    );
+    assert_eq!(
+        targets(store.dependents("models.py").unwrap()),
+        [
+            ("app.py".to_string(), "models.py".to_string()),
+            ("util.py".to_string(), "models.py".to_string())
+        ]
+    );
+    assert!(store.dependents("app.py").unwrap().is_empty());
+}
+
+#[test]
+fn later_batches_replace_delete_and_keep_as_asked() {
+    let mut store = filled();
+    let mut touched = record("app.py", FileKind::Source(Language::Python));
+    touched.mtime_ns += 1;
+    let batch = IndexBatch {
+        upserts: vec![
+            // Metadata only: outline and symbols stay.
+            FileUpdate {
+                record: touched.clone(),
+                outline: OutlineChange::Keep,
+            },
+            // No longer source: outline, metrics and symbols go.
+            FileUpdate {
+                record: record("models.py", FileKind::NonUtf8),
+                outline: OutlineChange::Remove,
+            },
+        ],
+        deletions: vec!["util.py".to_string()],
+        analysis: Some(analysis(vec![edge("app.py", "models.py", 2)])),
+    };
+    store.apply(&batch).unwrap();
+    assert_eq!(store.files().unwrap()["app.py"], touched);
+    assert_eq!(store.definitions("main").unwrap().len(), 1);
+    assert!(store.outline("models.py").unwrap().is_none());
+    assert!(store.definitions("User").unwrap().is_empty());
+    assert!(store.definitions("parse_args").unwrap().is_empty());
+    assert!(!store.files().unwrap().contains_key("util.py"));
+    assert!(!store.metrics().unwrap().contains_key("util.py"));
+    assert_eq!(store.dependencies("util.py").unwrap(), []);
+    assert_eq!(store.dependents("models.py").unwrap().len(), 1);
+    // A batch without analysis keeps the edges.
+    store
+        .apply(&IndexBatch {
+            deletions: vec!["logo.png".to_string()],
+            ..IndexBatch::default()
+        })
+        .unwrap();
+    assert_eq!(store.stats().unwrap().edges, 1);
+}
+
+#[test]
+fn stats_count_languages_symbols_edges_and_errors() {
+    let mut store = filled();
+    let mut broken = FileOutline::empty(Language::TypeScript);
+    broken.has_errors = true;
+    let mut update = source("web/app.ts", broken);
+    update.record.has_errors = true;
+    store
+        .apply(&IndexBatch {
+            upserts: vec![update],
+            ..IndexBatch::default()
+        })
+        .unwrap();
+    let stats = store.stats().unwrap();
+    assert_eq!(stats.files, 5);
+    assert_eq!(stats.by_language[&Language::Python], 3);
+    assert_eq!(stats.by_language[&Language::TypeScript], 1);
+    assert_eq!((stats.definitions, stats.references), (5, 2));
+    assert_eq!(stats.edges, 3);
+    assert_eq!(stats.parse_errors, 1);
+}
+
+#[test]
+fn store_is_usable_as_a_trait_object() {
+    let mut store: Box<dyn IndexStore> = Box::new(SqliteStore::open_in_memory().unwrap());
+    assert!(store.apply(&IndexBatch::default()).is_ok());
+    assert_eq!(store.stats().unwrap().last_indexed_ms, None);
+    store
+        .apply(&IndexBatch {
+            upserts: vec![FileUpdate {
+                record: record(
+                    "link",
+                    FileKind::Symlink {
+                        target: "/etc".to_string(),
+                    },
+                ),
+                outline: OutlineChange::Remove,
+            }],
+            ..IndexBatch::default()
+        })
+        .unwrap();
+    assert_eq!(
+        store.files().unwrap()["link"].kind,
+        FileKind::Symlink {
+            target: "/etc".to_string()
+        }
+    );
+}
