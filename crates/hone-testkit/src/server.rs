@@ -8,6 +8,7 @@ use axum::Router;
 use axum::body::{Body, Bytes as AxumBytes};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
+use axum::serve::ListenerExt;
 use futures::StreamExt;
 use tokio::sync::oneshot;
 
@@ -79,6 +80,10 @@ impl MockServer {
             Ok(address) => address,
             Err(error) => panic!("mock server has no local address: {error}"),
         };
+        // Without TCP_NODELAY, Nagle's algorithm holds small streamed chunks back ~40 ms.
+        let listener = listener.tap_io(|stream| {
+            let _ = stream.set_nodelay(true);
+        });
         let (shutdown, signal) = oneshot::channel();
         tokio::spawn(async move {
             let server = axum::serve(listener, app).with_graceful_shutdown(async {

@@ -170,31 +170,36 @@ fn search(
             if !entry.file_type().is_some_and(|kind| kind.is_file()) {
                 return WalkState::Continue;
             }
-            let relative = relative_path(root, entry.path());
-            if glob.is_some_and(|glob| !glob.matches(&relative)) {
-                return WalkState::Continue;
+            // The relative path is only worked out when it is needed (a glob, or a match).
+            let mut relative = None;
+            if let Some(glob) = glob {
+                let path = relative.insert(relative_path(root, entry.path()));
+                if !glob.matches(path) {
+                    return WalkState::Continue;
+                }
             }
-            let mut local = Vec::new();
+            let mut lines: Vec<(u64, String)> = Vec::new();
             // A file that cannot be read is skipped like a binary one.
             let _ = searcher.search_path(
                 &matcher,
                 entry.path(),
                 Lossy(|line, text| {
-                    local.push(Hit {
-                        path: relative.clone(),
-                        line,
-                        text: shorten(text),
-                    });
-                    Ok(local.len() < MAX_COUNTED)
+                    lines.push((line, shorten(text)));
+                    Ok(lines.len() < MAX_COUNTED)
                 }),
             );
-            if local.is_empty() {
+            if lines.is_empty() {
                 return WalkState::Continue;
             }
-            let total = counted.fetch_add(local.len(), Ordering::Relaxed) + local.len();
+            let path = relative.unwrap_or_else(|| relative_path(root, entry.path()));
+            let total = counted.fetch_add(lines.len(), Ordering::Relaxed) + lines.len();
             hits.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .extend(local);
+                .extend(lines.into_iter().map(|(line, text)| Hit {
+                    path: path.clone(),
+                    line,
+                    text,
+                }));
             if total >= MAX_COUNTED {
                 WalkState::Quit
             } else {

@@ -36,9 +36,13 @@ pub(crate) fn project_walker(context: &ToolContext, start: &Path) -> WalkBuilder
 /// `path` relative to `root` with `/` separators (empty for the root itself).
 pub(crate) fn relative_path(root: &Path, path: &Path) -> String {
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = relative
-        .components()
-        .map(|part| part.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
+    // Built in one buffer: this runs for every entry of every walk.
+    let mut text = String::with_capacity(relative.as_os_str().len());
+    for (index, part) in relative.components().enumerate() {
+        if index > 0 {
+            text.push('/');
+        }
+        text.push_str(&part.as_os_str().to_string_lossy());
+    }
+    text
 }
