@@ -5,72 +5,13 @@
 //! rewrite the expectations, then review the diff: the expectations are the specification.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] functions panic on setup failure by design
 
-use std::fs;
-use std::path::{Path, PathBuf};
+mod golden;
 
+use golden::check;
+use golden::fixtures;
 use hone_index::Language;
 use hone_index::parse::outline;
-
-const EXPECTED_SUFFIX: &str = ".expected.json";
-
-fn fixture_dir(language: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(language)
-}
-
-/// The fixture sources of one directory, sorted.
-fn fixtures(language: &str) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(fixture_dir(language))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| !path.to_string_lossy().ends_with(EXPECTED_SUFFIX))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no fixtures for {language}");
-    paths
-}
-
-fn rendered(path: &Path) -> String {
-    let source = fs::read_to_string(path).unwrap();
-    let language = Language::from_path(&path.to_string_lossy()).unwrap();
-    let mut json = serde_json::to_string_pretty(&outline(language, &source)).unwrap();
-    json.push('\n');
-    json
-}
-
-fn check(language: &str) {
-    let update = std::env::var_os("HONE_UPDATE_GOLDEN").is_some();
-    let mut failures = Vec::new();
-    for path in fixtures(language) {
-        let actual = rendered(&path);
-        let expected_path = PathBuf::from(format!("{}{EXPECTED_SUFFIX}", path.display()));
-        if update {
-            fs::write(&expected_path, &actual).unwrap();
-            continue;
-        }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            let line = expected
-                .lines()
-                .zip(actual.lines())
-                .position(|(want, got)| want != got)
-                .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
-            failures.push(format!(
-                "{}: first difference at line {}\n  expected: {}\n  actual:   {}",
-                expected_path.display(),
-                line + 1,
-                expected.lines().nth(line).unwrap_or("<end>"),
-                actual.lines().nth(line).unwrap_or("<end>"),
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "golden outlines differ (HONE_UPDATE_GOLDEN=1 rewrites them):\n{}",
-        failures.join("\n")
-    );
-}
+use std::fs;
 
 #[test]
 fn rust_outlines() {
