@@ -6,6 +6,9 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use hone_core::{Event, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_index::repomap::DEFAULT_BUDGET_TOKENS;
+use hone_index::tools::{SharedIndex, index_tools};
+use hone_index::{IndexOptions, Indexer};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::HoneError;
 
@@ -53,6 +56,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let root = crate::project_dir(global)?;
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let (extra_tools, repo_map) = code_index(&root, &prompt);
     let (handle, mut events) = hone_core::start_session(SessionConfig {
         root,
         provider,
@@ -62,6 +66,8 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         interactive,
         audit: true,
         secrets,
+        extra_tools,
+        repo_map,
     })?;
     handle.send(Request::UserMessage { text: prompt });
 
@@ -111,6 +117,33 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         }
     }
     Err(HoneError::provider("the session ended unexpectedly"))
+}
+
+/// The code index tools and the repo map (focused on `prompt`) for the project at `root`.
+/// Without an index (it cannot be opened or updated) the agent runs without both.
+fn code_index(
+    root: &std::path::Path,
+    prompt: &str,
+) -> (Vec<std::sync::Arc<dyn hone_tools::Tool>>, Option<String>) {
+    let opened = Indexer::open(root, &IndexOptions::default()).and_then(|mut indexer| {
+        indexer.update(&mut |_| {})?;
+        Ok(indexer)
+    });
+    let indexer = match opened {
+        Ok(indexer) => indexer,
+        Err(error) => {
+            eprintln!("hone: warning: no code index ({error}); continuing without the index tools");
+            return (Vec::new(), None);
+        }
+    };
+    let map = match hone_index::tools::repo_map(&indexer, prompt, DEFAULT_BUDGET_TOKENS) {
+        Ok(map) => Some(map).filter(|map| !map.trim().is_empty()),
+        Err(error) => {
+            eprintln!("hone: warning: no repository map ({error})");
+            None
+        }
+    };
+    (index_tools(SharedIndex::new(indexer)), map)
 }
 
 /// Renders events: the answer on stdout, activity on stderr (or JSON lines on stdout).

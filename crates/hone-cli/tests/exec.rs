@@ -159,6 +159,13 @@ async fn fixes_the_bug_end_to_end(preset: &str, key: &str, render: fn(&Reply) ->
     assert_eq!(turn[0]["stats"]["tool_calls"], 4);
     assert_eq!(turn[0]["stats"]["usage"]["input_tokens"], 400);
 
+    // The index tools are offered and the repo map is in the system prompt.
+    let first = server.requests()[0].json().to_string();
+    assert!(
+        first.contains("# Repository map") && first.contains("\"get_outline\""),
+        "{first}"
+    );
+
     // The model saw the file with line numbers before editing it.
     let second = server.requests()[1].json().to_string();
     assert!(

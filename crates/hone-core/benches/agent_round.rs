@@ -103,6 +103,8 @@ impl Bench {
             interactive: false,
             audit,
             secrets: vec!["bench-key-0000".into()],
+            extra_tools: Vec::new(),
+            repo_map: None,
         })
         .unwrap();
         match events.recv().await {

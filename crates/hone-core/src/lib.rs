@@ -49,6 +49,11 @@ pub struct SessionConfig {
     pub audit: bool,
     /// Secret values (API keys) to redact from every log line.
     pub secrets: Vec<String>,
+    /// Tools offered besides the built-in ones (e.g. the code index tools); a tool with a
+    /// built-in's name replaces it.
+    pub extra_tools: Vec<Arc<dyn hone_tools::Tool>>,
+    /// A map of the repository (ranked outline of its files) for the system prompt.
+    pub repo_map: Option<String>,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -4,20 +4,32 @@ use std::path::Path;
 
 use crate::tools::ToolRegistry;
 
-/// The system prompt for a session in `root`.
-pub(crate) fn system_prompt(root: &Path, registry: &ToolRegistry) -> String {
+/// The system prompt for a session in `root`, with the repository map when there is one.
+pub(crate) fn system_prompt(
+    root: &Path,
+    registry: &ToolRegistry,
+    repo_map: Option<&str>,
+) -> String {
     let project = root.file_name().map_or_else(
         || root.display().to_string(),
         |name| name.to_string_lossy().into_owned(),
     );
     let tools: Vec<&str> = registry.names().collect();
-    format!(
+    let navigation = if tools.contains(&"find_definition") {
+        "- Navigate code with the index tools: get_outline for a file's structure, get_function \
+           and get_class for one definition's source, find_definition and find_references for \
+           symbols, get_dependencies and get_dependents for imports.\n"
+    } else {
+        ""
+    };
+    let mut prompt = format!(
         "You are hone, a coding agent working in the project `{project}` on the user's machine.\n\
          You act through tools: {tools}.\n\
          \n\
          Rules:\n\
          - Paths are relative to the project root, e.g. `src/main.rs`. Never invent paths: use \
            list_dir, glob_files or search_files to find files first.\n\
+         {navigation}\
          - Read a file with read_file before changing it. Its output has line numbers; never copy \
            the numbers into edits.\n\
          - Prefer edit_file for small changes: old_text must be copied exactly from the file and be \
@@ -29,5 +41,36 @@ pub(crate) fn system_prompt(root: &Path, registry: &ToolRegistry) -> String {
          - Edits and commands may need the user's approval; if one is denied, respect the reason.\n\
          - When the task is done, answer briefly: what you changed and how you checked it.\n",
         tools = tools.join(", "),
-    )
+    );
+    if let Some(map) = repo_map.map(str::trim_end).filter(|map| !map.is_empty()) {
+        prompt.push_str(
+            "\n# Repository map\n\
+             The project's most important files with their main signatures (not all files are \
+             shown; use the tools for the rest):\n\n",
+        );
+        prompt.push_str(map);
+        prompt.push('\n');
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_repo_map_is_appended_when_given() {
+        let registry = ToolRegistry::builtin();
+        let root = Path::new("/tmp/project");
+        let plain = system_prompt(root, &registry, None);
+        assert!(!plain.contains("# Repository map"));
+        assert!(!plain.contains("find_definition"));
+        let mapped = system_prompt(root, &registry, Some("src/a.ts:\n  function a()\n"));
+        assert!(mapped.starts_with(&plain), "{mapped}");
+        assert!(
+            mapped.ends_with("# Repository map\nThe project's most important files with their main signatures (not all files are shown; use the tools for the rest):\n\nsrc/a.ts:\n  function a()\n"),
+            "{mapped}"
+        );
+        assert_eq!(system_prompt(root, &registry, Some("  \n")), plain);
+    }
 }

@@ -86,7 +86,7 @@ pub(crate) fn start(
         ))
     })?;
     let context = Arc::new(context);
-    let registry = ToolRegistry::builtin();
+    let registry = ToolRegistry::with(config.extra_tools);
     let (request_tx, request_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let (approval_tx, approval_rx) = mpsc::unbounded_channel();
@@ -98,7 +98,7 @@ pub(crate) fn start(
         config.model.clone()
     };
     let agent = Agent {
-        system_prompt: prompt::system_prompt(context.root(), &registry),
+        system_prompt: prompt::system_prompt(context.root(), &registry, config.repo_map.as_deref()),
         provider: config.provider,
         model,
         registry,

@@ -15,10 +15,17 @@ pub(crate) struct ToolRegistry {
 
 impl ToolRegistry {
     /// Every built-in tool.
+    #[cfg(test)]
     pub(crate) fn builtin() -> Self {
+        Self::with(Vec::new())
+    }
+
+    /// The built-in tools plus `extra` (which replace built-ins of the same name).
+    pub(crate) fn with(extra: Vec<Arc<dyn Tool>>) -> Self {
         Self {
             tools: hone_tools::builtin_tools()
                 .into_iter()
+                .chain(extra)
                 .map(|tool| (tool.name(), tool))
                 .collect(),
         }

@@ -39,6 +39,8 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         interactive: true,
         audit: false,
         secrets: Vec::new(),
+        extra_tools: Vec::new(),
+        repo_map: None,
     })
     .unwrap();
     Harness {

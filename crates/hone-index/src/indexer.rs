@@ -133,12 +133,13 @@ impl std::fmt::Debug for Indexer {
     }
 }
 
-/// Writes `.hone/.gitignore` (once) so the database never shows up in `git status`; the
-/// rest of `.hone/` (the project configuration) stays committable. Best effort.
+/// Writes `.hone/.gitignore` (once) so the database never shows up in `git status`: it ignores
+/// the database and itself, so opening the index leaves a clean work tree; the rest of
+/// `.hone/` (the project configuration) stays committable. Best effort.
 fn keep_database_out_of_git(root: &Path) {
     let ignore_file = root.join(".hone").join(".gitignore");
     if !ignore_file.exists() {
-        let _ = std::fs::write(ignore_file, "index.db*\n");
+        let _ = std::fs::write(ignore_file, "index.db*\n.gitignore\n");
     }
 }
 

@@ -10,7 +10,8 @@
 //!
 //! [`analysis::analyze`] resolves imports to project files and derives the dependency graph,
 //! hubs, entry points and the symbol table; [`repomap::RepoMap`] ranks files with PageRank
-//! and renders a compact outline of the project within a token budget.
+//! and renders a compact outline of the project within a token budget. [`tools`] offers all
+//! of it to the agent as read-only tools.
 
 pub mod analysis;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod parse;
 pub mod repomap;
 pub mod scan;
 pub mod store;
+pub mod tools;
 
 pub use model::{
     Class, ClassKind, Export, FileMetrics, FileOutline, Function, Import, ImportOrigin,
