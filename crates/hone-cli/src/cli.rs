@@ -122,6 +122,11 @@ pub struct IndexArgs {
     /// Print the summary as JSON.
     #[arg(long, global = true)]
     pub json: bool,
+
+    /// Keep running after the update, re-indexing files as they change (one line per
+    /// update) until Ctrl-C.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 /// `hone index …` subcommands.

@@ -1,10 +1,13 @@
-//! `hone index`, `hone index status`, `hone symbols`, `hone deps`: the code index from the shell.
+//! `hone index [--watch]`, `hone index status`, `hone symbols`, `hone deps`: the code index from the shell.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use hone_index::repomap::{RepoMap, RepoMapRequest};
-use hone_index::{IndexError, IndexOptions, Indexer};
+use hone_index::tools::SharedIndex;
+use hone_index::{
+    DEFAULT_WATCH_DEBOUNCE, IndexError, IndexOptions, IndexWatcher, Indexer, UpdateCallback,
+};
 use hone_protocol::HoneError;
 use serde_json::json;
 
@@ -19,8 +22,11 @@ fn open(global: &GlobalArgs) -> Result<Indexer, HoneError> {
     Indexer::open(&root, &IndexOptions::default()).map_err(index_error)
 }
 
-/// Runs `hone index [status]`.
-pub(crate) fn run_index(global: &GlobalArgs, args: &IndexArgs) -> Result<ExitCode, HoneError> {
+/// Runs `hone index [status] [--watch]`.
+pub(crate) async fn run_index(
+    global: &GlobalArgs,
+    args: &IndexArgs,
+) -> Result<ExitCode, HoneError> {
     let mut indexer = open(global)?;
     if matches!(args.command, Some(IndexCommand::Status)) {
         let stats = indexer.store().stats().map_err(index_error)?;
@@ -80,7 +86,58 @@ pub(crate) fn run_index(global: &GlobalArgs, args: &IndexArgs) -> Result<ExitCod
         "duration_ms": u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX),
     });
     print_summary(&summary, args.json, Some(report.duration.as_secs_f64()));
+    if args.watch {
+        watch(indexer, args.json).await?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `hone index --watch`: keeps the index up to date, one line per update, until Ctrl-C.
+async fn watch(indexer: Indexer, as_json: bool) -> Result<(), HoneError> {
+    let root = indexer.root().display().to_string();
+    let index = SharedIndex::new(indexer);
+    let on_update: UpdateCallback = Box::new(move |paths, result| match result {
+        Ok(report) => {
+            // A full update (after lost events or an ignore-file change) names no paths.
+            let files = if paths.is_empty() {
+                report.files_total
+            } else {
+                paths.len()
+            };
+            let millis = u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX);
+            if as_json {
+                println!(
+                    "{}",
+                    json!({
+                        "updated": files,
+                        "parsed": report.files_parsed,
+                        "deleted": report.files_deleted,
+                        "files": report.files_total,
+                        "duration_ms": millis,
+                    })
+                );
+            } else {
+                println!(
+                    "updated {files} files (parsed {}, removed {}) in {millis} ms",
+                    report.files_parsed, report.files_deleted
+                );
+            }
+            for warning in &report.warnings {
+                eprintln!("hone: {warning}");
+            }
+        }
+        Err(error) => eprintln!("hone: the index could not be updated: {error}"),
+    });
+    let _watcher =
+        IndexWatcher::start_with_callback(index, DEFAULT_WATCH_DEBOUNCE, Some(on_update))
+            .map_err(index_error)?;
+    if !as_json {
+        eprintln!("hone: watching {root} for changes (Ctrl-C to stop)");
+    }
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|error| HoneError::config(format!("cannot wait for Ctrl-C: {error}")))?;
+    Ok(())
 }
 
 fn print_summary(summary: &serde_json::Value, as_json: bool, seconds: Option<f64>) {

@@ -44,7 +44,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Ask(args) => ask::run(&cli.global, args).await,
         Command::Exec(args) => Ok(exec::run(&cli.global, args).await),
         Command::Models(args) => models::run(&cli.global, &args).await,
-        Command::Index(args) => index_cmd::run_index(&cli.global, &args),
+        Command::Index(args) => index_cmd::run_index(&cli.global, &args).await,
         Command::Map(args) => index_cmd::run_map(&cli.global, &args),
         Command::Symbols(args) => index_cmd::run_symbols(&cli.global, &args),
         Command::Deps(args) => index_cmd::run_deps(&cli.global, &args),

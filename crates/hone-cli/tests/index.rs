@@ -80,3 +80,57 @@ fn symbols_and_deps_answer_from_the_index() {
     let none = hone(dir.path(), &["symbols", "zzzz"]);
     assert_eq!(none.status.code(), Some(1));
 }
+
+#[test]
+fn index_watch_reports_each_update_until_stopped() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let dir = project();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hone"))
+        .env_clear()
+        .env("HOME", dir.path().join(".home"))
+        .current_dir(dir.path())
+        .args(["index", "--watch"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (sender, lines) = mpsc::channel();
+    let stdout_sender = sender.clone();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = stdout_sender.send(line);
+        }
+    });
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let wait_for_line = |wanted: &dyn Fn(&str) -> bool| {
+        let mut seen = Vec::new();
+        loop {
+            match lines.recv_timeout(Duration::from_secs(30)) {
+                Ok(line) if wanted(&line) => return line,
+                Ok(line) => seen.push(line),
+                Err(error) => panic!("{error}; output so far: {seen:?}"),
+            }
+        }
+    };
+    wait_for_line(&|line| line.contains("watching") && line.contains("Ctrl-C"));
+    std::fs::write(dir.path().join("src/extra.ts"), "export const extra = 1;\n").unwrap();
+    // Under load the creation and the write may be reported separately; wait for the parse.
+    let line = wait_for_line(&|line| line.starts_with("updated ") && line.contains("parsed 1"));
+    assert!(line.contains("(parsed 1, removed 0)"), "{line}");
+    assert!(line.ends_with(" ms"), "{line}");
+    std::fs::remove_file(dir.path().join("tool.py")).unwrap();
+    let line = wait_for_line(&|line| line.starts_with("updated ") && line.contains("removed 1"));
+    assert!(line.contains("(parsed 0, removed 1)"), "{line}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

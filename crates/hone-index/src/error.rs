@@ -79,6 +79,14 @@ pub enum IndexError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The file watcher could not be started on the project.
+    #[error("cannot watch {root} for changes: {reason}")]
+    Watch {
+        /// The project root.
+        root: PathBuf,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl IndexError {

@@ -22,6 +22,7 @@ pub mod repomap;
 pub mod scan;
 pub mod store;
 pub mod tools;
+pub mod watch;
 
 pub use model::{
     Class, ClassKind, Export, FileMetrics, FileOutline, Function, Import, ImportOrigin,
@@ -35,3 +36,4 @@ pub use store::{
     FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange, SqliteStore,
     SymbolLocation,
 };
+pub use watch::{DEFAULT_WATCH_DEBOUNCE, IndexWatcher, UpdateCallback};

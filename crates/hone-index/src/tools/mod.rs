@@ -33,6 +33,11 @@ impl SharedIndex {
         Self(Arc::new(Mutex::new(indexer)))
     }
 
+    /// The indexer as it is, without updating it (e.g. for a file watcher, or to query it).
+    pub fn lock(&self) -> MutexGuard<'_, Indexer> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The indexer, brought up to date with the project first.
     pub(crate) fn fresh(&self) -> Result<MutexGuard<'_, Indexer>, ToolError> {
         let mut indexer = self.0.lock().unwrap_or_else(PoisonError::into_inner);
