@@ -115,6 +115,7 @@
 
 mod agent;
 mod context_window;
+mod data_dir;
 mod error;
 mod file;
 mod load;
@@ -128,6 +129,7 @@ mod suggest;
 mod trust;
 
 pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
+pub use data_dir::{DATA_DIR_ENV, data_dir};
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
 pub use load::{Config, DEFAULT_PROVIDER, load};
