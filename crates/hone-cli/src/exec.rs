@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::Instant;
 
-use hone_core::{Event, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_core::{Event, PromptProfile, Request, SessionConfig, TurnEnd, TurnStats};
 use hone_index::repomap::DEFAULT_BUDGET_TOKENS;
 use hone_index::tools::{SharedIndex, index_tools};
 use hone_index::{IndexOptions, Indexer};
@@ -47,6 +47,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         .map(|key| key.expose().to_string())
         .collect();
     let model = provider_config.model.clone();
+    let prompt_profile = PromptProfile::for_model(&provider_config.kind, &model);
     let provider = hone_providers::build_provider(provider_config)?;
     let mode = ApprovalMode::from_str(config.approval().as_str())
         .map_err(|error| HoneError::config(error.to_string()))?;
@@ -68,6 +69,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         secrets,
         extra_tools,
         repo_map,
+        prompt_profile,
     })?;
     handle.send(Request::UserMessage { text: prompt });
 

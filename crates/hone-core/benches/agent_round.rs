@@ -105,6 +105,7 @@ impl Bench {
             secrets: vec!["bench-key-0000".into()],
             extra_tools: Vec::new(),
             repo_map: None,
+            prompt_profile: hone_core::PromptProfile::Full,
         })
         .unwrap();
         match events.recv().await {

@@ -9,6 +9,7 @@
 
 mod audit;
 mod calls;
+mod profile;
 mod prompt;
 mod protocol;
 mod session;
@@ -24,6 +25,7 @@ use hone_providers::Provider;
 use tokio::sync::mpsc;
 
 pub use audit::AUDIT_DIR;
+pub use profile::PromptProfile;
 pub use protocol::{ApprovalDecision, ApprovedBy, Event, Request, TurnEnd, TurnStats};
 pub use session::SessionHandle;
 
@@ -54,6 +56,9 @@ pub struct SessionConfig {
     pub extra_tools: Vec<Arc<dyn hone_tools::Tool>>,
     /// A map of the repository (ranked outline of its files) for the system prompt.
     pub repo_map: Option<String>,
+    /// How much prompt to spend on rules and tool descriptions ([`PromptProfile::for_model`]
+    /// picks one from the provider and model).
+    pub prompt_profile: PromptProfile,
 }
 
 /// Starts a session task on the current tokio runtime.

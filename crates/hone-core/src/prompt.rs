@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use crate::profile::PromptProfile;
 use crate::tools::ToolRegistry;
 
 /// The system prompt for a session in `root`, with the repository map when there is one.
@@ -15,6 +16,9 @@ pub(crate) fn system_prompt(
         |name| name.to_string_lossy().into_owned(),
     );
     let tools: Vec<&str> = registry.names().collect();
+    if registry.profile() == PromptProfile::Compact {
+        return compact_system_prompt(&project, &tools, repo_map);
+    }
     let navigation = if tools.contains(&"find_definition") {
         "- Navigate code with the index tools: get_outline for a file's structure, get_function \
            and get_class for one definition's source, find_definition and find_references for \
@@ -54,6 +58,26 @@ pub(crate) fn system_prompt(
     prompt
 }
 
+/// The short system prompt of the compact profile: a few direct rules a small model follows.
+fn compact_system_prompt(project: &str, tools: &[&str], repo_map: Option<&str>) -> String {
+    let mut prompt = format!(
+        "You are hone, a coding agent in the project `{project}`. Use the tools ({tools}) to \
+         look at and change files.\n\
+         - Paths are relative to the project root.\n\
+         - Read a file before you edit it.\n\
+         - edit_file: copy old_text exactly from the file, without the line numbers.\n\
+         - If a tool fails, read the error and fix the call.\n\
+         - When done, say in one or two sentences what you changed.\n",
+        tools = tools.join(", "),
+    );
+    if let Some(map) = repo_map.map(str::trim_end).filter(|map| !map.is_empty()) {
+        prompt.push_str("\nFiles:\n");
+        prompt.push_str(map);
+        prompt.push('\n');
+    }
+    prompt
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +96,33 @@ mod tests {
             "{mapped}"
         );
         assert_eq!(system_prompt(root, &registry, Some("  \n")), plain);
+    }
+
+    #[test]
+    fn the_compact_profile_has_a_short_prompt_and_few_tools() {
+        let registry = ToolRegistry::with(Vec::new(), PromptProfile::Compact);
+        let root = Path::new("/tmp/project");
+        let full = system_prompt(root, &ToolRegistry::builtin(), None);
+        let compact = system_prompt(root, &registry, Some("src/a.ts\n"));
+        assert!(compact.len() * 2 < full.len(), "{compact}");
+        assert!(
+            compact.contains("read_file, run_command, search_files"),
+            "{compact}"
+        );
+        assert!(!compact.contains("git_commit"), "{compact}");
+        assert!(compact.ends_with("\nFiles:\nsrc/a.ts\n"), "{compact}");
+        let names: Vec<String> = registry.specs().into_iter().map(|spec| spec.name).collect();
+        assert_eq!(
+            names,
+            [
+                "edit_file",
+                "list_dir",
+                "read_file",
+                "run_command",
+                "search_files",
+                "write_file"
+            ]
+        );
+        assert!(registry.resolve("git_status").is_ok());
     }
 }

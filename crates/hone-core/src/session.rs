@@ -86,7 +86,7 @@ pub(crate) fn start(
         ))
     })?;
     let context = Arc::new(context);
-    let registry = ToolRegistry::with(config.extra_tools);
+    let registry = ToolRegistry::with(config.extra_tools, config.prompt_profile);
     let (request_tx, request_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let (approval_tx, approval_rx) = mpsc::unbounded_channel();

@@ -8,37 +8,55 @@ use hone_protocol::{ToolCall, ToolSpec};
 use hone_tools::Tool;
 use serde_json::Value;
 
+use crate::profile::PromptProfile;
+
 /// The tools a session offers, by name.
 pub(crate) struct ToolRegistry {
     tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    profile: PromptProfile,
 }
 
 impl ToolRegistry {
     /// Every built-in tool.
     #[cfg(test)]
     pub(crate) fn builtin() -> Self {
-        Self::with(Vec::new())
+        Self::with(Vec::new(), PromptProfile::Full)
     }
 
-    /// The built-in tools plus `extra` (which replace built-ins of the same name).
-    pub(crate) fn with(extra: Vec<Arc<dyn Tool>>) -> Self {
+    /// The built-in tools plus `extra` (which replace built-ins of the same name), offered
+    /// to the model as `profile` says.
+    pub(crate) fn with(extra: Vec<Arc<dyn Tool>>, profile: PromptProfile) -> Self {
         Self {
             tools: hone_tools::builtin_tools()
                 .into_iter()
                 .chain(extra)
                 .map(|tool| (tool.name(), tool))
                 .collect(),
+            profile,
         }
     }
 
-    /// Specs sent to the model.
-    pub(crate) fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.values().map(|tool| tool.spec()).collect()
+    /// The prompt profile the tools are offered under.
+    pub(crate) fn profile(&self) -> PromptProfile {
+        self.profile
     }
 
-    /// The names, sorted.
+    /// Specs sent to the model: the tools the profile offers, shaped by it.
+    pub(crate) fn specs(&self) -> Vec<ToolSpec> {
+        self.tools
+            .values()
+            .filter(|tool| self.profile.offers(tool.name()))
+            .map(|tool| self.profile.shape(tool.spec()))
+            .collect()
+    }
+
+    /// The names of the offered tools, sorted. Tools the profile does not offer can still be
+    /// called: a small model that knows them is not refused.
     pub(crate) fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.tools.keys().copied()
+        self.tools
+            .keys()
+            .copied()
+            .filter(|name| self.profile.offers(name))
     }
 
     /// Looks a call up, explaining unknown names.
@@ -51,7 +69,9 @@ impl ToolRegistry {
             return Ok(Arc::clone(tool));
         }
         let closest = self
-            .names()
+            .tools
+            .keys()
+            .copied()
             .map(|candidate| (edit_distance(&normalized, candidate), candidate))
             .min();
         let hint = match closest {

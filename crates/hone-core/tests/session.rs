@@ -41,6 +41,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         secrets: Vec::new(),
         extra_tools: Vec::new(),
         repo_map: None,
+        prompt_profile: hone_core::PromptProfile::Full,
     })
     .unwrap();
     Harness {
