@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 /// hone: a local-first AI coding agent that works with any LLM.
+///
+/// Without a command, hone opens its full-screen terminal UI.
 #[derive(Debug, Parser)]
 #[command(name = "hone", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
@@ -12,9 +14,35 @@ pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
 
-    /// What to do.
+    /// Options of the terminal UI (no command).
+    #[command(flatten)]
+    pub tui: TuiArgs,
+
+    /// What to do (none: open the terminal UI).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+/// `hone` without a command: the terminal UI.
+#[derive(Debug, Args)]
+pub struct TuiArgs {
+    /// What runs without asking: read-only, ask (default), auto-edit (edits run, shown as
+    /// diffs) or full-auto.
+    #[arg(long = "approval", id = "tui_approval", value_name = "MODE")]
+    pub approval: Option<String>,
+
+    /// Continue a saved session: its id (or a unique start of it), or `last`. Without
+    /// --resume or --new, the project's last session is continued when there is one.
+    #[arg(long = "resume", id = "tui_resume", value_name = "ID|last", conflicts_with = "tui_new")]
+    pub resume: Option<String>,
+
+    /// Start a new session instead of continuing the project's last one.
+    #[arg(long = "new", id = "tui_new")]
+    pub new: bool,
+
+    /// Ring the terminal bell when a turn that took at least SECS ends.
+    #[arg(long, value_name = "SECS")]
+    pub bell_after: Option<u64>,
 }
 
 /// Options shared by every command.
@@ -56,6 +84,12 @@ pub enum Command {
     Exec(ExecArgs),
     /// List the models the provider offers.
     Models(ModelsArgs),
+    /// Manage the embedded models that run inside hone (no server, no key).
+    #[command(subcommand)]
+    Model(ModelCommand),
+    /// Report which providers are usable: API keys present, local servers reachable,
+    /// embedded models downloaded and verified.
+    Doctor,
     /// Build or update the code index (.hone/index.db), or show its status.
     Index(IndexArgs),
     /// Print the repo map: the project's most important files with their outlines, cut to a
@@ -68,6 +102,11 @@ pub enum Command {
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// List, show, delete or export saved sessions.
+    #[command(subcommand)]
+    Sessions(crate::sessions_cmd::SessionsCommand),
+    /// Take back the project's latest edits (all of the N or none), or list them.
+    Undo(crate::undo_cmd::UndoArgs),
 }
 
 /// `hone ask`.
@@ -110,6 +149,15 @@ pub struct ExecArgs {
     /// Print one JSON event per line on stdout.
     #[arg(long)]
     pub json: bool,
+
+    /// Continue a saved session: its id (or a unique start of it), or `last` for this
+    /// project's latest (the default when no value is given).
+    #[arg(long, value_name = "ID|last", num_args = 0..=1, default_missing_value = "last")]
+    pub resume: Option<String>,
+
+    /// Continue a copy of a saved session; the original stays as it was.
+    #[arg(long, value_name = "ID", conflicts_with = "resume")]
+    pub fork: Option<String>,
 }
 
 /// `hone index`.
@@ -127,6 +175,15 @@ pub struct IndexArgs {
     /// update) until Ctrl-C.
     #[arg(long)]
     pub watch: bool,
+
+    /// Index only this sub-directory (relative to the project root); later updates keep to
+    /// it. `--scope .` indexes the whole project again.
+    #[arg(long, value_name = "DIR")]
+    pub scope: Option<String>,
+
+    /// Do not ask (or warn) before indexing more than 10,000 new files.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 /// `hone index …` subcommands.
@@ -139,9 +196,9 @@ pub enum IndexCommand {
 /// `hone map`.
 #[derive(Debug, Args)]
 pub struct MapArgs {
-    /// Token budget of the map.
-    #[arg(long, default_value_t = 8000)]
-    pub budget: usize,
+    /// Token budget of the map (default: `[index] map_budget`, 8000).
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
 
     /// Rank these files (paths) or identifiers (names) higher; repeatable.
     #[arg(long, value_name = "PATH|NAME")]
@@ -178,6 +235,28 @@ pub struct ModelsArgs {
     pub json: bool,
 }
 
+/// `hone model …`.
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Download a model (default: the configured one, else qwen2.5-coder-1.5b), verify its
+    /// sha256 and print its path. Resumes an interrupted download.
+    Pull {
+        /// Catalog name (see `hone model list`).
+        name: Option<String>,
+    },
+    /// List the catalog: size, whether each model is downloaded and verified, and its path.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a downloaded model (and any partial download).
+    Rm {
+        /// Catalog name.
+        name: String,
+    },
+}
+
 /// `hone config …`.
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -199,10 +278,21 @@ mod tests {
     }
 
     #[test]
+    fn no_command_opens_the_terminal_ui_with_its_flags() {
+        let cli = Cli::parse_from(["hone", "--approval", "auto-edit", "--new", "-C", "/tmp"]);
+        assert!(cli.command.is_none());
+        assert_eq!(cli.tui.approval.as_deref(), Some("auto-edit"));
+        assert!(cli.tui.new);
+        assert!(Cli::try_parse_from(["hone", "--resume", "x", "--new"]).is_err());
+        let exec = Cli::parse_from(["hone", "exec", "--approval", "full-auto", "go"]);
+        assert!(exec.tui.approval.is_none(), "exec keeps its own --approval");
+    }
+
+    #[test]
     fn global_flags_work_after_the_subcommand() {
         let cli = Cli::parse_from(["hone", "ask", "--provider", "groq", "hi", "there"]);
         assert_eq!(cli.global.provider.as_deref(), Some("groq"));
-        let Command::Ask(ask) = cli.command else {
+        let Some(Command::Ask(ask)) = cli.command else {
             panic!("ask expected")
         };
         assert_eq!(ask.prompt, ["hi", "there"]);

@@ -5,10 +5,9 @@ use std::process::ExitCode;
 use std::str::FromStr;
 use std::time::Instant;
 
+use hone_config::IndexSettings;
 use hone_core::{Event, PromptProfile, Request, SessionConfig, TurnEnd, TurnStats};
-use hone_index::repomap::DEFAULT_BUDGET_TOKENS;
 use hone_index::tools::{SharedIndex, index_tools};
-use hone_index::{IndexOptions, Indexer};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::HoneError;
 
@@ -48,7 +47,17 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         .collect();
     let model = provider_config.model.clone();
     let prompt_profile = PromptProfile::for_model(&provider_config.kind, &model);
-    let provider = hone_providers::build_provider(provider_config)?;
+    let prompting = crate::provider_factory::Prompting::detect(args.json);
+    let provider = crate::provider_factory::build(&config, provider_config, prompting).await?;
+    let memory = crate::sessions_cmd::ExecSession {
+        resume: args.resume.as_deref(),
+        fork: args.fork.as_deref(),
+        provider: config.provider_name(),
+        model: &model,
+        undo_depth: config.undo_depth(),
+        quiet: args.json,
+    }
+    .open(&crate::project_dir(global)?, &prompt)?;
     let mode = ApprovalMode::from_str(config.approval().as_str())
         .map_err(|error| HoneError::config(error.to_string()))?;
     let rules = config.permission_rules();
@@ -57,7 +66,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let root = crate::project_dir(global)?;
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let (extra_tools, repo_map) = code_index(&root, &prompt);
+    let (extra_tools, repo_map) = code_index(&root, &prompt, &config.index_settings());
     let (handle, mut events) = hone_core::start_session(SessionConfig {
         root,
         provider,
@@ -70,6 +79,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         extra_tools,
         repo_map,
         prompt_profile,
+        memory,
     })?;
     handle.send(Request::UserMessage { text: prompt });
 
@@ -121,14 +131,18 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     Err(HoneError::provider("the session ended unexpectedly"))
 }
 
-/// The code index tools and the repo map (focused on `prompt`) for the project at `root`.
-/// Without an index (it cannot be opened or updated) the agent runs without both.
+/// The code index tools and the repo map (focused on `prompt`, within the configured
+/// budget) for the project at `root`, set up as `[index]` says. Without an index (it cannot
+/// be opened or updated) the agent runs without both.
 fn code_index(
     root: &std::path::Path,
     prompt: &str,
+    settings: &IndexSettings,
 ) -> (Vec<std::sync::Arc<dyn hone_tools::Tool>>, Option<String>) {
-    let opened = Indexer::open(root, &IndexOptions::default()).and_then(|mut indexer| {
-        indexer.update(&mut |_| {})?;
+    let opened = crate::index_setup::open_index(root, settings).and_then(|mut indexer| {
+        indexer
+            .update(&mut |_| {})
+            .map_err(|error| HoneError::config(error.to_string()))?;
         Ok(indexer)
     });
     let indexer = match opened {
@@ -138,7 +152,7 @@ fn code_index(
             return (Vec::new(), None);
         }
     };
-    let map = match hone_index::tools::repo_map(&indexer, prompt, DEFAULT_BUDGET_TOKENS) {
+    let map = match hone_index::tools::repo_map(&indexer, prompt, settings.map_budget) {
         Ok(map) => Some(map).filter(|map| !map.trim().is_empty()),
         Err(error) => {
             eprintln!("hone: warning: no repository map ({error})");
@@ -153,6 +167,8 @@ struct View {
     json: bool,
     color: bool,
     answer_open: bool,
+    /// The saved session, printed at the end (`session.started` carries it in JSON).
+    session_id: Option<String>,
 }
 
 impl View {
@@ -161,10 +177,14 @@ impl View {
             json,
             color: std::io::stderr().is_terminal(),
             answer_open: false,
+            session_id: None,
         }
     }
 
     fn show(&mut self, event: &Event) {
+        if let Event::SessionStarted { session_id, .. } = event {
+            self.session_id.clone_from(session_id);
+        }
         if self.json {
             if let Ok(line) = serde_json::to_string(event) {
                 let mut stdout = std::io::stdout().lock();
@@ -236,6 +256,9 @@ impl View {
             stats.tool_calls,
             stats.model_requests,
         );
+        if let Some(id) = &self.session_id {
+            eprintln!("session: {id}");
+        }
     }
 
     fn dim(&self, text: &str) -> String {

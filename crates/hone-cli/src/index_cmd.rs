@@ -2,32 +2,42 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
+use hone_config::IndexSettings;
 use hone_index::repomap::{RepoMap, RepoMapRequest};
 use hone_index::tools::SharedIndex;
-use hone_index::{
-    DEFAULT_WATCH_DEBOUNCE, IndexError, IndexOptions, IndexWatcher, Indexer, UpdateCallback,
-};
+use hone_index::{IndexError, IndexWatcher, Indexer, UpdateCallback, normalize_scope};
 use hone_protocol::HoneError;
 use serde_json::json;
 
 use crate::cli::{DepsArgs, GlobalArgs, IndexArgs, IndexCommand, MapArgs, SymbolsArgs};
+use crate::index_prompt::{
+    LargeRepoAction, LargeRepoChoice, ask_large_repository, large_repository_action,
+    large_repository_warning, progress_line,
+};
+
+/// Exit code when the user cancels at the large-repository question.
+const CANCELLED: u8 = 130;
 
 fn index_error(error: IndexError) -> HoneError {
     HoneError::config(error.to_string())
 }
 
-fn open(global: &GlobalArgs) -> Result<Indexer, HoneError> {
+/// The project's index, opened as the `[index]` settings say, and those settings.
+fn open(global: &GlobalArgs) -> Result<(Indexer, IndexSettings), HoneError> {
     let root = crate::project_dir(global)?;
-    Indexer::open(&root, &IndexOptions::default()).map_err(index_error)
+    let settings = crate::load_config(global)?.index_settings();
+    let indexer = crate::index_setup::open_index(&root, &settings)?;
+    Ok((indexer, settings))
 }
 
-/// Runs `hone index [status] [--watch]`.
+/// Runs `hone index [status] [--watch] [--scope DIR] [--yes]`.
 pub(crate) async fn run_index(
     global: &GlobalArgs,
     args: &IndexArgs,
 ) -> Result<ExitCode, HoneError> {
-    let mut indexer = open(global)?;
+    let (mut indexer, settings) = open(global)?;
     if matches!(args.command, Some(IndexCommand::Status)) {
         let stats = indexer.store().stats().map_err(index_error)?;
         let languages: serde_json::Map<String, serde_json::Value> = stats
@@ -43,12 +53,23 @@ pub(crate) async fn run_index(
             "edges": stats.edges,
             "parse_errors": stats.parse_errors,
             "last_indexed_ms": stats.last_indexed_ms,
+            "scope": indexer.scope(),
         });
         print_summary(&summary, args.json, None);
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(scope) = &args.scope {
+        indexer.set_scope(Some(scope)).map_err(index_error)?;
+    } else if !confirm_large_index(&mut indexer, args)? {
+        eprintln!(
+            "hone: cancelled; nothing was indexed (`hone index --scope DIR` indexes one \
+             sub-directory)"
+        );
+        return Ok(ExitCode::from(CANCELLED));
+    }
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let mut last_percent = usize::MAX;
+    let started = Instant::now();
     let report = indexer
         .update(&mut |progress| {
             if !show_progress || progress.total == 0 {
@@ -57,10 +78,8 @@ pub(crate) async fn run_index(
             let percent = progress.done * 100 / progress.total;
             if percent != last_percent {
                 last_percent = percent;
-                eprint!(
-                    "\rindexing {}/{} files ({percent}%)",
-                    progress.done, progress.total
-                );
+                let line = progress_line(progress.done, progress.total, started.elapsed());
+                eprint!("\r{line}\x1b[K");
             }
         })
         .map_err(index_error)?;
@@ -84,16 +103,65 @@ pub(crate) async fn run_index(
         "edges": report.edges,
         "parse_errors": report.parse_errors,
         "duration_ms": u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX),
+        "scope": indexer.scope(),
     });
     print_summary(&summary, args.json, Some(report.duration.as_secs_f64()));
     if args.watch {
-        watch(indexer, args.json).await?;
+        watch(indexer, args.json, settings.watch_debounce).await?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// Before an update that would add more than `LARGE_REPOSITORY_FILES` files: asks on a
+/// terminal (continue, one sub-directory, cancel), otherwise warns; `--yes` skips both.
+/// Returns `false` when the user cancelled.
+fn confirm_large_index(indexer: &mut Indexer, args: &IndexArgs) -> Result<bool, HoneError> {
+    let scan = indexer.scanner().scan();
+    let new_files = scan
+        .files
+        .iter()
+        .filter(|file| !indexer.files().contains_key(&file.path))
+        .count();
+    let interactive =
+        !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    match large_repository_action(new_files, interactive, args.yes) {
+        LargeRepoAction::Proceed => Ok(true),
+        LargeRepoAction::Warn => {
+            eprintln!(
+                "hone: warning: {}; indexing all of them (`hone index --scope DIR` indexes one \
+                 sub-directory, --yes skips this warning)",
+                large_repository_warning(new_files)
+            );
+            Ok(true)
+        }
+        LargeRepoAction::Ask => {
+            let root = indexer.root().to_path_buf();
+            let mut check = |typed: &str| normalize_scope(&root, typed).map_err(|e| e.to_string());
+            let choice = ask_large_repository(
+                &mut std::io::stdin().lock(),
+                &mut std::io::stderr(),
+                new_files,
+                &mut check,
+            )
+            .map_err(|error| HoneError::config(format!("cannot read the answer: {error}")))?;
+            match choice {
+                LargeRepoChoice::Continue => Ok(true),
+                LargeRepoChoice::Cancel => Ok(false),
+                LargeRepoChoice::Subdirectory(directory) => {
+                    indexer.set_scope(Some(&directory)).map_err(index_error)?;
+                    eprintln!(
+                        "hone: indexing {directory} only; later updates keep to it (`hone index \
+                         --scope .` indexes the whole project)"
+                    );
+                    Ok(true)
+                }
+            }
+        }
+    }
+}
+
 /// `hone index --watch`: keeps the index up to date, one line per update, until Ctrl-C.
-async fn watch(indexer: Indexer, as_json: bool) -> Result<(), HoneError> {
+async fn watch(indexer: Indexer, as_json: bool, debounce: Duration) -> Result<(), HoneError> {
     let root = indexer.root().display().to_string();
     let index = SharedIndex::new(indexer);
     let on_update: UpdateCallback = Box::new(move |paths, result| match result {
@@ -129,8 +197,7 @@ async fn watch(indexer: Indexer, as_json: bool) -> Result<(), HoneError> {
         Err(error) => eprintln!("hone: the index could not be updated: {error}"),
     });
     let _watcher =
-        IndexWatcher::start_with_callback(index, DEFAULT_WATCH_DEBOUNCE, Some(on_update))
-            .map_err(index_error)?;
+        IndexWatcher::start_with_callback(index, debounce, Some(on_update)).map_err(index_error)?;
     if !as_json {
         eprintln!("hone: watching {root} for changes (Ctrl-C to stop)");
     }
@@ -161,6 +228,9 @@ fn print_summary(summary: &serde_json::Value, as_json: bool, seconds: Option<f64
     println!("symbols: {} definitions", summary["definitions"]);
     println!("import edges: {}", summary["edges"]);
     println!("files with parse errors: {}", summary["parse_errors"]);
+    if let Some(scope) = summary.get("scope").and_then(|scope| scope.as_str()) {
+        println!("scope: {scope} only (`hone index --scope .` indexes the whole project)");
+    }
     if let Some(seconds) = seconds {
         println!("time: {seconds:.2}s");
     }
@@ -168,7 +238,7 @@ fn print_summary(summary: &serde_json::Value, as_json: bool, seconds: Option<f64
 
 /// Runs `hone symbols QUERY`.
 pub(crate) fn run_symbols(global: &GlobalArgs, args: &SymbolsArgs) -> Result<ExitCode, HoneError> {
-    let mut indexer = open(global)?;
+    let (mut indexer, _) = open(global)?;
     indexer.update(&mut |_| {}).map_err(index_error)?;
     let found = indexer
         .store()
@@ -189,7 +259,7 @@ pub(crate) fn run_symbols(global: &GlobalArgs, args: &SymbolsArgs) -> Result<Exi
 
 /// Runs `hone deps PATH [--reverse]`.
 pub(crate) fn run_deps(global: &GlobalArgs, args: &DepsArgs) -> Result<ExitCode, HoneError> {
-    let mut indexer = open(global)?;
+    let (mut indexer, _) = open(global)?;
     indexer.update(&mut |_| {}).map_err(index_error)?;
     let path = args.path.trim_start_matches("./").to_string();
     if !indexer.files().contains_key(&path) {
@@ -212,8 +282,9 @@ pub(crate) fn run_deps(global: &GlobalArgs, args: &DepsArgs) -> Result<ExitCode,
 
 /// Runs `hone map [--budget N] [--focus NAME…]`.
 pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, HoneError> {
-    let mut indexer = open(global)?;
+    let (mut indexer, settings) = open(global)?;
     indexer.update(&mut |_| {}).map_err(index_error)?;
+    let budget = args.budget.unwrap_or(settings.map_budget);
     let outlines = indexer.store().outlines().map_err(index_error)?;
     let analysis = hone_index::analysis::analyze(indexer.root(), &outlines);
     let (focus_files, focus_identifiers) = args
@@ -224,7 +295,7 @@ pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, H
     let request = RepoMapRequest {
         focus_files,
         focus_identifiers,
-        budget_tokens: args.budget,
+        budget_tokens: budget,
     };
     let map = RepoMap::new().render(&outlines, &analysis, &request);
     print!("{}", map.text);
@@ -237,7 +308,7 @@ pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, H
         map.listed.len(),
         map.omitted,
         map.tokens,
-        args.budget
+        budget
     );
     Ok(ExitCode::SUCCESS)
 }

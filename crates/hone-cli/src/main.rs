@@ -1,15 +1,25 @@
 //! The `hone` executable.
 
+mod agent_setup;
 mod approve;
 mod ask;
 mod cli;
 mod config_cmd;
 mod diff;
+mod doctor;
 mod exec;
 mod exit;
 mod index_cmd;
+mod index_prompt;
+mod index_setup;
 mod input;
+mod model_cmd;
 mod models;
+mod provider_factory;
+mod sessions_cmd;
+mod tui_cmd;
+mod tui_host;
+mod undo_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,7 +32,10 @@ use crate::cli::{Cli, Command, GlobalArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.global.verbose);
+    if cli.command.is_some() {
+        // The terminal UI logs to a file instead (tui_cmd).
+        init_logging(cli.global.verbose);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -40,15 +53,22 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return tui_cmd::run(&cli.global, &cli.tui).await;
+    };
+    match command {
         Command::Ask(args) => ask::run(&cli.global, args).await,
         Command::Exec(args) => Ok(exec::run(&cli.global, args).await),
         Command::Models(args) => models::run(&cli.global, &args).await,
+        Command::Model(command) => model_cmd::run(&cli.global, &command).await,
+        Command::Doctor => doctor::run(&cli.global).await,
         Command::Index(args) => index_cmd::run_index(&cli.global, &args).await,
         Command::Map(args) => index_cmd::run_map(&cli.global, &args),
         Command::Symbols(args) => index_cmd::run_symbols(&cli.global, &args),
         Command::Deps(args) => index_cmd::run_deps(&cli.global, &args),
         Command::Config(command) => config_cmd::run(&cli.global, &command),
+        Command::Sessions(command) => sessions_cmd::run(&cli.global, &command),
+        Command::Undo(args) => undo_cmd::run(&cli.global, &args),
     }
 }
 

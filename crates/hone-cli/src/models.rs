@@ -12,7 +12,8 @@ pub(crate) async fn run(global: &GlobalArgs, args: &ModelsArgs) -> Result<ExitCo
     let settings = config.provider()?;
     let provider_name = settings.name.clone();
     let configured_model = settings.model.clone();
-    let provider = hone_providers::build_provider(settings)?;
+    let never = crate::provider_factory::Prompting::Never;
+    let provider = crate::provider_factory::build(&config, settings, never).await?;
     let mut models = provider.list_models().await?;
     for model in &mut models {
         if model.context_window.is_none() {

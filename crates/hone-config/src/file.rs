@@ -54,6 +54,18 @@ pub(crate) struct FileConfig {
     /// Command rules.
     #[serde(default)]
     pub(crate) permissions: PermissionsSection,
+    /// `[index]`: code index settings, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) index: crate::index_settings::IndexSection,
+    /// `[local]`: settings of the embedded model, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) local: crate::local_settings::LocalSection,
+    /// `[memory]`: undo settings, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) memory: crate::memory_settings::MemorySection,
+    /// `[context]`: context-window management, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) context: crate::context_settings::ContextSection,
     /// The agent keys above, validated; filled in by [`parse`].
     #[serde(skip)]
     pub(crate) agent: FileAgent,
@@ -126,6 +138,10 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     let mut file = parse_schema(path, text)?;
     validate_trusted_projects(path, text, &file, role)?;
     crate::agent::validate(path, text, &mut file)?;
+    crate::index_settings::validate(path, text, &mut file.index)?;
+    crate::local_settings::validate(path, text, &file.local)?;
+    crate::memory_settings::validate(path, text, &mut file.memory)?;
+    crate::context_settings::validate(path, text, &mut file.context)?;
     Ok(file)
 }
 

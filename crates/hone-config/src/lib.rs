@@ -116,9 +116,14 @@
 mod agent;
 mod context_window;
 mod data_dir;
+mod default_provider;
 mod error;
 mod file;
+mod index_settings;
 mod load;
+mod local_settings;
+mod memory_settings;
+mod context_settings;
 mod preset;
 mod provider;
 mod resolve;
@@ -132,10 +137,21 @@ pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE,
 pub use data_dir::{DATA_DIR_ENV, data_dir};
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
-pub use load::{Config, DEFAULT_PROVIDER, load};
+pub use index_settings::{
+    DEFAULT_MAP_BUDGET, DEFAULT_WATCH_DEBOUNCE_MS, IndexDatabase, IndexSettings, MAP_BUDGET_RANGE,
+    WATCH_DEBOUNCE_RANGE_MS, data_dir_database,
+};
+pub use default_provider::DEFAULT_PROVIDER;
+pub use load::{Config, load};
+pub use local_settings::LocalSettings;
+pub use memory_settings::{DEFAULT_UNDO_DEPTH, UNDO_DEPTH_RANGE};
+pub use context_settings::{
+    ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
+    DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, RECENT_TURNS_RANGE,
+};
 pub use preset::{
-    ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, MaxTokensField, PRESETS,
-    Preset, ToolMode, WireApi, preset, preset_names,
+    ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, LOCAL_DEFAULT_MODEL,
+    MaxTokensField, PRESETS, Preset, ToolMode, WireApi, preset, preset_names,
 };
 pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
 pub use show::ShownValue;

@@ -5,17 +5,19 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::agent::{AgentBuilder, AgentLayer, AgentSettings};
+use crate::default_provider::default_provider;
 use crate::error::ConfigError;
 use crate::file::{self, FileConfig, FileRole, NetworkSection, ProviderSection};
+use crate::index_settings::IndexLayers;
+use crate::local_settings::LocalLayers;
+use crate::memory_settings::MemoryLayers;
+use crate::context_settings::ContextLayers;
 use crate::preset::{MaxTokensField, ToolMode};
 use crate::provider::NetworkConfig;
 use crate::source::{Source, Sourced};
 use crate::sources::{CliOverrides, ConfigSources, Env, HONE_CONFIG_ENV};
 use crate::suggest::closest;
 use crate::trust::ProjectTrust;
-
-/// Provider used when nothing selects one: local, needs no key.
-pub const DEFAULT_PROVIDER: &str = "ollama";
 
 /// The effective configuration: every layer merged, each value remembering its source.
 ///
@@ -31,6 +33,10 @@ pub struct Config {
     pub(crate) files: Vec<FileEntry>,
     pub(crate) trust: ProjectTrust,
     pub(crate) agent: AgentSettings,
+    pub(crate) index: IndexLayers,
+    pub(crate) local: LocalLayers,
+    pub(crate) memory: MemoryLayers,
+    pub(crate) context: ContextLayers,
 }
 
 /// A configuration file that was looked for.
@@ -223,6 +229,10 @@ struct Builder {
     files: Vec<FileEntry>,
     trusted_projects: Option<Sourced<Vec<String>>>,
     agent: AgentBuilder,
+    index: IndexLayers,
+    local: LocalLayers,
+    memory: MemoryLayers,
+    context: ContextLayers,
 }
 
 impl Builder {
@@ -281,6 +291,10 @@ impl Builder {
             );
         }
         self.network.merge(file.network, source);
+        self.index.merge(&file.index, source);
+        self.local.merge(file.local, source);
+        self.memory.merge(&file.memory, source);
+        self.context.merge(&file.context, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
                 .into_inner()
@@ -294,10 +308,11 @@ impl Builder {
         }
     }
 
-    /// Layers the top-level choices; the selected profile sits just below the layer selecting it.
-    fn select(&self) -> Result<Selection, ConfigError> {
+    /// Layers the top-level choices over `default` (the provider used when no layer selects
+    /// one); the selected profile sits just below the layer selecting it.
+    fn select(&self, default: Sourced<String>) -> Result<Selection, ConfigError> {
         let mut selection = Selection {
-            provider: Sourced::new(DEFAULT_PROVIDER.to_string(), Source::Default),
+            provider: default,
             model: None,
             base_url: None,
             profile: None,
@@ -403,7 +418,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
             (cli.profile.as_deref(), flag("--profile")),
         ])
     });
-    let selection = builder.select()?;
+    let selection = builder.select(default_provider(&env))?;
     let trust = ProjectTrust::new(
         sources.project_dir.as_deref(),
         sources.user_file.as_deref(),
@@ -428,6 +443,10 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         files: builder.files,
         trust,
         agent,
+        index: builder.index,
+        local: builder.local,
+        memory: builder.memory,
+        context: builder.context,
     })
 }
 
@@ -484,9 +503,9 @@ mod tests {
     }
 
     #[test]
-    fn nothing_configured_selects_ollama() {
+    fn nothing_configured_selects_the_embedded_model() {
         let config = load(&ConfigSources::default(), &CliOverrides::default()).unwrap();
-        assert_eq!(config.provider_name(), "ollama");
+        assert_eq!(config.provider_name(), crate::DEFAULT_PROVIDER);
         assert_eq!(config.selection.provider.source, Source::Default);
         assert_eq!(config.profile_name(), None);
         assert_eq!(config.network(), NetworkConfig::default());

@@ -16,6 +16,9 @@ pub enum WireApi {
     Gemini,
     /// Ollama's native API (`/api/chat`).
     Ollama,
+    /// No wire: the embedded model runs inside the hone process (`hone-local`, built by the
+    /// CLI rather than by `hone-providers`).
+    Local,
 }
 
 impl WireApi {
@@ -27,6 +30,7 @@ impl WireApi {
             WireApi::Anthropic => "anthropic",
             WireApi::Gemini => "gemini",
             WireApi::Ollama => "ollama",
+            WireApi::Local => "local",
         }
     }
 }
@@ -261,7 +265,24 @@ pub const PRESETS: &[Preset] = &[
             "gpt-4.1-mini",
         )
     },
+    Preset {
+        name: "local",
+        description: "Embedded model running inside hone (no server, no key; hone model pull)",
+        wire: WireApi::Local,
+        base_url: "",
+        api_key_env: None,
+        key_required: false,
+        auth: AuthStyle::Bearer,
+        default_model: LOCAL_DEFAULT_MODEL,
+        stream_usage: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        base_url_env: None,
+    },
 ];
+
+/// The embedded model used when `[local] model` and the other model settings are unset: a
+/// name from `hone model list` (the first entry of `hone_models::CATALOG`).
+pub const LOCAL_DEFAULT_MODEL: &str = "qwen2.5-coder-1.5b";
 
 /// Default `api-version` query parameter for Azure OpenAI.
 pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
@@ -303,5 +324,9 @@ mod tests {
         assert!(preset("anthropic").unwrap().key_required);
         assert_eq!(preset("azure").unwrap().auth, AuthStyle::ApiKeyHeader);
         assert_eq!(preset("gemini").unwrap().wire, WireApi::Gemini);
+        let local = preset("local").unwrap();
+        assert!(!local.key_required && local.api_key_env.is_none());
+        assert_eq!(local.wire, WireApi::Local);
+        assert_eq!(local.default_model, LOCAL_DEFAULT_MODEL);
     }
 }

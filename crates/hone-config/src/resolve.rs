@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::error::ConfigError;
 use crate::load::{Config, InstanceSettings};
-use crate::preset::{AZURE_DEFAULT_API_VERSION, Preset, preset, preset_names};
+use crate::preset::{AZURE_DEFAULT_API_VERSION, Preset, WireApi, preset, preset_names};
 use crate::provider::{ApiKey, ProviderConfig};
 use crate::source::{Source, Sourced};
 use crate::suggest::closest;
@@ -127,10 +127,19 @@ impl Config {
         let mut config = ProviderConfig::from_preset(preset);
         config.name = name.to_string();
 
+        let local_model = self
+            .local
+            .model
+            .as_ref()
+            .filter(|_| preset.wire == WireApi::Local);
+        let (default_model, default_model_source) = match local_model {
+            Some(model) => (model.value.clone(), model.source.clone()),
+            None => (config.model.clone(), preset_source.clone()),
+        };
         let (mut model, mut model_source) = pick(
             settings.model.as_ref(),
-            config.model.clone(),
-            &preset_source,
+            default_model,
+            &default_model_source,
         );
         if let Some(chosen) = selected.and_then(|selection| selection.model.as_ref()) {
             (model, model_source) = (chosen.value.clone(), chosen.source.clone());

@@ -219,6 +219,10 @@ impl Config {
                 Some(tokens.source.clone()),
             );
         }
+        self.show_index(&mut values);
+        self.local.show(&mut values);
+        self.show_memory(&mut values);
+        self.show_context(&mut values);
         values
     }
 
@@ -236,6 +240,11 @@ impl Config {
             quote(config.wire.as_str()),
             Some(preset_source.clone()),
         );
+        if config.wire == crate::WireApi::Local {
+            // In-process: no URL, key or wire options; the engine settings are under [local].
+            section.push("model", quote(&config.model), Some(sources.model.clone()));
+            return;
+        }
         section.push(
             "base_url",
             quote(&config.base_url),

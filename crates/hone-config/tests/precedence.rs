@@ -82,12 +82,69 @@ fn cli_model(model: &str) -> CliOverrides {
 }
 
 #[test]
-fn default_is_keyless_local_ollama() {
-    let provider = Fixture::new().config().provider().unwrap();
-    assert_eq!(provider.name, "ollama");
-    assert_eq!(provider.wire, WireApi::Ollama);
-    assert_eq!(provider.base_url, "http://localhost:11434");
+fn default_is_the_keyless_embedded_model() {
+    let fixture = Fixture::new().env("OLLAMA_HOST", "http://gpu-box:11434");
+    let config = fixture.config();
+    assert_eq!(config.provider_name(), hone_config::DEFAULT_PROVIDER);
+    let provider = config.provider().unwrap();
+    assert_eq!(provider.name, "local");
+    assert_eq!(provider.wire, WireApi::Local);
+    assert_eq!(provider.model, hone_config::LOCAL_DEFAULT_MODEL);
     assert!(provider.api_key.is_none());
+    assert!(provider.base_url.is_empty());
+}
+
+#[test]
+fn with_nothing_configured_a_vendor_key_selects_that_vendor() {
+    let fixture = Fixture::new()
+        .env("GEMINI_API_KEY", "gm-test-key-123")
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-key");
+    let config = fixture.config();
+    assert_eq!(config.provider_name(), "anthropic");
+    let shown = config.render_show();
+    assert!(
+        shown.contains("provider = \"anthropic\"")
+            && shown.contains("# from env ANTHROPIC_API_KEY"),
+        "{shown}"
+    );
+    assert!(!shown.contains("sk-ant-test-key"));
+    let with_model = Fixture::new()
+        .user("model = \"claude-x\"\n")
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-key");
+    assert_eq!(with_model.config().provider().unwrap().model, "claude-x");
+}
+
+#[test]
+fn an_explicit_provider_wins_over_keys_and_the_default() {
+    let keyed = Fixture::new().env("OPENAI_API_KEY", "sk-openai-test-key");
+    let file = keyed.user("provider = \"local\"\n");
+    assert_eq!(file.config().provider_name(), "local");
+    let env = Fixture::new()
+        .env("OPENAI_API_KEY", "sk-openai-test-key")
+        .env("HONE_PROVIDER", "ollama");
+    assert_eq!(env.config().provider_name(), "ollama");
+    let cli = CliOverrides {
+        provider: Some("lmstudio".into()),
+        ..CliOverrides::default()
+    };
+    assert_eq!(env.load(&cli).unwrap().provider_name(), "lmstudio");
+}
+
+#[test]
+fn the_local_model_comes_from_the_local_section_unless_set_elsewhere() {
+    let fixture = Fixture::new().user("[local]\nmodel = \"qwen2.5-coder-0.5b\"\nthreads = 2\n");
+    let config = fixture.config();
+    assert_eq!(config.provider().unwrap().model, "qwen2.5-coder-0.5b");
+    assert_eq!(config.local_settings().threads, Some(2));
+    assert_eq!(config.local_settings().context_size, None);
+    let shown = config.render_show();
+    assert!(shown.contains("[local]"), "{shown}");
+    assert!(shown.contains("threads = 2"), "{shown}");
+    let overridden = fixture.env("HONE_MODEL", "/models/mine.gguf");
+    assert_eq!(
+        overridden.config().provider().unwrap().model,
+        "/models/mine.gguf"
+    );
 }
 
 #[test]
@@ -119,12 +176,13 @@ fn provider_precedence_user_project_env_cli() {
 
 #[test]
 fn model_precedence_preset_instance_top_level_env_cli() {
-    let fixture = Fixture::new();
+    let fixture = Fixture::new().user("provider = \"ollama\"\n");
     assert_eq!(
         fixture.config().provider().unwrap().model,
         "qwen2.5-coder:7b"
     );
-    let fixture = fixture.user("[providers.ollama]\nmodel = \"user-instance\"\n");
+    let fixture =
+        fixture.user("provider = \"ollama\"\n[providers.ollama]\nmodel = \"user-instance\"\n");
     assert_eq!(fixture.config().provider().unwrap().model, "user-instance");
     let fixture = fixture.project("[providers.ollama]\nmodel = \"project-instance\"\n");
     assert_eq!(
@@ -132,7 +190,10 @@ fn model_precedence_preset_instance_top_level_env_cli() {
         "project-instance"
     );
     let fixture = fixture
-        .user("model = \"user-top\"\n[providers.ollama]\nmodel = \"user-instance\"\n")
+        .user(
+            "provider = \"ollama\"\nmodel = \"user-top\"\n\
+             [providers.ollama]\nmodel = \"user-instance\"\n",
+        )
         .project("model = \"project-top\"\n");
     assert_eq!(fixture.config().provider().unwrap().model, "project-top");
     let fixture = fixture.env("HONE_MODEL", "env-model");
@@ -147,7 +208,8 @@ fn model_precedence_preset_instance_top_level_env_cli() {
 
 #[test]
 fn base_url_precedence_user_project_env_cli() {
-    let fixture = Fixture::new().user("[providers.ollama]\nbase_url = \"http://user:1/\"\n");
+    let fixture = Fixture::new()
+        .user("provider = \"ollama\"\n[providers.ollama]\nbase_url = \"http://user:1/\"\n");
     assert_eq!(
         fixture.config().provider().unwrap().base_url,
         "http://user:1"
@@ -177,17 +239,18 @@ fn base_url_precedence_user_project_env_cli() {
 
 #[test]
 fn ollama_host_without_scheme_or_port() {
-    let fixture = Fixture::new().env("OLLAMA_HOST", "127.0.0.1:11500");
+    let ollama = || Fixture::new().env("HONE_PROVIDER", "ollama");
+    let fixture = ollama().env("OLLAMA_HOST", "127.0.0.1:11500");
     assert_eq!(
         fixture.config().provider().unwrap().base_url,
         "http://127.0.0.1:11500"
     );
-    let fixture = Fixture::new().env("OLLAMA_HOST", "gpu-box");
+    let fixture = ollama().env("OLLAMA_HOST", "gpu-box");
     assert_eq!(
         fixture.config().provider().unwrap().base_url,
         "http://gpu-box:11434"
     );
-    let fixture = Fixture::new().env("OLLAMA_HOST", "https://ollama.example.com/");
+    let fixture = ollama().env("OLLAMA_HOST", "https://ollama.example.com/");
     assert_eq!(
         fixture.config().provider().unwrap().base_url,
         "https://ollama.example.com"
@@ -297,7 +360,10 @@ fn named_instance_with_custom_kind() {
 #[test]
 fn project_fields_override_user_fields_of_the_same_instance() {
     let fixture = Fixture::new()
-        .user("[providers.ollama]\nmodel = \"a\"\nheaders = { X-One = \"1\", X-Two = \"2\" }\n")
+        .user(
+            "provider = \"ollama\"\n\
+             [providers.ollama]\nmodel = \"a\"\nheaders = { X-One = \"1\", X-Two = \"2\" }\n",
+        )
         .project("[providers.ollama]\nheaders = { X-Two = \"two\" }\ntool_mode = \"prompt\"\n");
     let provider = fixture.config().provider().unwrap();
     assert_eq!(provider.model, "a");

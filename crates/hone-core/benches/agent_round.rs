@@ -106,6 +106,7 @@ impl Bench {
             extra_tools: Vec::new(),
             repo_map: None,
             prompt_profile: hone_core::PromptProfile::Full,
+            memory: None,
         })
         .unwrap();
         match events.recv().await {

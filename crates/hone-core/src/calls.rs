@@ -303,8 +303,10 @@ impl Agent {
         }
         let context = Arc::clone(&self.context);
         let to_apply = plan.clone();
+        let pending = self.begin_edit(&plan);
         let applied =
             tokio::task::spawn_blocking(move || hone_tools::edit::apply(&context, &to_apply)).await;
+        self.finish_edit(pending, &applied);
         match applied {
             Ok(Ok(applied)) => {
                 let paths = plan
@@ -322,9 +324,7 @@ impl Agent {
                     paths,
                     diff: hone_tools::edit::unified_diff(&plan),
                 });
-                let summary = applied.summary.clone();
-                self.journal.push(applied);
-                ToolOutput::ok(format!("applied: {summary}"))
+                ToolOutput::ok(format!("applied: {}", applied.summary))
             }
             Ok(Err(error)) => ToolOutput::error(error.message),
             Err(error) => ToolOutput::error(format!("the edit crashed: {error}")),

@@ -9,6 +9,7 @@
 
 mod audit;
 mod calls;
+mod persist;
 mod profile;
 mod prompt;
 mod protocol;
@@ -25,6 +26,8 @@ use hone_providers::Provider;
 use tokio::sync::mpsc;
 
 pub use audit::AUDIT_DIR;
+pub use hone_memory::UndoEntry;
+pub use persist::Persistence;
 pub use profile::PromptProfile;
 pub use protocol::{ApprovalDecision, ApprovedBy, Event, Request, TurnEnd, TurnStats};
 pub use session::SessionHandle;
@@ -59,6 +62,9 @@ pub struct SessionConfig {
     /// How much prompt to spend on rules and tool descriptions ([`PromptProfile::for_model`]
     /// picks one from the provider and model).
     pub prompt_profile: PromptProfile,
+    /// Where the session is saved (messages, totals, the project's undo journal); `None`
+    /// keeps it in memory only.
+    pub memory: Option<Persistence>,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -4,6 +4,7 @@
 //! Events serialise with a dotted `type` tag (`turn.started`, `tool.completed`, …), the
 //! format `hone exec --json` prints.
 
+use hone_memory::UndoEntry;
 use hone_protocol::{HoneError, Usage};
 use serde::{Deserialize, Serialize};
 
@@ -25,11 +26,15 @@ pub enum Request {
     },
     /// Cancel the running turn (no effect when idle).
     Cancel,
-    /// Undo the last `count` applied edits of this session.
+    /// Undo the latest `count` applied edits of the project (all or none; with a session
+    /// store the journal spans sessions and restarts). Answered by [`Event::UndoCompleted`]
+    /// or [`Event::UndoFailed`].
     Undo {
         /// How many edits to take back.
         count: usize,
     },
+    /// List the undo stack; answered by [`Event::UndoStack`].
+    ListUndo,
     /// End the session.
     Shutdown,
 }
@@ -107,6 +112,9 @@ pub enum Event {
         approval: String,
         /// Project root.
         root: String,
+        /// The id of the saved session (none when the session is not saved).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
     },
     /// A turn began.
     #[serde(rename = "turn.started")]
@@ -248,8 +256,22 @@ pub enum Event {
     /// Edits were undone.
     #[serde(rename = "undo.completed")]
     UndoCompleted {
-        /// Summaries of the edits taken back, newest first.
+        /// Summaries of the edits taken back, newest first (empty: nothing to undo).
         undone: Vec<String>,
+    },
+    /// An undo was refused or failed; no file was changed.
+    #[serde(rename = "undo.failed")]
+    UndoFailed {
+        /// What went wrong, e.g. which file changed after the edit.
+        message: String,
+        /// Whether a file changed after the edit (undo would have lost that change).
+        conflict: bool,
+    },
+    /// The undo stack, answering [`Request::ListUndo`].
+    #[serde(rename = "undo.stack")]
+    UndoStack {
+        /// Edits that can be undone, newest first.
+        entries: Vec<UndoEntry>,
     },
 }
 

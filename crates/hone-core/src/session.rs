@@ -7,7 +7,6 @@ use hone_policy::Permissions;
 use hone_protocol::{HoneError, Message};
 use hone_providers::Provider;
 use hone_tools::ToolContext;
-use hone_tools::edit::AppliedEdit;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -65,13 +64,15 @@ pub(crate) struct Agent {
     pub(crate) approvals: mpsc::UnboundedReceiver<(String, ApprovalDecision)>,
     pub(crate) cancel_slot: CancelSlot,
     pub(crate) audit: AuditLog,
-    pub(crate) journal: Vec<AppliedEdit>,
+    pub(crate) recorder: Option<crate::persist::Recorder>,
+    pub(crate) undo: crate::persist::Undo,
     pub(crate) turns: u32,
 }
 
 impl Agent {
     /// Emits an event; a front end that went away is not an error for the core.
     pub(crate) fn emit(&self, event: Event) {
+        self.observe(&event);
         let _ = self.events.send(event);
     }
 }
@@ -97,6 +98,9 @@ pub(crate) fn start(
     } else {
         config.model.clone()
     };
+    let undo_depth = crate::persist::undo_depth(config.memory.as_ref());
+    let (recorder, history) =
+        crate::persist::open(config.memory, &context, config.provider.name(), &model)?;
     let agent = Agent {
         system_prompt: prompt::system_prompt(context.root(), &registry, config.repo_map.as_deref()),
         provider: config.provider,
@@ -107,11 +111,15 @@ pub(crate) fn start(
         permissions: config.permissions,
         max_tool_rounds: config.max_tool_rounds.max(1),
         interactive: config.interactive,
-        history: Vec::new(),
+        history,
         events: event_tx,
         approvals: approval_rx,
         cancel_slot: cancel_slot.clone(),
-        journal: Vec::new(),
+        recorder,
+        undo: crate::persist::Undo {
+            depth: undo_depth,
+            journal: crate::persist::MemoryJournal::default(),
+        },
         turns: 0,
     };
     tokio::spawn(route_requests(
@@ -146,7 +154,7 @@ async fn route_requests(
                 cancel_slot.cancel();
                 let _ = queue.send(Request::Shutdown);
             }
-            other @ (Request::UserMessage { .. } | Request::Undo { .. }) => {
+            other @ (Request::UserMessage { .. } | Request::Undo { .. } | Request::ListUndo) => {
                 let _ = queue.send(other);
             }
         }
@@ -159,6 +167,10 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
         model: agent.model.clone(),
         approval: agent.permissions.mode().as_str().to_string(),
         root: agent.context.root().display().to_string(),
+        session_id: agent
+            .recorder
+            .as_ref()
+            .map(|recorder| recorder.session_id().to_string()),
     });
     let mut pending: VecDeque<Request> = VecDeque::new();
     loop {
@@ -172,33 +184,9 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
         match request {
             Request::UserMessage { text } => agent.run_turn(text).await,
             Request::Undo { count } => agent.undo(count),
+            Request::ListUndo => agent.list_undo(),
             Request::Shutdown => break,
             Request::Cancel | Request::Approval { .. } => {}
         }
-    }
-}
-
-impl Agent {
-    fn undo(&mut self, count: usize) {
-        let mut undone = Vec::new();
-        for _ in 0..count {
-            let Some(applied) = self.journal.pop() else {
-                break;
-            };
-            match hone_tools::edit::undo(&self.context, &applied) {
-                Ok(()) => undone.push(applied.summary.clone()),
-                Err(error) => {
-                    self.emit(Event::Error {
-                        error: HoneError::new(
-                            hone_protocol::ErrorCategory::Tool,
-                            format!("could not undo `{}`: {error}", applied.summary),
-                        ),
-                    });
-                    self.journal.push(applied);
-                    break;
-                }
-            }
-        }
-        self.emit(Event::UndoCompleted { undone });
     }
 }

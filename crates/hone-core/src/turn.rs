@@ -33,7 +33,7 @@ impl Agent {
         let cancel = self.cancel_slot.fresh();
         let mut stats = TurnStats::default();
         self.emit(Event::TurnStarted { turn: self.turns });
-        self.history.push(Message::user(text));
+        self.push_history(Message::user(text));
         let ending = self.turn_loop(&cancel, &mut stats).await;
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let event = match ending {
@@ -55,7 +55,7 @@ impl Agent {
                 Reply::Cancelled => return Ending::Cancelled,
             };
             let calls: Vec<ToolCall> = message.tool_calls().cloned().collect();
-            self.history.push(message);
+            self.push_history(message);
             if calls.is_empty() {
                 return Ending::Done(if tools_allowed {
                     TurnEnd::Answered
@@ -66,24 +66,23 @@ impl Agent {
             if !tools_allowed {
                 // The model called tools after being told not to: answer the calls so the
                 // history stays valid, and stop.
-                self.history
-                    .push(refused_results(&calls, "the tool round limit was reached"));
+                self.push_history(refused_results(&calls, "the tool round limit was reached"));
                 return Ending::Done(TurnEnd::RoundLimit);
             }
             rounds += 1;
             stats.tool_calls += u32::try_from(calls.len()).unwrap_or(u32::MAX);
             let outcome = self.run_round(&calls, cancel, &mut repeated).await;
             match outcome {
-                RoundOutcome::Continue(results) => self.history.push(results),
+                RoundOutcome::Continue(results) => self.push_history(results),
                 RoundOutcome::Cancelled(results) => {
-                    self.history.push(results);
+                    self.push_history(results);
                     return Ending::Cancelled;
                 }
                 RoundOutcome::RepeatedFailure {
                     results,
                     explanation,
                 } => {
-                    self.history.push(results);
+                    self.push_history(results);
                     self.emit(Event::Error {
                         error: HoneError::new(hone_protocol::ErrorCategory::Tool, explanation),
                     });
@@ -105,7 +104,7 @@ impl Agent {
                         ),
                     ),
                 });
-                self.history.push(Message::user(note));
+                self.push_history(Message::user(note));
             }
         }
     }

@@ -42,6 +42,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         extra_tools: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
+        memory: None,
     })
     .unwrap();
     Harness {

@@ -25,6 +25,16 @@ pub enum IndexError {
         /// Why it was refused.
         reason: String,
     },
+    /// A sub-directory to limit the index to cannot be used.
+    #[error(
+        "cannot limit the index to `{scope}`: {reason} (give a directory relative to the project root)"
+    )]
+    Scope {
+        /// The sub-directory as given.
+        scope: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// The directory holding the index database cannot be created.
     #[error("cannot create {dir} for the index database: {source}")]
     CreateDir {

@@ -1,9 +1,10 @@
 //! Keeping the index in step with the project.
 //!
 //! An update scans the project (metadata only), re-reads a file only when its size or mtime
-//! changed, re-parses it only when its SHA-256 changed, re-runs the project analysis only when
-//! an outline changed, and writes everything as one batch. With nothing changed an update is
-//! one directory walk: no reads, no parsing, no analysis, no write.
+//! changed, re-parses it only when its SHA-256 changed, re-resolves imports only when an
+//! outline changed (only the edited files' imports when the set of parsed files and the
+//! project configuration stayed the same), and writes everything as one batch. With nothing
+//! changed an update is one directory walk: no reads, no parsing, no resolution, no write.
 //!
 //! SHA-256 (sha2, which uses the CPU's SHA extensions where present) hashes hundreds of MB/s,
 //! far faster than tree-sitter parses, and only changed files are hashed; a faster
@@ -27,7 +28,8 @@ use crate::scan::{
     FileKind, HONE_IGNORE_FILE, ScanOptions, ScannedFile, Scanner, classify, nanos_since_epoch,
 };
 use crate::store::{
-    FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange, SqliteStore,
+    EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange,
+    SqliteStore,
 };
 
 /// Where the database lives by default, relative to the project root.
@@ -116,9 +118,12 @@ pub struct Indexer {
     store: Box<dyn IndexStore>,
     max_file_bytes: u64,
     records: BTreeMap<String, FileRecord>,
-    /// Outlines of all parsed files, loaded on the first update that changes one, so analysis
-    /// never re-reads the database.
+    /// The language and imports of every parsed file ([`for_resolution`]), loaded on the
+    /// first update that changes an outline, so import resolution never re-reads the database.
     outlines: Option<BTreeMap<String, FileOutline>>,
+    /// The project configuration import resolution uses, reloaded when a configuration file
+    /// or the set of parsed files changes.
+    config: Option<ProjectConfig>,
     /// Totals after the last write, so an update that writes nothing does not count again.
     stats: Option<IndexStats>,
 }
@@ -179,7 +184,8 @@ impl Indexer {
             extra_ignores: options.extra_ignores.clone(),
             excluded_files,
         };
-        let scanner = Scanner::new(root, &scan_options)?;
+        let mut scanner = Scanner::new(root, &scan_options)?;
+        scanner.restore_scope(store.scope()?);
         let records = store.files()?;
         Ok(Self {
             scanner,
@@ -187,6 +193,7 @@ impl Indexer {
             max_file_bytes: options.max_file_bytes,
             records,
             outlines: None,
+            config: None,
             stats: None,
         })
     }
@@ -199,6 +206,20 @@ impl Indexer {
     /// The scanner, e.g. to count files before a first, possibly long, update.
     pub fn scanner(&self) -> &Scanner {
         &self.scanner
+    }
+
+    /// The sub-directory (root-relative) the index is limited to; `None`: the whole project.
+    pub fn scope(&self) -> Option<&str> {
+        self.scanner.scope()
+    }
+
+    /// Limits the index to the sub-directory `scope` (relative to the root, or absolute
+    /// inside it; `None`, `""` or `"."` for the whole project) and records the choice in the
+    /// store, so later updates, by any front end, keep to it. The next update drops the files
+    /// outside it and adds the ones inside. The database stays where it is.
+    pub fn set_scope(&mut self, scope: Option<&str>) -> Result<(), IndexError> {
+        self.scanner.set_scope(scope)?;
+        self.store.set_scope(self.scanner.scope())
     }
 
     /// The index, for queries.
@@ -243,8 +264,9 @@ impl Indexer {
 
     /// Re-indexes the given paths (root-relative or absolute under the root; files or
     /// directories), for a file watcher: each is re-hashed whatever its mtime, paths that are
-    /// gone or now ignored are dropped with everything under them. A changed ignore file
-    /// (`.gitignore`, `.honeignore`) or the root itself triggers a full [`Indexer::update`].
+    /// gone or now ignored are dropped with everything under them, paths outside the scope
+    /// ([`Indexer::set_scope`]) are skipped. A changed ignore file (`.gitignore`,
+    /// `.honeignore`) or the root itself triggers a full [`Indexer::update`].
     pub fn update_paths(&mut self, paths: &[String]) -> Result<IndexReport, IndexError> {
         let started = Instant::now();
         let mut relative = Vec::new();
@@ -256,7 +278,11 @@ impl Indexer {
             if path.is_empty() || file_name == ".gitignore" || file_name == HONE_IGNORE_FILE {
                 return self.update(&mut |_| {});
             }
-            relative.push(path);
+            // A parent directory of the scope stands for the scope; paths outside it are not
+            // indexed.
+            if let Some(path) = self.scanner.within_scope(&path) {
+                relative.push(path);
+            }
         }
         let scan = self.scanner.scan_paths(&relative);
         let present: BTreeSet<&str> = scan.files.iter().map(|file| file.path.as_str()).collect();
@@ -328,11 +354,11 @@ impl Indexer {
             }
         }
         upserts.sort_by(|a, b| a.record.path.cmp(&b.record.path));
-        let analysis = self.update_outlines(&upserts, &deletions)?;
+        let edges = self.update_outlines(&upserts, &deletions)?;
         let batch = IndexBatch {
             upserts,
             deletions,
-            analysis,
+            edges,
         };
         let batch_was_empty = batch.is_empty();
         if let Err(error) = self.store.apply(&batch) {
@@ -365,13 +391,14 @@ impl Indexer {
         })
     }
 
-    /// Applies outline changes to the in-memory cache and, if any outline changed, returns the
-    /// new project analysis.
+    /// Applies outline changes to the in-memory resolution cache and returns the edge update
+    /// they call for, if any: the edited files' edges when the set of parsed files and the
+    /// project configuration stayed the same, else every edge.
     fn update_outlines(
         &mut self,
         upserts: &[FileUpdate],
         deletions: &[String],
-    ) -> Result<Option<analysis::Analysis>, IndexError> {
+    ) -> Result<Option<EdgeUpdate>, IndexError> {
         let touches_outlines = !deletions.is_empty()
             || upserts
                 .iter()
@@ -391,26 +418,58 @@ impl Indexer {
             .any(|path| ProjectConfig::is_config_file(path));
         let outlines = match self.outlines.take() {
             Some(outlines) => outlines,
-            None => self.store.outlines()?,
+            None => self
+                .store
+                .outlines()?
+                .iter()
+                .map(|(path, outline)| (path.clone(), for_resolution(outline)))
+                .collect(),
         };
         let outlines = self.outlines.insert(outlines);
-        let mut changed = config_changed;
+        let mut paths_changed = false;
+        let mut edited = Vec::new();
         for deleted in deletions {
-            changed |= outlines.remove(deleted).is_some();
+            paths_changed |= outlines.remove(deleted).is_some();
         }
         for update in upserts {
             let path = &update.record.path;
             match &update.outline {
                 OutlineChange::Keep => {}
-                OutlineChange::Remove => changed |= outlines.remove(path).is_some(),
+                OutlineChange::Remove => paths_changed |= outlines.remove(path).is_some(),
                 OutlineChange::Replace(outline) => {
-                    outlines.insert(path.clone(), outline.as_ref().clone());
-                    changed = true;
+                    paths_changed |= outlines
+                        .insert(path.clone(), for_resolution(outline))
+                        .is_none();
+                    edited.push(path.clone());
                 }
             }
         }
-        Ok(changed.then(|| analysis::analyze(self.scanner.root(), outlines)))
+        if !config_changed && !paths_changed && edited.is_empty() {
+            return Ok(None);
+        }
+        let config = match self.config.take() {
+            Some(config) if !config_changed && !paths_changed => config,
+            _ => ProjectConfig::load(self.scanner.root(), outlines),
+        };
+        let config = self.config.insert(config);
+        Ok(Some(if config_changed || paths_changed {
+            EdgeUpdate::All(analysis::resolve_edges(config, outlines, None))
+        } else {
+            let edges = analysis::resolve_edges(config, outlines, Some(&edited));
+            EdgeUpdate::From {
+                files: edited,
+                edges,
+            }
+        }))
     }
+}
+
+/// What import resolution needs of an outline (its language and imports), so the cache of
+/// every parsed file stays small.
+fn for_resolution(outline: &FileOutline) -> FileOutline {
+    let mut kept = FileOutline::empty(outline.language);
+    kept.imports.clone_from(&outline.imports);
+    kept
 }
 
 /// Whether `indexed` is `path` or inside the directory `path`.

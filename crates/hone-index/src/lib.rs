@@ -31,9 +31,12 @@ pub use model::{
 
 pub use error::IndexError;
 pub use indexer::{IndexOptions, IndexReport, Indexer, Progress};
-pub use scan::{FileKind, ScanOptions, ScanReport, ScannedFile, Scanner};
+pub use scan::{
+    FileKind, LARGE_REPOSITORY_FILES, ScanOptions, ScanReport, ScannedFile, Scanner,
+    normalize_scope,
+};
 pub use store::{
-    FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange, SqliteStore,
-    SymbolLocation,
+    EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange,
+    SqliteStore, SymbolLocation,
 };
 pub use watch::{DEFAULT_WATCH_DEBOUNCE, IndexWatcher, UpdateCallback};

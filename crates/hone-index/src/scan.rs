@@ -141,11 +141,13 @@ impl ScanReport {
     }
 }
 
-/// Walks one project with fixed ignore settings.
+/// Walks one project with fixed ignore settings, optionally only one sub-directory of it
+/// (its scope; paths stay relative to the project root).
 #[derive(Debug, Clone)]
 pub struct Scanner {
     root: PathBuf,
     overrides: Override,
+    scope: Option<String>,
 }
 
 impl Scanner {
@@ -199,6 +201,7 @@ impl Scanner {
         Ok(Self {
             root: canonical,
             overrides,
+            scope: None,
         })
     }
 
@@ -207,16 +210,66 @@ impl Scanner {
         &self.root
     }
 
-    /// Every indexable file of the project.
+    /// The sub-directory scans are limited to (root-relative), if any.
+    pub fn scope(&self) -> Option<&str> {
+        self.scope.as_deref()
+    }
+
+    /// Limits scans to the sub-directory `scope` (see [`normalize_scope`]; `None`, `""` or
+    /// `"."`: the whole project). Fails when it is not a directory inside the root.
+    pub fn set_scope(&mut self, scope: Option<&str>) -> Result<(), IndexError> {
+        self.scope = match scope {
+            Some(scope) => normalize_scope(&self.root, scope)?,
+            None => None,
+        };
+        Ok(())
+    }
+
+    /// Limits scans to `scope` as previously recorded, without checking that it still
+    /// exists (a scan then finds nothing and says so).
+    pub(crate) fn restore_scope(&mut self, scope: Option<String>) {
+        self.scope = scope.filter(|scope| !scope.is_empty());
+    }
+
+    /// `path` (root-relative) as far as the scope is concerned: itself when at or under the
+    /// scope, the scope when `path` is one of its parent directories, `None` when outside.
+    pub fn within_scope(&self, path: &str) -> Option<String> {
+        let Some(scope) = &self.scope else {
+            return Some(path.to_string());
+        };
+        if is_at_or_under(path, scope) {
+            Some(path.to_string())
+        } else if path.is_empty() || is_at_or_under(scope, path) {
+            Some(scope.clone())
+        } else {
+            None
+        }
+    }
+
+    /// Every indexable file of the project, or of its scope.
     pub fn scan(&self) -> ScanReport {
         let mut report = ScanReport::default();
-        self.walk(std::slice::from_ref(&self.root), &mut report);
+        match &self.scope {
+            None => self.walk(std::slice::from_ref(&self.root), &mut report),
+            Some(scope) => {
+                let start = self.root.join(scope);
+                if start.is_dir() {
+                    self.walk(&[start], &mut report);
+                } else {
+                    report.warnings.push(format!(
+                        "{scope}: the indexed sub-directory is gone; run `hone index --scope .` \
+                         to index the whole project"
+                    ));
+                }
+            }
+        }
         finish(report)
     }
 
-    /// The indexable files at or under the given root-relative paths (files or directories).
-    /// Paths that no longer exist or are ignored contribute nothing, so a caller can drop
-    /// every indexed file at or under them that is not in the result.
+    /// The indexable files at or under the given root-relative paths (files or directories),
+    /// within the scope (a parent directory of the scope stands for the scope). Paths that no
+    /// longer exist, are ignored or lie outside the scope contribute nothing, so a caller can
+    /// drop every indexed file at or under them that is not in the result.
     pub fn scan_paths(&self, paths: &[String]) -> ScanReport {
         let mut report = ScanReport::default();
         let mut matchers = self.walk_builder(&self.root).build_matchers();
@@ -224,7 +277,11 @@ impl Scanner {
             return report;
         };
         let mut directories = Vec::new();
-        for relative in paths {
+        let scoped: Vec<String> = paths
+            .iter()
+            .filter_map(|path| self.within_scope(path))
+            .collect();
+        for relative in &scoped {
             let absolute = self.root.join(relative);
             let Ok(metadata) = absolute.symlink_metadata() else {
                 continue;
@@ -297,6 +354,43 @@ impl Scanner {
             }
         }
     }
+}
+
+/// Whether `path` is `directory` or inside it (both root-relative; `""` is the root).
+pub(crate) fn is_at_or_under(path: &str, directory: &str) -> bool {
+    directory.is_empty()
+        || path
+            .strip_prefix(directory)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// `scope` (relative to `root`, or absolute inside it) as a root-relative directory with `/`
+/// separators; `None` for the whole project (`""`, `"."`, the root itself). Fails when it is
+/// not a directory inside the root (`..` and symlinks leading out included).
+pub fn normalize_scope(root: &Path, scope: &str) -> Result<Option<String>, IndexError> {
+    let refuse = |reason: &str| IndexError::Scope {
+        scope: scope.to_string(),
+        reason: reason.to_string(),
+    };
+    let trimmed = scope.trim();
+    let given = Path::new(trimmed);
+    let absolute = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        root.join(given)
+    };
+    let canonical_root = root
+        .canonicalize()
+        .map_err(|_| refuse("the project root cannot be read"))?;
+    let canonical = absolute
+        .canonicalize()
+        .map_err(|_| refuse("no such directory"))?;
+    if !canonical.is_dir() {
+        return Err(refuse("not a directory"));
+    }
+    let relative = relative_to(&canonical_root, &canonical)
+        .ok_or_else(|| refuse("it is outside the project"))?;
+    Ok(Some(relative).filter(|relative| !relative.is_empty()))
 }
 
 fn finish(mut report: ScanReport) -> ScanReport {

@@ -1,11 +1,11 @@
 //! The SQLite store: round trips, migrations, atomic batches, symbol and edge queries.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] functions panic on setup failure by design
 
-use hone_index::analysis::{Analysis, Edge};
+use hone_index::analysis::Edge;
 use hone_index::store::SCHEMA_VERSION;
 use hone_index::{
-    FileKind, FileOutline, FileRecord, FileUpdate, IndexBatch, IndexError, IndexStore, Language,
-    OutlineChange, SqliteStore, SymbolKind, SymbolOccurrence, SymbolRole,
+    EdgeUpdate, FileKind, FileOutline, FileRecord, FileUpdate, IndexBatch, IndexError, IndexStore,
+    Language, OutlineChange, SqliteStore, SymbolKind, SymbolOccurrence, SymbolRole,
 };
 
 fn record(path: &str, kind: FileKind) -> FileRecord {
@@ -52,11 +52,8 @@ fn edge(from: &str, to: &str, line: u32) -> Edge {
     }
 }
 
-fn analysis(edges: Vec<Edge>) -> Analysis {
-    Analysis {
-        edges,
-        ..Analysis::default()
-    }
+fn all_edges(edges: Vec<Edge>) -> Option<EdgeUpdate> {
+    Some(EdgeUpdate::All(edges))
 }
 
 /// Three files: two Python modules and a binary blob, with edges app → util → models.
@@ -91,11 +88,11 @@ fn sample_batch() -> IndexBatch {
             },
         ],
         deletions: Vec::new(),
-        analysis: Some(analysis(vec![
+        edges: all_edges(vec![
             edge("app.py", "util.py", 1),
             edge("app.py", "models.py", 2),
             edge("util.py", "models.py", 1),
-        ])),
+        ]),
     }
 }
 
@@ -234,7 +231,7 @@ fn failing_batch_leaves_the_previous_state() {
             },
         ],
         deletions: vec!["util.py".to_string()],
-        analysis: Some(Analysis::default()),
+        edges: all_edges(Vec::new()),
     };
     let error = store.apply(&batch).unwrap_err();
     assert!(matches!(error, IndexError::InvalidRecord { ref path, .. } if path == "zzz.bin"));
@@ -327,7 +324,7 @@ fn later_batches_replace_delete_and_keep_as_asked() {
             },
         ],
         deletions: vec!["util.py".to_string()],
-        analysis: Some(analysis(vec![edge("app.py", "models.py", 2)])),
+        edges: all_edges(vec![edge("app.py", "models.py", 2)]),
     };
     store.apply(&batch).unwrap();
     assert_eq!(store.files().unwrap()["app.py"], touched);
@@ -339,7 +336,7 @@ fn later_batches_replace_delete_and_keep_as_asked() {
     assert!(!store.metrics().unwrap().contains_key("util.py"));
     assert_eq!(store.dependencies("util.py").unwrap(), []);
     assert_eq!(store.dependents("models.py").unwrap().len(), 1);
-    // A batch without analysis keeps the edges.
+    // A batch without edges keeps the edges.
     store
         .apply(&IndexBatch {
             deletions: vec!["logo.png".to_string()],
@@ -396,4 +393,40 @@ fn store_is_usable_as_a_trait_object() {
             target: "/etc".to_string()
         }
     );
+}
+
+#[test]
+fn edges_of_some_files_replace_only_theirs() {
+    let mut store = filled();
+    store
+        .apply(&IndexBatch {
+            edges: Some(EdgeUpdate::From {
+                files: vec!["app.py".to_string()],
+                edges: vec![edge("app.py", "models.py", 3)],
+            }),
+            ..IndexBatch::default()
+        })
+        .unwrap();
+    let from_app = store.dependencies("app.py").unwrap();
+    assert_eq!(from_app.len(), 1);
+    assert_eq!(
+        (from_app[0].to.as_str(), from_app[0].line),
+        ("models.py", 3)
+    );
+    assert_eq!(store.dependencies("util.py").unwrap().len(), 1, "kept");
+    assert_eq!(store.stats().unwrap().edges, 2);
+}
+
+#[test]
+fn the_scope_is_kept_until_cleared() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.scope().unwrap(), None);
+    store.set_scope(Some("packages/app")).unwrap();
+    drop(store);
+    let mut store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.scope().unwrap().as_deref(), Some("packages/app"));
+    store.set_scope(None).unwrap();
+    assert_eq!(store.scope().unwrap(), None);
 }

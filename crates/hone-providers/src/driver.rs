@@ -143,13 +143,18 @@ pub(crate) async fn list_models(
 }
 
 /// Decodes a recorded response body of `api` into events, without any network:
-/// used by benchmarks and to diagnose captured streams.
+/// used by benchmarks and to diagnose captured streams. [`hone_config::WireApi::Local`]
+/// has no wire format and yields a single `Failed` event.
 pub async fn replay<S, E>(api: hone_config::WireApi, body: S) -> Vec<StreamEvent>
 where
     S: Stream<Item = Result<Bytes, E>> + Send + 'static,
     E: std::fmt::Display + Send + 'static,
 {
-    let wire = crate::wire::for_api(api);
+    let Some(wire) = crate::wire::for_api(api) else {
+        return vec![StreamEvent::Failed {
+            error: HoneError::config("the `local` provider has no wire format to replay"),
+        }];
+    };
     decode_body(
         wire.as_ref(),
         body,

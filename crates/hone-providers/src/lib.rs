@@ -81,8 +81,17 @@ pub trait Provider: Send + Sync {
 /// Builds the provider described by `config`.
 ///
 /// Fails with a [`hone_protocol::ErrorCategory::Config`] error when the provider needs
-/// an API key and none was configured (the message names the variable to set).
+/// an API key and none was configured (the message names the variable to set), and for
+/// kind `local`: the embedded model runs in-process and is built by the hone CLI
+/// (`hone-local`), not here.
 pub fn build_provider(config: ProviderConfig) -> Result<Arc<dyn Provider>, HoneError> {
+    let Some(wire) = wire::for_api(config.wire) else {
+        return Err(HoneError::config(format!(
+            "provider `{}` is the embedded model (kind `local`): it runs inside the hone \
+             command-line program and cannot be built by hone-providers",
+            config.name
+        )));
+    };
     if config.key_required && config.api_key.is_none() {
         let variable = config
             .api_key_env
@@ -99,7 +108,6 @@ pub fn build_provider(config: ProviderConfig) -> Result<Arc<dyn Provider>, HoneE
             config.name, config.name
         )));
     }
-    let wire = wire::for_api(config.wire);
     let client = http::build_client(&config)?;
     Ok(Arc::new(WireProvider {
         config: Arc::new(config),

@@ -24,7 +24,12 @@ pub struct MockResponse {
     pub(crate) chunk_delay: Duration,
     pub(crate) end: StreamEnd,
     pub(crate) end_after: Option<usize>,
+    /// Answers `Range: bytes=START-[END]` requests with the matching slice of the body.
+    pub(crate) ranged: bool,
 }
+
+/// Largest chunk of a [`MockResponse::file`] body.
+const FILE_CHUNK: usize = 64 * 1024;
 
 impl MockResponse {
     /// A response with `status`, no headers and an empty body.
@@ -36,7 +41,62 @@ impl MockResponse {
             chunk_delay: Duration::ZERO,
             end: StreamEnd::Close,
             end_after: None,
+            ranged: false,
         }
+    }
+
+    /// A `200` response whose body is `data` (binary, in chunks of at most 64 KiB, with
+    /// `Content-Length`) that honours range requests the way file servers do: a request with
+    /// `Range: bytes=START-` or `bytes=START-END` gets `206` with that slice and a
+    /// `Content-Range` header (sent whole, without the scripted faults), or `416` when START
+    /// is past the end. Combine with [`MockServer::route`](crate::MockServer::route) to serve a
+    /// file to every request, or with [`MockResponse::disconnect_after`] to break a transfer.
+    pub fn file(data: impl Into<Bytes>) -> Self {
+        let data: Bytes = data.into();
+        let mut response = Self::status(200)
+            .header("content-type", "application/octet-stream")
+            .header("accept-ranges", "bytes")
+            .header("content-length", &data.len().to_string());
+        response.chunks = split(&data);
+        response.ranged = true;
+        response
+    }
+
+    /// The answer to a request carrying `range` (its `Range` header), when this response
+    /// honours ranges; `None` when it does not or the header is not a byte range.
+    pub(crate) fn for_range(&self, range: &str) -> Option<Self> {
+        if !self.ranged {
+            return None;
+        }
+        let spec = range.trim().strip_prefix("bytes=")?;
+        let (start, end) = spec.split_once('-')?;
+        let start: usize = start.trim().parse().ok()?;
+        let body = self.body();
+        let headers = self
+            .headers
+            .iter()
+            .filter(|(name, _)| !name.eq_ignore_ascii_case("content-length"))
+            .cloned();
+        let mut answer = Self::status(206);
+        answer.headers = headers.collect();
+        if start >= body.len() {
+            answer.status = 416;
+            return Some(answer.header("content-range", &format!("bytes */{}", body.len())));
+        }
+        let last = match end.trim() {
+            "" => body.len() - 1,
+            end => end.parse::<usize>().ok()?.min(body.len() - 1),
+        };
+        let slice = body.slice(start..=last);
+        answer.chunks = split(&slice);
+        Some(
+            answer
+                .header("content-length", &slice.len().to_string())
+                .header(
+                    "content-range",
+                    &format!("bytes {start}-{last}/{}", body.len()),
+                ),
+        )
     }
 
     /// A `200` server-sent-events response whose body is `events` sent as separate chunks.
@@ -144,6 +204,14 @@ impl MockResponse {
     }
 }
 
+/// `data` in chunks of at most [`FILE_CHUNK`] bytes.
+fn split(data: &Bytes) -> Vec<Bytes> {
+    (0..data.len())
+        .step_by(FILE_CHUNK)
+        .map(|start| data.slice(start..(start + FILE_CHUNK).min(data.len())))
+        .collect()
+}
+
 /// Formats one server-sent event: optional `event:` line, `data:` line, blank line.
 pub fn sse_event(event: Option<&str>, data: &serde_json::Value) -> String {
     match event {
@@ -154,3 +222,35 @@ pub fn sse_event(event: Option<&str>, data: &serde_json::Value) -> String {
 
 /// An SSE comment line, as servers send to keep connections alive.
 pub const SSE_KEEP_ALIVE: &str = ": keep-alive\n\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header<'a>(response: &'a MockResponse, name: &str) -> Option<&'a str> {
+        response
+            .headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    #[test]
+    fn files_answer_byte_ranges() {
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        let file = MockResponse::file(data.clone());
+        assert_eq!(file.chunk_count(), 4);
+        assert_eq!(header(&file, "content-length"), Some("200000"));
+        let tail = file.for_range("bytes=150000-").unwrap();
+        assert_eq!(tail.status, 206);
+        assert_eq!(tail.body().as_ref(), &data[150_000..]);
+        assert_eq!(header(&tail, "content-range"), Some("bytes 150000-199999/200000"));
+        assert_eq!(header(&tail, "content-length"), Some("50000"));
+        let middle = file.for_range("bytes=10-19").unwrap();
+        assert_eq!(middle.body().as_ref(), &data[10..20]);
+        let past = file.for_range("bytes=200000-").unwrap();
+        assert_eq!(past.status, 416);
+        assert!(file.for_range("items=1-2").is_none());
+        assert!(MockResponse::status(200).for_range("bytes=0-").is_none());
+    }
+}

@@ -54,7 +54,7 @@ struct State {
 ///
 /// Responses added with [`MockServer::enqueue`] are served one per request, in order,
 /// whatever the path; [`MockServer::route`] answers a fixed path every time (checked
-/// first). Unscripted requests get a `500` naming the request, so a test sees why it failed.
+/// first). A [`MockResponse::file`] honours `Range` requests. Unscripted requests get a `500` naming the request, so a test sees why it failed.
 pub struct MockServer {
     address: SocketAddr,
     state: Arc<Mutex<State>>,
@@ -183,6 +183,12 @@ fn answer(
         state.requests.push(recorded.clone());
         scripted
     };
+    let scripted = scripted.map(|response| {
+        recorded
+            .header("range")
+            .and_then(|range| response.for_range(range))
+            .unwrap_or(response)
+    });
     match scripted {
         Some(response) => render(response),
         None => render(MockResponse::status(500).chunks([format!(

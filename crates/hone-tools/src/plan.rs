@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 /// The result of a tool, as shown to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
@@ -52,7 +54,8 @@ pub enum Plan {
 }
 
 /// Encoding a text file was read with; writes use the same one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TextEncoding {
     /// UTF-8 (the default for new files).
     #[default]
@@ -62,7 +65,7 @@ pub enum TextEncoding {
 }
 
 /// A file as it was when the change was planned.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileState {
     /// Decoded content.
     pub content: String,
@@ -73,7 +76,7 @@ pub struct FileState {
 }
 
 /// One file affected by an edit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileChange {
     /// Root-relative path (`/` separators) of the file as it is now.
     pub path: String,

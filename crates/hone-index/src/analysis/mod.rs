@@ -142,30 +142,13 @@ pub fn analyze_with(config: &ProjectConfig, files: &BTreeMap<String, FileOutline
     let resolver = Resolver::new(config, files);
     let mut edges = Vec::new();
     let mut internal_sources: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut targets = Vec::new();
     for (from, outline) in files {
-        for import in &outline.imports {
-            targets.clear();
-            resolver.resolve(from, outline.language, import, &mut targets);
-            targets.retain(|to| *to != from.as_str());
-            if targets.is_empty() {
-                continue;
-            }
-            edges.extend(targets.iter().map(|to| Edge {
-                from: from.clone(),
-                to: (*to).to_string(),
-                source: import.source.clone(),
-                line: import.line,
-            }));
-            match internal_sources.get_mut(from) {
-                Some(sources) if sources.contains(&import.source) => {}
-                Some(sources) => {
-                    sources.insert(import.source.clone());
-                }
-                None => {
-                    internal_sources.insert(from.clone(), BTreeSet::from([import.source.clone()]));
-                }
-            }
+        let start = edges.len();
+        resolve_file(&resolver, from, outline, &mut edges);
+        let sources = edges[start..].iter().map(|edge| edge.source.clone());
+        let sources: BTreeSet<String> = sources.collect();
+        if !sources.is_empty() {
+            internal_sources.insert(from.clone(), sources);
         }
     }
     edges.sort_unstable();
@@ -178,5 +161,54 @@ pub fn analyze_with(config: &ProjectConfig, files: &BTreeMap<String, FileOutline
         files: facts,
         internal_sources,
         edges,
+    }
+}
+
+/// Just the import edges of [`analyze_with`], sorted: those of every file, or with `only`
+/// those of the files listed there (resolved against all of `files`). Resolving one file's
+/// imports depends only on the set of paths and the configuration, so after an edit that
+/// keeps both, re-resolving the edited files updates the graph.
+pub fn resolve_edges(
+    config: &ProjectConfig,
+    files: &BTreeMap<String, FileOutline>,
+    only: Option<&[String]>,
+) -> Vec<Edge> {
+    let resolver = Resolver::new(config, files);
+    let mut edges = Vec::new();
+    match only {
+        None => {
+            for (from, outline) in files {
+                resolve_file(&resolver, from, outline, &mut edges);
+            }
+        }
+        Some(only) => {
+            for (from, outline) in only.iter().filter_map(|from| files.get_key_value(from)) {
+                resolve_file(&resolver, from, outline, &mut edges);
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    edges
+}
+
+/// Appends the edges of the imports of `outline`, the file `from`, without self-imports.
+fn resolve_file<'a>(
+    resolver: &Resolver<'a>,
+    from: &'a str,
+    outline: &FileOutline,
+    edges: &mut Vec<Edge>,
+) {
+    let mut targets = Vec::new();
+    for import in &outline.imports {
+        targets.clear();
+        resolver.resolve(from, outline.language, import, &mut targets);
+        targets.retain(|to| *to != from);
+        edges.extend(targets.iter().map(|to| Edge {
+            from: from.to_string(),
+            to: (*to).to_string(),
+            source: import.source.clone(),
+            line: import.line,
+        }));
     }
 }

@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 pub use migrations::SCHEMA_VERSION;
 pub use sqlite::SqliteStore;
 
-use crate::analysis::{Analysis, Edge};
+#[cfg(doc)]
+use crate::analysis::Analysis;
+use crate::analysis::Edge;
 use crate::error::IndexError;
 use crate::model::{FileMetrics, FileOutline, Language, SymbolKind, SymbolRole};
 use crate::scan::FileKind;
@@ -72,15 +74,30 @@ pub struct IndexBatch {
     pub upserts: Vec<FileUpdate>,
     /// Root-relative paths of files that are gone (with their outlines and symbols).
     pub deletions: Vec<String>,
-    /// The project-wide analysis, replacing the stored one (`None`: unchanged).
-    pub analysis: Option<Analysis>,
+    /// New import edges (`None`: unchanged).
+    pub edges: Option<EdgeUpdate>,
 }
 
 impl IndexBatch {
     /// Whether applying the batch would change nothing.
     pub fn is_empty(&self) -> bool {
-        self.upserts.is_empty() && self.deletions.is_empty() && self.analysis.is_none()
+        self.upserts.is_empty() && self.deletions.is_empty() && self.edges.is_none()
     }
+}
+
+/// How an update changes the stored import edges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EdgeUpdate {
+    /// Every edge of the project (e.g. [`Analysis::edges`]), replacing all stored ones.
+    All(Vec<Edge>),
+    /// The edges from `files`, replacing the stored edges from those files only; the others
+    /// stay (an edit that kept the set of files and the project configuration).
+    From {
+        /// Root-relative paths of the importing files.
+        files: Vec<String>,
+        /// Their edges.
+        edges: Vec<Edge>,
+    },
 }
 
 /// Where a symbol occurs.
@@ -154,4 +171,10 @@ pub trait IndexStore: Send {
 
     /// Totals over the whole index.
     fn stats(&self) -> Result<IndexStats, IndexError>;
+
+    /// The sub-directory (root-relative) the index is limited to; `None`: the whole project.
+    fn scope(&self) -> Result<Option<String>, IndexError>;
+
+    /// Records the sub-directory the index is limited to (`None`: the whole project).
+    fn set_scope(&mut self, scope: Option<&str>) -> Result<(), IndexError>;
 }

@@ -12,7 +12,8 @@ use super::codec::{
 };
 use super::migrations::migrate;
 use super::{
-    FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange, SymbolLocation,
+    EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange,
+    SymbolLocation,
 };
 use crate::analysis::Edge;
 use crate::error::IndexError;
@@ -254,16 +255,30 @@ impl IndexStore for SqliteStore {
                 },
             })?;
         }
-        if let Some(analysis) = &batch.analysis {
-            transaction
-                .execute("DELETE FROM edges", [])
-                .map_err(database)?;
+        if let Some(update) = &batch.edges {
+            let edges = match update {
+                EdgeUpdate::All(edges) => {
+                    transaction
+                        .execute("DELETE FROM edges", [])
+                        .map_err(database)?;
+                    edges
+                }
+                EdgeUpdate::From { files, edges } => {
+                    let mut delete = transaction
+                        .prepare_cached("DELETE FROM edges WHERE from_path = ?1")
+                        .map_err(database)?;
+                    for file in files {
+                        delete.execute([file]).map_err(database)?;
+                    }
+                    edges
+                }
+            };
             let mut insert = transaction
                 .prepare_cached(
                     "INSERT INTO edges (from_path, to_path, source, line) VALUES (?1, ?2, ?3, ?4)",
                 )
                 .map_err(database)?;
-            for edge in &analysis.edges {
+            for edge in edges {
                 insert
                     .execute(params![edge.from, edge.to, edge.source, edge.line])
                     .map_err(database)?;
@@ -430,6 +445,29 @@ impl IndexStore for SqliteStore {
             .map_err(|error| self.database(error))?
             .and_then(|value| value.parse().ok());
         Ok(stats)
+    }
+
+    fn scope(&self) -> Result<Option<String>, IndexError> {
+        self.connection
+            .query_row("SELECT value FROM meta WHERE key = 'scope'", [], |row| {
+                row.get::<_, String>(0)
+            })
+            .optional()
+            .map(|scope| scope.filter(|scope| !scope.is_empty()))
+            .map_err(|error| self.database(error))
+    }
+
+    fn set_scope(&mut self, scope: Option<&str>) -> Result<(), IndexError> {
+        let result = match scope.filter(|scope| !scope.is_empty()) {
+            Some(scope) => self.connection.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('scope', ?1)",
+                [scope],
+            ),
+            None => self
+                .connection
+                .execute("DELETE FROM meta WHERE key = 'scope'", []),
+        };
+        result.map(|_| ()).map_err(|error| self.database(error))
     }
 }
 

@@ -90,15 +90,16 @@ pub(crate) trait StreamDecoder: Send {
     fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), HoneError>;
 }
 
-/// The adapter for `api`.
-pub(crate) fn for_api(api: WireApi) -> Arc<dyn WireFormat> {
-    match api {
+/// The adapter for `api`; `None` for [`WireApi::Local`], which has no wire.
+pub(crate) fn for_api(api: WireApi) -> Option<Arc<dyn WireFormat>> {
+    Some(match api {
         WireApi::OpenAiChat => Arc::new(openai_chat::OpenAiChat),
         WireApi::OpenAiResponses => Arc::new(openai_responses::OpenAiResponses),
         WireApi::Anthropic => Arc::new(anthropic::Anthropic),
         WireApi::Gemini => Arc::new(gemini::Gemini),
         WireApi::Ollama => Arc::new(ollama::Ollama),
-    }
+        WireApi::Local => return None,
+    })
 }
 
 /// Extracts `error.message`, `error` (string) or `message` from a JSON error body.

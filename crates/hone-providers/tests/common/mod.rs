@@ -56,6 +56,7 @@ pub fn render(wire: WireApi, reply: &Reply) -> MockResponse {
         WireApi::Anthropic => reply.anthropic(),
         WireApi::Gemini => reply.gemini(),
         WireApi::Ollama => reply.ollama(),
+        WireApi::Local => unreachable!("the embedded model has no wire format"),
     }
 }
 

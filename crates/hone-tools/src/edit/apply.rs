@@ -1,12 +1,15 @@
 //! Applying and undoing edit plans: every file is checked against what the plan expects
 //! right before writing, written atomically, and restored if a later write fails.
 
+use serde::{Deserialize, Serialize};
+
 use crate::edit::transaction::{Expect, Op, Transaction};
 use crate::files::{encode, hash_bytes};
 use crate::{EditPlan, FileChange, TextEncoding, ToolContext, ToolError};
 
-/// An edit that was written to disk; [`undo`] takes it back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An edit that was written to disk; [`undo`] takes it back. Serialises (with the full
+/// before and after contents) so an undo journal can outlive the process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppliedEdit {
     /// The changes as planned; `before` holds what undo restores, `after` what was written.
     pub changes: Vec<FileChange>,

@@ -1,0 +1,169 @@
+//! `hone doctor`: which providers this machine can use right now.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hone_config::{Config, ConfigError, PRESETS, WireApi};
+use hone_models::{ModelState, ModelStore, ResolvedModel, catalog_entry, human_bytes};
+use hone_protocol::HoneError;
+
+use crate::cli::GlobalArgs;
+
+/// Local servers probed, by preset name.
+const LOCAL_SERVERS: [&str; 3] = ["ollama", "lmstudio", "llamacpp"];
+
+/// How long a local server may take to list its models.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Runs `hone doctor`; always succeeds once the configuration loads.
+pub(crate) async fn run(global: &GlobalArgs) -> Result<ExitCode, HoneError> {
+    let config = crate::load_config(global)?;
+    let mut out = String::new();
+    let mut usable = Vec::new();
+    selected(&config, &mut out);
+    keys(&config, &mut out, &mut usable);
+    servers(&config, &mut out, &mut usable).await;
+    embedded(&config, &mut out, &mut usable);
+    let _ = writeln!(
+        out,
+        "\nusable now: {}",
+        if usable.is_empty() {
+            "none (run `hone model pull` for the embedded model, or set an API key)".to_string()
+        } else {
+            usable.join(", ")
+        }
+    );
+    print!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The selected provider, why, and whether it can be used.
+fn selected(config: &Config, out: &mut String) {
+    let source = config
+        .shown_values()
+        .into_iter()
+        .find(|value| value.section.is_empty() && value.key == "provider")
+        .and_then(|value| value.source)
+        .map_or_else(String::new, |source| format!(" (from {source})"));
+    let _ = writeln!(out, "selected provider: {}{source}", config.provider_name());
+    match config.provider() {
+        Ok(provider) => {
+            let _ = writeln!(out, "  model: {}", provider.model);
+        }
+        Err(error) => {
+            let _ = writeln!(out, "  problem: {error}");
+        }
+    }
+}
+
+/// One line per cloud preset: whether its key variable is set (never the key itself).
+fn keys(config: &Config, out: &mut String, usable: &mut Vec<String>) {
+    let _ = writeln!(out, "\nAPI keys (values are never shown):");
+    for preset in PRESETS.iter().filter(|preset| preset.key_required) {
+        let variable = preset.api_key_env.unwrap_or("-");
+        let status = match config.provider_named(preset.name) {
+            Ok(provider) if provider.api_key.is_some() => {
+                usable.push(preset.name.to_string());
+                "set".to_string()
+            }
+            Ok(_) | Err(ConfigError::MissingApiKey { .. }) => "not set".to_string(),
+            Err(error) => format!("set, but not usable: {error}"),
+        };
+        let _ = writeln!(out, "  {:<18} {variable:<22} {status}", preset.name);
+    }
+}
+
+/// Whether each local server answers a model listing quickly.
+async fn servers(config: &Config, out: &mut String, usable: &mut Vec<String>) {
+    let _ = writeln!(out, "\nlocal servers:");
+    let probes = LOCAL_SERVERS.map(|name| probe(config, name));
+    let results = futures::future::join_all(probes).await;
+    for (name, (url, result)) in LOCAL_SERVERS.iter().zip(results) {
+        let status = match result {
+            Ok(count) => {
+                usable.push((*name).to_string());
+                format!("reachable ({count} models)")
+            }
+            Err(reason) => format!("not reachable ({reason})"),
+        };
+        let _ = writeln!(out, "  {name:<18} {url:<30} {status}");
+    }
+}
+
+/// `(base URL, number of models or why not)` for the server preset `name`.
+async fn probe(config: &Config, name: &str) -> (String, Result<usize, String>) {
+    let mut settings = match config.provider_named(name) {
+        Ok(settings) => settings,
+        Err(error) => return (String::new(), Err(error.to_string())),
+    };
+    let url = settings.base_url.clone();
+    settings.network.max_retries = 0;
+    settings.network.connect_timeout = PROBE_TIMEOUT.min(settings.network.connect_timeout);
+    let provider = match hone_providers::build_provider(settings) {
+        Ok(provider) => provider,
+        Err(error) => return (url, Err(error.message)),
+    };
+    let listed = tokio::time::timeout(PROBE_TIMEOUT, provider.list_models()).await;
+    let result = match listed {
+        Ok(Ok(models)) => Ok(models.len()),
+        Ok(Err(error)) => Err(first_line(&error.message)),
+        Err(_) => Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs())),
+    };
+    (url, result)
+}
+
+/// The embedded models: each catalog model's state, and the configured local model.
+fn embedded(config: &Config, out: &mut String, usable: &mut Vec<String>) {
+    let store = match ModelStore::open_default() {
+        Ok(store) => store,
+        Err(error) => {
+            let _ = writeln!(out, "\nembedded models: {error}");
+            return;
+        }
+    };
+    let _ = writeln!(out, "\nembedded models ({}):", store.dir().display());
+    for status in store.list() {
+        let name = status.entry.name;
+        let state = match &status.state {
+            ModelState::Verified { source } => {
+                usable.push(format!("local ({name})"));
+                format!("downloaded and verified ({source}): {}", status.path.display())
+            }
+            ModelState::Unverified => format!(
+                "present, not verified yet (checked on first use): {}",
+                status.path.display()
+            ),
+            ModelState::Partial { bytes } => format!(
+                "partial download ({} of {}): run `hone model pull {name}` to resume",
+                human_bytes(*bytes),
+                human_bytes(status.entry.size)
+            ),
+            ModelState::Missing => format!(
+                "not downloaded ({}): run `hone model pull {name}`",
+                human_bytes(status.entry.size)
+            ),
+        };
+        let _ = writeln!(out, "  {name:<18} {state}");
+    }
+    let local_model = config
+        .provider_named("local")
+        .ok()
+        .filter(|provider| provider.wire == WireApi::Local)
+        .map(|provider| provider.model);
+    if let Some(model) = local_model.filter(|model| catalog_entry(model).is_none()) {
+        let state = match store.resolve(&model) {
+            Ok(ResolvedModel::File(path)) => {
+                usable.push(format!("local ({})", path.display()));
+                "a GGUF file (loaded as is, no checksum known)".to_string()
+            }
+            Ok(ResolvedModel::Catalog { .. }) => "a catalog model".to_string(),
+            Err(error) => error.to_string(),
+        };
+        let _ = writeln!(out, "  configured model {model}: {state}");
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}

@@ -1,0 +1,188 @@
+//! Asking before a large first index (continue, choose a sub-directory, or cancel), and the
+//! progress line of `hone index`.
+
+use std::io::{self, BufRead, Write};
+use std::time::Duration;
+
+use hone_index::LARGE_REPOSITORY_FILES;
+
+/// What `hone index` does before an update that adds `new_files` files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LargeRepoAction {
+    /// Index without a word: few enough files, or `--yes`.
+    Proceed,
+    /// Print the warning and index anyway (no terminal to ask on).
+    Warn,
+    /// Ask on the terminal.
+    Ask,
+}
+
+/// Whether to ask before indexing `new_files` files not yet in the index: only above
+/// [`LARGE_REPOSITORY_FILES`], so re-running on an indexed project never asks.
+pub(crate) fn large_repository_action(
+    new_files: usize,
+    interactive: bool,
+    assume_yes: bool,
+) -> LargeRepoAction {
+    if new_files <= LARGE_REPOSITORY_FILES || assume_yes {
+        LargeRepoAction::Proceed
+    } else if interactive {
+        LargeRepoAction::Ask
+    } else {
+        LargeRepoAction::Warn
+    }
+}
+
+/// The warning about a large index, without the `hone:` prefix.
+pub(crate) fn large_repository_warning(new_files: usize) -> String {
+    format!(
+        "{new_files} files to index (more than {LARGE_REPOSITORY_FILES}); the first index takes \
+         a while and the database grows with it"
+    )
+}
+
+/// The answer to [`ask_large_repository`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LargeRepoChoice {
+    /// Index the whole project.
+    Continue,
+    /// Index only this root-relative sub-directory.
+    Subdirectory(String),
+    /// Index nothing.
+    Cancel,
+}
+
+/// Warns about `new_files` files on `output` and asks what to do, reading answers from
+/// `input` until one is valid; end of input cancels. `check_directory` turns a typed
+/// sub-directory into a root-relative one (`Ok(None)`: the whole project) or says why it
+/// cannot be used.
+pub(crate) fn ask_large_repository(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    new_files: usize,
+    check_directory: &mut dyn FnMut(&str) -> Result<Option<String>, String>,
+) -> io::Result<LargeRepoChoice> {
+    writeln!(output, "hone: {}", large_repository_warning(new_files))?;
+    loop {
+        write!(
+            output,
+            "[c] continue  [d] index one sub-directory only  [q] cancel > "
+        )?;
+        output.flush()?;
+        let Some(answer) = read_line(input)? else {
+            return Ok(LargeRepoChoice::Cancel);
+        };
+        match answer.trim().to_ascii_lowercase().as_str() {
+            "c" | "continue" | "y" | "yes" => return Ok(LargeRepoChoice::Continue),
+            "q" | "cancel" | "n" | "no" => return Ok(LargeRepoChoice::Cancel),
+            "d" | "dir" | "directory" => loop {
+                write!(
+                    output,
+                    "sub-directory, relative to the project root (empty: back) > "
+                )?;
+                output.flush()?;
+                let Some(typed) = read_line(input)? else {
+                    return Ok(LargeRepoChoice::Cancel);
+                };
+                let typed = typed.trim();
+                if typed.is_empty() {
+                    break;
+                }
+                match check_directory(typed) {
+                    Ok(Some(directory)) => return Ok(LargeRepoChoice::Subdirectory(directory)),
+                    Ok(None) => return Ok(LargeRepoChoice::Continue),
+                    Err(reason) => writeln!(output, "{reason}")?,
+                }
+            },
+            _ => writeln!(output, "answer c, d or q")?,
+        }
+    }
+}
+
+/// One line of `input`, `None` at its end.
+fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
+    let mut line = String::new();
+    Ok((input.read_line(&mut line)? > 0).then_some(line))
+}
+
+/// `indexing 120/480 files (25%, 310 files/s)` after `elapsed`.
+pub(crate) fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
+    let percent = done * 100 / total.max(1);
+    let seconds = elapsed.as_secs_f64();
+    let rate = if seconds > 0.0 {
+        done as f64 / seconds
+    } else {
+        0.0
+    };
+    format!("indexing {done}/{total} files ({percent}%, {rate:.0} files/s)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(answers: &str) -> (LargeRepoChoice, String) {
+        let mut output = Vec::new();
+        let mut check = |typed: &str| match typed {
+            "src" | "./src/" => Ok(Some("src".to_string())),
+            "." => Ok(None),
+            other => Err(format!("`{other}`: no such directory")),
+        };
+        let choice =
+            ask_large_repository(&mut answers.as_bytes(), &mut output, 12_345, &mut check).unwrap();
+        (choice, String::from_utf8(output).unwrap())
+    }
+
+    #[test]
+    fn asks_only_above_the_threshold_and_on_a_terminal() {
+        use LargeRepoAction::{Ask, Proceed, Warn};
+        let large = LARGE_REPOSITORY_FILES + 1;
+        assert_eq!(
+            large_repository_action(LARGE_REPOSITORY_FILES, true, false),
+            Proceed
+        );
+        assert_eq!(large_repository_action(large, true, false), Ask);
+        assert_eq!(large_repository_action(large, false, false), Warn);
+        assert_eq!(large_repository_action(large, true, true), Proceed);
+        assert_eq!(large_repository_action(large, false, true), Proceed);
+    }
+
+    #[test]
+    fn continue_and_cancel_are_one_key() {
+        let (choice, output) = ask("c\n");
+        assert_eq!(choice, LargeRepoChoice::Continue);
+        assert!(output.contains("12345 files to index"), "{output}");
+        assert_eq!(ask("Q\n").0, LargeRepoChoice::Cancel);
+        assert_eq!(ask("yes\n").0, LargeRepoChoice::Continue);
+    }
+
+    #[test]
+    fn unknown_answers_ask_again_and_end_of_input_cancels() {
+        let (choice, output) = ask("maybe\n");
+        assert_eq!(choice, LargeRepoChoice::Cancel);
+        assert!(output.contains("answer c, d or q"), "{output}");
+        assert_eq!(ask("").0, LargeRepoChoice::Cancel);
+    }
+
+    #[test]
+    fn a_sub_directory_is_checked_until_valid() {
+        let (choice, output) = ask("d\nnope\n./src/\n");
+        assert_eq!(choice, LargeRepoChoice::Subdirectory("src".to_string()));
+        assert!(output.contains("`nope`: no such directory"), "{output}");
+        assert_eq!(ask("d\n.\n").0, LargeRepoChoice::Continue);
+        assert_eq!(ask("d\n\nq\n").0, LargeRepoChoice::Cancel);
+        assert_eq!(ask("d\nnope\n").0, LargeRepoChoice::Cancel);
+    }
+
+    #[test]
+    fn progress_shows_count_share_and_rate() {
+        assert_eq!(
+            progress_line(120, 480, Duration::from_secs(2)),
+            "indexing 120/480 files (25%, 60 files/s)"
+        );
+        assert_eq!(
+            progress_line(0, 0, Duration::ZERO),
+            "indexing 0/0 files (0%, 0 files/s)"
+        );
+    }
+}

@@ -1,0 +1,453 @@
+//! `hone sessions list|show|delete|export`, and the saved session `hone exec` runs in.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use hone_core::Persistence;
+use hone_memory::{
+    DEFAULT_INPUT_HISTORY_CAP, ExportFormat, MemoryError, NewSession, SessionInfo, SessionStore,
+    StoredMessage,
+};
+use hone_protocol::{ContentBlock, HoneError, Role};
+
+use crate::cli::GlobalArgs;
+
+/// `hone sessions …`.
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List saved sessions, most recently active first (this project's unless --all).
+    List(ListArgs),
+    /// Show a session: its facts and a compact transcript.
+    Show(IdArgs),
+    /// Delete a session with its messages and undo journal.
+    Delete(IdArgs),
+    /// Export a session's full transcript as Markdown or JSON.
+    Export(ExportArgs),
+}
+
+/// `hone sessions list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Every project's sessions, with their project.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// At most this many sessions.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+}
+
+/// A session named by id.
+#[derive(Debug, Args)]
+pub struct IdArgs {
+    /// The session id, or a unique start of it.
+    pub id: String,
+}
+
+/// `hone sessions export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The session id, or a unique start of it.
+    pub id: String,
+
+    /// `md` (a readable transcript) or `json` (every content block).
+    #[arg(long, value_name = "md|json", default_value = "md")]
+    pub format: ExportFormat,
+
+    /// Write to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
+
+/// Runs `hone sessions …`.
+pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<ExitCode, HoneError> {
+    let mut store = open_store()?;
+    match command {
+        SessionsCommand::List(args) => {
+            let project = if args.all {
+                None
+            } else {
+                Some(hone_memory::project_key(&crate::project_dir(global)?))
+            };
+            let sessions = store
+                .list(project.as_deref(), args.limit)
+                .map_err(store_error)?;
+            if args.json {
+                let json = serde_json::to_string_pretty(&sessions)
+                    .map_err(|error| HoneError::config(error.to_string()))?;
+                println!("{json}");
+            } else if sessions.is_empty() {
+                match &project {
+                    Some(project) => eprintln!(
+                        "no saved sessions for {project} (`hone sessions list --all` shows every project's)"
+                    ),
+                    None => eprintln!("no saved sessions"),
+                }
+            } else {
+                print!("{}", table(&sessions, args.all, now_ms()));
+            }
+        }
+        SessionsCommand::Show(args) => {
+            let session = store.find(&args.id).map_err(store_error)?;
+            let messages = store.messages(&session.id).map_err(store_error)?;
+            print!("{}", show(&session, &messages, now_ms()));
+        }
+        SessionsCommand::Delete(args) => {
+            let session = store.find(&args.id).map_err(store_error)?;
+            store.delete(&session.id).map_err(store_error)?;
+            eprintln!("deleted session {} ({})", session.id, title(&session));
+        }
+        SessionsCommand::Export(args) => {
+            let text = store.export(&args.id, args.format).map_err(store_error)?;
+            match &args.output {
+                Some(path) => {
+                    write_atomically(path, text.as_bytes()).map_err(|error| {
+                        HoneError::config(format!("cannot write {}: {error}", path.display()))
+                    })?;
+                    eprintln!("exported to {}", path.display());
+                }
+                None => {
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = stdout.write_all(text.as_bytes());
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The session store in hone's data directory.
+pub(crate) fn open_store() -> Result<SessionStore, HoneError> {
+    SessionStore::open_default().map_err(store_error)
+}
+
+/// A store error as a one-line configuration error (exit code 2).
+pub(crate) fn store_error(error: MemoryError) -> HoneError {
+    HoneError::config(error.to_string())
+}
+
+/// Which saved session `hone exec` continues.
+pub(crate) struct ExecSession<'a> {
+    /// `--resume`: an id, an id prefix, or `last`.
+    pub(crate) resume: Option<&'a str>,
+    /// `--fork`: the id of the session to copy.
+    pub(crate) fork: Option<&'a str>,
+    /// Provider instance and model, recorded with the session.
+    pub(crate) provider: &'a str,
+    /// The model.
+    pub(crate) model: &'a str,
+    /// `[memory] undo_depth`.
+    pub(crate) undo_depth: usize,
+    /// Whether to stay quiet on stderr (`--json`).
+    pub(crate) quiet: bool,
+}
+
+impl ExecSession<'_> {
+    /// Opens the store, records `prompt` in the project's input history, and creates,
+    /// resumes or forks the session. Without a usable store a new session runs unsaved
+    /// (with a warning); resuming or forking then fails.
+    pub(crate) fn open(&self, root: &Path, prompt: &str) -> Result<Option<Persistence>, HoneError> {
+        let mut store = match open_store() {
+            Ok(store) => store,
+            Err(error) if self.resume.is_none() && self.fork.is_none() => {
+                eprintln!("hone: warning: this session will not be saved: {}", error.message);
+                return Ok(None);
+            }
+            Err(error) => return Err(error),
+        };
+        let project = hone_memory::project_key(root);
+        if let Err(error) = store.push_input(&project, prompt, DEFAULT_INPUT_HISTORY_CAP) {
+            eprintln!("hone: warning: could not save the input history: {error}");
+        }
+        let (session, resumed) = if let Some(id) = self.resume {
+            (self.existing(&store, &project, id)?, true)
+        } else if let Some(id) = self.fork {
+            let source = self.existing(&store, &project, id)?;
+            (store.fork(&source.id).map_err(store_error)?, true)
+        } else {
+            let new = NewSession {
+                project,
+                provider: self.provider.to_string(),
+                model: self.model.to_string(),
+            };
+            (store.create(&new).map_err(store_error)?, false)
+        };
+        if resumed && !self.quiet {
+            let verb = if self.fork.is_some() {
+                "forked into"
+            } else {
+                "resuming"
+            };
+            eprintln!(
+                "hone: {verb} session {} ({}, {} messages)",
+                session.id,
+                title(&session),
+                session.messages
+            );
+        }
+        Ok(Some(Persistence {
+            store,
+            session_id: session.id,
+            resumed,
+            undo_depth: self.undo_depth,
+        }))
+    }
+
+    /// The session `id` (or `last`) of `project`.
+    fn existing(
+        &self,
+        store: &SessionStore,
+        project: &str,
+        id: &str,
+    ) -> Result<SessionInfo, HoneError> {
+        let session = if id == "last" {
+            store
+                .latest_for_project(project)
+                .map_err(store_error)?
+                .ok_or_else(|| {
+                    HoneError::config(format!(
+                        "no saved session for {project} to resume; run `hone exec` without --resume to start one"
+                    ))
+                })?
+        } else {
+            store.find(id).map_err(store_error)?
+        };
+        if session.project != project {
+            return Err(HoneError::config(format!(
+                "session {} belongs to {}; run it there: hone -C {} exec --resume {}",
+                session.id, session.project, session.project, session.id
+            )));
+        }
+        Ok(session)
+    }
+}
+
+fn title(session: &SessionInfo) -> &str {
+    if session.title.is_empty() {
+        "untitled"
+    } else {
+        &session.title
+    }
+}
+
+/// The `hone sessions list` table.
+fn table(sessions: &[SessionInfo], with_project: bool, now: i64) -> String {
+    let mut out = format!(
+        "{:<26}  {:<12}  {:>5}  {:>9}  {:<20}  {}\n",
+        "ID",
+        "ACTIVE",
+        "MSGS",
+        "TOKENS",
+        "MODEL",
+        if with_project {
+            "PROJECT  TITLE"
+        } else {
+            "TITLE"
+        }
+    );
+    for session in sessions {
+        let tokens = session.stats.tokens_in + session.stats.tokens_out;
+        let project = if with_project {
+            format!("{}  ", session.project)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "{:<26}  {:<12}  {:>5}  {:>9}  {:<20}  {project}{}\n",
+            session.id,
+            ago(session.updated_ms, now),
+            session.messages,
+            tokens,
+            cut(&session.model, 20),
+            cut(title(session), 60)
+        ));
+    }
+    out
+}
+
+/// `hone sessions show`: the facts, then one or two lines per message block.
+fn show(session: &SessionInfo, messages: &[StoredMessage], now: i64) -> String {
+    let stats = &session.stats;
+    let mut out = format!(
+        "session   {}\ntitle     {}\nproject   {}\nmodel     {} ({})\ncreated   {}\nactive    {}\n",
+        session.id,
+        title(session),
+        session.project,
+        session.model,
+        session.provider,
+        ago(session.created_ms, now),
+        ago(session.updated_ms, now),
+    );
+    if let Some(parent) = &session.forked_from {
+        out.push_str(&format!("forked    from {parent}\n"));
+    }
+    out.push_str(&format!(
+        "totals    {} messages · {} turns · {} tokens in, {} out · {} tool calls · {} edits applied, {} rejected\n\n",
+        session.messages,
+        stats.turns,
+        stats.tokens_in,
+        stats.tokens_out,
+        stats.tool_calls,
+        stats.edits_applied,
+        stats.edits_rejected
+    ));
+    for stored in messages {
+        for block in &stored.message.content {
+            let line = match (stored.message.role, block) {
+                (Role::User, ContentBlock::Text { text }) => format!("you  {}", cut(text, 200)),
+                (Role::Assistant, ContentBlock::Text { text }) => {
+                    format!("hone {}", cut(text, 200))
+                }
+                (_, ContentBlock::Thinking { text, .. }) => format!("     (thinking) {}", cut(text, 100)),
+                (_, ContentBlock::ToolCall(call)) => {
+                    format!("  ▸ {} {}", call.name, cut(&call.arguments, 100))
+                }
+                (_, ContentBlock::ToolResult(result)) => {
+                    let mark = if result.is_error { "✗" } else { "✓" };
+                    format!("    {mark} {}", cut(&result.content, 100))
+                }
+                (_, ContentBlock::Image(_)) => "     [image]".to_string(),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// One line of at most `limit` characters.
+fn cut(text: &str, limit: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= limit {
+        return flat;
+    }
+    let kept: String = flat.chars().take(limit.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
+}
+
+/// `just now`, `5 min ago`, `3 h ago`, `2 days ago`, or the UTC date for older times.
+pub(crate) fn ago(then_ms: i64, now_ms: i64) -> String {
+    let seconds = (now_ms - then_ms).max(0) / 1000;
+    match seconds {
+        0..60 => "just now".to_string(),
+        60..3_600 => format!("{} min ago", seconds / 60),
+        3_600..86_400 => format!("{} h ago", seconds / 3_600),
+        86_400..172_800 => "yesterday".to_string(),
+        172_800..604_800 => format!("{} days ago", seconds / 86_400),
+        _ => {
+            let (year, month, day) = civil_date(then_ms.div_euclid(86_400_000));
+            format!("{year:04}-{month:02}-{day:02}")
+        }
+    }
+}
+
+/// The proleptic Gregorian date of `days` since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_date(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename,
+/// so readers never see a partial file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "export".to_string());
+    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&temporary).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    match written.and_then(|()| std::fs::rename(&temporary, path)) {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            let _ = std::fs::remove_file(&temporary);
+            Err(error)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_naturally() {
+        let now = 1_750_000_000_000;
+        assert_eq!(ago(now - 5_000, now), "just now");
+        assert_eq!(ago(now - 5 * 60_000, now), "5 min ago");
+        assert_eq!(ago(now - 3 * 3_600_000, now), "3 h ago");
+        assert_eq!(ago(now - 30 * 3_600_000, now), "yesterday");
+        assert_eq!(ago(now - 3 * 86_400_000, now), "3 days ago");
+        assert_eq!(ago(0, now), "1970-01-01");
+        assert_eq!(ago(1_709_164_800_000, now), "2024-02-29");
+    }
+
+    #[test]
+    fn table_rows_line_up() {
+        let session = SessionInfo {
+            id: "01JABCDEFGHJKMNPQRSTVWXYZ0".into(),
+            project: "/p".into(),
+            created_ms: 0,
+            updated_ms: 0,
+            title: "fix the bug".into(),
+            provider: "openai".into(),
+            model: "gpt-4o".into(),
+            forked_from: None,
+            messages: 4,
+            stats: hone_memory::SessionStats {
+                tokens_in: 1000,
+                tokens_out: 234,
+                ..Default::default()
+            },
+        };
+        let text = table(&[session], false, 60_000);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[1].starts_with("01JABCDEFGHJKMNPQRSTVWXYZ0  1 min ago"), "{text}");
+        assert!(lines[1].contains(" 1234 ") && lines[1].ends_with("fix the bug"), "{text}");
+        assert_eq!(lines[0].find("MSGS").unwrap() + 3, lines[1].find('4').unwrap());
+    }
+
+    #[test]
+    fn exports_are_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.md");
+        write_atomically(&path, b"# one").unwrap();
+        write_atomically(&path, b"# two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,93 @@
+//! `hone` without a subcommand: the full-screen terminal UI.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hone_protocol::HoneError;
+use hone_tui::{SessionStart, TuiError, TuiOptions};
+
+use crate::cli::{GlobalArgs, TuiArgs};
+use crate::tui_host::{TuiHost, code_index, shared};
+
+/// Exit code when there is no terminal to draw on.
+const NO_TERMINAL: u8 = 2;
+
+/// Runs the terminal UI.
+pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode, HoneError> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        eprintln!(
+            "hone: the terminal UI needs a terminal on stdin and stdout.\n\
+             For scripts and pipes run one task headless: hone exec \"your task\" (see hone exec --help)."
+        );
+        return Ok(ExitCode::from(NO_TERMINAL));
+    }
+    let root = crate::project_dir(global)?;
+    init_logging(&root, global.verbose);
+    let mut overrides = crate::overrides(global);
+    overrides.approval.clone_from(&args.approval);
+    let config = crate::load_config_with(global, overrides.clone())?;
+    let settings = config.index_settings();
+    eprintln!("hone: updating the code index…");
+    let index = {
+        let (root, settings) = (root.clone(), settings.clone());
+        tokio::task::spawn_blocking(move || code_index(&root, &settings))
+            .await
+            .map_err(|error| HoneError::config(format!("indexing failed: {error}")))?
+    };
+    tracing::info!("code index: {}", index.status);
+    let host = shared(TuiHost::new(root.clone(), overrides, index, settings));
+    let start = SessionStart {
+        resume: if args.new {
+            None
+        } else {
+            Some(args.resume.clone().unwrap_or_else(|| "last".to_string()))
+        },
+        model: None,
+    };
+    let options = TuiOptions {
+        root,
+        start,
+        bell_after: args.bell_after.map(Duration::from_secs),
+    };
+    match hone_tui::run(host, options).await {
+        Ok(Some(id)) => {
+            eprintln!("hone: session {id} saved — continue it with: hone --resume {id}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(None) => Ok(ExitCode::SUCCESS),
+        Err(TuiError::Session(error)) => Err(error),
+        Err(error @ TuiError::Terminal(_)) => {
+            eprintln!("hone: {error}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Logs go to `.hone/logs/tui.log` (never the screen): `HONE_LOG` sets the filter, else
+/// `-v` raises the level from `info`.
+fn init_logging(root: &Path, verbose: u8) {
+    let dir = root.join(hone_core::AUDIT_DIR);
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("tui.log"))
+    else {
+        return;
+    };
+    let level = if verbose > 0 { "debug" } else { "info" };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("HONE_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!(
+            "hone={level},hone_tui={level},hone_core={level},hone_providers={level},hone_config={level}"
+        ))
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .try_init();
+}

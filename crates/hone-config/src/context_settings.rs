@@ -1,0 +1,343 @@
+//! `[context]`: how the agent keeps long sessions inside the model's context window.
+//!
+//! ```toml
+//! [context]
+//! compact_threshold = 0.8          # compact when a request passes this share of the window; 0 disables
+//! recent_turns = 4                 # turns kept whole by compaction (1 to 100)
+//! compaction_model = "gpt-4.1-mini" # optional: a cheaper model of the same provider for summaries
+//! instructions_max_bytes = 32768   # cap on AGENTS.md/HONE.md text put into the prompt
+//! ```
+//!
+//! Each key is layered on its own: the project file's value wins over the user file's. None
+//! of them can send anything anywhere, so a project needs no trust to set them.
+
+use std::ops::RangeInclusive;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::ConfigError;
+use crate::file::line_and_column;
+use crate::load::Config;
+use crate::show::ShownValue;
+use crate::source::{Source, Sourced};
+
+/// `compact_threshold` when nothing sets it.
+pub const DEFAULT_COMPACT_THRESHOLD: f64 = 0.8;
+/// `recent_turns` when nothing sets it.
+pub const DEFAULT_RECENT_TURNS: usize = 4;
+/// `instructions_max_bytes` when nothing sets it.
+pub const DEFAULT_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
+/// The values `recent_turns` accepts.
+pub const RECENT_TURNS_RANGE: RangeInclusive<usize> = 1..=100;
+/// The values `instructions_max_bytes` accepts (0 leaves the instructions out).
+pub const INSTRUCTIONS_MAX_BYTES_RANGE: RangeInclusive<usize> = 0..=1024 * 1024;
+
+/// The `[context]` settings in effect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextSettings {
+    /// Share of the context window at which older turns are compacted (0 disables
+    /// automatic compaction).
+    pub compact_threshold: f64,
+    /// Turns kept whole when compacting.
+    pub recent_turns: usize,
+    /// Model for summaries; `None` uses the session's model.
+    pub compaction_model: Option<String>,
+    /// Cap on the project instructions' size in bytes.
+    pub instructions_max_bytes: usize,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        Self {
+            compact_threshold: DEFAULT_COMPACT_THRESHOLD,
+            recent_turns: DEFAULT_RECENT_TURNS,
+            compaction_model: None,
+            instructions_max_bytes: DEFAULT_INSTRUCTIONS_MAX_BYTES,
+        }
+    }
+}
+
+/// `[context]` as written in a file; spans locate values for error messages.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContextSection {
+    compact_threshold: Option<Spanned<f64>>,
+    recent_turns: Option<Spanned<i64>>,
+    compaction_model: Option<Spanned<String>>,
+    instructions_max_bytes: Option<Spanned<i64>>,
+    /// The values above, checked; filled in by [`validate`].
+    #[serde(skip)]
+    checked: CheckedContext,
+}
+
+#[derive(Debug, Default)]
+struct CheckedContext {
+    compact_threshold: Option<f64>,
+    recent_turns: Option<usize>,
+    compaction_model: Option<String>,
+    instructions_max_bytes: Option<usize>,
+}
+
+/// Checks `section`, from the contents `text` of `path`; errors name the file and line.
+pub(crate) fn validate(
+    path: &Path,
+    text: &str,
+    section: &mut ContextSection,
+) -> Result<(), ConfigError> {
+    let error = |start: usize, message: String| {
+        let (line, column) = line_and_column(text, start);
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            line: Some(line),
+            column: Some(column),
+            message,
+        }
+    };
+    if let Some(value) = &section.compact_threshold {
+        let threshold = *value.get_ref();
+        if !(0.0..1.0).contains(&threshold) {
+            return Err(error(
+                value.span().start,
+                format!(
+                    "invalid `context.compact_threshold` {threshold}: expected a share of the \
+                     window from 0 (never compact) to below 1, e.g. 0.8"
+                ),
+            ));
+        }
+        section.checked.compact_threshold = Some(threshold);
+    }
+    let ranged = |value: &Spanned<i64>, key: &str, range: &RangeInclusive<usize>| {
+        usize::try_from(*value.get_ref())
+            .ok()
+            .filter(|number| range.contains(number))
+            .ok_or_else(|| {
+                error(
+                    value.span().start,
+                    format!(
+                        "invalid `context.{key}` {}: expected a whole number from {} to {}",
+                        value.get_ref(),
+                        range.start(),
+                        range.end()
+                    ),
+                )
+            })
+    };
+    if let Some(value) = &section.recent_turns {
+        section.checked.recent_turns = Some(ranged(value, "recent_turns", &RECENT_TURNS_RANGE)?);
+    }
+    if let Some(value) = &section.instructions_max_bytes {
+        section.checked.instructions_max_bytes = Some(ranged(
+            value,
+            "instructions_max_bytes",
+            &INSTRUCTIONS_MAX_BYTES_RANGE,
+        )?);
+    }
+    if let Some(value) = &section.compaction_model {
+        let model = value.get_ref().trim();
+        if model.is_empty() {
+            return Err(error(
+                value.span().start,
+                "`context.compaction_model` must not be empty; leave it out to use the \
+                 session's model"
+                    .to_string(),
+            ));
+        }
+        section.checked.compaction_model = Some(model.to_string());
+    }
+    Ok(())
+}
+
+/// `[context]` merged over the files.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ContextLayers {
+    compact_threshold: Option<Sourced<f64>>,
+    recent_turns: Option<Sourced<usize>>,
+    compaction_model: Option<Sourced<String>>,
+    instructions_max_bytes: Option<Sourced<usize>>,
+}
+
+fn set<T: Clone>(slot: &mut Option<Sourced<T>>, value: Option<&T>, source: &Source) {
+    if let Some(value) = value {
+        *slot = Some(Sourced::new(value.clone(), source.clone()));
+    }
+}
+
+impl ContextLayers {
+    /// Layers `section`, read from `source`, over the files merged so far.
+    pub(crate) fn merge(&mut self, section: &ContextSection, source: &Source) {
+        let checked = &section.checked;
+        set(
+            &mut self.compact_threshold,
+            checked.compact_threshold.as_ref(),
+            source,
+        );
+        set(&mut self.recent_turns, checked.recent_turns.as_ref(), source);
+        set(
+            &mut self.compaction_model,
+            checked.compaction_model.as_ref(),
+            source,
+        );
+        set(
+            &mut self.instructions_max_bytes,
+            checked.instructions_max_bytes.as_ref(),
+            source,
+        );
+    }
+}
+
+fn source_of<T>(slot: &Option<Sourced<T>>) -> Source {
+    slot.as_ref()
+        .map_or(Source::Default, |value| value.source.clone())
+}
+
+impl Config {
+    /// The `[context]` settings: compaction threshold, recent turns kept, compaction model
+    /// and the cap on project instructions.
+    pub fn context_settings(&self) -> ContextSettings {
+        let layers = &self.context;
+        let defaults = ContextSettings::default();
+        ContextSettings {
+            compact_threshold: layers
+                .compact_threshold
+                .as_ref()
+                .map_or(defaults.compact_threshold, |value| value.value),
+            recent_turns: layers
+                .recent_turns
+                .as_ref()
+                .map_or(defaults.recent_turns, |value| value.value),
+            compaction_model: layers
+                .compaction_model
+                .as_ref()
+                .map(|value| value.value.clone()),
+            instructions_max_bytes: layers
+                .instructions_max_bytes
+                .as_ref()
+                .map_or(defaults.instructions_max_bytes, |value| value.value),
+        }
+    }
+
+    /// The `[context]` values as `hone config show` lists them.
+    pub(crate) fn show_context(&self, values: &mut Vec<ShownValue>) {
+        let settings = self.context_settings();
+        let layers = &self.context;
+        let mut shown = |key: &str, value: String, source: Source| {
+            values.push(ShownValue {
+                section: "context".to_string(),
+                key: key.to_string(),
+                value,
+                source: Some(source),
+            });
+        };
+        shown(
+            "compact_threshold",
+            settings.compact_threshold.to_string(),
+            source_of(&layers.compact_threshold),
+        );
+        shown(
+            "recent_turns",
+            settings.recent_turns.to_string(),
+            source_of(&layers.recent_turns),
+        );
+        if let Some(model) = &settings.compaction_model {
+            shown(
+                "compaction_model",
+                format!("{model:?}"),
+                source_of(&layers.compaction_model),
+            );
+        }
+        shown(
+            "instructions_max_bytes",
+            settings.instructions_max_bytes.to_string(),
+            source_of(&layers.instructions_max_bytes),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CliOverrides, ConfigSources};
+
+    fn parse(text: &str) -> Result<ContextSection, ConfigError> {
+        let file = crate::file::parse(
+            Path::new("/p/config.toml"),
+            text,
+            crate::file::FileRole::User,
+        )?;
+        Ok(file.context)
+    }
+
+    #[test]
+    fn values_are_checked_with_their_line() {
+        let section = parse(
+            "[context]\ncompact_threshold = 0.5\nrecent_turns = 2\ncompaction_model = \"small\"\n\
+             instructions_max_bytes = 0\n",
+        )
+        .unwrap();
+        assert_eq!(section.checked.compact_threshold, Some(0.5));
+        assert_eq!(section.checked.recent_turns, Some(2));
+        assert_eq!(section.checked.compaction_model.as_deref(), Some("small"));
+        assert_eq!(section.checked.instructions_max_bytes, Some(0));
+        assert_eq!(
+            parse("[context]\ncompact_threshold = 0\n")
+                .unwrap()
+                .checked
+                .compact_threshold,
+            Some(0.0)
+        );
+        for (bad, expected) in [
+            ("compact_threshold = 80", "below 1"),
+            ("compact_threshold = -0.1", "below 1"),
+            ("recent_turns = 0", "from 1 to 100"),
+            ("instructions_max_bytes = -1", "from 0 to"),
+            ("compaction_model = \" \"", "must not be empty"),
+        ] {
+            match parse(&format!("model = \"m\"\n[context]\n{bad}\n")) {
+                Err(ConfigError::Parse { line, message, .. }) => {
+                    assert_eq!(line, Some(3), "{bad}");
+                    assert!(message.contains(expected), "{bad}: {message}");
+                }
+                other => panic!("expected a parse error for {bad}, got {other:?}"),
+            }
+        }
+        assert!(parse("[context]\nthreshold = 0.5\n").is_err());
+    }
+
+    #[test]
+    fn the_project_file_wins_key_by_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        std::fs::write(
+            &user,
+            "[context]\ncompact_threshold = 0.7\nrecent_turns = 6\n",
+        )
+        .unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join(".hone")).unwrap();
+        std::fs::write(
+            project.join(".hone/config.toml"),
+            "[context]\nrecent_turns = 2\n",
+        )
+        .unwrap();
+        let sources = ConfigSources {
+            user_file: Some(user),
+            project_dir: Some(project),
+            ..ConfigSources::default()
+        };
+        let config = crate::load(&sources, &CliOverrides::default()).unwrap();
+        let settings = config.context_settings();
+        assert_eq!(settings.compact_threshold, 0.7);
+        assert_eq!(settings.recent_turns, 2);
+        assert_eq!(settings.compaction_model, None);
+        assert_eq!(
+            settings.instructions_max_bytes,
+            DEFAULT_INSTRUCTIONS_MAX_BYTES
+        );
+        let shown = config.render_show();
+        assert!(shown.contains("[context]"), "{shown}");
+        let defaults = crate::load(&ConfigSources::default(), &CliOverrides::default()).unwrap();
+        assert_eq!(defaults.context_settings(), ContextSettings::default());
+    }
+}

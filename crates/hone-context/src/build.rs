@@ -1,0 +1,462 @@
+//! Building the messages of one request so that it fits the window: the view of the
+//! history (compacted part left out, stale results stubbed, superseded snapshots
+//! stripped), then trimming of the oldest units, then shortening of the largest blocks.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use hone_protocol::{ContentBlock, Message, Role, ToolSpec};
+
+use crate::error::ContextError;
+use crate::history::{self, HONE_NOTE_PREFIX, is_request, repair_pairs};
+use crate::tokens::TokenCounter;
+use crate::tracked::{self, snapshot_path, superseded_stub, untracked_stub};
+
+/// Tokens of the request framing (see [`TokenCounter::request_raw`]).
+const REQUEST_OVERHEAD: usize = 3;
+/// Tokens allowed for the blank lines between system-prompt sections.
+const SECTION_SEPARATOR_TOKENS: usize = 2;
+/// Blocks are never shortened below this many bytes.
+const MIN_BLOCK_BYTES: usize = 400;
+/// The note put first when older messages were trimmed.
+pub(crate) const TRIM_NOTE: &str = "[hone] Older messages were removed to fit the context window; \
+     the task memory in the system prompt says what the task is and where it stands.";
+
+/// A request ready to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Built {
+    /// The system prompt: the base prompt, the project instructions, the task memory and the
+    /// summary of earlier turns.
+    pub system: String,
+    /// The messages to send.
+    pub messages: Vec<Message>,
+    /// Estimated tokens of the request (calibrated).
+    pub tokens: usize,
+    /// The same estimate before calibration (what provider reports are compared with).
+    pub raw_tokens: usize,
+    /// Messages of the view left out to fit the window.
+    pub trimmed: usize,
+    /// Blocks shortened to fit the window.
+    pub shortened: usize,
+}
+
+/// The parts of the system prompt, in order.
+pub(crate) struct SystemParts<'a> {
+    pub(crate) base: &'a str,
+    pub(crate) instructions: &'a str,
+    pub(crate) task: String,
+    pub(crate) summary: Option<String>,
+}
+
+impl SystemParts<'_> {
+    fn sections(&self, with_summary: bool) -> Vec<&str> {
+        let mut sections = vec![self.base.trim_end()];
+        for part in [self.instructions, self.task.as_str()] {
+            if !part.trim().is_empty() {
+                sections.push(part.trim_end());
+            }
+        }
+        if with_summary && let Some(summary) = &self.summary {
+            sections.push(summary.trim_end());
+        }
+        sections
+    }
+
+    /// Raw tokens of the rendered prompt, counted per section (cached) plus separators.
+    pub(crate) fn raw(&self, counter: &mut TokenCounter, with_summary: bool) -> usize {
+        self.sections(with_summary)
+            .iter()
+            .map(|section| counter.text_cached(section) + SECTION_SEPARATOR_TOKENS)
+            .sum()
+    }
+
+    pub(crate) fn render(&self, with_summary: bool) -> String {
+        let mut system = self.sections(with_summary).join("\n\n");
+        system.push('\n');
+        system
+    }
+}
+
+/// The history as it is sent before trimming: from `boundary` on, results in `stubbed`
+/// replaced by their stubs, snapshots of untracked files and all but the newest snapshot of
+/// each tracked file stripped, tool call/result pairs made valid.
+pub(crate) fn view(
+    history: &[Message],
+    boundary: usize,
+    stubbed: &BTreeMap<String, String>,
+    tracked: &HashSet<&str>,
+) -> Vec<Message> {
+    let start = boundary.min(history.len());
+    let mut messages: Vec<Message> = history[start..].to_vec();
+    let mut newest: HashMap<String, (usize, usize)> = HashMap::new();
+    for (index, message) in messages.iter().enumerate() {
+        for (position, block) in message.content.iter().enumerate() {
+            if let ContentBlock::Text { text } = block
+                && let Some(path) = snapshot_path(text)
+            {
+                newest.insert(path.to_string(), (index, position));
+            }
+        }
+    }
+    for (index, message) in messages.iter_mut().enumerate() {
+        let mut content = Vec::with_capacity(message.content.len());
+        let had_content = !message.content.is_empty();
+        for (position, block) in std::mem::take(&mut message.content).into_iter().enumerate() {
+            match block {
+                ContentBlock::ToolResult(mut result) => {
+                    if let Some(stub) = stubbed.get(&result.call_id) {
+                        result.content.clone_from(stub);
+                    }
+                    content.push(ContentBlock::ToolResult(result));
+                }
+                ContentBlock::Text { text } if tracked::is_snapshot(&text) => {
+                    let path = snapshot_path(&text).unwrap_or_default().to_string();
+                    if newest.get(&path) != Some(&(index, position)) {
+                        continue;
+                    }
+                    if tracked.contains(path.as_str()) {
+                        content.push(ContentBlock::Text { text });
+                    } else {
+                        content.push(ContentBlock::Text {
+                            text: untracked_stub(&path),
+                        });
+                    }
+                }
+                other => content.push(other),
+            }
+        }
+        if content.is_empty() && had_content {
+            let path = message_snapshot_paths(history, start + index);
+            content.push(ContentBlock::Text {
+                text: path
+                    .iter()
+                    .map(|path| superseded_stub(path))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            });
+        }
+        message.content = content;
+    }
+    repair_pairs(messages)
+}
+
+fn message_snapshot_paths(history: &[Message], index: usize) -> BTreeSet<String> {
+    history[index]
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => snapshot_path(text).map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Fits `messages` (a [`view`]) and the system prompt into `budget` tokens (with the
+/// window it comes from, for the error message).
+pub(crate) fn fit(
+    counter: &mut TokenCounter,
+    parts: &SystemParts<'_>,
+    messages: Vec<Message>,
+    tools: &[ToolSpec],
+    budget: Option<(usize, u32)>,
+) -> Result<Built, ContextError> {
+    let tools_raw = counter.tools_raw(tools);
+    let mut with_summary = true;
+    let mut fixed = REQUEST_OVERHEAD + tools_raw + parts.raw(counter, with_summary);
+    let mut sizes: Vec<usize> = messages
+        .iter()
+        .map(|message| counter.message_raw(message))
+        .collect();
+    let mut kept: usize = sizes.iter().sum();
+    let Some((budget, window)) = budget else {
+        return Ok(finish(
+            counter,
+            parts.render(true),
+            messages,
+            fixed + kept,
+            0,
+            0,
+        ));
+    };
+    let fits = |counter: &TokenCounter, raw: usize| counter.calibrated(raw) <= budget;
+    if fits(counter, fixed + kept) {
+        return Ok(finish(
+            counter,
+            parts.render(true),
+            messages,
+            fixed + kept,
+            0,
+            0,
+        ));
+    }
+    let note_raw = counter.message_raw(&Message::user(TRIM_NOTE));
+    let request = messages.iter().rposition(is_request);
+    let last = messages.len().checked_sub(1);
+    let mut keep = vec![true; messages.len()];
+    let mut trimmed = 0;
+    for unit in history::units(&messages) {
+        if fits(counter, fixed + kept + note_raw) {
+            break;
+        }
+        let protected = request.is_some_and(|index| unit.contains(&index))
+            || last.is_some_and(|index| unit.contains(&index));
+        if !protected {
+            for index in unit {
+                keep[index] = false;
+                kept -= sizes[index];
+                trimmed += 1;
+            }
+        }
+    }
+    let note = if trimmed > 0 { note_raw } else { 0 };
+    if !fits(counter, fixed + kept + note) && parts.summary.is_some() {
+        with_summary = false;
+        fixed = REQUEST_OVERHEAD + tools_raw + parts.raw(counter, with_summary);
+    }
+    let mut messages: Vec<Message> = messages
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, kept)| **kept)
+        .map(|(message, _)| message)
+        .collect();
+    sizes = sizes
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, kept)| **kept)
+        .map(|(size, _)| size)
+        .collect();
+    let request = messages.iter().rposition(is_request);
+    let mut shortened = 0;
+    loop {
+        let raw = fixed + sizes.iter().sum::<usize>() + note;
+        if fits(counter, raw) {
+            break;
+        }
+        let Some((index, position, length)) = largest_block(&messages, request) else {
+            return Err(ContextError::WindowTooSmall {
+                needed: counter.calibrated(raw),
+                budget,
+                window,
+            });
+        };
+        let excess = counter.calibrated(raw) - budget;
+        let block_tokens = counter
+            .calibrated(block_raw(counter, &messages[index].content[position]))
+            .max(1);
+        let bytes_per_token = length as f64 / block_tokens as f64;
+        let cut_bytes = ((excess as f64 + 16.0) * bytes_per_token * 1.1).ceil() as usize + 64;
+        let target = length.saturating_sub(cut_bytes).max(MIN_BLOCK_BYTES / 2);
+        shorten_block(&mut messages[index].content[position], target);
+        sizes[index] = counter.message_raw(&messages[index]);
+        shortened += 1;
+    }
+    if trimmed > 0 {
+        insert_note(&mut messages);
+    }
+    let raw = fixed
+        + messages
+            .iter()
+            .map(|message| counter.message_raw(message))
+            .sum::<usize>();
+    Ok(finish(
+        counter,
+        parts.render(with_summary),
+        messages,
+        raw,
+        trimmed,
+        shortened,
+    ))
+}
+
+fn finish(
+    counter: &TokenCounter,
+    system: String,
+    messages: Vec<Message>,
+    raw: usize,
+    trimmed: usize,
+    shortened: usize,
+) -> Built {
+    Built {
+        system,
+        messages,
+        tokens: counter.calibrated(raw),
+        raw_tokens: raw,
+        trimmed,
+        shortened,
+    }
+}
+
+/// The largest block that may be shortened: any text or tool result of at least
+/// [`MIN_BLOCK_BYTES`], except the user's own text in the latest request.
+fn largest_block(messages: &[Message], request: Option<usize>) -> Option<(usize, usize, usize)> {
+    let mut best: Option<(usize, usize, usize)> = None;
+    for (index, message) in messages.iter().enumerate() {
+        for (position, block) in message.content.iter().enumerate() {
+            let length = match block {
+                ContentBlock::Text { text } => {
+                    let users_own = Some(index) == request && !tracked::is_snapshot(text);
+                    if users_own || text.starts_with(HONE_NOTE_PREFIX) {
+                        continue;
+                    }
+                    text.len()
+                }
+                ContentBlock::Thinking { text, .. } => text.len(),
+                ContentBlock::ToolResult(result) => result.content.len(),
+                ContentBlock::ToolCall(_) | ContentBlock::Image(_) => continue,
+            };
+            if length >= MIN_BLOCK_BYTES && best.is_none_or(|(_, _, known)| length > known) {
+                best = Some((index, position, length));
+            }
+        }
+    }
+    best
+}
+
+fn block_raw(counter: &TokenCounter, block: &ContentBlock) -> usize {
+    match block {
+        ContentBlock::Text { text } | ContentBlock::Thinking { text, .. } => counter.text_raw(text),
+        ContentBlock::ToolResult(result) => counter.text_raw(&result.content),
+        ContentBlock::ToolCall(_) | ContentBlock::Image(_) => 0,
+    }
+}
+
+fn shorten_block(block: &mut ContentBlock, target: usize) {
+    match block {
+        ContentBlock::Text { text } | ContentBlock::Thinking { text, .. } => {
+            *text = shorten(text, target);
+        }
+        ContentBlock::ToolResult(result) => result.content = shorten(&result.content, target),
+        ContentBlock::ToolCall(_) | ContentBlock::Image(_) => {}
+    }
+}
+
+/// `text` cut to about `target` bytes: two thirds from the head, one third from the tail.
+pub(crate) fn shorten(text: &str, target: usize) -> String {
+    if text.len() <= target {
+        return text.to_string();
+    }
+    let head_end = floor(text, target * 2 / 3);
+    let tail_start = ceil(text, text.len() - target / 3);
+    let tail_start = tail_start.max(head_end);
+    format!(
+        "{}\n[hone: {} bytes cut here to fit the context window]\n{}",
+        &text[..head_end],
+        tail_start - head_end,
+        &text[tail_start..]
+    )
+}
+
+fn floor(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// Puts [`TRIM_NOTE`] first: into the first message when it is a user message without tool
+/// results, else as a message of its own.
+fn insert_note(messages: &mut Vec<Message>) {
+    let note = ContentBlock::Text {
+        text: TRIM_NOTE.to_string(),
+    };
+    match messages.first_mut() {
+        Some(first)
+            if first.role == Role::User
+                && !first
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, ContentBlock::ToolResult(_))) =>
+        {
+            first.content.insert(0, note);
+        }
+        _ => messages.insert(
+            0,
+            Message {
+                role: Role::User,
+                content: vec![note],
+            },
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Tokenizer;
+
+    #[test]
+    fn shorten_keeps_head_and_tail_on_char_boundaries() {
+        let text = "é".repeat(1_000);
+        let short = shorten(&text, 300);
+        assert!(short.len() < 400, "{}", short.len());
+        assert!(short.starts_with('é') && short.ends_with('é'));
+        assert!(short.contains("bytes cut here"));
+        assert_eq!(shorten("abc", 10), "abc");
+    }
+
+    #[test]
+    fn only_the_newest_snapshot_of_a_tracked_file_is_kept() {
+        let block = |path: &str, body: &str| ContentBlock::Text {
+            text: format!(
+                "<tracked_file path=\"{path}\" mode=\"full\" lines=\"1\">\n{body}\n</tracked_file>"
+            ),
+        };
+        let history = vec![
+            Message {
+                role: Role::User,
+                content: vec![
+                    block("a.rs", "v1"),
+                    block("b.rs", "b1"),
+                    ContentBlock::Text { text: "go".into() },
+                ],
+            },
+            Message::assistant("ok"),
+            Message {
+                role: Role::User,
+                content: vec![block("a.rs", "v2")],
+            },
+        ];
+        let tracked: HashSet<&str> = HashSet::from(["a.rs"]);
+        let view = view(&history, 0, &BTreeMap::new(), &tracked);
+        let texts: Vec<String> = view.iter().map(Message::text).collect();
+        assert_eq!(texts[0], format!("{}go", untracked_stub("b.rs")));
+        assert!(texts[2].contains("v2"));
+        assert!(!texts.concat().contains("v1"));
+    }
+
+    #[test]
+    fn nothing_is_trimmed_when_the_request_fits() {
+        let mut counter = TokenCounter::new(Tokenizer::Estimate);
+        let parts = SystemParts {
+            base: "base",
+            instructions: "",
+            task: "task".into(),
+            summary: None,
+        };
+        let messages = vec![Message::user("hi")];
+        let built = fit(
+            &mut counter,
+            &parts,
+            messages.clone(),
+            &[],
+            Some((1_000, 2_000)),
+        )
+        .unwrap();
+        assert_eq!(built.messages, messages);
+        assert_eq!(built.system, "base\n\ntask\n");
+        assert_eq!(built.trimmed, 0);
+        let error = fit(&mut counter, &parts, messages, &[], Some((3, 10))).unwrap_err();
+        assert!(
+            matches!(error, ContextError::WindowTooSmall { .. }),
+            "{error}"
+        );
+    }
+}

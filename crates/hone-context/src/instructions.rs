@@ -1,0 +1,207 @@
+//! Project instructions: `AGENTS.md` and `HONE.md` from the repository root down to the
+//! working directory, after the user's own file in the config directory.
+
+use std::path::{Path, PathBuf};
+
+/// Instruction file names, in the order they are read in each directory.
+pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "HONE.md"];
+
+/// Default cap on the instructions' total size.
+pub const DEFAULT_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
+
+/// One instruction file as it will be shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstructionFile {
+    /// Where it was found.
+    pub path: PathBuf,
+    /// How its path is shown: relative to the working directory when inside it, else absolute.
+    pub shown: String,
+    /// Its text (cut when the cap was reached).
+    pub text: String,
+    /// Whether the text was cut.
+    pub truncated: bool,
+}
+
+/// The instructions for one working directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Instructions {
+    /// Files to show, most general first: the user's, then the repository root's, then each
+    /// directory down to the working directory.
+    pub files: Vec<InstructionFile>,
+    /// Files left out because the cap was reached.
+    pub omitted: Vec<PathBuf>,
+    /// The cap in bytes.
+    pub max_bytes: usize,
+}
+
+impl Instructions {
+    /// Finds the instruction files for `working_dir`: the user's (`AGENTS.md`, `HONE.md` in
+    /// `user_dir`, e.g. `~/.config/hone`), then those of every directory from the
+    /// repository root (the nearest ancestor holding `.git`; the working directory itself
+    /// when there is none) down to `working_dir`. Their total size is capped at `max_bytes`;
+    /// the most specific files (deepest directory first, the user's last) get the room
+    /// first, the others are cut or left out.
+    pub fn discover(working_dir: &Path, user_dir: Option<&Path>, max_bytes: usize) -> Self {
+        let working_dir = working_dir
+            .canonicalize()
+            .unwrap_or_else(|_| working_dir.to_path_buf());
+        let mut found: Vec<PathBuf> = Vec::new();
+        if let Some(user_dir) = user_dir {
+            found.extend(files_in(user_dir));
+        }
+        for directory in directories(&working_dir) {
+            found.extend(files_in(&directory));
+        }
+        let mut unique: Vec<PathBuf> = Vec::new();
+        for path in found {
+            let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+            if !unique
+                .iter()
+                .any(|seen| seen.canonicalize().unwrap_or_else(|_| seen.clone()) == canonical)
+            {
+                unique.push(path);
+            }
+        }
+        let texts: Vec<(PathBuf, String)> = unique
+            .into_iter()
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                (!text.trim().is_empty()).then_some((path, text))
+            })
+            .collect();
+        let mut left = max_bytes;
+        let mut kept: Vec<Option<(String, bool)>> = vec![None; texts.len()];
+        for (index, (_, text)) in texts.iter().enumerate().rev() {
+            if left == 0 {
+                continue;
+            }
+            if text.len() <= left {
+                left -= text.len();
+                kept[index] = Some((text.clone(), false));
+            } else {
+                let cut = floor_char_boundary(text, left);
+                left = 0;
+                if cut > 0 {
+                    kept[index] = Some((text[..cut].to_string(), true));
+                }
+            }
+        }
+        let mut instructions = Instructions {
+            max_bytes,
+            ..Instructions::default()
+        };
+        for ((path, _), kept) in texts.into_iter().zip(kept) {
+            match kept {
+                Some((text, truncated)) => instructions.files.push(InstructionFile {
+                    shown: shown_path(&path, &working_dir),
+                    path,
+                    text,
+                    truncated,
+                }),
+                None => instructions.omitted.push(path),
+            }
+        }
+        instructions
+    }
+
+    /// Whether there is nothing to show.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The instructions as one section with a heading per file naming its path.
+    pub fn render(&self) -> String {
+        if self.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "# Project instructions\n\
+             Instructions from the user and the project, most general first; a later file \
+             takes precedence over an earlier one.\n",
+        );
+        for file in &self.files {
+            out.push_str(&format!(
+                "\n## {}\n\n{}\n",
+                file.shown,
+                file.text.trim_end()
+            ));
+            if file.truncated {
+                out.push_str(&format!(
+                    "\n[hone] The rest of {} was cut: instructions are limited to {} bytes \
+                     (`[context] instructions_max_bytes`).\n",
+                    file.shown, self.max_bytes
+                ));
+            }
+        }
+        for path in &self.omitted {
+            out.push_str(&format!(
+                "\n[hone] {} was left out: instructions are limited to {} bytes.\n",
+                path.display(),
+                self.max_bytes
+            ));
+        }
+        out
+    }
+}
+
+/// The instruction files present in `directory`, in [`INSTRUCTION_FILES`] order.
+fn files_in(directory: &Path) -> Vec<PathBuf> {
+    INSTRUCTION_FILES
+        .iter()
+        .map(|name| directory.join(name))
+        .filter(|path| path.is_file())
+        .collect()
+}
+
+/// The directories from the repository root down to `working_dir`.
+fn directories(working_dir: &Path) -> Vec<PathBuf> {
+    let root = working_dir
+        .ancestors()
+        .find(|directory| directory.join(".git").exists())
+        .unwrap_or(working_dir);
+    let mut chain: Vec<PathBuf> = working_dir
+        .ancestors()
+        .take_while(|directory| directory.starts_with(root))
+        .map(Path::to_path_buf)
+        .collect();
+    chain.reverse();
+    chain
+}
+
+fn shown_path(path: &Path, working_dir: &Path) -> String {
+    match path.strip_prefix(working_dir) {
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_repository_only_the_working_directory_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path().join("a/b");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::write(dir.path().join("a/AGENTS.md"), "parent\n").unwrap();
+        std::fs::write(work.join("HONE.md"), "here\n").unwrap();
+        let found = Instructions::discover(&work, None, 1_000);
+        let shown: Vec<&str> = found.files.iter().map(|file| file.shown.as_str()).collect();
+        assert_eq!(shown, ["HONE.md"]);
+        assert_eq!(
+            found.render(),
+            "# Project instructions\nInstructions from the user and the project, most general \
+             first; a later file takes precedence over an earlier one.\n\n## HONE.md\n\nhere\n"
+        );
+        assert!(Instructions::default().render().is_empty());
+    }
+}

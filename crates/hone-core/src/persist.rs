@@ -1,0 +1,367 @@
+//! Keeping a session on disk: messages as they enter the history, totals at each turn's
+//! end, every applied edit in the project's undo journal, and undo itself.
+//!
+//! Without a [`Persistence`] the session keeps its undo stack in memory only.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use hone_memory::{
+    JournalEntry, MessageStats, SessionStats, SessionStore, UndoEntry, UndoError, resume_history,
+};
+use hone_protocol::{ErrorCategory, HoneError, Message, Role, Usage};
+use hone_tools::edit::AppliedEdit;
+use hone_tools::{EditPlan, ToolContext, ToolError};
+use tokio::task::JoinError;
+
+use crate::protocol::{Event, TurnStats};
+use crate::session::Agent;
+
+/// Where a session is kept: `SessionConfig::memory`.
+pub struct Persistence {
+    /// The store; the session's row must exist (`SessionStore::create` or `fork`).
+    pub store: SessionStore,
+    /// The session's id.
+    pub session_id: String,
+    /// Whether the session's stored messages are loaded into the history (resume, fork).
+    pub resumed: bool,
+    /// Edits per project the undo stack keeps (`[memory] undo_depth`).
+    pub undo_depth: usize,
+}
+
+/// Writes a running session to its store.
+pub(crate) struct Recorder {
+    store: Mutex<SessionStore>,
+    session_id: String,
+    project: String,
+    tally: Mutex<Tally>,
+    warned: AtomicBool,
+}
+
+/// What happened since the last turn end, for the session's totals.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Usage of the model request whose message is not stored yet.
+    usage: Option<Usage>,
+    /// Calls that proposed an edit, and those whose edit was written.
+    proposed: HashSet<String>,
+    applied: HashSet<String>,
+    edits_applied: u64,
+    edits_rejected: u64,
+}
+
+/// The undo stack of a session without a store, oldest first.
+#[derive(Debug, Default)]
+pub(crate) struct MemoryJournal {
+    entries: Vec<(UndoEntry, AppliedEdit)>,
+    next_seq: i64,
+}
+
+/// How far the undo stack reaches, and where it lives.
+pub(crate) struct Undo {
+    pub(crate) depth: usize,
+    pub(crate) journal: MemoryJournal,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Opens the session's record: checks it exists, records the model, and returns the stored
+/// history (repaired so providers accept it) when resuming.
+pub(crate) fn open(
+    persistence: Option<Persistence>,
+    context: &ToolContext,
+    provider: &str,
+    model: &str,
+) -> Result<(Option<Recorder>, Vec<Message>), HoneError> {
+    let Some(Persistence {
+        mut store,
+        session_id,
+        resumed,
+        ..
+    }) = persistence
+    else {
+        return Ok((None, Vec::new()));
+    };
+    let failed = |error: hone_memory::MemoryError| {
+        HoneError::config(format!("cannot open session {session_id}: {error}"))
+    };
+    let info = store.find(&session_id).map_err(failed)?;
+    store
+        .set_model(&info.id, provider, model)
+        .map_err(failed)?;
+    let history = if resumed {
+        resume_history(store.messages(&info.id).map_err(failed)?)
+    } else {
+        Vec::new()
+    };
+    let recorder = Recorder {
+        store: Mutex::new(store),
+        session_id: info.id,
+        project: hone_memory::project_key(context.root()),
+        tally: Mutex::default(),
+        warned: AtomicBool::new(false),
+    };
+    Ok((Some(recorder), history))
+}
+
+impl Recorder {
+    /// The saved session's id.
+    pub(crate) fn session_id(&self) -> &str {
+        &self.session_id
+    }
+}
+
+/// The undo depth of a session (`Persistence::undo_depth`, or the default without one).
+pub(crate) fn undo_depth(persistence: Option<&Persistence>) -> usize {
+    persistence
+        .map_or(hone_memory::DEFAULT_UNDO_DEPTH, |persistence| {
+            persistence.undo_depth
+        })
+        .max(1)
+}
+
+impl Agent {
+    /// Appends `message` to the history, storing it first.
+    pub(crate) fn push_history(&mut self, message: Message) {
+        if let Some(recorder) = &self.recorder {
+            let usage = match message.role {
+                Role::Assistant => lock(&recorder.tally).usage.take(),
+                Role::User => None,
+            };
+            let stats = MessageStats {
+                model: (message.role == Role::Assistant).then(|| self.model.clone()),
+                usage,
+            };
+            let stored =
+                lock(&recorder.store).append_message(&recorder.session_id, &message, &stats);
+            if let Err(error) = stored {
+                self.storage_failed(&error);
+            }
+        }
+        self.history.push(message);
+    }
+
+    /// Follows the events a turn emits to keep the session's totals.
+    pub(crate) fn observe(&self, event: &Event) {
+        let Some(recorder) = &self.recorder else {
+            return;
+        };
+        let mut tally = lock(&recorder.tally);
+        match event {
+            Event::Usage { usage } => tally.usage = Some(*usage),
+            Event::DiffProposed { call_id, .. } => {
+                tally.proposed.insert(call_id.clone());
+            }
+            Event::DiffApplied { call_id, .. } => {
+                tally.applied.insert(call_id.clone());
+            }
+            Event::ToolCompleted { call_id, .. } if tally.proposed.remove(call_id) => {
+                if tally.applied.remove(call_id) {
+                    tally.edits_applied += 1;
+                } else {
+                    tally.edits_rejected += 1;
+                }
+            }
+            Event::TurnCompleted { stats, .. }
+            | Event::TurnFailed { stats, .. }
+            | Event::TurnCancelled { stats } => {
+                let delta = turn_totals(stats, &tally);
+                *tally = Tally::default();
+                drop(tally);
+                let stored = lock(&recorder.store).add_stats(&recorder.session_id, &delta);
+                if let Err(error) = stored {
+                    self.storage_failed(&error);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Journals an edit about to be written (as pending), so a process killed while
+    /// writing leaves an entry undo can resolve.
+    pub(crate) fn begin_edit(&self, plan: &EditPlan) -> Option<i64> {
+        let recorder = self.recorder.as_ref()?;
+        let edit = AppliedEdit {
+            changes: plan.changes.clone(),
+            summary: plan.summary.clone(),
+        };
+        let recorded = lock(&recorder.store).record_pending(
+            &recorder.project,
+            &recorder.session_id,
+            &edit,
+        );
+        recorded
+            .map_err(|error| self.storage_failed(&error))
+            .ok()
+    }
+
+    /// Settles the journal entry of an edit: applied, or dropped when nothing was written.
+    /// An edit whose writer crashed stays pending; undo looks at the files.
+    pub(crate) fn finish_edit(
+        &mut self,
+        pending: Option<i64>,
+        outcome: &Result<Result<AppliedEdit, ToolError>, JoinError>,
+    ) {
+        if let Ok(Ok(applied)) = outcome {
+            self.undo.journal.push(applied.clone(), self.undo.depth);
+        }
+        let (Some(recorder), Some(seq)) = (&self.recorder, pending) else {
+            return;
+        };
+        let settled = match outcome {
+            Ok(Ok(_)) => lock(&recorder.store).mark_applied(seq, self.undo.depth),
+            Ok(Err(_)) => lock(&recorder.store).discard_edit(seq),
+            Err(_) => Ok(()),
+        };
+        if let Err(error) = settled {
+            self.storage_failed(&error);
+        }
+    }
+
+    /// Takes back the latest `count` edits of the project (all or none) and tells the model.
+    pub(crate) fn undo(&mut self, count: usize) {
+        let outcome = match &self.recorder {
+            Some(recorder) => {
+                let mut store = lock(&recorder.store);
+                hone_memory::undo_latest(&mut store, &self.context, count, self.undo.depth)
+                    .map(|report| report.undone)
+            }
+            None => self.undo.journal.undo(&self.context, count, self.undo.depth),
+        };
+        match outcome {
+            Ok(undone) => {
+                let summaries: Vec<String> =
+                    undone.iter().map(|entry| entry.summary.clone()).collect();
+                if !summaries.is_empty() {
+                    let list: Vec<String> =
+                        summaries.iter().map(|summary| format!("- {summary}")).collect();
+                    self.push_history(Message::user(format!(
+                        "[hone] The user undid these edits; the files are back to their \
+                         earlier content (read them again before changing them):\n{}",
+                        list.join("\n")
+                    )));
+                }
+                self.emit(Event::UndoCompleted { undone: summaries });
+            }
+            Err(error) => {
+                let conflict = matches!(
+                    error,
+                    UndoError::Revert(hone_memory::RevertError::Conflict { .. })
+                );
+                self.emit(Event::UndoFailed {
+                    message: error.to_string(),
+                    conflict,
+                });
+            }
+        }
+    }
+
+    /// The undo stack, newest first.
+    pub(crate) fn list_undo(&self) {
+        let entries = match &self.recorder {
+            Some(recorder) => lock(&recorder.store)
+                .undo_stack(&recorder.project, self.undo.depth)
+                .map(|stack| stack.iter().map(JournalEntry::entry).collect()),
+            None => Ok(self.undo.journal.stack(self.undo.depth)),
+        };
+        match entries {
+            Ok(entries) => self.emit(Event::UndoStack { entries }),
+            Err(error) => self.emit(Event::UndoFailed {
+                message: error.to_string(),
+                conflict: false,
+            }),
+        }
+    }
+
+    /// Tells the front end, once per session, that saving failed; the session goes on.
+    fn storage_failed(&self, error: &hone_memory::MemoryError) {
+        let Some(recorder) = &self.recorder else {
+            return;
+        };
+        tracing::warn!(%error, "session store write failed");
+        if !recorder.warned.swap(true, Ordering::Relaxed) {
+            // Sent directly: `emit` would observe it again.
+            let _ = self.events.send(Event::Error {
+                error: HoneError::new(
+                    ErrorCategory::Tool,
+                    format!(
+                        "could not save the session ({error}); the conversation goes on, but \
+                         may not be resumable"
+                    ),
+                ),
+            });
+        }
+    }
+}
+
+/// The session totals a turn adds.
+fn turn_totals(stats: &TurnStats, tally: &Tally) -> SessionStats {
+    SessionStats {
+        tokens_in: stats.usage.input_tokens,
+        tokens_out: stats.usage.output_tokens,
+        cached_tokens: stats.usage.cached_input_tokens,
+        duration_ms: stats.duration_ms,
+        turns: 1,
+        tool_calls: u64::from(stats.tool_calls),
+        edits_applied: tally.edits_applied,
+        edits_rejected: tally.edits_rejected,
+    }
+}
+
+impl MemoryJournal {
+    fn push(&mut self, edit: AppliedEdit, depth: usize) {
+        self.next_seq += 1;
+        let entry = JournalEntry {
+            seq: self.next_seq,
+            session_id: String::new(),
+            edit,
+            state: hone_memory::EditState::Applied,
+            applied_ms: now_ms(),
+        };
+        self.entries.push((entry.entry(), entry.edit));
+        let excess = self.entries.len().saturating_sub(depth);
+        self.entries.drain(..excess);
+    }
+
+    fn stack(&self, depth: usize) -> Vec<UndoEntry> {
+        self.entries
+            .iter()
+            .rev()
+            .take(depth)
+            .map(|(entry, _)| entry.clone())
+            .collect()
+    }
+
+    fn undo(
+        &mut self,
+        context: &ToolContext,
+        count: usize,
+        depth: usize,
+    ) -> Result<Vec<UndoEntry>, UndoError> {
+        let take = count.min(depth).min(self.entries.len());
+        let start = self.entries.len() - take;
+        let edits: Vec<&AppliedEdit> = self.entries[start..]
+            .iter()
+            .rev()
+            .map(|(_, edit)| edit)
+            .collect();
+        hone_memory::revert(context, &edits)?;
+        Ok(self
+            .entries
+            .drain(start..)
+            .rev()
+            .map(|(entry, _)| entry)
+            .collect())
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
+}

@@ -1,0 +1,214 @@
+//! Speed and memory of the local engine on a GGUF file.
+//!
+//! ```text
+//! cargo run --release -p hone-local --example bench -- MODEL.gguf [--threads N]
+//!     [--prompt TOKENS] [--decode TOKENS] [--prefix TOKENS] [--layout compact|repacked]
+//! ```
+//!
+//! Reports prompt tokens/s (a `--prompt`-token prompt read from cold), decode tokens/s
+//! (`--decode` tokens generated greedily), the latency of a follow-up turn that adds
+//! about 50 tokens to a `--prefix`-token conversation (cold, and with the prefix reused
+//! from the key/value cache), and the peak resident memory (VmHWM) against the file size.
+//! candle's matrix kernels take their thread count from `CANDLE_NUM_THREADS` (else the
+//! physical cores); `--threads` sizes hone's own pool — set both for a fixed count.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+use futures::executor::block_on;
+use hone_local::{GenerationStats, LocalOptions, LocalProvider, WeightLayout};
+use hone_protocol::{ChatRequest, Message, StreamEvent};
+use hone_providers::Provider;
+use tokio_util::sync::CancellationToken;
+
+const FILLER: &str = "fn parse_line(line: &str) -> Option<(String, u32)> {\n    \
+    let (name, count) = line.split_once(',')?;\n    \
+    Some((name.trim().to_owned(), count.trim().parse().ok()?))\n}\n";
+
+struct Args {
+    model: PathBuf,
+    threads: Option<usize>,
+    prompt: usize,
+    decode: u32,
+    prefix: usize,
+    layout: WeightLayout,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        model: PathBuf::new(),
+        threads: None,
+        prompt: 512,
+        decode: 64,
+        prefix: 2000,
+        layout: WeightLayout::Compact,
+    };
+    let mut iter = std::env::args().skip(1);
+    while let Some(arg) = iter.next() {
+        let mut value = || iter.next().expect("a value after the flag");
+        match arg.as_str() {
+            "--threads" => args.threads = Some(value().parse().expect("a number")),
+            "--prompt" => args.prompt = value().parse().expect("a number"),
+            "--decode" => args.decode = value().parse().expect("a number"),
+            "--prefix" => args.prefix = value().parse().expect("a number"),
+            "--layout" => {
+                args.layout = match value().as_str() {
+                    "repacked" => WeightLayout::Repacked,
+                    _ => WeightLayout::Compact,
+                }
+            }
+            path => args.model = PathBuf::from(path),
+        }
+    }
+    assert!(args.model.is_file(), "usage: bench MODEL.gguf [flags]");
+    args
+}
+
+/// A user message of about `tokens` prompt tokens in total (system prompt included).
+fn sized_request(provider: &LocalProvider, system: &str, tokens: usize) -> ChatRequest {
+    let mut request = ChatRequest::new("", "");
+    request.system = Some(system.to_owned());
+    let mut body = String::new();
+    loop {
+        request.messages = vec![Message::user(format!("{body}Summarise this code."))];
+        if provider.count_prompt_tokens(&request).unwrap() >= tokens {
+            return request;
+        }
+        body.push_str(FILLER);
+    }
+}
+
+fn run(provider: &LocalProvider, request: ChatRequest) -> (String, GenerationStats) {
+    let mut events = provider.stream(request, CancellationToken::new());
+    let mut text = String::new();
+    block_on(async {
+        while let Some(event) = events.next().await {
+            match event {
+                StreamEvent::TextDelta { text: piece } => text.push_str(&piece),
+                StreamEvent::Failed { error } => panic!("generation failed: {error}"),
+                _ => {}
+            }
+        }
+    });
+    (text, provider.last_stats())
+}
+
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// CPU time (user + system) this process has used so far, in seconds.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses): utime is the 12th, stime the 13th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |index: usize| fields.get(index).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn per_second(tokens: usize, seconds: f64) -> f64 {
+    tokens as f64 / seconds.max(1e-9)
+}
+
+fn main() {
+    let args = parse_args();
+    let options = LocalOptions {
+        threads: args.threads,
+        temperature: 0.0,
+        context_size: 8192,
+        weight_layout: args.layout,
+        ..LocalOptions::default()
+    };
+    println!(
+        "model {} ({:.2} GB), layout {:?}, hone threads {}, candle threads {}",
+        args.model.display(),
+        std::fs::metadata(&args.model).unwrap().len() as f64 / 1e9,
+        args.layout,
+        options.effective_threads(),
+        candle_core::utils::get_num_threads(),
+    );
+    let started = Instant::now();
+    let provider: Arc<LocalProvider> = LocalProvider::load(&args.model, "bench", options).unwrap();
+    println!("load: {:.2} s", started.elapsed().as_secs_f64());
+
+    // Warm-up: the first forward pass allocates buffers (and repacks weights, if asked).
+    let mut warm = ChatRequest::new("", "Hi");
+    warm.max_tokens = Some(2);
+    run(&provider, warm);
+
+    let mut prompt = sized_request(&provider, "You are a code reviewer.", args.prompt);
+    prompt.max_tokens = Some(1);
+    let cpu = cpu_seconds();
+    let (_, stats) = run(&provider, prompt);
+    println!(
+        "prompt: {} tokens in {:.2} s = {:.1} tok/s (process CPU {:.1} s)",
+        stats.computed_tokens,
+        stats.prompt_time.as_secs_f64(),
+        per_second(stats.computed_tokens, stats.prompt_time.as_secs_f64()),
+        cpu_seconds() - cpu
+    );
+
+    let mut decode = ChatRequest::new(
+        "",
+        "Count from 1 to 500, one number per line, with no other text.",
+    );
+    decode.max_tokens = Some(args.decode);
+    let cpu = cpu_seconds();
+    let (text, stats) = run(&provider, decode);
+    let cpu = cpu_seconds() - cpu;
+    // The first token comes from the prompt's logits; the others each took one forward pass.
+    let steps = stats.generated_tokens.saturating_sub(1);
+    println!(
+        "decode: {} tokens in {:.2} s = {:.1} tok/s (process CPU {cpu:.1} s)  ({:?}…)",
+        stats.generated_tokens,
+        stats.decode_time.as_secs_f64(),
+        per_second(steps, stats.decode_time.as_secs_f64()),
+        text.chars().take(24).collect::<String>()
+    );
+
+    let system = "You are hone, a coding agent. Follow the project's conventions.";
+    let mut first = sized_request(&provider, system, args.prefix);
+    first.max_tokens = Some(8);
+    let (answer, _) = run(&provider, first.clone());
+    let mut follow_up = first.clone();
+    follow_up.messages.push(Message::assistant(answer));
+    follow_up.messages.push(Message::user(
+        "Now rename parse_line to parse_record everywhere, keep the behaviour identical, \
+         and explain in one sentence why the name is better for the readers of this module.",
+    ));
+    follow_up.max_tokens = Some(1);
+    let (_, warm_stats) = run(&provider, follow_up.clone());
+    // Cold: something unrelated in between evicts the shared prefix.
+    let mut other = ChatRequest::new("", "Unrelated.");
+    other.max_tokens = Some(1);
+    run(&provider, other);
+    let (_, cold_stats) = run(&provider, follow_up);
+    println!(
+        "follow-up turn: {} prompt tokens; cold {:.2} s ({} computed), reused prefix {:.2} s ({} computed, {} reused)",
+        warm_stats.prompt_tokens,
+        cold_stats.prompt_time.as_secs_f64(),
+        cold_stats.computed_tokens,
+        warm_stats.prompt_time.as_secs_f64(),
+        warm_stats.computed_tokens,
+        warm_stats.reused_tokens,
+    );
+
+    let size = std::fs::metadata(&args.model).unwrap().len();
+    let peak = peak_rss_bytes();
+    println!(
+        "peak RSS: {:.2} GB = {:.2}x the file",
+        peak as f64 / 1e9,
+        peak as f64 / size as f64
+    );
+}

@@ -1,0 +1,283 @@
+//! One loaded model with its key/value cache: prompt reading with prefix reuse, and
+//! token-by-token generation.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use candle_core::quantized::gguf_file;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::Qwen2;
+use crate::sampler::Sampler;
+use crate::template::ChatTemplate;
+use crate::tokenizer::ModelTokenizer;
+use crate::{LocalError, LocalOptions};
+
+/// What happened during one generation, for usage reports, tests and benchmarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GenerationStats {
+    /// Tokens in the prompt.
+    pub prompt_tokens: usize,
+    /// Prompt tokens whose keys and values were reused from the previous request.
+    pub reused_tokens: usize,
+    /// Prompt tokens computed for this request (`prompt_tokens - reused_tokens`).
+    pub computed_tokens: usize,
+    /// Tokens generated (stop tokens not counted).
+    pub generated_tokens: usize,
+    /// Time spent reading the prompt.
+    pub prompt_time: Duration,
+    /// Time spent generating after the prompt.
+    pub decode_time: Duration,
+}
+
+/// Why a generation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The model produced a stop token.
+    Stop,
+    /// The token limit (or the end of the context) was reached.
+    MaxTokens,
+}
+
+/// Sampling and limits of one generation.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settings {
+    pub(crate) temperature: f64,
+    pub(crate) top_p: Option<f64>,
+    pub(crate) seed: u64,
+    pub(crate) max_tokens: usize,
+    pub(crate) context_size: usize,
+    pub(crate) prompt_batch: usize,
+}
+
+/// A model, its tokenizer and chat template, and what its cache holds.
+pub(crate) struct Engine {
+    model: Qwen2,
+    tokenizer: ModelTokenizer,
+    template: ChatTemplate,
+    /// The tokens whose keys and values are in the model's cache, in order.
+    cached: Vec<u32>,
+    pool: Arc<rayon::ThreadPool>,
+    last: GenerationStats,
+}
+
+impl Engine {
+    /// Reads a GGUF file: metadata, tokenizer, chat template and weights.
+    pub(crate) fn load(path: &Path, options: &LocalOptions) -> Result<Self, LocalError> {
+        let invalid = |reason: String| LocalError::InvalidModel {
+            path: path.to_owned(),
+            reason,
+        };
+        let file = File::open(path).map_err(|source| LocalError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let content = gguf_file::Content::read(&mut BufReader::new(&file))
+            .map_err(|error| invalid(format!("not a GGUF file ({error})")))?;
+        let tokenizer = ModelTokenizer::from_gguf(&content)?;
+        let source = content
+            .metadata
+            .get("tokenizer.chat_template")
+            .and_then(|value| value.to_string().ok())
+            .ok_or_else(|| invalid("it has no chat template (tokenizer.chat_template)".into()))?;
+        let token_text = |key: &str| {
+            content
+                .metadata
+                .get(key)
+                .and_then(|value| value.to_u32().ok())
+                .and_then(|id| tokenizer.decode(&[id]).ok())
+                .unwrap_or_default()
+        };
+        let template = ChatTemplate::new(
+            source,
+            &token_text("tokenizer.ggml.bos_token_id"),
+            &token_text("tokenizer.ggml.eos_token_id"),
+        )?;
+        // The cache grows as it is used, so allowing the model's whole context costs nothing
+        // up front; each provider enforces its own context size per request.
+        let max_positions = crate::model::Config::from_gguf(&content)
+            .map_err(|error| invalid(error.to_string()))?
+            .context_length
+            .max(1);
+        let model = Qwen2::load(&content, file, max_positions, options.weight_layout)
+            .map_err(|error| invalid(error.to_string()))?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.effective_threads())
+            .thread_name(|index| format!("hone-local-{index}"))
+            .build()
+            .map_err(LocalError::inference)?;
+        Ok(Self {
+            model,
+            tokenizer,
+            template,
+            cached: Vec::new(),
+            pool: Arc::new(pool),
+            last: GenerationStats::default(),
+        })
+    }
+
+    /// The tokenizer.
+    pub(crate) fn tokenizer(&self) -> &ModelTokenizer {
+        &self.tokenizer
+    }
+
+    /// The chat template.
+    pub(crate) fn template(&self) -> &ChatTemplate {
+        &self.template
+    }
+
+    /// Most positions the cache can hold.
+    pub(crate) fn max_positions(&self) -> usize {
+        self.model.max_positions()
+    }
+
+    /// Counters of the most recent generation.
+    pub(crate) fn last_stats(&self) -> GenerationStats {
+        self.last
+    }
+
+    /// Forgets the cache (after a failure left it in an unknown state).
+    pub(crate) fn reset(&mut self) {
+        self.model.truncate_cache(0);
+        self.cached.clear();
+    }
+
+    /// Generates after `prompt`, stopping at any of `stops`. `on_text` receives the text
+    /// as it is produced and returns `false` to stop (nobody is listening any more).
+    pub(crate) fn generate(
+        &mut self,
+        prompt: &[u32],
+        stops: &[u32],
+        settings: &Settings,
+        cancel: &CancellationToken,
+        on_text: &mut (dyn FnMut(&str) -> bool + Send),
+    ) -> Result<(Finish, GenerationStats), LocalError> {
+        let pool = Arc::clone(&self.pool);
+        let result = pool.install(|| self.run(prompt, stops, settings, cancel, on_text));
+        if let Err(error) = &result
+            && !matches!(error, LocalError::Cancelled | LocalError::ContextOverflow { .. })
+        {
+            self.reset();
+        }
+        result
+    }
+
+    fn run(
+        &mut self,
+        prompt: &[u32],
+        stops: &[u32],
+        settings: &Settings,
+        cancel: &CancellationToken,
+        on_text: &mut (dyn FnMut(&str) -> bool + Send),
+    ) -> Result<(Finish, GenerationStats), LocalError> {
+        let context_size = settings.context_size.min(self.model.max_positions());
+        if prompt.is_empty() || prompt.len() >= context_size {
+            return Err(LocalError::ContextOverflow {
+                prompt_tokens: prompt.len(),
+                context_size,
+            });
+        }
+        let budget = settings.max_tokens.min(context_size - prompt.len());
+        let mut stats = GenerationStats {
+            prompt_tokens: prompt.len(),
+            ..GenerationStats::default()
+        };
+        let started = Instant::now();
+        let mut logits = self.read_prompt(prompt, settings.prompt_batch, cancel, &mut stats)?;
+        stats.prompt_time = started.elapsed();
+        self.last = stats;
+
+        let started = Instant::now();
+        let mut sampler = Sampler::new(settings.temperature, settings.top_p, settings.seed);
+        let mut decoder = self.tokenizer.stream_decoder();
+        let mut finish = Finish::MaxTokens;
+        while stats.generated_tokens < budget {
+            let Some(token) = sampler.sample(&logits) else {
+                return Err(LocalError::Inference("the model produced no logits".into()));
+            };
+            if stops.contains(&token) {
+                finish = Finish::Stop;
+                break;
+            }
+            stats.generated_tokens += 1;
+            if let Some(text) = decoder.push(token)?
+                && !on_text(&text)
+            {
+                return Err(LocalError::Cancelled);
+            }
+            if stats.generated_tokens >= budget {
+                break;
+            }
+            if cancel.is_cancelled() {
+                return Err(LocalError::Cancelled);
+            }
+            logits = self
+                .model
+                .forward(&[token], true)
+                .map_err(LocalError::inference)?
+                .unwrap_or_default();
+            self.cached.push(token);
+            stats.decode_time = started.elapsed();
+            self.last = stats;
+        }
+        if let Some(text) = decoder.finish()?
+            && !on_text(&text)
+        {
+            return Err(LocalError::Cancelled);
+        }
+        stats.decode_time = started.elapsed();
+        self.last = stats;
+        Ok((finish, stats))
+    }
+
+    /// Brings the cache to `prompt`, computing only what differs from the cached tokens,
+    /// and returns the logits after its last token.
+    fn read_prompt(
+        &mut self,
+        prompt: &[u32],
+        batch: usize,
+        cancel: &CancellationToken,
+        stats: &mut GenerationStats,
+    ) -> Result<Vec<f32>, LocalError> {
+        // At least the last prompt token is computed: its logits start the answer.
+        let reuse = common_prefix(&self.cached, prompt).min(prompt.len() - 1);
+        self.model.truncate_cache(reuse);
+        self.cached.truncate(reuse);
+        stats.reused_tokens = reuse;
+        stats.computed_tokens = prompt.len() - reuse;
+        let mut logits = None;
+        let chunks: Vec<&[u32]> = prompt[reuse..].chunks(batch.max(1)).collect();
+        let last = chunks.len().saturating_sub(1);
+        for (index, chunk) in chunks.into_iter().enumerate() {
+            if cancel.is_cancelled() {
+                return Err(LocalError::Cancelled);
+            }
+            logits = self
+                .model
+                .forward(chunk, index == last)
+                .map_err(LocalError::inference)?;
+            self.cached.extend_from_slice(chunk);
+        }
+        logits.ok_or_else(|| LocalError::Inference("the prompt produced no logits".into()))
+    }
+}
+
+/// Length of the longest common prefix of `a` and `b`.
+pub(crate) fn common_prefix(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_prefix_stops_at_the_first_difference() {
+        assert_eq!(common_prefix(&[1, 2, 3], &[1, 2, 4, 5]), 2);
+        assert_eq!(common_prefix(&[1, 2], &[1, 2, 3]), 2);
+        assert_eq!(common_prefix(&[], &[1]), 0);
+    }
+}

@@ -1,0 +1,47 @@
+//! hone's embedded model: a Qwen2 GGUF run in-process on the CPU with candle.
+//!
+//! [`LocalProvider::load`] reads a model file once per process and returns a
+//! [`hone_providers::Provider`] (name `local`) that streams answers token by token, with
+//! tool calls parsed from the model's `<tool_call>` blocks. The prompt is the model's own
+//! chat template (`tokenizer.chat_template`, rendered with minijinja as `transformers`
+//! renders it) and the tokenizer is built from the vocabulary stored in the file. The
+//! key/value cache is kept between requests: a request that starts with the same tokens
+//! as the previous one (every turn of an agent does) only computes what is new.
+//!
+//! ```no_run
+//! use futures::StreamExt;
+//! use hone_local::{LocalOptions, LocalProvider};
+//! use hone_protocol::{ChatRequest, StreamEvent};
+//! use hone_providers::Provider;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # async fn demo() -> Result<(), hone_local::LocalError> {
+//! let provider = LocalProvider::load(
+//!     std::path::Path::new("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
+//!     "qwen2.5-coder-1.5b",
+//!     LocalOptions::default(),
+//! )?;
+//! let mut events = provider.stream(ChatRequest::new("", "Say hi"), CancellationToken::new());
+//! while let Some(event) = events.next().await {
+//!     if let StreamEvent::TextDelta { text } = &event {
+//!         print!("{text}");
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+mod engine;
+mod error;
+mod model;
+mod options;
+mod provider;
+mod sampler;
+pub mod template;
+pub mod tokenizer;
+
+pub use engine::GenerationStats;
+pub use error::LocalError;
+pub use model::WeightLayout;
+pub use options::LocalOptions;
+pub use provider::LocalProvider;

@@ -1,0 +1,299 @@
+//! The Qwen2 transformer, run on the CPU with candle.
+//!
+//! Adapted from candle-transformers 0.11 `models::quantized_qwen2`
+//! (<https://github.com/huggingface/candle>, MIT OR Apache-2.0, © the candle authors).
+//! Changes: the key/value cache is preallocated, sequence-major and truncatable (for
+//! prefix reuse across requests); attention is candle-nn's CPU flash attention with
+//! grouped-query heads (no repeated K/V, no mask tensors); the token embedding stays
+//! quantized (rows are dequantized on lookup instead of keeping an f32 copy of the
+//! whole vocabulary); logits are computed only when asked for, for the last position.
+
+mod cache;
+mod linear;
+mod weights;
+
+use candle_core::quantized::{QTensor, gguf_file};
+use candle_core::{DType, Device, Result, Tensor};
+use candle_nn::attention::{AttnMask, flash_attn};
+
+use cache::LayerCache;
+use linear::QLinear;
+pub use linear::WeightLayout;
+use weights::WeightFile;
+
+/// Hyper-parameters read from the GGUF metadata (`qwen2.*`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Config {
+    pub(crate) layers: usize,
+    pub(crate) heads: usize,
+    pub(crate) kv_heads: usize,
+    pub(crate) hidden: usize,
+    pub(crate) context_length: usize,
+    pub(crate) rms_eps: f64,
+    pub(crate) rope_base: f32,
+}
+
+impl Config {
+    pub(crate) fn from_gguf(content: &gguf_file::Content) -> Result<Self> {
+        let get = |key: &str| match content.metadata.get(key) {
+            Some(value) => Ok(value),
+            None => candle_core::bail!("the GGUF metadata has no `{key}`"),
+        };
+        let architecture = get("general.architecture")?.to_string()?;
+        if architecture != "qwen2" {
+            candle_core::bail!("unsupported model architecture `{architecture}` (only qwen2)");
+        }
+        let config = Self {
+            layers: get("qwen2.block_count")?.to_u32()? as usize,
+            heads: get("qwen2.attention.head_count")?.to_u32()? as usize,
+            kv_heads: get("qwen2.attention.head_count_kv")?.to_u32()? as usize,
+            hidden: get("qwen2.embedding_length")?.to_u32()? as usize,
+            context_length: get("qwen2.context_length")?.to_u32()? as usize,
+            rms_eps: f64::from(get("qwen2.attention.layer_norm_rms_epsilon")?.to_f32()?),
+            rope_base: get("qwen2.rope.freq_base")
+                .and_then(|value| value.to_f32())
+                .unwrap_or(10_000.0),
+        };
+        if config.heads == 0
+            || config.kv_heads == 0
+            || config.heads % config.kv_heads != 0
+            || config.hidden % config.heads != 0
+        {
+            candle_core::bail!(
+                "inconsistent attention shape: {} heads, {} key/value heads, {} hidden",
+                config.heads,
+                config.kv_heads,
+                config.hidden
+            );
+        }
+        Ok(config)
+    }
+
+    fn head_dim(&self) -> usize {
+        self.hidden / self.heads
+    }
+}
+
+struct Layer {
+    attn_norm: Tensor,
+    q: QLinear,
+    k: QLinear,
+    v: QLinear,
+    q_bias: Tensor,
+    k_bias: Tensor,
+    v_bias: Tensor,
+    o: QLinear,
+    ffn_norm: Tensor,
+    gate: QLinear,
+    up: QLinear,
+    down: QLinear,
+    cache: LayerCache,
+}
+
+/// A loaded Qwen2 model with its key/value cache.
+pub(crate) struct Qwen2 {
+    config: Config,
+    embeddings: QTensor,
+    layers: Vec<Layer>,
+    norm: Tensor,
+    output: QLinear,
+    cos: Tensor,
+    sin: Tensor,
+    file: WeightFile,
+}
+
+impl Qwen2 {
+    /// Reads the weights described by `content` from `file`; the cache holds at most
+    /// `max_positions`. The file stays open: prompt batches re-read weights from it.
+    pub(crate) fn load(
+        content: &gguf_file::Content,
+        file: std::fs::File,
+        max_positions: usize,
+        layout: WeightLayout,
+    ) -> Result<Self> {
+        let device = Device::Cpu;
+        let config = Config::from_gguf(content)?;
+        let mut file = WeightFile::new(file);
+        let mut qtensor = |file: &mut WeightFile, name: &str| {
+            let (extent, shape) = WeightFile::extent(content, name)?;
+            file.qtensor(extent, &shape)
+        };
+        let dense = |file: &mut WeightFile, name: &str| -> Result<Tensor> {
+            let (extent, shape) = WeightFile::extent(content, name)?;
+            file.qtensor(extent, &shape)?.dequantize(&Device::Cpu)
+        };
+        let linear = |file: &mut WeightFile, name: &str| {
+            let (extent, shape) = WeightFile::extent(content, name)?;
+            QLinear::load(file, extent, &shape, layout)
+        };
+        let embeddings = qtensor(&mut file, "token_embd.weight")?;
+        let norm = dense(&mut file, "output_norm.weight")?;
+        let output = if content.tensor_infos.contains_key("output.weight") {
+            linear(&mut file, "output.weight")?
+        } else {
+            linear(&mut file, "token_embd.weight")?
+        };
+        let mut layers = Vec::with_capacity(config.layers);
+        for index in 0..config.layers {
+            let name = |suffix: &str| format!("blk.{index}.{suffix}");
+            layers.push(Layer {
+                attn_norm: dense(&mut file, &name("attn_norm.weight"))?,
+                q: linear(&mut file, &name("attn_q.weight"))?,
+                k: linear(&mut file, &name("attn_k.weight"))?,
+                v: linear(&mut file, &name("attn_v.weight"))?,
+                q_bias: dense(&mut file, &name("attn_q.bias"))?,
+                k_bias: dense(&mut file, &name("attn_k.bias"))?,
+                v_bias: dense(&mut file, &name("attn_v.bias"))?,
+                o: linear(&mut file, &name("attn_output.weight"))?,
+                ffn_norm: dense(&mut file, &name("ffn_norm.weight"))?,
+                gate: linear(&mut file, &name("ffn_gate.weight"))?,
+                up: linear(&mut file, &name("ffn_up.weight"))?,
+                down: linear(&mut file, &name("ffn_down.weight"))?,
+                cache: LayerCache::new(max_positions),
+            });
+        }
+        file.shrink();
+        let (cos, sin) = rope_tables(&config, max_positions, &device)?;
+        Ok(Self {
+            config,
+            embeddings,
+            layers,
+            norm,
+            output,
+            cos,
+            sin,
+            file,
+        })
+    }
+
+    /// Most positions the key/value cache can hold.
+    pub(crate) fn max_positions(&self) -> usize {
+        self.cos.dims().first().copied().unwrap_or(0)
+    }
+
+    /// Number of positions in the key/value cache.
+    pub(crate) fn cached_len(&self) -> usize {
+        self.layers.first().map_or(0, |layer| layer.cache.len())
+    }
+
+    /// Forgets cached positions from `len` on.
+    pub(crate) fn truncate_cache(&mut self, len: usize) {
+        for layer in &mut self.layers {
+            layer.cache.truncate(len);
+        }
+    }
+
+    /// Runs `tokens` after the cached positions and appends them to the cache. With
+    /// `logits`, returns the next-token logits after the last of them.
+    pub(crate) fn forward(&mut self, tokens: &[u32], logits: bool) -> Result<Option<Vec<f32>>> {
+        let Some(count) = std::num::NonZeroUsize::new(tokens.len()) else {
+            return Ok(None);
+        };
+        let count = count.get();
+        let position = self.cached_len();
+        let ids = Tensor::from_slice(tokens, (1, count), &Device::Cpu)?;
+        let mut x = self.embeddings.embedding(&ids)?;
+        let cos = self.cos.narrow(0, position, count)?;
+        let sin = self.sin.narrow(0, position, count)?;
+        let eps = self.config.rms_eps as f32;
+        let (heads, kv_heads, head_dim) = (
+            self.config.heads,
+            self.config.kv_heads,
+            self.config.head_dim(),
+        );
+        let scale = 1.0 / (head_dim as f32).sqrt();
+        for layer in &mut self.layers {
+            let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
+            let q = layer.q.forward(&h, &mut self.file)?.broadcast_add(&layer.q_bias)?;
+            let k = layer.k.forward(&h, &mut self.file)?.broadcast_add(&layer.k_bias)?;
+            let v = layer.v.forward(&h, &mut self.file)?.broadcast_add(&layer.v_bias)?;
+            let q = q.reshape((1, count, heads, head_dim))?;
+            let k = k.reshape((1, count, kv_heads, head_dim))?;
+            let v = v.reshape((1, count, kv_heads, head_dim))?;
+            let q = candle_nn::rotary_emb::rope_thd(&q, &cos, &sin)?;
+            let k = candle_nn::rotary_emb::rope_thd(&k, &cos, &sin)?;
+            let (keys, values) = layer.cache.append(&k, &v)?;
+            let attention = flash_attn::<f32>(
+                &q,
+                &keys,
+                &values,
+                scale,
+                AttnMask::causal_with_offset(position),
+                None,
+                None,
+            )?;
+            let attention = attention
+                .transpose(1, 2)?
+                .reshape((1, count, heads * head_dim))?;
+            x = (x + layer.o.forward(&attention, &mut self.file)?)?;
+            let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, eps)?;
+            let gate = candle_nn::ops::silu(&layer.gate.forward(&h, &mut self.file)?)?;
+            let up = layer.up.forward(&h, &mut self.file)?;
+            x = (x + layer.down.forward(&(gate * up)?, &mut self.file)?)?;
+        }
+        if !logits {
+            return Ok(None);
+        }
+        let last = x.narrow(1, count - 1, 1)?;
+        let last = candle_nn::ops::rms_norm(&last, &self.norm, eps)?;
+        let logits = self.output.forward(&last, &mut self.file)?;
+        Ok(Some(logits.flatten_all()?.to_dtype(DType::F32)?.to_vec1()?))
+    }
+}
+
+/// Rotary embedding tables, `(positions, head_dim / 2)` each.
+fn rope_tables(config: &Config, positions: usize, device: &Device) -> Result<(Tensor, Tensor)> {
+    let head_dim = config.head_dim();
+    let inverse: Vec<f32> = (0..head_dim)
+        .step_by(2)
+        .map(|i| 1.0 / config.rope_base.powf(i as f32 / head_dim as f32))
+        .collect();
+    let inverse = Tensor::new(inverse.as_slice(), device)?;
+    let angles = Tensor::arange(0, positions as u32, device)?
+        .to_dtype(DType::F32)?
+        .reshape((positions, 1))?
+        .broadcast_mul(&inverse.reshape((1, head_dim / 2))?)?;
+    Ok((angles.cos()?, angles.sin()?))
+}
+
+/// Index of the largest value (the first one on ties); `None` for an empty slice.
+pub(crate) fn argmax(values: &[f32]) -> Option<usize> {
+    values
+        .iter()
+        .enumerate()
+        .fold(None, |best: Option<(usize, f32)>, (index, &value)| match best {
+            Some((_, top)) if top >= value => best,
+            _ => Some((index, value)),
+        })
+        .map(|(index, _)| index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argmax_prefers_the_first_maximum() {
+        assert_eq!(argmax(&[1.0, 3.0, 3.0, -1.0]), Some(1));
+        assert_eq!(argmax(&[]), None);
+    }
+
+    #[test]
+    fn rope_tables_start_at_angle_zero() {
+        let config = Config {
+            layers: 1,
+            heads: 2,
+            kv_heads: 1,
+            hidden: 8,
+            context_length: 32,
+            rms_eps: 1e-6,
+            rope_base: 10_000.0,
+        };
+        let (cos, sin) = rope_tables(&config, 16, &Device::Cpu).unwrap();
+        assert_eq!(cos.dims(), &[16, 2]);
+        let first: Vec<f32> = cos.get(0).unwrap().to_vec1().unwrap();
+        assert_eq!(first, vec![1.0, 1.0]);
+        let zero: Vec<f32> = sin.get(0).unwrap().to_vec1().unwrap();
+        assert_eq!(zero, vec![0.0, 0.0]);
+    }
+}

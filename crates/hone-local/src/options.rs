@@ -1,0 +1,74 @@
+//! Settings of a local model.
+
+use crate::model::WeightLayout;
+
+/// How a local model runs and samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalOptions {
+    /// Worker threads for hone's inference pool; `None` picks the number of physical cores.
+    ///
+    /// candle's quantized matrix kernels run on a process-wide pool that candle sizes
+    /// once, from `CANDLE_NUM_THREADS` (or `RAYON_NUM_THREADS`) or else the number of
+    /// physical cores; set that variable before starting hone to change it as well. On a
+    /// machine whose cores are busy with other work, fewer threads than cores decode
+    /// faster, because waiting threads spin.
+    pub threads: Option<usize>,
+    /// Context window in tokens (prompt plus answer), capped at the model's own.
+    pub context_size: u32,
+    /// Sampling temperature; 0 picks the most likely token every time (greedy).
+    pub temperature: f64,
+    /// Nucleus sampling: sample only from the most likely tokens whose probabilities
+    /// add up to this; `None` samples from all.
+    pub top_p: Option<f64>,
+    /// Seed of the sampler, for reproducible answers.
+    pub seed: u64,
+    /// Most tokens generated per answer, unless the request sets `max_tokens`.
+    pub max_output_tokens: u32,
+    /// Prompt tokens computed per batch while reading the prompt.
+    pub prompt_batch: usize,
+    /// How the weights are kept in memory (see [`WeightLayout`]).
+    pub weight_layout: WeightLayout,
+}
+
+impl Default for LocalOptions {
+    fn default() -> Self {
+        Self {
+            threads: None,
+            context_size: 8192,
+            temperature: 0.2,
+            top_p: Some(0.9),
+            seed: 42,
+            max_output_tokens: 1024,
+            prompt_batch: 256,
+            weight_layout: WeightLayout::default(),
+        }
+    }
+}
+
+impl LocalOptions {
+    /// The thread count to use: the configured one, or the number of physical cores.
+    pub fn effective_threads(&self) -> usize {
+        self.threads
+            .filter(|&threads| threads > 0)
+            .unwrap_or_else(candle_core::utils::get_num_threads)
+            .max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_sensible() {
+        let options = LocalOptions::default();
+        assert_eq!(options.context_size, 8192);
+        assert!(options.temperature > 0.0 && options.temperature < 1.0);
+        assert!(options.effective_threads() >= 1);
+        let explicit = LocalOptions {
+            threads: Some(3),
+            ..LocalOptions::default()
+        };
+        assert_eq!(explicit.effective_threads(), 3);
+    }
+}

@@ -1,0 +1,408 @@
+//! [`LocalProvider`]: the engine behind hone's `Provider` trait.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::channel::mpsc::{UnboundedSender, unbounded};
+use futures::future::BoxFuture;
+use hone_protocol::{ChatRequest, HoneError, StopReason, StreamEvent, Usage};
+use hone_providers::{EventStream, ModelInfo, Provider};
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::{Engine, Finish, GenerationStats, Settings};
+use crate::{LocalError, LocalOptions};
+
+/// How often a request waiting for the engine (busy with another request) checks for cancellation.
+const BUSY_POLL: Duration = Duration::from_millis(20);
+
+/// Engines loaded in this process, by canonical model path. Weak, so a model nobody
+/// uses any more is freed; loading again while one is alive shares it.
+static ENGINES: LazyLock<Mutex<HashMap<PathBuf, Weak<Mutex<Engine>>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// A GGUF model running inside the hone process.
+///
+/// Requests run one at a time on a dedicated thread; their tokens stream back as
+/// [`StreamEvent`]s like any remote provider's, with `<tool_call>` blocks turned into
+/// tool-call events. Consecutive requests that share a prefix (an agent's turns) only
+/// compute the tokens after it.
+pub struct LocalProvider {
+    engine: Arc<Mutex<Engine>>,
+    model_name: String,
+    options: LocalOptions,
+    context_size: usize,
+}
+
+impl std::fmt::Debug for LocalProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalProvider")
+            .field("model_name", &self.model_name)
+            .field("options", &self.options)
+            .field("context_size", &self.context_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalProvider {
+    /// Loads a GGUF model (architecture `qwen2`), or shares the one this process already
+    /// loaded from the same file. Blocking: reading the weights takes seconds. The file
+    /// is trusted to be the verified model; this only checks that it can be run.
+    ///
+    /// The context size is capped at the model's own. Threads and the weight layout are
+    /// those of the first load of the file.
+    pub fn load(
+        model_path: &Path,
+        model_name: &str,
+        options: LocalOptions,
+    ) -> Result<Arc<Self>, LocalError> {
+        let path = model_path
+            .canonicalize()
+            .map_err(|source| LocalError::Io {
+                path: model_path.to_owned(),
+                source,
+            })?;
+        let mut engines = ENGINES.lock().unwrap_or_else(PoisonError::into_inner);
+        engines.retain(|_, engine| engine.strong_count() > 0);
+        let engine = match engines.get(&path).and_then(Weak::upgrade) {
+            Some(engine) => engine,
+            None => {
+                let started = std::time::Instant::now();
+                let engine = Arc::new(Mutex::new(Engine::load(&path, &options)?));
+                tracing::info!(
+                    path = %path.display(),
+                    seconds = started.elapsed().as_secs_f64(),
+                    "loaded local model"
+                );
+                engines.insert(path, Arc::downgrade(&engine));
+                engine
+            }
+        };
+        drop(engines);
+        let max_positions = lock(&engine).max_positions();
+        let context_size = (options.context_size as usize).clamp(1, max_positions);
+        Ok(Arc::new(Self {
+            engine,
+            model_name: model_name.to_owned(),
+            options,
+            context_size,
+        }))
+    }
+
+    /// The context window in tokens.
+    pub fn context_size(&self) -> usize {
+        self.context_size
+    }
+
+    /// The options this provider was loaded with.
+    pub fn options(&self) -> &LocalOptions {
+        &self.options
+    }
+
+    /// Counters of the most recent generation on this model (shared by every provider
+    /// of the same file): prompt tokens, how many came from the cache, tokens generated, times.
+    pub fn last_stats(&self) -> GenerationStats {
+        lock(&self.engine).last_stats()
+    }
+
+    /// The prompt text a request renders to with the model's chat template.
+    pub fn render_prompt(&self, request: &ChatRequest) -> Result<String, LocalError> {
+        lock(&self.engine).template().render(request)
+    }
+
+    /// Number of prompt tokens a request takes.
+    pub fn count_prompt_tokens(&self, request: &ChatRequest) -> Result<usize, LocalError> {
+        let engine = lock(&self.engine);
+        let prompt = engine.template().render(request)?;
+        Ok(engine.tokenizer().encode(&prompt)?.len())
+    }
+
+    /// Fill-in-the-middle: the code that belongs between `prefix` and `suffix`, at most
+    /// `max_tokens` tokens. Blocking; runs on the same engine (and cache) as chat.
+    pub fn complete_fim(
+        &self,
+        prefix: &str,
+        suffix: &str,
+        max_tokens: u32,
+        cancel: CancellationToken,
+    ) -> Result<String, LocalError> {
+        let mut engine = wait_for(&self.engine, &cancel)?;
+        let fim = engine.tokenizer().fim_tokens().ok_or_else(|| {
+            LocalError::Tokenizer(format!(
+                "{} has no fill-in-the-middle tokens (<|fim_prefix|>, <|fim_suffix|>, <|fim_middle|>)",
+                self.model_name
+            ))
+        })?;
+        let mut prompt = vec![fim.prefix];
+        prompt.extend(engine.tokenizer().encode(prefix)?);
+        prompt.push(fim.suffix);
+        prompt.extend(engine.tokenizer().encode(suffix)?);
+        prompt.push(fim.middle);
+        let stops = engine.tokenizer().fim_stops().to_vec();
+        let settings = self.settings(Some(max_tokens), None);
+        let mut middle = String::new();
+        engine.generate(&prompt, &stops, &settings, &cancel, &mut |text| {
+            middle.push_str(text);
+            true
+        })?;
+        Ok(middle)
+    }
+
+    fn settings(&self, max_tokens: Option<u32>, temperature: Option<f32>) -> Settings {
+        Settings {
+            temperature: temperature.map_or(self.options.temperature, f64::from),
+            top_p: self.options.top_p,
+            seed: self.options.seed,
+            max_tokens: max_tokens.unwrap_or(self.options.max_output_tokens) as usize,
+            context_size: self.context_size,
+            prompt_batch: self.options.prompt_batch,
+        }
+    }
+}
+
+impl Provider for LocalProvider {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn default_model(&self) -> &str {
+        &self.model_name
+    }
+
+    fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        let known_tools: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
+        let (sender, receiver) = unbounded();
+        let engine = Arc::clone(&self.engine);
+        let settings = self.settings(request.max_tokens, request.temperature);
+        let worker_sender = sender.clone();
+        let spawned = std::thread::Builder::new()
+            .name("hone-local-request".into())
+            .spawn(move || serve(&engine, &request, &settings, &cancel, &worker_sender));
+        if let Err(error) = spawned {
+            let error = HoneError::provider(format!("cannot start the local model thread: {error}"));
+            let _ = sender.unbounded_send(StreamEvent::Failed { error });
+        }
+        drop(sender);
+        client_stream(receiver, known_tools)
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, HoneError>> {
+        let info = ModelInfo {
+            id: self.model_name.clone(),
+            display_name: None,
+            context_window: u32::try_from(self.context_size).ok(),
+        };
+        Box::pin(async move { Ok(vec![info]) })
+    }
+}
+
+/// What the caller of [`Provider::stream`] sees: the engine's events, with `<tool_call>`
+/// blocks in the text turned into tool-call events when the request offered tools.
+fn client_stream(
+    events: impl futures::Stream<Item = StreamEvent> + Send + 'static,
+    known_tools: Vec<String>,
+) -> EventStream {
+    if known_tools.is_empty() {
+        events.boxed()
+    } else {
+        hone_prompt_tools::wrap_stream(events, known_tools).boxed()
+    }
+}
+
+/// Runs one chat request and sends its events, always ending with exactly one terminal event.
+fn serve(
+    engine: &Mutex<Engine>,
+    request: &ChatRequest,
+    settings: &Settings,
+    cancel: &CancellationToken,
+    sender: &UnboundedSender<StreamEvent>,
+) {
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut engine = wait_for(engine, cancel)?;
+        let prompt = engine.template().render(request)?;
+        let tokens = engine.tokenizer().encode(&prompt)?;
+        let stops = engine.tokenizer().chat_stops().to_vec();
+        engine.generate(&tokens, &stops, settings, cancel, &mut |text| {
+            sender
+                .unbounded_send(StreamEvent::TextDelta {
+                    text: text.to_owned(),
+                })
+                .is_ok()
+        })
+    }));
+    let terminal = match outcome {
+        Ok(Ok((finish, stats))) => {
+            let usage = Usage {
+                input_tokens: stats.prompt_tokens as u64,
+                output_tokens: stats.generated_tokens as u64,
+                cached_input_tokens: stats.reused_tokens as u64,
+                reasoning_tokens: 0,
+            };
+            let _ = sender.unbounded_send(StreamEvent::Usage { usage });
+            let stop_reason = match finish {
+                Finish::Stop => StopReason::EndTurn,
+                Finish::MaxTokens => StopReason::MaxTokens,
+            };
+            StreamEvent::Completed {
+                stop_reason,
+                usage: Some(usage),
+            }
+        }
+        Ok(Err(LocalError::Cancelled)) => StreamEvent::Cancelled,
+        Ok(Err(error)) => StreamEvent::Failed {
+            error: error.into(),
+        },
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            StreamEvent::Failed {
+                error: HoneError::provider("the local model crashed while answering")
+                    .with_detail(detail),
+            }
+        }
+    };
+    let _ = sender.unbounded_send(terminal);
+}
+
+/// Locks the engine, waiting while another request runs, unless `cancel` fires first.
+fn wait_for<'a>(
+    engine: &'a Mutex<Engine>,
+    cancel: &CancellationToken,
+) -> Result<MutexGuard<'a, Engine>, LocalError> {
+    loop {
+        if cancel.is_cancelled() {
+            return Err(LocalError::Cancelled);
+        }
+        match engine.try_lock() {
+            Ok(guard) => return Ok(guard),
+            Err(TryLockError::Poisoned(poisoned)) => {
+                engine.clear_poison();
+                let mut guard = poisoned.into_inner();
+                guard.reset();
+                return Ok(guard);
+            }
+            Err(TryLockError::WouldBlock) => std::thread::sleep(BUSY_POLL),
+        }
+    }
+}
+
+/// Locks the engine for a quick look, recovering from a request that panicked.
+fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
+    engine.lock().unwrap_or_else(|poisoned| {
+        engine.clear_poison();
+        let mut guard = poisoned.into_inner();
+        guard.reset();
+        guard
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::executor::block_on;
+    use futures::stream;
+    use hone_protocol::ResponseCollector;
+
+    use super::*;
+
+    /// The events of a response whose text arrived in `pieces` (as tokens decode).
+    fn respond(pieces: &[&str]) -> (Vec<StreamEvent>, ResponseCollector) {
+        let mut events: Vec<StreamEvent> = pieces
+            .iter()
+            .map(|piece| StreamEvent::TextDelta {
+                text: (*piece).to_owned(),
+            })
+            .collect();
+        events.push(StreamEvent::Completed {
+            stop_reason: StopReason::EndTurn,
+            usage: Some(Usage::default()),
+        });
+        let known = vec!["read_file".to_owned(), "run".to_owned()];
+        let out: Vec<StreamEvent> = block_on(client_stream(stream::iter(events), known).collect());
+        let mut collector = ResponseCollector::new();
+        out.iter().for_each(|event| collector.push(event));
+        (out, collector)
+    }
+
+    fn stop_reason(events: &[StreamEvent]) -> Option<StopReason> {
+        match events.last() {
+            Some(StreamEvent::Completed { stop_reason, .. }) => Some(stop_reason.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_well_formed_call_becomes_tool_call_events() {
+        let (events, collector) = respond(&[
+            "<tool_call>",
+            "\n",
+            "{\"",
+            "name",
+            "\": \"read_file\", \"arguments\": {\"path\": \"src/",
+            "main.rs\"}}",
+            "\n",
+            "</tool_call>",
+        ]);
+        let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].name, "read_file");
+        assert_eq!(calls[0].arguments, r#"{"path":"src/main.rs"}"#);
+        assert_eq!(collector.message().text(), "");
+        assert_eq!(stop_reason(&events), Some(StopReason::ToolUse));
+    }
+
+    #[test]
+    fn several_calls_keep_their_order_and_get_distinct_ids() {
+        let (events, collector) = respond(&[
+            "I will read both.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}\n</tool_call>",
+            "\n<tool_call>\n{\"name\": \"run\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>",
+        ]);
+        let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
+        assert_eq!(calls.len(), 2);
+        assert_eq!((calls[0].name.as_str(), calls[1].name.as_str()), ("read_file", "run"));
+        assert_ne!(calls[0].id, calls[1].id);
+        assert_eq!(collector.message().text(), "I will read both.\n");
+        assert_eq!(stop_reason(&events), Some(StopReason::ToolUse));
+    }
+
+    #[test]
+    fn malformed_json_with_a_name_is_a_call_the_tool_layer_can_reject() {
+        let (_, collector) = respond(&[
+            "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"\n</tool_call>",
+        ]);
+        let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].name, "read_file");
+        assert!(calls[0].parse_arguments().is_err(), "{:?}", calls[0].arguments);
+    }
+
+    #[test]
+    fn a_block_without_a_call_and_prose_stay_text() {
+        let (events, collector) = respond(&[
+            "Use <tool_call> tags to call tools.\n",
+            "<tool_call>\nnot json at all\n</tool_call>",
+        ]);
+        assert_eq!(collector.message().tool_calls().count(), 0);
+        assert!(collector.message().text().contains("Use <tool_call> tags"));
+        assert!(collector.message().text().contains("not json at all"));
+        assert_eq!(stop_reason(&events), Some(StopReason::EndTurn));
+    }
+
+    #[test]
+    fn without_tools_text_passes_through_untouched() {
+        let events = vec![
+            StreamEvent::TextDelta {
+                text: "<tool_call>{\"name\": \"x\", \"arguments\": {}}</tool_call>".into(),
+            },
+            StreamEvent::Cancelled,
+        ];
+        let out: Vec<StreamEvent> =
+            block_on(client_stream(stream::iter(events.clone()), Vec::new()).collect());
+        assert_eq!(out, events);
+    }
+}

@@ -1,0 +1,100 @@
+//! What can go wrong with the session store, with messages that say what to do.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::ErrorCode;
+
+/// A session-store failure.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    /// Neither `HONE_DATA_DIR` nor a platform data directory is available.
+    #[error(
+        "no data directory for the session store: set HONE_DATA_DIR to a writable directory"
+    )]
+    NoDataDir,
+    /// The directory holding the database cannot be created.
+    #[error("cannot create {dir} for the session store: {source}")]
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another process holds a lock on the database for longer than the busy timeout.
+    #[error(
+        "the session store {path} is locked by another process; wait a moment and retry"
+    )]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database file is damaged or is not a hone session store.
+    #[error(
+        "the session store {path} is corrupt or not a hone session store ({detail}); move it away to start afresh (saved sessions and the undo journal are then lost): mv {path} {path}.bad"
+    )]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The database was written by a newer hone with a schema this version does not know.
+    #[error(
+        "the session store {path} has schema version {found}, newer than the {supported} this hone understands; upgrade hone"
+    )]
+    NewerSchema {
+        /// The database file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        found: i64,
+        /// The newest schema version this build knows.
+        supported: i64,
+    },
+    /// No session has this id (or id prefix).
+    #[error("no session `{id}`; `hone sessions list --all` shows the saved sessions")]
+    NotFound {
+        /// The id as given.
+        id: String,
+    },
+    /// An id prefix matches several sessions.
+    #[error("`{prefix}` matches several sessions ({}); give more of the id", matches.join(", "))]
+    Ambiguous {
+        /// The prefix as given.
+        prefix: String,
+        /// Some of the matching ids.
+        matches: Vec<String>,
+    },
+    /// A stored value cannot be decoded (JSON written by a buggy or newer hone).
+    #[error("the session store {path} holds an unreadable {what}: {detail}")]
+    Decode {
+        /// The database file.
+        path: PathBuf,
+        /// What could not be read, e.g. `message 3 of session 01J…`.
+        what: String,
+        /// The decoder's message.
+        detail: String,
+    },
+    /// Any other database failure.
+    #[error("the session store {path} failed: {source}")]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        source: rusqlite::Error,
+    },
+}
+
+impl MemoryError {
+    /// Classifies a SQLite error on the database at `path`.
+    pub(crate) fn database(path: &Path, source: rusqlite::Error) -> Self {
+        let path = path.to_path_buf();
+        match source.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Self::Locked { path },
+            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => Self::Corrupt {
+                path,
+                detail: source.to_string(),
+            },
+            _ => Self::Database { path, source },
+        }
+    }
+}

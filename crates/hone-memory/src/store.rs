@@ -1,0 +1,384 @@
+//! The SQLite store: opening it, and the session records.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use crate::error::MemoryError;
+use crate::id::{ID_LEN, new_id, normalize, now_ms};
+use crate::migrations::migrate;
+
+/// The database file under hone's data directory.
+pub const DB_FILE: &str = "sessions.db";
+
+/// How long to wait for another process's write lock before reporting [`MemoryError::Locked`].
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Columns of a session query, in the order [`session_from_row`] decodes them.
+pub(crate) const SESSION_COLUMNS: &str = "SELECT s.id, s.project, s.created_ms, s.updated_ms, \
+     s.title, s.provider, s.model, s.forked_from, s.tokens_in, s.tokens_out, s.cached_tokens, \
+     s.duration_ms, s.turns, s.tool_calls, s.edits_applied, s.edits_rejected, \
+     (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) FROM sessions s";
+
+/// Totals of a session, summed over its turns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionStats {
+    /// Prompt tokens, including cached ones.
+    pub tokens_in: u64,
+    /// Generated tokens.
+    pub tokens_out: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached_tokens: u64,
+    /// Wall time of the turns, in milliseconds.
+    pub duration_ms: u64,
+    /// Turns run.
+    pub turns: u64,
+    /// Tool calls made.
+    pub tool_calls: u64,
+    /// Edits written to disk.
+    pub edits_applied: u64,
+    /// Proposed edits that were not written (denied, failed or cancelled).
+    pub edits_rejected: u64,
+}
+
+/// What a new session starts with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewSession {
+    /// The project's key ([`crate::project_key`]).
+    pub project: String,
+    /// Provider instance name.
+    pub provider: String,
+    /// Model.
+    pub model: String,
+}
+
+/// A stored session, without its messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// Sortable unique id.
+    pub id: String,
+    /// The project's key ([`crate::project_key`]).
+    pub project: String,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// Last activity, milliseconds since the Unix epoch.
+    pub updated_ms: i64,
+    /// The first user message, trimmed (empty until there is one).
+    pub title: String,
+    /// Provider instance last used.
+    pub provider: String,
+    /// Model last used.
+    pub model: String,
+    /// The session this one was forked from.
+    pub forked_from: Option<String>,
+    /// Number of stored messages.
+    pub messages: u64,
+    /// Totals.
+    pub stats: SessionStats,
+}
+
+/// The session store: one SQLite database (WAL journal) holding every project's sessions,
+/// messages, input history and undo journal. Each write is one transaction, so a killed
+/// process loses at most the write it was making.
+#[derive(Debug)]
+pub struct SessionStore {
+    pub(crate) connection: Connection,
+    pub(crate) path: PathBuf,
+}
+
+impl SessionStore {
+    /// Opens (creating it and its directory if needed) the store at `path` and brings its
+    /// schema up to date.
+    pub fn open(path: &Path) -> Result<Self, MemoryError> {
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| MemoryError::CreateDir {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let connection =
+            Connection::open(path).map_err(|error| MemoryError::database(path, error))?;
+        Self::init(connection, path.to_path_buf())
+    }
+
+    /// Opens the store at `sessions.db` in hone's data directory (`HONE_DATA_DIR` overrides).
+    pub fn open_default() -> Result<Self, MemoryError> {
+        Self::open(&Self::default_path()?)
+    }
+
+    /// Where [`SessionStore::open_default`] keeps the store.
+    pub fn default_path() -> Result<PathBuf, MemoryError> {
+        hone_config::data_dir()
+            .map(|dir| dir.join(DB_FILE))
+            .ok_or(MemoryError::NoDataDir)
+    }
+
+    /// A fresh store in memory (for tests).
+    pub fn open_in_memory() -> Result<Self, MemoryError> {
+        let path = PathBuf::from(":memory:");
+        let connection =
+            Connection::open_in_memory().map_err(|error| MemoryError::database(&path, error))?;
+        Self::init(connection, path)
+    }
+
+    /// The database file (`:memory:` for an in-memory store).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn init(mut connection: Connection, path: PathBuf) -> Result<Self, MemoryError> {
+        let database = |error| MemoryError::database(&path, error);
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(database)?;
+        // The first statement reads the file header: a file that is not a database fails here.
+        connection
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+            .map_err(database)?;
+        // In WAL mode NORMAL keeps every committed write across a killed process; only a
+        // power loss may drop the latest commits (never corrupting the file).
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(database)?;
+        connection
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(database)?;
+        migrate(&mut connection, &path)?;
+        Ok(Self { connection, path })
+    }
+
+    pub(crate) fn database(&self, error: rusqlite::Error) -> MemoryError {
+        MemoryError::database(&self.path, error)
+    }
+
+    pub(crate) fn decode(&self, what: String, error: &serde_json::Error) -> MemoryError {
+        MemoryError::Decode {
+            path: self.path.clone(),
+            what,
+            detail: error.to_string(),
+        }
+    }
+
+    /// Creates a session; its id sorts after every id created earlier.
+    pub fn create(&mut self, new: &NewSession) -> Result<SessionInfo, MemoryError> {
+        let now = now_ms();
+        let id = new_id(now);
+        self.connection
+            .execute(
+                "INSERT INTO sessions (id, project, created_ms, updated_ms, provider, model) \
+                 VALUES (?1, ?2, ?3, ?3, ?4, ?5)",
+                params![id, new.project, now, new.provider, new.model],
+            )
+            .map_err(|error| self.database(error))?;
+        self.find(&id)
+    }
+
+    /// The session `id`, if stored.
+    pub fn get(&self, id: &str) -> Result<Option<SessionInfo>, MemoryError> {
+        let sql = format!("{SESSION_COLUMNS} WHERE s.id = ?1");
+        self.connection
+            .query_row(&sql, [id], session_from_row)
+            .optional()
+            .map_err(|error| self.database(error))
+    }
+
+    /// The session whose id is `id` or starts with it (case-insensitive).
+    pub fn find(&self, id: &str) -> Result<SessionInfo, MemoryError> {
+        let prefix = normalize(id);
+        let not_found = || MemoryError::NotFound { id: id.to_string() };
+        if prefix.is_empty() {
+            return Err(not_found());
+        }
+        if prefix.len() == ID_LEN {
+            return self.get(&prefix)?.ok_or_else(not_found);
+        }
+        let sql = format!("{SESSION_COLUMNS} WHERE s.id >= ?1 AND s.id < ?2 ORDER BY s.id LIMIT 4");
+        let upper = format!("{prefix}\u{7f}");
+        let mut statement = self
+            .connection
+            .prepare_cached(&sql)
+            .map_err(|error| self.database(error))?;
+        let found: Vec<SessionInfo> = statement
+            .query_map(params![prefix, upper], session_from_row)
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))?;
+        match found.as_slice() {
+            [] => Err(not_found()),
+            [one] => Ok(one.clone()),
+            several => Err(MemoryError::Ambiguous {
+                prefix: id.to_string(),
+                matches: several.iter().map(|session| session.id.clone()).collect(),
+            }),
+        }
+    }
+
+    /// Sessions by last activity, newest first: the project's, or every project's when
+    /// `project` is `None`; at most `limit`.
+    pub fn list(
+        &self,
+        project: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<SessionInfo>, MemoryError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let sql = format!(
+            "{SESSION_COLUMNS} WHERE ?1 IS NULL OR s.project = ?1 \
+             ORDER BY s.updated_ms DESC, s.id DESC LIMIT ?2"
+        );
+        let mut statement = self
+            .connection
+            .prepare_cached(&sql)
+            .map_err(|error| self.database(error))?;
+        statement
+            .query_map(params![project, limit], session_from_row)
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))
+    }
+
+    /// The project's most recently active session.
+    pub fn latest_for_project(&self, project: &str) -> Result<Option<SessionInfo>, MemoryError> {
+        Ok(self.list(Some(project), 1)?.into_iter().next())
+    }
+
+    /// Deletes a session with its messages and undo journal; false when there was none.
+    pub fn delete(&mut self, id: &str) -> Result<bool, MemoryError> {
+        let deleted = self
+            .connection
+            .execute("DELETE FROM sessions WHERE id = ?1", [id])
+            .map_err(|error| self.database(error))?;
+        Ok(deleted > 0)
+    }
+
+    /// Copies session `id` and its messages (and context state) into a new session; the
+    /// original is unchanged. Returns the copy.
+    pub fn fork(&mut self, id: &str) -> Result<SessionInfo, MemoryError> {
+        let source = self.find(id)?;
+        let now = now_ms();
+        let new = new_id(now);
+        let path = self.path.clone();
+        let database = |error| MemoryError::database(&path, error);
+        let transaction = self.connection.transaction().map_err(database)?;
+        transaction
+            .execute(
+                "INSERT INTO sessions (id, project, created_ms, updated_ms, title, provider, \
+                 model, forked_from, context_state) \
+                 SELECT ?2, project, ?3, ?3, title, provider, model, id, context_state \
+                 FROM sessions WHERE id = ?1",
+                params![source.id, new, now],
+            )
+            .map_err(database)?;
+        transaction
+            .execute(
+                "INSERT INTO messages (session_id, seq, role, content, stats, created_ms) \
+                 SELECT ?2, seq, role, content, stats, created_ms FROM messages \
+                 WHERE session_id = ?1",
+                params![source.id, new],
+            )
+            .map_err(database)?;
+        transaction.commit().map_err(database)?;
+        self.find(&new)
+    }
+
+    /// Adds `delta` to the session's totals and marks it active now.
+    pub fn add_stats(&mut self, id: &str, delta: &SessionStats) -> Result<(), MemoryError> {
+        let value = |count: u64| i64::try_from(count).unwrap_or(i64::MAX);
+        self.connection
+            .execute(
+                "UPDATE sessions SET tokens_in = tokens_in + ?2, tokens_out = tokens_out + ?3, \
+                 cached_tokens = cached_tokens + ?4, duration_ms = duration_ms + ?5, \
+                 turns = turns + ?6, tool_calls = tool_calls + ?7, \
+                 edits_applied = edits_applied + ?8, edits_rejected = edits_rejected + ?9, \
+                 updated_ms = ?10 WHERE id = ?1",
+                params![
+                    id,
+                    value(delta.tokens_in),
+                    value(delta.tokens_out),
+                    value(delta.cached_tokens),
+                    value(delta.duration_ms),
+                    value(delta.turns),
+                    value(delta.tool_calls),
+                    value(delta.edits_applied),
+                    value(delta.edits_rejected),
+                    now_ms()
+                ],
+            )
+            .map_err(|error| self.database(error))?;
+        Ok(())
+    }
+
+    /// Records the provider and model the session now uses (a resumed session may switch).
+    pub fn set_model(&mut self, id: &str, provider: &str, model: &str) -> Result<(), MemoryError> {
+        self.connection
+            .execute(
+                "UPDATE sessions SET provider = ?2, model = ?3 WHERE id = ?1",
+                params![id, provider, model],
+            )
+            .map_err(|error| self.database(error))?;
+        Ok(())
+    }
+
+    /// The context manager's saved state for the session (`None` when never set).
+    pub fn context_state(&self, id: &str) -> Result<Option<serde_json::Value>, MemoryError> {
+        let text: Option<Option<String>> = self
+            .connection
+            .query_row(
+                "SELECT context_state FROM sessions WHERE id = ?1",
+                [id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|error| self.database(error))?;
+        match text.flatten() {
+            None => Ok(None),
+            Some(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|error| self.decode(format!("context state of session {id}"), &error)),
+        }
+    }
+
+    /// Replaces the context manager's saved state for the session.
+    pub fn set_context_state(
+        &mut self,
+        id: &str,
+        state: &serde_json::Value,
+    ) -> Result<(), MemoryError> {
+        let updated = self
+            .connection
+            .execute(
+                "UPDATE sessions SET context_state = ?2 WHERE id = ?1",
+                params![id, state.to_string()],
+            )
+            .map_err(|error| self.database(error))?;
+        if updated == 0 {
+            return Err(MemoryError::NotFound { id: id.to_string() });
+        }
+        Ok(())
+    }
+}
+
+/// Decodes a row of [`SESSION_COLUMNS`].
+pub(crate) fn session_from_row(row: &Row<'_>) -> rusqlite::Result<SessionInfo> {
+    let count = |index: usize| -> rusqlite::Result<u64> {
+        Ok(u64::try_from(row.get::<_, i64>(index)?).unwrap_or(0))
+    };
+    Ok(SessionInfo {
+        id: row.get(0)?,
+        project: row.get(1)?,
+        created_ms: row.get(2)?,
+        updated_ms: row.get(3)?,
+        title: row.get(4)?,
+        provider: row.get(5)?,
+        model: row.get(6)?,
+        forked_from: row.get(7)?,
+        stats: SessionStats {
+            tokens_in: count(8)?,
+            tokens_out: count(9)?,
+            cached_tokens: count(10)?,
+            duration_ms: count(11)?,
+            turns: count(12)?,
+            tool_calls: count(13)?,
+            edits_applied: count(14)?,
+            edits_rejected: count(15)?,
+        },
+        messages: count(16)?,
+    })
+}

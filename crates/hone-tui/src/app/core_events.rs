@@ -1,0 +1,280 @@
+//! What the app does with each core event.
+
+use std::time::Duration;
+
+use hone_core::{ApprovalDecision, ApprovedBy, Event, Request, TurnEnd, TurnStats};
+use hone_protocol::HoneError;
+
+use super::{App, Effect};
+use crate::format::{seconds, thousands};
+use crate::modal::{ApprovalModal, Choice, ChoiceAction, ChoiceModal, Modal};
+use crate::status::Activity;
+use crate::tool_line;
+use crate::transcript::{Entry, NoticeKind, ToolEntry, ToolState};
+
+/// Width of the compact tool lines before they are cut.
+const TOOL_LINE_LIMIT: usize = 160;
+
+impl App {
+    /// Takes in one event from the core.
+    pub fn on_core_event(&mut self, event: Event) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        match event {
+            Event::SessionStarted {
+                provider,
+                model,
+                approval,
+                session_id,
+                ..
+            } => {
+                self.session_id = session_id;
+                self.options.session.provider = provider;
+                self.options.session.model = model;
+                self.options.session.approval = approval;
+            }
+            Event::TurnStarted { .. } => {
+                self.running = true;
+                self.activity = Activity::Thinking;
+            }
+            Event::MessageDelta { text } => self.transcript.append_answer(&text),
+            Event::ThinkingDelta { text } => self.transcript.append_thinking(&text),
+            Event::MessageCompleted { text } => self.transcript.complete_answer(&text),
+            Event::ToolRequested {
+                call_id,
+                name,
+                arguments,
+            } => {
+                self.transcript.push(Entry::Tool(ToolEntry {
+                    call_id,
+                    line: tool_line::describe(&name, &arguments, TOOL_LINE_LIMIT),
+                    state: ToolState::Running,
+                    output: String::new(),
+                }));
+            }
+            Event::ApprovalNeeded {
+                call_id,
+                name,
+                summary,
+                reason,
+                diff,
+                command,
+                content,
+            } => {
+                if self.auto_apply && diff.is_some() && command.is_none() {
+                    self.auto_calls.insert(call_id.clone());
+                    Self::send(
+                        &mut effects,
+                        Request::Approval {
+                            call_id,
+                            decision: ApprovalDecision::Approve,
+                        },
+                    );
+                } else {
+                    self.transcript
+                        .update_tool(&call_id, |tool| tool.state = ToolState::Waiting);
+                    let modal = ApprovalModal::new(
+                        call_id,
+                        name,
+                        summary,
+                        reason,
+                        diff,
+                        command,
+                        content,
+                        self.options.external_editor,
+                    );
+                    self.open_modal(Modal::Approval(Box::new(modal)));
+                }
+            }
+            Event::ToolApproved { call_id, by } => {
+                if by != ApprovedBy::User {
+                    self.auto_calls.insert(call_id.clone());
+                }
+                self.transcript
+                    .update_tool(&call_id, |tool| tool.state = ToolState::Running);
+            }
+            Event::ToolDenied { call_id, reason } => {
+                self.transcript
+                    .update_tool(&call_id, |tool| tool.state = ToolState::Denied(reason));
+            }
+            Event::DiffProposed { .. } => {}
+            Event::DiffApplied { call_id, diff, .. } => {
+                self.totals.edits += 1;
+                self.applied.push(diff.clone());
+                let expanded = self.auto_calls.remove(&call_id);
+                self.transcript.push(Entry::Diff { diff, expanded });
+            }
+            Event::ToolCompleted {
+                call_id,
+                output,
+                is_error,
+                duration_ms,
+                ..
+            } => {
+                self.transcript.update_tool(&call_id, |tool| {
+                    if !matches!(tool.state, ToolState::Denied(_)) {
+                        tool.state = ToolState::Done {
+                            is_error,
+                            duration_ms,
+                        };
+                    }
+                    tool.output = output;
+                });
+            }
+            Event::Usage { usage } => {
+                self.context_used = Some(usage.input_tokens + usage.output_tokens);
+            }
+            Event::TurnCompleted { end, stats } => {
+                self.turn_ended(&stats, &mut effects);
+                self.activity = Activity::Ready;
+                match end {
+                    TurnEnd::Answered => {}
+                    TurnEnd::RoundLimit => self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "the turn used every tool round allowed (max_tool_rounds); ask again to go on".into(),
+                    )),
+                    TurnEnd::RepeatedFailure => self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "the turn stopped: the same call kept failing".into(),
+                    )),
+                }
+            }
+            Event::TurnFailed { error, stats } => {
+                self.transcript.push(Entry::Error(error_text(&error)));
+                self.turn_ended(&stats, &mut effects);
+                self.activity = Activity::Failed;
+                self.offer_retry(&error);
+            }
+            Event::TurnCancelled { stats } => {
+                self.transcript
+                    .push(Entry::Notice(NoticeKind::Warning, "interrupted".into()));
+                self.turn_ended(&stats, &mut effects);
+                self.activity = Activity::Ready;
+            }
+            Event::Error { error } => self.transcript.push(Entry::Error(error_text(&error))),
+            Event::UndoFailed { message, conflict } => {
+                let text = if conflict {
+                    format!("undo refused, nothing changed: {message}")
+                } else {
+                    format!("undo failed, nothing changed: {message}")
+                };
+                self.transcript.push(Entry::Error(text));
+            }
+            Event::UndoStack { entries } => self.show_undo_stack(&entries),
+            Event::UndoCompleted { undone } => {
+                if undone.is_empty() {
+                    self.notice("nothing to undo");
+                } else {
+                    let keep = self.applied.len().saturating_sub(undone.len());
+                    self.applied.truncate(keep);
+                    self.notice(format!("undone: {}", undone.join("; ")));
+                }
+            }
+        }
+        effects
+    }
+
+    fn turn_ended(&mut self, stats: &TurnStats, effects: &mut Vec<Effect>) {
+        self.transcript.finish_streams();
+        self.running = false;
+        self.interrupt_armed = false;
+        self.note = None;
+        self.totals.turns += 1;
+        self.totals.input_tokens += stats.usage.input_tokens;
+        self.totals.output_tokens += stats.usage.output_tokens;
+        self.totals.tool_calls += stats.tool_calls;
+        // Calls still shown as waiting or running were ended with the turn.
+        self.modal = self.modal.take().filter(|modal| !matches!(modal, Modal::Approval(_)));
+        self.waiting.retain(|modal| !matches!(modal, Modal::Approval(_)));
+        self.transcript.push(Entry::Stats(stats_line(stats)));
+        if self
+            .options
+            .bell_after
+            .is_some_and(|after| Duration::from_millis(stats.duration_ms) >= after)
+        {
+            effects.push(Effect::Bell);
+        }
+    }
+
+    /// After a failed turn: retry (send the message again), or leave it.
+    fn offer_retry(&mut self, error: &HoneError) {
+        let Some(message) = self.last_message.clone() else {
+            return;
+        };
+        if !error.is_retryable() {
+            return;
+        }
+        let choices = vec![
+            Choice {
+                key: 'r',
+                label: "retry (send the message again)".into(),
+                action: ChoiceAction::Resend(message),
+            },
+            Choice {
+                key: 'd',
+                label: "dismiss".into(),
+                action: ChoiceAction::Dismiss,
+            },
+        ];
+        self.open_modal(Modal::Choice(ChoiceModal::new(
+            "the model request failed".into(),
+            error_text(error),
+            choices,
+        )));
+    }
+
+    pub(super) fn open_modal(&mut self, modal: Modal) {
+        self.popup = None;
+        if self.modal.is_some() {
+            self.waiting.push_back(modal);
+        } else {
+            self.modal = Some(modal);
+        }
+    }
+}
+
+/// `⏱ 3.2s │ 1,247 tokens │ 3 tool calls`
+fn stats_line(stats: &TurnStats) -> String {
+    let tokens = stats.usage.input_tokens + stats.usage.output_tokens;
+    let calls = match stats.tool_calls {
+        1 => "1 tool call".to_string(),
+        n => format!("{n} tool calls"),
+    };
+    format!(
+        "⏱ {} │ {} tokens │ {calls}",
+        seconds(stats.duration_ms),
+        thousands(tokens)
+    )
+}
+
+fn error_text(error: &HoneError) -> String {
+    match &error.provider_detail {
+        Some(detail) => format!(
+            "{}\n{}",
+            error.message,
+            crate::format::one_line(detail, 300)
+        ),
+        None => error.message.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hone_protocol::Usage;
+
+    use super::*;
+
+    #[test]
+    fn stats_read_like_the_issue_says() {
+        let stats = TurnStats {
+            model_requests: 2,
+            tool_calls: 3,
+            usage: Usage {
+                input_tokens: 1_000,
+                output_tokens: 247,
+                ..Usage::default()
+            },
+            duration_ms: 3_210,
+        };
+        assert_eq!(stats_line(&stats), "⏱ 3.2s │ 1,247 tokens │ 3 tool calls");
+    }
+}

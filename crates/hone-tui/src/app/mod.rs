@@ -1,0 +1,406 @@
+//! The TUI as a state machine: fed with core [`Event`]s and terminal events, it returns
+//! [`Effect`]s for the runner to carry out and renders itself to any ratatui backend.
+
+mod commands;
+mod core_events;
+mod history;
+mod keys;
+
+use std::collections::{HashSet, VecDeque};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hone_core::Request;
+use hone_protocol::Message;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::host::{SavedSession, SessionStart};
+use crate::input::InputBox;
+use crate::modal::{Modal, SessionsModal};
+use crate::popup::Popup;
+use crate::status::{self, Activity, Status};
+use crate::transcript::{Entry, NoticeKind, Transcript};
+use crate::wrap::{self, Mode};
+
+/// Facts about the running session, for the status bar and `/status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// Provider instance name.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// Approval mode (`ask`, `auto-edit`, …).
+    pub approval: String,
+    /// The model's context window in tokens, when known.
+    pub context_window: Option<u32>,
+    /// One line about the code index (`412 files indexed`, `no index: …`).
+    pub index: String,
+}
+
+/// How the app starts.
+#[derive(Debug, Clone, Default)]
+pub struct AppOptions {
+    /// Project root (for path completion).
+    pub root: PathBuf,
+    /// Project name shown in the status bar.
+    pub project: String,
+    /// Current git branch, if any.
+    pub branch: Option<String>,
+    /// The session.
+    pub session: SessionInfo,
+    /// Earlier inputs, oldest first (↑/↓).
+    pub history: Vec<String>,
+    /// Whether `e` in an approval opens `$VISUAL`/`$EDITOR` (else the inline editor).
+    pub external_editor: bool,
+    /// Ring the bell when a turn that took at least this long ends.
+    pub bell_after: Option<Duration>,
+}
+
+/// Something the app needs done outside itself.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Send a request to the session.
+    Send(Request),
+    /// Open `content` in the external editor and call [`App::editor_returned`].
+    ExternalEdit {
+        /// The call being approved.
+        call_id: String,
+        /// The proposed content.
+        content: String,
+    },
+    /// Replace the session (fresh, resumed, or with another model) and call
+    /// [`App::session_replaced`] or [`App::session_failed`].
+    StartSession(SessionStart),
+    /// List the saved sessions and call [`App::show_sessions`].
+    ListSessions,
+    /// Delete a saved session, then list them again.
+    DeleteSession(String),
+    /// Bring the code index up to date and call [`App::notice`] with the outcome.
+    Reindex,
+    /// Find completions for `word` and call [`App::show_completions`].
+    Complete {
+        /// The word before the cursor.
+        word: String,
+    },
+    /// Store this input in the persistent history.
+    RememberInput(String),
+    /// Ring the terminal bell.
+    Bell,
+    /// Leave the TUI (the runner shuts the session down first).
+    Quit,
+}
+
+/// Totals over the session.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Totals {
+    pub(crate) turns: u32,
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
+    pub(crate) tool_calls: u32,
+    pub(crate) edits: u32,
+}
+
+/// The whole TUI state.
+pub struct App {
+    options: AppOptions,
+    elapsed: Duration,
+    activity: Activity,
+    context_used: Option<u64>,
+    transcript: Transcript,
+    input: InputBox,
+    popup: Option<Popup>,
+    modal: Option<Modal>,
+    waiting: VecDeque<Modal>,
+    scroll: usize,
+    last_total: usize,
+    last_width: usize,
+    page: usize,
+    auto_apply: bool,
+    running: bool,
+    last_message: Option<String>,
+    interrupt_armed: bool,
+    note: Option<String>,
+    applied: Vec<String>,
+    auto_calls: HashSet<String>,
+    totals: Totals,
+    session_id: Option<String>,
+    quit: bool,
+}
+
+impl App {
+    /// A new app for a session that has not said anything yet.
+    pub fn new(options: AppOptions) -> Self {
+        let auto_apply = matches!(options.session.approval.as_str(), "auto-edit" | "full-auto");
+        let history = options.history.clone();
+        Self {
+            options,
+            elapsed: Duration::ZERO,
+            activity: Activity::Ready,
+            context_used: None,
+            transcript: Transcript::default(),
+            input: InputBox::new(history),
+            popup: None,
+            modal: None,
+            waiting: VecDeque::new(),
+            scroll: 0,
+            last_total: 0,
+            last_width: 0,
+            page: 10,
+            auto_apply,
+            running: false,
+            last_message: None,
+            interrupt_armed: false,
+            note: None,
+            applied: Vec::new(),
+            auto_calls: HashSet::new(),
+            totals: Totals::default(),
+            session_id: None,
+            quit: false,
+        }
+    }
+
+    /// Whether the user asked to leave.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// The id of the saved session, once the core has said it.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// Whether a turn is running.
+    pub fn is_busy(&self) -> bool {
+        self.running
+    }
+
+    /// Sets the session clock shown in the status bar.
+    pub fn set_elapsed(&mut self, elapsed: Duration) {
+        self.elapsed = elapsed;
+    }
+
+    /// Sets the git branch shown in the status bar.
+    pub fn set_branch(&mut self, branch: Option<String>) {
+        self.options.branch = branch;
+    }
+
+    /// Adds an information line to the conversation (results of host work).
+    pub fn notice(&mut self, text: impl Into<String>) {
+        self.transcript.push(Entry::Notice(NoticeKind::Info, text.into()));
+    }
+
+    /// Adds an error line to the conversation.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.transcript.push(Entry::Error(text.into()));
+    }
+
+    /// Another session replaced the old one (`/clear`, `/sessions`, `/model`); `history`
+    /// is the resumed conversation to show.
+    pub fn session_replaced(&mut self, info: SessionInfo, history: &[Message]) {
+        let model_changed = info.model != self.options.session.model;
+        self.options.session = info;
+        self.session_id = None;
+        self.transcript.clear();
+        self.modal = None;
+        self.waiting.clear();
+        self.running = false;
+        self.activity = Activity::Ready;
+        self.context_used = None;
+        self.applied.clear();
+        self.scroll = 0;
+        self.totals = Totals::default();
+        self.show_history(history);
+        if !history.is_empty() {
+            self.notice(format!("resumed a saved conversation ({} messages)", history.len()));
+        }
+        if model_changed {
+            let text = format!("now using {}", self.options.session.model);
+            self.notice(text);
+        } else if history.is_empty() {
+            self.notice("a new conversation started");
+        }
+    }
+
+    /// Shows a resumed conversation (at start-up or after loading a session).
+    pub fn show_history(&mut self, history: &[Message]) {
+        history::show(&mut self.transcript, history);
+    }
+
+    /// The saved sessions, for the `/sessions` dialog.
+    pub fn show_sessions(&mut self, sessions: Vec<SavedSession>) {
+        if sessions.is_empty() {
+            self.notice("no saved sessions for this project yet");
+            return;
+        }
+        let current = self.session_id.clone();
+        self.modal = None;
+        self.open_modal(Modal::Sessions(SessionsModal::new(sessions, current)));
+    }
+
+    /// The session could not be replaced.
+    pub fn session_failed(&mut self, message: &str) {
+        self.error(format!("could not start a new session: {message}"));
+    }
+
+    /// The session ended by itself (it should not): say so and stop taking messages.
+    pub fn session_closed(&mut self) {
+        self.running = false;
+        self.activity = Activity::Failed;
+        self.error("the session ended unexpectedly; see .hone/logs/tui.log — Ctrl+D quits");
+    }
+
+    fn send(effects: &mut Vec<Effect>, request: Request) {
+        effects.push(Effect::Send(request));
+    }
+
+    fn context_percent(&self) -> Option<u8> {
+        let window = u64::from(self.options.session.context_window?).max(1);
+        let used = self.context_used?;
+        u8::try_from(used.saturating_mul(100).div_ceil(window).min(100)).ok()
+    }
+
+    /// Draws everything.
+    pub fn render(&mut self, frame: &mut Frame<'_>) {
+        let area = frame.area();
+        let input_height = self.input.height(area.width).min(area.height.saturating_sub(3).max(3));
+        let [top, body, input_area, hints] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(1),
+            Constraint::Length(input_height),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+
+        let branch = self.options.branch.clone();
+        status::render(
+            frame,
+            top,
+            &Status {
+                project: &self.options.project,
+                branch: branch.as_deref(),
+                model: &self.options.session.model,
+                elapsed: self.elapsed,
+                activity: self.activity,
+                context_percent: self.context_percent(),
+                auto_apply: self.auto_apply,
+            },
+        );
+        self.render_conversation(frame, body);
+        self.input.render(frame, input_area, self.running);
+        let hints_list = self.hints();
+        status::render_hints(frame, hints, &hints_list, self.note.as_deref());
+        if let Some(popup) = &self.popup
+            && self.modal.is_none()
+        {
+            popup.render(frame, input_area, body);
+        }
+        if let Some(modal) = self.modal.as_mut() {
+            let over = Rect::new(body.x, body.y, body.width, body.height + input_area.height);
+            modal.render(frame, over);
+        }
+    }
+
+    fn hints(&self) -> Vec<(&'static str, &'static str)> {
+        if self.modal.is_some() {
+            return vec![("Ctrl+C", "interrupt the turn"), ("PgUp/PgDn", "scroll the dialog")];
+        }
+        if self.running {
+            return vec![
+                ("Ctrl+C", "interrupt"),
+                ("PgUp/PgDn", "scroll"),
+                ("Ctrl+O", "tool output"),
+                ("Ctrl+T", "thinking"),
+                ("Enter", "queue message"),
+            ];
+        }
+        vec![
+            ("Enter", "send"),
+            ("Alt+Enter", "newline"),
+            ("/", "commands"),
+            ("Tab", "complete"),
+            ("↑↓", "history"),
+            ("PgUp/PgDn", "scroll"),
+            ("Ctrl+O", "tool output"),
+            ("Ctrl+T", "thinking"),
+            ("Ctrl+Z", "undo"),
+            ("Ctrl+D", "quit"),
+        ]
+    }
+
+    fn render_conversation(&mut self, frame: &mut Frame<'_>, area: Rect) {
+        let width = usize::from(area.width);
+        let height = usize::from(area.height);
+        self.page = height.saturating_sub(2).max(1);
+        if self.transcript.is_empty() {
+            frame.render_widget(Paragraph::new(self.welcome(width)), area);
+            return;
+        }
+        let total = self.transcript.total_height(width);
+        if self.scroll > 0 && width == self.last_width && total > self.last_total {
+            // Keep what the user is reading in place while more arrives below.
+            self.scroll += total - self.last_total;
+        }
+        self.last_total = total;
+        self.last_width = width;
+        self.scroll = self.scroll.min(total.saturating_sub(height));
+        let window = self.transcript.window(width, height, self.scroll);
+        frame.render_widget(Paragraph::new(window.lines), area);
+        if window.below > 0 && area.height > 0 {
+            let label = format!(" ↓ {} more lines · End jumps down ", window.below);
+            let label_width = u16::try_from(label.chars().count()).unwrap_or(0).min(area.width);
+            let corner = Rect::new(
+                area.x + area.width - label_width,
+                area.y + area.height - 1,
+                label_width,
+                1,
+            );
+            frame.render_widget(
+                Paragraph::new(Line::styled(label, Style::new().fg(Color::Black).bg(Color::Yellow))),
+                corner,
+            );
+        }
+    }
+
+    fn welcome(&self, width: usize) -> Vec<Line<'static>> {
+        let session = &self.options.session;
+        let dim = Style::new().add_modifier(Modifier::DIM);
+        let mut lines = vec![
+            Line::default(),
+            Line::from(vec![
+                Span::raw("  "),
+                Span::styled("Welcome to hone", Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!(" · {} via {} · approval: {}", session.model, session.provider, session.approval),
+                    dim,
+                ),
+            ]),
+            Line::default(),
+        ];
+        let paragraphs = [
+            format!(
+                "Ask about {} or describe a change. hone reads the code, shows every edit as a diff and asks before it writes or runs anything the approval mode does not allow.",
+                self.options.project
+            ),
+            "/help lists keys and commands · / opens the command list".to_string(),
+            "Tab completes paths · ↑ recalls earlier messages · Ctrl+D quits".to_string(),
+        ];
+        for (index, text) in paragraphs.into_iter().enumerate() {
+            let style = if index == 0 { Style::new() } else { dim };
+            lines.extend(wrap::wrap(
+                vec![Span::styled(text, style)],
+                width,
+                &[Span::raw("  ")],
+                &[Span::raw("  ")],
+                Mode::Words,
+            ));
+            if index == 0 {
+                lines.push(Line::default());
+            }
+        }
+        lines
+    }
+}

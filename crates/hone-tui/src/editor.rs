@@ -1,0 +1,55 @@
+//! Editing a proposal in the user's editor (`$VISUAL`, then `$EDITOR`).
+
+use std::io::Write;
+
+/// Whether an external editor is configured.
+pub(crate) fn configured() -> bool {
+    editor_command().is_some()
+}
+
+fn editor_command() -> Option<String> {
+    ["VISUAL", "EDITOR"]
+        .into_iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.trim().is_empty())
+}
+
+/// Opens `content` in the editor; the edited text, or `None` when the editor failed.
+/// Blocks until the editor exits.
+pub(crate) fn edit(content: &str) -> Option<String> {
+    let editor = editor_command()?;
+    let mut file = match tempfile_with(content) {
+        Ok(file) => file,
+        Err(error) => {
+            tracing::warn!("cannot create a file for the editor: {error}");
+            return None;
+        }
+    };
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(file.path())
+        .status();
+    match status {
+        Ok(status) if status.success() => {
+            let _ = file.flush();
+            std::fs::read_to_string(file.path()).ok()
+        }
+        Ok(status) => {
+            tracing::info!("the editor exited with {status}");
+            None
+        }
+        Err(error) => {
+            tracing::warn!("cannot start the editor `{editor}`: {error}");
+            None
+        }
+    }
+}
+
+fn tempfile_with(content: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut file = tempfile::Builder::new().prefix("hone-edit-").suffix(".txt").tempfile()?;
+    file.write_all(content.as_bytes())?;
+    file.flush()?;
+    Ok(file)
+}

@@ -1,0 +1,71 @@
+//! What the TUI needs from the program that embeds it: sessions, the session store, the
+//! code index, and the input history. `hone-cli` implements it from the configuration.
+
+use hone_core::{Event, SessionHandle};
+use hone_protocol::{HoneError, Message};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::app::SessionInfo;
+
+/// Which session to start.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionStart {
+    /// Continue this saved session (an id, or `last` for the project's latest); `None`
+    /// starts a new one.
+    pub resume: Option<String>,
+    /// Use this model instead of the configured one.
+    pub model: Option<String>,
+}
+
+/// A running session and what to show about it.
+pub struct Session {
+    /// Where requests go.
+    pub handle: SessionHandle,
+    /// Where events come from.
+    pub events: UnboundedReceiver<Event>,
+    /// Provider, model, approval mode, context window, index status.
+    pub info: SessionInfo,
+    /// The conversation so far, when a saved session was resumed (shown, not re-sent).
+    pub history: Vec<Message>,
+}
+
+/// A saved session, as `/sessions` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedSession {
+    /// Its id.
+    pub id: String,
+    /// Its title (the first message).
+    pub title: String,
+    /// The model last used.
+    pub model: String,
+    /// Stored messages.
+    pub messages: u64,
+    /// Last activity, for people (`2h ago`).
+    pub active: String,
+}
+
+/// The embedding program. Methods may block (they run on blocking threads).
+pub trait Host: Send + Sync + 'static {
+    /// Starts a session: the first one, a fresh one (`/clear`), a saved one (`/sessions`),
+    /// or the same one with another model (`/model NAME`).
+    fn start_session(&self, start: &SessionStart) -> Result<Session, HoneError>;
+
+    /// The project's saved sessions, newest first.
+    fn sessions(&self) -> Result<Vec<SavedSession>, HoneError>;
+
+    /// Deletes a saved session.
+    fn delete_session(&self, id: &str) -> Result<(), HoneError>;
+
+    /// Brings the code index up to date; the text says what changed.
+    fn reindex(&self) -> Result<String, HoneError>;
+
+    /// Symbols from the code index whose names start with `prefix`, as
+    /// `(name, "kind path:line")`.
+    fn symbols(&self, prefix: &str, limit: usize) -> Vec<(String, String)>;
+
+    /// Earlier inputs of this project, oldest first.
+    fn input_history(&self) -> Vec<String>;
+
+    /// Stores one input in the project's history.
+    fn remember_input(&self, text: &str);
+}

@@ -1,0 +1,110 @@
+//! hone's full-screen terminal front end.
+//!
+//! [`run`] opens the TUI on the real terminal for a [`Host`] (the embedding program, which
+//! starts sessions and knows the code index). The TUI is built for testing: [`App`] is a
+//! state machine fed with core [`hone_core::Event`]s and terminal events that returns
+//! [`Effect`]s and renders to any ratatui backend, and [`drive`] runs the loop against any
+//! backend and input channel.
+//!
+//! Layout: status bar, conversation (streamed markdown, tool lines, diffs, stats), input
+//! box, key hints; approval, error-choice and information dialogs on top; a completion
+//! popup above the input.
+
+mod app;
+mod commands;
+mod complete;
+mod diff_view;
+mod editor;
+mod error;
+mod format;
+mod git;
+mod highlight;
+mod history;
+mod host;
+mod input;
+mod markdown;
+mod modal;
+mod popup;
+mod runner;
+mod status;
+mod terminal;
+mod tool_line;
+mod transcript;
+mod wrap;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use app::{App, AppOptions, Effect, SessionInfo};
+pub use error::TuiError;
+pub use git::branch;
+pub use history::FileHistory;
+pub use host::{Host, SavedSession, Session, SessionStart};
+pub use runner::{FRAME, Input, drive};
+
+/// How [`run`] starts.
+#[derive(Debug, Clone)]
+pub struct TuiOptions {
+    /// The project root.
+    pub root: PathBuf,
+    /// The first session: new, or resumed.
+    pub start: SessionStart,
+    /// Ring the bell when a turn that took at least this long ends.
+    pub bell_after: Option<Duration>,
+}
+
+/// Opens the TUI on the terminal and runs it until the user quits. The first session is
+/// started before the screen is taken over, so configuration errors print normally.
+/// Returns the id of the saved session, if the session was saved.
+pub async fn run(host: Arc<dyn Host>, options: TuiOptions) -> Result<Option<String>, TuiError> {
+    let starter = host.clone();
+    let start = options.start.clone();
+    let mut session = tokio::task::spawn_blocking(move || starter.start_session(&start))
+        .await
+        .map_err(|error| TuiError::Terminal(format!("the session could not start: {error}")))?
+        .map_err(TuiError::Session)?;
+    highlight::warm_up();
+    let history_host = host.clone();
+    let history = tokio::task::spawn_blocking(move || history_host.input_history())
+        .await
+        .unwrap_or_default();
+    let mut app = App::new(AppOptions {
+        project: project_name(&options.root),
+        branch: git::branch(&options.root),
+        root: options.root.clone(),
+        session: session.info.clone(),
+        history,
+        external_editor: editor::configured(),
+        bell_after: options.bell_after,
+    });
+    let history = std::mem::take(&mut session.history);
+    if !history.is_empty() {
+        app.show_history(&history);
+        app.notice(format!(
+            "resumed the saved conversation ({} messages) — /clear starts a new one, /sessions lists the others",
+            history.len()
+        ));
+    }
+    let (inputs_tx, inputs) = tokio::sync::mpsc::unbounded_channel();
+    let (tty, mut terminal) =
+        terminal::Tty::start(inputs_tx).map_err(|error| TuiError::Terminal(error.to_string()))?;
+    let result = runner::drive_tty(
+        &mut terminal,
+        &mut app,
+        host,
+        session,
+        inputs,
+        options.root,
+        Some(&tty),
+    )
+    .await;
+    drop(tty);
+    result.map(|()| app.session_id().map(str::to_string))
+}
+
+/// The project's name: the root directory's name.
+fn project_name(root: &std::path::Path) -> String {
+    root.file_name()
+        .map_or_else(|| root.display().to_string(), |name| name.to_string_lossy().into_owned())
+}

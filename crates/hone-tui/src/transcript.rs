@@ -1,0 +1,553 @@
+//! The conversation as entries, rendered to wrapped lines with a per-entry cache so a
+//! streamed reply re-renders only itself.
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use crate::diff_view;
+use crate::format::one_line;
+use crate::markdown::{self, CodeCache};
+use crate::wrap::{self, Mode};
+
+/// Tool output lines shown when tool results are expanded.
+const OUTPUT_PREVIEW_LINES: usize = 12;
+/// Diff lines shown in the conversation before "… more".
+const DIFF_PREVIEW_LINES: usize = 40;
+
+/// What happened to a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ToolState {
+    /// Planned or running.
+    Running,
+    /// Waiting for the user's approval.
+    Waiting,
+    /// Refused, with the reason.
+    Denied(String),
+    /// Finished.
+    Done {
+        /// Whether it failed.
+        is_error: bool,
+        /// Wall time.
+        duration_ms: u64,
+    },
+}
+
+/// One tool call in the conversation.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolEntry {
+    pub(crate) call_id: String,
+    pub(crate) line: String,
+    pub(crate) state: ToolState,
+    pub(crate) output: String,
+}
+
+/// How a notice looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoticeKind {
+    /// Neutral information.
+    Info,
+    /// Something to pay attention to.
+    Warning,
+}
+
+/// One block of the conversation.
+#[derive(Debug, Clone)]
+pub(crate) enum Entry {
+    /// What the user sent.
+    User(String),
+    /// The model's answer (markdown), possibly still streaming.
+    Assistant { text: String, streaming: bool },
+    /// The model's reasoning.
+    Thinking { text: String, streaming: bool },
+    /// A tool call.
+    Tool(ToolEntry),
+    /// An applied edit; `expanded` shows the diff itself.
+    Diff { diff: String, expanded: bool },
+    /// Per-answer totals.
+    Stats(String),
+    /// Information from hone.
+    Notice(NoticeKind, String),
+    /// Something failed.
+    Error(String),
+}
+
+impl Entry {
+    fn compact(&self) -> bool {
+        matches!(self, Entry::Tool(_) | Entry::Diff { expanded: false, .. })
+    }
+}
+
+struct Item {
+    entry: Entry,
+    cache: Option<(usize, Vec<Line<'static>>)>,
+}
+
+/// The rendered window of the conversation.
+pub(crate) struct Window {
+    /// The visible lines, top to bottom.
+    pub(crate) lines: Vec<Line<'static>>,
+    /// Lines below the window (scrolled up by this much).
+    pub(crate) below: usize,
+}
+
+/// The conversation.
+#[derive(Default)]
+pub(crate) struct Transcript {
+    items: Vec<Item>,
+    show_tool_output: bool,
+    show_thinking: bool,
+    code: CodeCache,
+}
+
+impl Transcript {
+    /// Whether nothing has been said yet.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Drops everything.
+    pub(crate) fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    /// Adds an entry at the end (closing any open stream first).
+    pub(crate) fn push(&mut self, entry: Entry) {
+        self.finish_streams();
+        self.items.push(Item { entry, cache: None });
+    }
+
+    /// Appends answer text to the streaming answer, starting one if needed.
+    pub(crate) fn append_answer(&mut self, delta: &str) {
+        if let Some(Item {
+            entry: Entry::Assistant { text, streaming: true },
+            cache,
+        }) = self.items.last_mut()
+        {
+            text.push_str(delta);
+            *cache = None;
+            return;
+        }
+        self.push(Entry::Assistant {
+            text: delta.to_string(),
+            streaming: true,
+        });
+    }
+
+    /// Appends reasoning text to the streaming thinking block, starting one if needed.
+    pub(crate) fn append_thinking(&mut self, delta: &str) {
+        if let Some(Item {
+            entry: Entry::Thinking { text, streaming: true },
+            cache,
+        }) = self.items.last_mut()
+        {
+            text.push_str(delta);
+            *cache = None;
+            return;
+        }
+        self.push(Entry::Thinking {
+            text: delta.to_string(),
+            streaming: true,
+        });
+    }
+
+    /// One reply is complete: its full text replaces what streamed (they normally agree).
+    pub(crate) fn complete_answer(&mut self, full: &str) {
+        let streamed = self.items.iter_mut().rev().take(2).find_map(|item| match &mut item.entry {
+            Entry::Assistant { text, streaming: true } => Some((text, &mut item.cache)),
+            _ => None,
+        });
+        match streamed {
+            Some((text, cache)) => {
+                if !full.is_empty() && text != full {
+                    *text = full.to_string();
+                }
+                *cache = None;
+            }
+            None if !full.trim().is_empty() => self.push(Entry::Assistant {
+                text: full.to_string(),
+                streaming: false,
+            }),
+            None => {}
+        }
+        self.finish_streams();
+    }
+
+    /// Marks streaming answers and thoughts as complete.
+    pub(crate) fn finish_streams(&mut self) {
+        for item in self.items.iter_mut().rev().take(3) {
+            match &mut item.entry {
+                Entry::Assistant { streaming, .. } | Entry::Thinking { streaming, .. }
+                    if *streaming =>
+                {
+                    *streaming = false;
+                    item.cache = None;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Changes the tool call `call_id`, if it is in the conversation.
+    pub(crate) fn update_tool(&mut self, call_id: &str, change: impl FnOnce(&mut ToolEntry)) {
+        let found = self.items.iter_mut().rev().find(|item| {
+            matches!(&item.entry, Entry::Tool(tool) if tool.call_id == call_id)
+        });
+        if let Some(item) = found {
+            if let Entry::Tool(tool) = &mut item.entry {
+                change(tool);
+            }
+            item.cache = None;
+        }
+    }
+
+    /// Shows or hides tool results; returns the new setting.
+    pub(crate) fn toggle_tool_output(&mut self) -> bool {
+        self.show_tool_output = !self.show_tool_output;
+        self.invalidate(|entry| matches!(entry, Entry::Tool(_)));
+        self.show_tool_output
+    }
+
+    /// Shows or hides reasoning; returns the new setting.
+    pub(crate) fn toggle_thinking(&mut self) -> bool {
+        self.show_thinking = !self.show_thinking;
+        self.invalidate(|entry| matches!(entry, Entry::Thinking { .. }));
+        self.show_thinking
+    }
+
+    fn invalidate(&mut self, which: impl Fn(&Entry) -> bool) {
+        for item in &mut self.items {
+            if which(&item.entry) {
+                item.cache = None;
+            }
+        }
+    }
+
+    /// All lines of the conversation at `width` columns.
+    pub(crate) fn total_height(&mut self, width: usize) -> usize {
+        (0..self.items.len())
+            .map(|index| self.lines_of(index, width).len() + usize::from(self.gap_before(index)))
+            .sum()
+    }
+
+    /// The `height` lines that end `scroll` lines above the bottom, at `width` columns.
+    pub(crate) fn window(&mut self, width: usize, height: usize, scroll: usize) -> Window {
+        let mut heights = Vec::with_capacity(self.items.len());
+        for index in 0..self.items.len() {
+            heights.push(self.lines_of(index, width).len() + usize::from(self.gap_before(index)));
+        }
+        let total: usize = heights.iter().sum();
+        let below = scroll.min(total.saturating_sub(height));
+        let end = total - below;
+        let start = end.saturating_sub(height);
+        let mut lines = Vec::with_capacity(height);
+        let mut at = 0;
+        for (index, entry_height) in heights.iter().enumerate() {
+            let next = at + entry_height;
+            if next > start && at < end {
+                let gap = self.gap_before(index);
+                let cached = self.lines_of(index, width);
+                let all = gap
+                    .then(Line::default)
+                    .into_iter()
+                    .chain(cached.iter().cloned());
+                for (offset, line) in all.enumerate() {
+                    let position = at + offset;
+                    if position >= start && position < end {
+                        lines.push(line);
+                    }
+                }
+            }
+            at = next;
+            if at >= end {
+                break;
+            }
+        }
+        Window { lines, below }
+    }
+
+    fn gap_before(&self, index: usize) -> bool {
+        index > 0 && !(self.items[index].entry.compact() && self.items[index - 1].entry.compact())
+    }
+
+    fn lines_of(&mut self, index: usize, width: usize) -> &[Line<'static>] {
+        let fresh = matches!(&self.items[index].cache, Some((cached, _)) if *cached == width);
+        if !fresh {
+            let lines = render_entry(
+                &self.items[index].entry,
+                width,
+                self.show_tool_output,
+                self.show_thinking,
+                &mut self.code,
+            );
+            self.items[index].cache = Some((width, lines));
+        }
+        match &self.items[index].cache {
+            Some((_, lines)) => lines,
+            None => &[],
+        }
+    }
+}
+
+fn dim() -> Style {
+    Style::new().add_modifier(Modifier::DIM)
+}
+
+fn render_entry(
+    entry: &Entry,
+    width: usize,
+    show_output: bool,
+    show_thinking: bool,
+    code: &mut CodeCache,
+) -> Vec<Line<'static>> {
+    match entry {
+        Entry::User(text) => {
+            let style = Style::new().add_modifier(Modifier::BOLD);
+            let first = [Span::styled("› ", Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD))];
+            let rest = [Span::raw("  ")];
+            let mut out = Vec::new();
+            for (index, line) in text.lines().enumerate() {
+                let prefix: &[Span<'static>] = if index == 0 { &first } else { &rest };
+                out.extend(wrap::wrap(
+                    vec![Span::styled(line.to_string(), style)],
+                    width,
+                    prefix,
+                    &rest,
+                    Mode::Words,
+                ));
+            }
+            out
+        }
+        Entry::Assistant { text, .. } => markdown::render(text, width.saturating_sub(2), code)
+            .into_iter()
+            .map(|line| {
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(line.spans);
+                Line::from(spans).style(line.style)
+            })
+            .collect(),
+        Entry::Thinking { text, streaming } => thinking(text, *streaming, show_thinking, width),
+        Entry::Tool(tool) => tool_lines(tool, show_output, width),
+        Entry::Diff { diff, expanded } => diff_lines(diff, *expanded, width),
+        Entry::Stats(text) => vec![Line::styled(format!("  {text}"), dim())],
+        Entry::Notice(kind, text) => {
+            let style = match kind {
+                NoticeKind::Info => dim(),
+                NoticeKind::Warning => Style::new().fg(Color::Yellow),
+            };
+            wrap::wrap(
+                vec![Span::styled(text.clone(), style)],
+                width,
+                &[Span::styled("  • ", style)],
+                &[Span::raw("    ")],
+                Mode::Words,
+            )
+        }
+        Entry::Error(text) => {
+            let style = Style::new().fg(Color::Red);
+            let mut out = Vec::new();
+            for (index, line) in text.lines().enumerate() {
+                let first = if index == 0 { "  ✗ " } else { "    " };
+                out.extend(wrap::wrap(
+                    vec![Span::styled(line.to_string(), style)],
+                    width,
+                    &[Span::styled(first, style)],
+                    &[Span::raw("    ")],
+                    Mode::Words,
+                ));
+            }
+            out
+        }
+    }
+}
+
+fn thinking(text: &str, streaming: bool, expanded: bool, width: usize) -> Vec<Line<'static>> {
+    let style = dim().add_modifier(Modifier::ITALIC);
+    let words = text.split_whitespace().count();
+    if !expanded {
+        let label = if streaming {
+            let tail: String = {
+                let flat = one_line(text, usize::MAX);
+                let count = flat.chars().count();
+                flat.chars().skip(count.saturating_sub(width.saturating_sub(30))).collect()
+            };
+            format!("✻ thinking… {tail}")
+        } else {
+            format!("✻ thought for {words} words (Ctrl+T shows)")
+        };
+        let label = one_line(&label, width.saturating_sub(2).max(1));
+        return vec![Line::styled(format!("  {label}"), style)];
+    }
+    let mut out = vec![Line::styled("  ✻ thinking (Ctrl+T hides)", style)];
+    for line in text.lines() {
+        out.extend(wrap::wrap(
+            vec![Span::styled(line.to_string(), style)],
+            width,
+            &[Span::styled("  ┊ ", style)],
+            &[Span::styled("  ┊ ", style)],
+            Mode::Words,
+        ));
+    }
+    out
+}
+
+fn tool_lines(tool: &ToolEntry, show_output: bool, width: usize) -> Vec<Line<'static>> {
+    let (mark, mark_style, suffix) = match &tool.state {
+        ToolState::Running => ("▸", Style::new().fg(Color::Blue), " …".to_string()),
+        ToolState::Waiting => (
+            "▸",
+            Style::new().fg(Color::Yellow),
+            " — waiting for approval".to_string(),
+        ),
+        ToolState::Denied(reason) => (
+            "✗",
+            Style::new().fg(Color::Red),
+            format!(" — denied: {}", one_line(reason, 80)),
+        ),
+        ToolState::Done {
+            is_error: false,
+            duration_ms,
+        } => (
+            "✓",
+            Style::new().fg(Color::Green),
+            format!(" {}", crate::format::seconds(*duration_ms)),
+        ),
+        ToolState::Done { is_error: true, .. } => (
+            "✗",
+            Style::new().fg(Color::Red),
+            format!(" — {}", one_line(tool.output.lines().next().unwrap_or("failed"), 80)),
+        ),
+    };
+    let spans = vec![
+        Span::raw(tool.line.clone()),
+        Span::styled(suffix, dim()),
+    ];
+    let first = [Span::raw("  "), Span::styled(format!("{mark} "), mark_style)];
+    let mut out = wrap::wrap(spans, width, &first, &[Span::raw("    ")], Mode::Words);
+    if show_output && !tool.output.is_empty() {
+        let bar = [Span::styled("    │ ", dim())];
+        let lines: Vec<&str> = tool.output.lines().collect();
+        for line in lines.iter().take(OUTPUT_PREVIEW_LINES) {
+            out.extend(wrap::wrap(
+                vec![Span::styled(line.replace('\t', "    "), dim())],
+                width,
+                &bar,
+                &bar,
+                Mode::Chars,
+            ));
+        }
+        if lines.len() > OUTPUT_PREVIEW_LINES {
+            out.push(Line::styled(
+                format!("    … {} more lines", lines.len() - OUTPUT_PREVIEW_LINES),
+                dim(),
+            ));
+        }
+    }
+    out
+}
+
+fn diff_lines(diff: &str, expanded: bool, width: usize) -> Vec<Line<'static>> {
+    let stats = diff_view::stats(diff);
+    let header = Line::from(vec![
+        Span::raw("  "),
+        Span::styled("✎ ", Style::new().fg(Color::Green)),
+        Span::raw(format!("applied {}", stats.summary())),
+    ]);
+    let mut out = vec![header];
+    if expanded {
+        let lines = diff_view::render(diff, width.saturating_sub(4));
+        let more = lines.len().saturating_sub(DIFF_PREVIEW_LINES);
+        for line in lines.into_iter().take(DIFF_PREVIEW_LINES) {
+            let style = line.style;
+            let mut spans = vec![Span::raw("    ")];
+            spans.extend(line.spans);
+            out.push(Line::from(spans).style(style));
+        }
+        if more > 0 {
+            out.push(Line::styled(
+                format!("    … {more} more lines (/diff shows every change)"),
+                dim(),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(window: &Window) -> Vec<String> {
+        window.lines.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn streaming_appends_to_one_answer_and_completes() {
+        let mut transcript = Transcript::default();
+        transcript.push(Entry::User("hi".into()));
+        transcript.append_answer("Hel");
+        transcript.append_answer("lo");
+        transcript.complete_answer("Hello");
+        let window = transcript.window(40, 10, 0);
+        assert_eq!(text(&window), ["› hi", "", "  Hello"]);
+        transcript.append_answer("Again");
+        assert_eq!(transcript.total_height(40), 5);
+    }
+
+    #[test]
+    fn the_window_scrolls_from_the_bottom() {
+        let mut transcript = Transcript::default();
+        for index in 0..10 {
+            transcript.push(Entry::Notice(NoticeKind::Info, format!("n{index}")));
+        }
+        let bottom = transcript.window(20, 3, 0);
+        assert_eq!(transcript.total_height(20), 19);
+        assert_eq!(text(&bottom), ["  • n8", "", "  • n9"]);
+        let up = transcript.window(20, 3, 4);
+        assert_eq!(text(&up), ["  • n6", "", "  • n7"]);
+        assert_eq!(up.below, 4);
+        let top = transcript.window(20, 3, 1_000);
+        assert_eq!(text(&top), ["  • n0", "", "  • n1"]);
+    }
+
+    #[test]
+    fn tool_calls_are_compact_and_expand_to_their_output() {
+        let mut transcript = Transcript::default();
+        for id in ["a", "b"] {
+            transcript.push(Entry::Tool(ToolEntry {
+                call_id: id.into(),
+                line: format!("read_file {id}.rs"),
+                state: ToolState::Running,
+                output: String::new(),
+            }));
+        }
+        transcript.update_tool("a", |tool| {
+            tool.state = ToolState::Done {
+                is_error: false,
+                duration_ms: 12,
+            };
+            tool.output = "1│ fn a() {}".into();
+        });
+        assert_eq!(
+            text(&transcript.window(40, 10, 0)),
+            ["  ✓ read_file a.rs 12ms", "  ▸ read_file b.rs …"]
+        );
+        assert!(transcript.toggle_tool_output());
+        assert_eq!(
+            text(&transcript.window(40, 10, 0)),
+            ["  ✓ read_file a.rs 12ms", "    │ 1│ fn a() {}", "  ▸ read_file b.rs …"]
+        );
+    }
+
+    #[test]
+    fn thinking_is_collapsed_until_toggled() {
+        let mut transcript = Transcript::default();
+        transcript.append_thinking("first idea. second idea.");
+        transcript.finish_streams();
+        assert_eq!(
+            text(&transcript.window(60, 10, 0)),
+            ["  ✻ thought for 4 words (Ctrl+T shows)"]
+        );
+        transcript.toggle_thinking();
+        assert_eq!(transcript.total_height(60), 2);
+    }
+}
