@@ -107,6 +107,9 @@ pub enum Command {
     Sessions(crate::sessions_cmd::SessionsCommand),
     /// Take back the project's latest edits (all of the N or none), or list them.
     Undo(crate::undo_cmd::UndoArgs),
+    /// Render the project instructions and files (in full or, with --summary, as outlines)
+    /// as one markdown document for any chat UI; saved under .hone/context/ and printed.
+    Context(crate::context_cmd::ContextArgs),
 }
 
 /// `hone ask`.
@@ -158,6 +161,11 @@ pub struct ExecArgs {
     /// Continue a copy of a saved session; the original stays as it was.
     #[arg(long, value_name = "ID", conflicts_with = "resume")]
     pub fork: Option<String>,
+
+    /// Pin files into the context before the first turn: a path, directory or glob such as
+    /// 'src/**/*.rs' (repeatable). They are refreshed whenever the agent changes them.
+    #[arg(long = "file", value_name = "GLOB")]
+    pub files: Vec<String>,
 }
 
 /// `hone index`.

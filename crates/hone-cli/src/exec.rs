@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use hone_config::IndexSettings;
-use hone_core::{Event, PromptProfile, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_core::{ErrorChoice, Event, PromptProfile, Request, SessionConfig, TurnEnd, TurnStats};
 use hone_index::tools::{SharedIndex, index_tools};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::HoneError;
@@ -46,6 +46,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         .map(|key| key.expose().to_string())
         .collect();
     let model = provider_config.model.clone();
+    let window = crate::context_cmd::context_window(&config, &provider_config);
     let prompt_profile = PromptProfile::for_model(&provider_config.kind, &model);
     let prompting = crate::provider_factory::Prompting::detect(args.json);
     let provider = crate::provider_factory::build(&config, provider_config, prompting).await?;
@@ -67,6 +68,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let (extra_tools, repo_map) = code_index(&root, &prompt, &config.index_settings());
+    let context = crate::context_cmd::session_context(&config, window, &root);
     let (handle, mut events) = hone_core::start_session(SessionConfig {
         root,
         provider,
@@ -80,7 +82,14 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         repo_map,
         prompt_profile,
         memory,
+        context,
     })?;
+    if !args.files.is_empty() {
+        handle.send(Request::TrackFiles {
+            patterns: args.files.clone(),
+            summary: false,
+        });
+    }
     handle.send(Request::UserMessage { text: prompt });
 
     let interrupt = handle.clone();
@@ -111,7 +120,16 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
                 handle.send(Request::Shutdown);
                 return Ok(match end {
                     TurnEnd::Answered => code::DONE,
-                    TurnEnd::RoundLimit | TurnEnd::RepeatedFailure => code::FAILED,
+                    TurnEnd::RoundLimit | TurnEnd::RepeatedFailure | TurnEnd::Skipped => {
+                        code::FAILED
+                    }
+                });
+            }
+            // `hone exec` does not offer retry/skip: the provider already retried per its
+            // policy, so the turn fails (exit 1) with the error's line on stderr.
+            Event::TurnError { .. } => {
+                handle.send(Request::ErrorChoice {
+                    choice: ErrorChoice::Abort,
                 });
             }
             Event::TurnFailed { error, stats } => {
@@ -229,6 +247,12 @@ impl View {
             Event::Error { error } => {
                 self.close_answer();
                 eprintln!("hone: {}", error.message);
+            }
+            Event::ContextCompacted { .. } | Event::FilesTracked { .. } => {
+                self.close_answer();
+                if let Some(notice) = crate::context_cmd::notice(event) {
+                    eprintln!("{}", self.dim(&notice));
+                }
             }
             _ => {}
         }

@@ -5,6 +5,7 @@ mod approve;
 mod ask;
 mod cli;
 mod config_cmd;
+mod context_cmd;
 mod diff;
 mod doctor;
 mod exec;
@@ -69,6 +70,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Config(command) => config_cmd::run(&cli.global, &command),
         Command::Sessions(command) => sessions_cmd::run(&cli.global, &command),
         Command::Undo(args) => undo_cmd::run(&cli.global, &args),
+        Command::Context(args) => context_cmd::run(&cli.global, &args),
     }
 }
 

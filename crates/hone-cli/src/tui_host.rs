@@ -198,6 +198,7 @@ impl Host for TuiHost {
             repo_map: self.index.repo_map.clone(),
             prompt_profile: basics.prompt_profile,
             memory,
+            context: crate::context_cmd::session_context(&config, context_window, &self.root),
         })?;
         Ok(Session {
             handle,

@@ -173,7 +173,11 @@ impl ContextLayers {
             checked.compact_threshold.as_ref(),
             source,
         );
-        set(&mut self.recent_turns, checked.recent_turns.as_ref(), source);
+        set(
+            &mut self.recent_turns,
+            checked.recent_turns.as_ref(),
+            source,
+        );
         set(
             &mut self.compaction_model,
             checked.compaction_model.as_ref(),

@@ -20,7 +20,7 @@
 //! 3. the project file `<project>/.hone/config.toml`;
 //! 4. the user file: `$HONE_CONFIG` if set, else `~/.config/hone/config.toml`
 //!    (the platform's config directory);
-//! 5. built-in defaults: provider `ollama`, local and keyless, with its preset's settings.
+//! 5. built-in defaults: see *Default provider* below.
 //!
 //! Empty variables and flags count as unset. Each field of a provider instance is resolved
 //! on its own: preset defaults ← user file ← project file ← environment ← flags.
@@ -42,6 +42,24 @@
 //!   like the preset (`ollama`); a custom instance (`kind = "ollama"`) with its own
 //!   `base_url` keeps it.
 //! - Unknown keys, `api_key = "…"` and TOML syntax errors are rejected with the file and line.
+//!
+//! # Default provider
+//!
+//! When no file, variable or flag selects a provider, hone picks one from the environment:
+//! the first vendor whose key variable is set, in [`PRESETS`] order (`OPENAI_API_KEY` →
+//! `openai`, `ANTHROPIC_API_KEY` → `anthropic`, `GEMINI_API_KEY` → `gemini`, then
+//! `openrouter`, `mistral`, `deepseek`, `groq`, and `azure` when `AZURE_OPENAI_ENDPOINT` is
+//! set as well); with no vendor key, [`DEFAULT_PROVIDER`] (`local`), the embedded model that
+//! runs inside hone with no server and no key (`hone model pull` downloads it). `hone config
+//! show` names the variable that made the choice.
+//!
+//! # The embedded model
+//!
+//! Provider kind `local` ([`WireApi::Local`]) has no base URL and no key; its `model` is a
+//! catalog name (`hone model list`) or a path to a GGUF file, by default `[local] model`,
+//! else [`LOCAL_DEFAULT_MODEL`]. `[local]` ([`Config::local_settings`]) also sets `threads`,
+//! `context_size`, `temperature`, `top_p` and `seed`; unset keys use the engine's defaults.
+//! `hone-providers` cannot build this kind: the CLI loads it with `hone-local`.
 //!
 //! # Agent settings
 //!

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hone_protocol::{Message, ToolCall, ToolSpec, Usage};
+use hone_protocol::{Message, Role, ToolCall, ToolSpec, Usage};
 use serde::{Deserialize, Serialize};
 
 use crate::build::{self, Built, SystemParts};
@@ -12,7 +12,7 @@ use crate::compaction::{
     self, CompactionMethod, SummaryPlan, append_summary, rule_summary, stale_results,
 };
 use crate::error::ContextError;
-use crate::history::turn_starts;
+use crate::history::{is_request, request_text, turn_starts};
 use crate::outline::Outliner;
 use crate::settings::{ContextConfig, ContextSettings};
 use crate::task::TaskMemory;
@@ -201,6 +201,22 @@ impl ContextManager {
     /// Records a tool round: the calls and the message with their results.
     pub fn on_round(&mut self, calls: &[ToolCall], results: &Message) {
         self.state.task.on_round(calls, results);
+    }
+
+    /// Rebuilds the task memory from `history` (a resumed session without a saved state).
+    pub fn replay(&mut self, history: &[Message]) {
+        for (index, message) in history.iter().enumerate() {
+            if is_request(message) {
+                self.on_request(&request_text(message));
+            } else if message.role == Role::Assistant {
+                self.on_assistant(message);
+            } else if let Some(previous) = index.checked_sub(1).map(|at| &history[at]) {
+                let calls: Vec<ToolCall> = previous.tool_calls().cloned().collect();
+                if !calls.is_empty() {
+                    self.on_round(&calls, message);
+                }
+            }
+        }
     }
 
     fn view(&self, history: &[Message]) -> Vec<Message> {

@@ -107,6 +107,7 @@ impl Bench {
             repo_map: None,
             prompt_profile: hone_core::PromptProfile::Full,
             memory: None,
+            context: hone_core::ContextConfig::default(),
         })
         .unwrap();
         match events.recv().await {

@@ -9,10 +9,12 @@
 
 mod audit;
 mod calls;
+mod context;
 mod persist;
 mod profile;
 mod prompt;
 mod protocol;
+mod recovery;
 mod session;
 mod tools;
 mod turn;
@@ -29,7 +31,13 @@ pub use audit::AUDIT_DIR;
 pub use hone_memory::UndoEntry;
 pub use persist::Persistence;
 pub use profile::PromptProfile;
-pub use protocol::{ApprovalDecision, ApprovedBy, Event, Request, TurnEnd, TurnStats};
+pub use hone_context::{
+    CompactionMethod, ContextConfig, ContextSettings, Instructions, Outliner, TrackMode,
+    TrackedInfo,
+};
+pub use protocol::{
+    ApprovalDecision, ApprovedBy, ErrorChoice, Event, Request, TurnEnd, TurnStats,
+};
 pub use session::SessionHandle;
 
 /// Default number of tool rounds per turn.
@@ -65,6 +73,10 @@ pub struct SessionConfig {
     /// Where the session is saved (messages, totals, the project's undo journal); `None`
     /// keeps it in memory only.
     pub memory: Option<Persistence>,
+    /// The context window, the `[context]` settings, the project instructions and the
+    /// outliner for tracked files ([`ContextConfig::default`]: unknown window, so no
+    /// compaction or trimming, and no instructions).
+    pub context: ContextConfig,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -4,6 +4,7 @@
 //! Events serialise with a dotted `type` tag (`turn.started`, `tool.completed`, …), the
 //! format `hone exec --json` prints.
 
+use hone_context::{CompactionMethod, TrackedInfo};
 use hone_memory::UndoEntry;
 use hone_protocol::{HoneError, Usage};
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,47 @@ pub enum Request {
     ListUndo,
     /// End the session.
     Shutdown,
+    /// Compact the conversation now: stale file contents are stubbed and all but the latest
+    /// turn are summarised. Answered by [`Event::ContextCompacted`] (or an [`Event::Error`]
+    /// when there is nothing to compact).
+    Compact,
+    /// Pin files into the context by path, directory or glob (`src/**/*.rs`): in full, or
+    /// as outlines with `summary`. Their snapshots go with the next message and are
+    /// refreshed after tool rounds that change them. Answered by [`Event::FilesTracked`].
+    TrackFiles {
+        /// Paths, directories or globs relative to the project root.
+        patterns: Vec<String>,
+        /// Outlines instead of full contents.
+        #[serde(default)]
+        summary: bool,
+    },
+    /// Unpin tracked files (paths, directories or globs). Answered by [`Event::FilesTracked`].
+    UntrackFiles {
+        /// Paths, directories or globs.
+        patterns: Vec<String>,
+    },
+    /// Answer an [`Event::TurnError`].
+    ErrorChoice {
+        /// What to do about the failed model request.
+        choice: ErrorChoice,
+    },
+}
+
+/// What to do after a model request failed in an interactive session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorChoice {
+    /// Send the same request again.
+    Retry,
+    /// End the turn without an answer (the conversation stays as it is).
+    Skip,
+    /// Fail the turn.
+    Abort,
+}
+
+impl ErrorChoice {
+    /// Every choice, in the order front ends offer them.
+    pub const ALL: [ErrorChoice; 3] = [ErrorChoice::Retry, ErrorChoice::Skip, ErrorChoice::Abort];
 }
 
 /// The user's answer to an approval request.
@@ -82,6 +124,8 @@ pub enum TurnEnd {
     RoundLimit,
     /// The same failing call was repeated too often.
     RepeatedFailure,
+    /// A model request failed and the user chose to skip the rest of the turn.
+    Skipped,
 }
 
 /// Totals of one turn.
@@ -272,6 +316,57 @@ pub enum Event {
     UndoStack {
         /// Edits that can be undone, newest first.
         entries: Vec<UndoEntry>,
+    },
+    /// A model request failed; the turn waits for a [`Request::ErrorChoice`] (interactive
+    /// sessions only: otherwise the turn fails at once).
+    #[serde(rename = "turn.error")]
+    TurnError {
+        /// What went wrong.
+        error: HoneError,
+        /// What the front end may answer.
+        choices: Vec<ErrorChoice>,
+    },
+    /// Older turns were compacted to keep the conversation inside the context window.
+    #[serde(rename = "context.compacted")]
+    ContextCompacted {
+        /// Estimated tokens of the request before.
+        before_tokens: u64,
+        /// Estimated tokens of the request after.
+        after_tokens: u64,
+        /// Who wrote the summary: the model, or hone's rules (also when only stale tool
+        /// results were dropped).
+        method: CompactionMethod,
+    },
+    /// How full the context window is, after each model response.
+    #[serde(rename = "context.usage")]
+    ContextUsage {
+        /// Tokens in use (the provider's count when reported, else hone's estimate).
+        used: u64,
+        /// The model's context window, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<u32>,
+        /// `used` as a percentage of `window`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        percent: Option<f64>,
+    },
+    /// The tracked files changed (answering [`Request::TrackFiles`] or
+    /// [`Request::UntrackFiles`]).
+    #[serde(rename = "files.tracked")]
+    FilesTracked {
+        /// Every tracked file now.
+        files: Vec<TrackedInfo>,
+        /// Paths just added.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        added: Vec<String>,
+        /// Paths just removed.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        removed: Vec<String>,
+        /// Patterns that named nothing.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unmatched: Vec<String>,
+        /// Files that could not be tracked, with the reason.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<String>,
     },
 }
 

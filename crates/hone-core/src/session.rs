@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::AuditLog;
-use crate::protocol::{ApprovalDecision, Event, Request};
+use crate::protocol::{ApprovalDecision, ErrorChoice, Event, Request};
 use crate::tools::ToolRegistry;
 use crate::{SessionConfig, prompt};
 
@@ -62,6 +62,8 @@ pub(crate) struct Agent {
     pub(crate) system_prompt: String,
     pub(crate) events: mpsc::UnboundedSender<Event>,
     pub(crate) approvals: mpsc::UnboundedReceiver<(String, ApprovalDecision)>,
+    pub(crate) error_choices: mpsc::UnboundedReceiver<ErrorChoice>,
+    pub(crate) context_manager: hone_context::ContextManager,
     pub(crate) cancel_slot: CancelSlot,
     pub(crate) audit: AuditLog,
     pub(crate) recorder: Option<crate::persist::Recorder>,
@@ -91,6 +93,7 @@ pub(crate) fn start(
     let (request_tx, request_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let (approval_tx, approval_rx) = mpsc::unbounded_channel();
+    let (choice_tx, choice_rx) = mpsc::unbounded_channel();
     let (queue_tx, queue_rx) = mpsc::unbounded_channel();
     let cancel_slot = CancelSlot::default();
     let model = if config.model.trim().is_empty() {
@@ -101,6 +104,9 @@ pub(crate) fn start(
     let undo_depth = crate::persist::undo_depth(config.memory.as_ref());
     let (recorder, history) =
         crate::persist::open(config.memory, &context, config.provider.name(), &model)?;
+    let mut context_manager =
+        hone_context::ContextManager::new(config.context, context.root(), &model);
+    context_manager.replay(&history);
     let agent = Agent {
         system_prompt: prompt::system_prompt(context.root(), &registry, config.repo_map.as_deref()),
         provider: config.provider,
@@ -114,6 +120,8 @@ pub(crate) fn start(
         history,
         events: event_tx,
         approvals: approval_rx,
+        error_choices: choice_rx,
+        context_manager,
         cancel_slot: cancel_slot.clone(),
         recorder,
         undo: crate::persist::Undo {
@@ -126,6 +134,7 @@ pub(crate) fn start(
         request_rx,
         queue_tx,
         approval_tx,
+        choice_tx,
         cancel_slot,
     ));
     tokio::spawn(run_session(agent, queue_rx));
@@ -142,6 +151,7 @@ async fn route_requests(
     mut requests: mpsc::UnboundedReceiver<Request>,
     queue: mpsc::UnboundedSender<Request>,
     approvals: mpsc::UnboundedSender<(String, ApprovalDecision)>,
+    error_choices: mpsc::UnboundedSender<ErrorChoice>,
     cancel_slot: CancelSlot,
 ) {
     while let Some(request) = requests.recv().await {
@@ -150,11 +160,19 @@ async fn route_requests(
             Request::Approval { call_id, decision } => {
                 let _ = approvals.send((call_id, decision));
             }
+            Request::ErrorChoice { choice } => {
+                let _ = error_choices.send(choice);
+            }
             Request::Shutdown => {
                 cancel_slot.cancel();
                 let _ = queue.send(Request::Shutdown);
             }
-            other @ (Request::UserMessage { .. } | Request::Undo { .. } | Request::ListUndo) => {
+            other @ (Request::UserMessage { .. }
+            | Request::Undo { .. }
+            | Request::ListUndo
+            | Request::Compact
+            | Request::TrackFiles { .. }
+            | Request::UntrackFiles { .. }) => {
                 let _ = queue.send(other);
             }
         }
@@ -185,8 +203,11 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
             Request::UserMessage { text } => agent.run_turn(text).await,
             Request::Undo { count } => agent.undo(count),
             Request::ListUndo => agent.list_undo(),
+            Request::Compact => agent.compact_now().await,
+            Request::TrackFiles { patterns, summary } => agent.track_files(&patterns, summary),
+            Request::UntrackFiles { patterns } => agent.untrack_files(&patterns),
             Request::Shutdown => break,
-            Request::Cancel | Request::Approval { .. } => {}
+            Request::Cancel | Request::Approval { .. } | Request::ErrorChoice { .. } => {}
         }
     }
 }

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::calls::RoundOutcome;
 use crate::protocol::{Event, TurnEnd, TurnStats};
+use crate::recovery::Recovery;
 use crate::session::Agent;
 
 /// How one model request ended.
@@ -33,7 +34,8 @@ impl Agent {
         let cancel = self.cancel_slot.fresh();
         let mut stats = TurnStats::default();
         self.emit(Event::TurnStarted { turn: self.turns });
-        self.push_history(Message::user(text));
+        let request = self.request_message(text);
+        self.push_history(request);
         let ending = self.turn_loop(&cancel, &mut stats).await;
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let event = match ending {
@@ -51,10 +53,16 @@ impl Agent {
             let tools_allowed = rounds < self.max_tool_rounds;
             let message = match self.request_model(cancel, stats, tools_allowed).await {
                 Reply::Message(message) => message,
-                Reply::Failed(error) => return Ending::Failed(error),
+                Reply::Failed(error) => match self.recover(error, cancel).await {
+                    Recovery::Retry => continue,
+                    Recovery::Skip => return Ending::Done(TurnEnd::Skipped),
+                    Recovery::Abort(error) => return Ending::Failed(error),
+                    Recovery::Cancelled => return Ending::Cancelled,
+                },
                 Reply::Cancelled => return Ending::Cancelled,
             };
             let calls: Vec<ToolCall> = message.tool_calls().cloned().collect();
+            self.note_reply(&message);
             self.push_history(message);
             if calls.is_empty() {
                 return Ending::Done(if tools_allowed {
@@ -73,7 +81,10 @@ impl Agent {
             stats.tool_calls += u32::try_from(calls.len()).unwrap_or(u32::MAX);
             let outcome = self.run_round(&calls, cancel, &mut repeated).await;
             match outcome {
-                RoundOutcome::Continue(results) => self.push_history(results),
+                RoundOutcome::Continue(mut results) => {
+                    self.note_round(&calls, &mut results);
+                    self.push_history(results);
+                }
                 RoundOutcome::Cancelled(results) => {
                     self.push_history(results);
                     return Ending::Cancelled;
@@ -116,15 +127,20 @@ impl Agent {
         stats: &mut TurnStats,
         tools_allowed: bool,
     ) -> Reply {
+        let tools = if tools_allowed {
+            self.registry.specs()
+        } else {
+            Vec::new()
+        };
+        let built = match self.build_request(&tools, cancel, stats).await {
+            Ok(built) => built,
+            Err(error) => return Reply::Failed(error),
+        };
         let request = ChatRequest {
             model: self.model.clone(),
-            system: Some(self.system_prompt.clone()),
-            messages: self.history.clone(),
-            tools: if tools_allowed {
-                self.registry.specs()
-            } else {
-                Vec::new()
-            },
+            system: Some(built.system.clone()),
+            messages: built.messages.clone(),
+            tools,
             max_tokens: None,
             temperature: None,
             thinking: None,
@@ -153,6 +169,7 @@ impl Agent {
             stats.usage = add_usage(stats.usage, usage);
             self.emit(Event::Usage { usage });
         }
+        self.report_usage(&built, collector.usage());
         let outcome = collector.outcome().cloned();
         self.audit.comms(
             "response",
@@ -181,7 +198,7 @@ enum Ending {
     Cancelled,
 }
 
-fn add_usage(total: Usage, more: Usage) -> Usage {
+pub(crate) fn add_usage(total: Usage, more: Usage) -> Usage {
     Usage {
         input_tokens: total.input_tokens + more.input_tokens,
         output_tokens: total.output_tokens + more.output_tokens,

@@ -87,6 +87,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
             resumed,
             undo_depth: 10,
         }),
+        context: hone_core::ContextConfig::default(),
     })
     .unwrap();
     Session {
@@ -345,6 +346,7 @@ async fn a_missing_session_is_a_clear_error() {
             resumed: true,
             undo_depth: 10,
         }),
+        context: hone_core::ContextConfig::default(),
     })
     .err()
     .unwrap();

@@ -43,6 +43,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
+        context: hone_core::ContextConfig::default(),
     })
     .unwrap();
     Harness {

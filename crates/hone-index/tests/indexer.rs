@@ -395,3 +395,37 @@ fn killing_the_indexer_mid_update_leaves_a_usable_database() {
     assert_eq!(report.files_total, 2007);
     assert_eq!(update(&mut indexer).files_parsed, 0);
 }
+
+#[test]
+fn edits_re_resolve_the_edited_file_and_new_files_resolve_earlier_imports() {
+    let dir = project();
+    let mut indexer = open(dir.path());
+    let first = update(&mut indexer);
+    let targets = |indexer: &Indexer, path: &str| -> Vec<String> {
+        let edges = indexer.store().dependencies(path).unwrap();
+        edges.into_iter().map(|edge| edge.to).collect()
+    };
+    assert_eq!(targets(&indexer, "src/app.ts"), ["src/util.ts"]);
+    // An edit keeping the set of files: only the edited file's edges change.
+    write(
+        dir.path(),
+        "src/app.ts",
+        b"import { extra } from \"./extra\";\nexport const value = extra;\n",
+    );
+    let report = indexer.update_paths(&["src/app.ts".to_string()]).unwrap();
+    assert_eq!(report.edges, first.edges - 1);
+    assert!(targets(&indexer, "src/app.ts").is_empty());
+    assert_eq!(targets(&indexer, "lib/tool.py"), ["lib/shared.py"]);
+    // A new file that an earlier import names: that import now resolves.
+    write(dir.path(), "src/extra.ts", b"export const extra = 1;\n");
+    let report = indexer.update_paths(&["src/extra.ts".to_string()]).unwrap();
+    assert_eq!(report.edges, first.edges);
+    assert_eq!(targets(&indexer, "src/app.ts"), ["src/extra.ts"]);
+    // A new process continues incrementally from the stored state.
+    drop(indexer);
+    let mut reopened = open(dir.path());
+    write(dir.path(), "lib/tool.py", b"import os\n");
+    let report = reopened.update_paths(&["lib/tool.py".to_string()]).unwrap();
+    assert_eq!(report.edges, first.edges - 1);
+    assert_eq!(targets(&reopened, "src/app.ts"), ["src/extra.ts"]);
+}

@@ -24,8 +24,8 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
     SlashCommand { name: "/model", args: "NAME", help: "switch the model" },
     SlashCommand { name: "/compact", args: "", help: "summarise older history to free context" },
     SlashCommand { name: "/diff", args: "", help: "every change made this session" },
-    SlashCommand { name: "/add", args: "GLOB", help: "keep matching files in the context" },
-    SlashCommand { name: "/drop", args: "GLOB", help: "stop keeping matching files in the context" },
+    SlashCommand { name: "/add", args: "[--summary] GLOB…", help: "keep matching files in the context (outlines with --summary)" },
+    SlashCommand { name: "/drop", args: "GLOB…", help: "stop keeping matching files in the context" },
     SlashCommand { name: "/quit", args: "", help: "leave hone (the session is kept)" },
 ];
 
@@ -54,8 +54,8 @@ pub(crate) enum Command {
     Model(Option<String>),
     Compact,
     Diff,
-    Add(String),
-    Drop(String),
+    Add { patterns: Vec<String>, summary: bool },
+    Drop(Vec<String>),
     Quit,
 }
 
@@ -102,8 +102,23 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
         "/add" | "/drop" if rest.is_empty() => Err(format!(
             "{name} needs a path or glob, e.g. `{name} src/**/*.rs`"
         )),
-        "/add" => Ok(Command::Add(rest.to_string())),
-        "/drop" => Ok(Command::Drop(rest.to_string())),
+        "/add" => {
+            let mut summary = false;
+            let patterns: Vec<String> = rest
+                .split_whitespace()
+                .filter(|word| {
+                    let flag = matches!(*word, "--summary" | "--outline");
+                    summary |= flag;
+                    !flag
+                })
+                .map(str::to_string)
+                .collect();
+            if patterns.is_empty() {
+                return Err("/add needs a path or glob after --summary".into());
+            }
+            Ok(Command::Add { patterns, summary })
+        }
+        "/drop" => Ok(Command::Drop(rest.split_whitespace().map(str::to_string).collect())),
         "/quit" | "/exit" | "/q" => no_args(Command::Quit),
         _ => {
             let close = matching(&name[..name.len().min(3)]);
@@ -136,7 +151,11 @@ mod tests {
         assert!(parse("/undo x").unwrap_err().contains("positive number"));
         assert_eq!(parse("/auto-apply ON"), Ok(Command::AutoApply(Some(true))));
         assert_eq!(parse("/model  gpt-4o "), Ok(Command::Model(Some("gpt-4o".into()))));
-        assert_eq!(parse("/add src/**/*.rs"), Ok(Command::Add("src/**/*.rs".into())));
+        assert_eq!(
+            parse("/add src/**/*.rs --summary lib.rs"),
+            Ok(Command::Add { patterns: vec!["src/**/*.rs".into(), "lib.rs".into()], summary: true })
+        );
+        assert_eq!(parse("/drop a b"), Ok(Command::Drop(vec!["a".into(), "b".into()])));
         assert!(parse("/add").unwrap_err().contains("needs a path"));
         assert!(parse("/status now").unwrap_err().contains("no arguments"));
     }

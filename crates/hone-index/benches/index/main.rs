@@ -97,14 +97,12 @@ fn main() {
             )
         })
         .collect();
-    let parse_one = bare_parse(&contents, 1);
-    let parse_two = bare_parse(&contents, 2);
+    let parse_one = timed(|| bare_parse(&contents, 1));
+    let parse_two = timed(|| bare_parse(&contents, 2));
     drop(contents);
 
     let mut indexer = Indexer::open(dir.path(), &IndexOptions::default()).unwrap();
-    let started = Instant::now();
-    let cold = indexer.update(&mut |_| {}).unwrap();
-    let cold_time = started.elapsed();
+    let (cold_time, cold) = timed(|| indexer.update(&mut |_| {}).unwrap());
     assert_eq!(
         cold.files_parsed,
         corpus.files.len(),
@@ -135,22 +133,35 @@ fn main() {
     println!();
     println!("{:<44} {:>22}  goal", "measurement", "result");
     let row = |name: &str, value: String, goal: &str| println!("{name:<44} {value:>22}  {goal}");
-    row("bare tree-sitter parse, 1 thread", seconds(parse_one), "");
-    row("bare tree-sitter parse, 2 threads", seconds(parse_two), "");
-    row("cold index (Indexer::update)", seconds(cold_time), "");
+    row(
+        "bare tree-sitter parse, 1 thread",
+        wall_cpu(parse_one.0),
+        "",
+    );
+    row(
+        "bare tree-sitter parse, 2 threads",
+        wall_cpu(parse_two.0),
+        "",
+    );
+    row("cold index (Indexer::update)", wall_cpu(cold_time), "");
     row(
         "  throughput",
         format!(
             "{:.0} files/s, {:.1} MB/s",
-            files / cold_time.as_secs_f64(),
-            mb / cold_time.as_secs_f64()
+            files / cold_time.wall.as_secs_f64(),
+            mb / cold_time.wall.as_secs_f64()
         ),
         "",
     );
     row(
-        "  cold index / bare 2-thread parse",
-        format!("{:.2}x", cold_time.as_secs_f64() / parse_two.as_secs_f64()),
+        "  cold index / bare 2-thread parse, wall",
+        ratio(cold_time.wall, parse_two.0.wall),
         "<= 1.3x",
+    );
+    row(
+        "  cold index / bare parse, CPU time",
+        ratio(cold_time.cpu, parse_two.0.cpu),
+        "",
     );
     row(
         "re-index, nothing changed",
@@ -221,10 +232,41 @@ fn age_files(root: &Path) {
     }
 }
 
-/// Bare `Parser::parse` of every file on `threads` threads, each with its own parser.
-fn bare_parse(contents: &[(Language, String)], threads: usize) -> Duration {
-    let next = AtomicUsize::new(0);
+/// Wall-clock and CPU time (all threads of the process, user and system) of one phase.
+#[derive(Clone, Copy)]
+struct Times {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// Runs `phase`, measuring it.
+fn timed<T>(phase: impl FnOnce() -> T) -> (Times, T) {
+    let cpu = process_cpu();
     let started = Instant::now();
+    let result = phase();
+    let times = Times {
+        wall: started.elapsed(),
+        cpu: process_cpu().saturating_sub(cpu),
+    };
+    (times, result)
+}
+
+/// CPU time of this process so far (`utime + stime` of `/proc/self/stat`, in 1/100 s).
+fn process_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<u64> = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|field| field.parse().ok())
+        .collect();
+    Duration::from_millis(fields.iter().sum::<u64>() * 10)
+}
+
+/// Bare `Parser::parse` of every file on `threads` threads, each with its own parser.
+fn bare_parse(contents: &[(Language, String)], threads: usize) {
+    let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
@@ -243,7 +285,6 @@ fn bare_parse(contents: &[(Language, String)], threads: usize) -> Duration {
             });
         }
     });
-    started.elapsed()
 }
 
 /// Appends a function to `edits` files spread over the corpus, timing `update_paths` after each.
@@ -338,6 +379,18 @@ fn percentile(times: &[Duration], percent: usize) -> Duration {
     sorted.sort();
     let rank = (percent * sorted.len()).div_ceil(100).max(1);
     sorted[rank.min(sorted.len()) - 1]
+}
+
+fn wall_cpu(times: Times) -> String {
+    format!(
+        "{:.2} s (CPU {:.2} s)",
+        times.wall.as_secs_f64(),
+        times.cpu.as_secs_f64()
+    )
+}
+
+fn ratio(a: Duration, b: Duration) -> String {
+    format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64().max(1e-9))
 }
 
 fn seconds(duration: Duration) -> String {

@@ -16,7 +16,7 @@ use candle_core::{CpuStorage, CustomOp1, Layout, Module, Result, Shape, Tensor};
 use super::weights::{Extent, WeightFile};
 
 /// Rows from which a batch is multiplied through a transient tiled copy of the weights.
-const TRANSIENT_MIN_ROWS: usize = 48;
+const TRANSIENT_MIN_ROWS: usize = 32;
 
 /// How a layer's weights are kept in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -114,7 +114,7 @@ impl Qwen2 {
         let device = Device::Cpu;
         let config = Config::from_gguf(content)?;
         let mut file = WeightFile::new(file);
-        let mut qtensor = |file: &mut WeightFile, name: &str| {
+        let qtensor = |file: &mut WeightFile, name: &str| {
             let (extent, shape) = WeightFile::extent(content, name)?;
             file.qtensor(extent, &shape)
         };

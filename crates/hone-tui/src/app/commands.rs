@@ -35,11 +35,6 @@ const KEYS: &[(&str, &str)] = &[
     ("y / n / e / a", "in an approval: approve / deny (with a reason) / edit / always"),
 ];
 
-/// Shown for features whose core support is still being built.
-fn not_yet(what: &str, issue: &str) -> String {
-    format!("{what} is not available yet (it needs core support from {issue})")
-}
-
 impl App {
     pub(super) fn run_command(&mut self, line: &str, effects: &mut Vec<Effect>) {
         let command = match parse(line) {
@@ -106,7 +101,14 @@ impl App {
                     }));
                 }
             }
-            Command::Compact => self.warn(not_yet("/compact", "the context manager (#5)")),
+            Command::Compact => {
+                if self.running {
+                    self.warn("a turn is running — /compact when it ends");
+                } else {
+                    self.notice("compacting the conversation…");
+                    Self::send(effects, Request::Compact);
+                }
+            }
             Command::Diff => {
                 if self.applied.is_empty() {
                     self.notice("no changes applied in this session");
@@ -118,8 +120,10 @@ impl App {
                     )));
                 }
             }
-            Command::Add(_) => self.warn(not_yet("/add", "the context manager's tracked files (#5)")),
-            Command::Drop(_) => self.warn(not_yet("/drop", "the context manager's tracked files (#5)")),
+            Command::Add { patterns, summary } => {
+                Self::send(effects, Request::TrackFiles { patterns, summary });
+            }
+            Command::Drop(patterns) => Self::send(effects, Request::UntrackFiles { patterns }),
             Command::Quit => {
                 self.quit = true;
                 effects.push(Effect::Quit);
@@ -189,6 +193,15 @@ impl App {
             (Some(used), None) => format!("{} tokens in the last request; window unknown", thousands(used)),
             (None, None) => "window unknown; nothing sent yet".to_string(),
         };
+        let tracked = if self.tracked.is_empty() {
+            "none (/add GLOB)".to_string()
+        } else {
+            self.tracked
+                .iter()
+                .map(|file| file.path.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let rows = [
             ("provider", session.provider.clone()),
             ("model", session.model.clone()),
@@ -209,6 +222,8 @@ impl App {
             ),
             ("tool calls", totals.tool_calls.to_string()),
             ("edits applied", format!("{} ({} still applied)", totals.edits, self.applied.len())),
+            ("tracked files", tracked),
+            ("session id", self.session_id.clone().unwrap_or_else(|| "not saved".into())),
         ];
         rows.into_iter()
             .map(|(name, value)| {

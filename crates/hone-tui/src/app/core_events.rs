@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
-use hone_core::{ApprovalDecision, ApprovedBy, Event, Request, TurnEnd, TurnStats};
+use hone_core::{
+    ApprovalDecision, ApprovedBy, CompactionMethod, ErrorChoice, Event, Request, TrackedInfo,
+    TurnEnd, TurnStats,
+};
 use hone_protocol::HoneError;
 
 use super::{App, Effect};
@@ -34,6 +37,7 @@ impl App {
             }
             Event::TurnStarted { .. } => {
                 self.running = true;
+                self.core_choice_offered = false;
                 self.activity = Activity::Thinking;
             }
             Event::MessageDelta { text } => self.transcript.append_answer(&text),
@@ -121,7 +125,51 @@ impl App {
                 });
             }
             Event::Usage { usage } => {
-                self.context_used = Some(usage.input_tokens + usage.output_tokens);
+                if self.context_percent_reported.is_none() {
+                    self.context_used = Some(usage.input_tokens + usage.output_tokens);
+                }
+            }
+            Event::ContextUsage {
+                used,
+                window,
+                percent,
+            } => {
+                self.context_used = Some(used);
+                if window.is_some() {
+                    self.options.session.context_window = window;
+                }
+                self.context_percent_reported = percent;
+            }
+            Event::ContextCompacted {
+                before_tokens,
+                after_tokens,
+                method,
+            } => {
+                let by = match method {
+                    CompactionMethod::Model => "summarised by the model",
+                    CompactionMethod::Rules => "summarised by hone's rules",
+                };
+                self.transcript.push(Entry::Notice(
+                    NoticeKind::Warning,
+                    format!(
+                        "⟲ context compacted: {} → {} tokens ({by}); the task and recent turns are kept",
+                        thousands(before_tokens),
+                        thousands(after_tokens)
+                    ),
+                ));
+            }
+            Event::FilesTracked {
+                files,
+                added,
+                removed,
+                unmatched,
+                skipped,
+            } => self.files_tracked(files, &added, &removed, &unmatched, &skipped),
+            Event::TurnError { error, choices } => {
+                self.core_choice_offered = true;
+                self.transcript.push(Entry::Error(error_text(&error)));
+                self.activity = Activity::Failed;
+                self.offer_core_choices(&error, &choices);
             }
             Event::TurnCompleted { end, stats } => {
                 self.turn_ended(&stats, &mut effects);
@@ -136,13 +184,22 @@ impl App {
                         NoticeKind::Warning,
                         "the turn stopped: the same call kept failing".into(),
                     )),
+                    TurnEnd::Skipped => self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "skipped: the turn ended without an answer".into(),
+                    )),
                 }
             }
             Event::TurnFailed { error, stats } => {
-                self.transcript.push(Entry::Error(error_text(&error)));
+                let shown = self.core_choice_offered;
+                if !shown {
+                    self.transcript.push(Entry::Error(error_text(&error)));
+                }
                 self.turn_ended(&stats, &mut effects);
                 self.activity = Activity::Failed;
-                self.offer_retry(&error);
+                if !shown {
+                    self.offer_retry(&error);
+                }
             }
             Event::TurnCancelled { stats } => {
                 self.transcript
@@ -195,6 +252,71 @@ impl App {
         }
     }
 
+    /// The core waits after a failed model request: retry, skip or abort.
+    fn offer_core_choices(&mut self, error: &HoneError, choices: &[ErrorChoice]) {
+        let choices: Vec<Choice> = choices
+            .iter()
+            .map(|choice| {
+                let (key, label) = match choice {
+                    ErrorChoice::Retry => ('r', "retry"),
+                    ErrorChoice::Skip => ('s', "skip (end the turn, keep the conversation)"),
+                    ErrorChoice::Abort => ('a', "abort"),
+                };
+                Choice {
+                    key,
+                    label: label.into(),
+                    action: ChoiceAction::Answer(*choice),
+                }
+            })
+            .collect();
+        if choices.is_empty() {
+            return;
+        }
+        self.open_modal(Modal::Choice(ChoiceModal::new(
+            "the model request failed".into(),
+            error_text(error),
+            choices,
+        )));
+    }
+
+    fn files_tracked(
+        &mut self,
+        files: Vec<TrackedInfo>,
+        added: &[String],
+        removed: &[String],
+        unmatched: &[String],
+        skipped: &[String],
+    ) {
+        let mut parts = Vec::new();
+        if !added.is_empty() {
+            parts.push(format!("added {}", list(added)));
+        }
+        if !removed.is_empty() {
+            parts.push(format!("dropped {}", list(removed)));
+        }
+        let tokens: usize = files.iter().map(|file| file.tokens).sum();
+        parts.push(format!(
+            "{} tracked file{} (~{} tokens)",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" },
+            thousands(u64::try_from(tokens).unwrap_or(u64::MAX))
+        ));
+        self.notice(parts.join("; "));
+        if !unmatched.is_empty() {
+            self.transcript.push(Entry::Notice(
+                NoticeKind::Warning,
+                format!("nothing matches {}", list(unmatched)),
+            ));
+        }
+        if !skipped.is_empty() {
+            self.transcript.push(Entry::Notice(
+                NoticeKind::Warning,
+                format!("not tracked: {}", skipped.join("; ")),
+            ));
+        }
+        self.tracked = files;
+    }
+
     /// After a failed turn: retry (send the message again), or leave it.
     fn offer_retry(&mut self, error: &HoneError) {
         let Some(message) = self.last_message.clone() else {
@@ -230,6 +352,16 @@ impl App {
             self.modal = Some(modal);
         }
     }
+}
+
+/// `a, b, c` (or `a, b, c and 4 more`).
+fn list(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = items.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    text
 }
 
 /// `⏱ 3.2s │ 1,247 tokens │ 3 tool calls`

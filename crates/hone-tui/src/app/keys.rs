@@ -167,6 +167,9 @@ impl App {
                 effects.push(Effect::ExternalEdit { call_id, content });
                 return;
             }
+            ModalAction::Chose(ChoiceAction::Answer(choice)) => {
+                Self::send(effects, Request::ErrorChoice { choice });
+            }
             ModalAction::Chose(ChoiceAction::Resend(text)) => self.submit_message(text, effects),
             ModalAction::Chose(ChoiceAction::Dismiss) => {}
             ModalAction::LoadSession(id) => {

@@ -10,7 +10,7 @@ use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hone_core::Request;
+use hone_core::{Request, TrackedInfo};
 use hone_protocol::Message;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -110,6 +110,9 @@ pub struct App {
     elapsed: Duration,
     activity: Activity,
     context_used: Option<u64>,
+    context_percent_reported: Option<f64>,
+    tracked: Vec<TrackedInfo>,
+    core_choice_offered: bool,
     transcript: Transcript,
     input: InputBox,
     popup: Option<Popup>,
@@ -141,6 +144,9 @@ impl App {
             elapsed: Duration::ZERO,
             activity: Activity::Ready,
             context_used: None,
+            context_percent_reported: None,
+            tracked: Vec::new(),
+            core_choice_offered: false,
             transcript: Transcript::default(),
             input: InputBox::new(history),
             popup: None,
@@ -210,6 +216,8 @@ impl App {
         self.running = false;
         self.activity = Activity::Ready;
         self.context_used = None;
+        self.context_percent_reported = None;
+        self.tracked.clear();
         self.applied.clear();
         self.scroll = 0;
         self.totals = Totals::default();
@@ -258,6 +266,9 @@ impl App {
     }
 
     fn context_percent(&self) -> Option<u8> {
+        if let Some(percent) = self.context_percent_reported {
+            return Some(percent.clamp(0.0, 100.0).ceil() as u8);
+        }
         let window = u64::from(self.options.session.context_window?).max(1);
         let used = self.context_used?;
         u8::try_from(used.saturating_mul(100).div_ceil(window).min(100)).ok()

@@ -1,5 +1,6 @@
 //! A choice after an error: retry / skip / abort (and later: apply anyway / regenerate).
 
+use hone_core::ErrorChoice;
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
@@ -13,6 +14,8 @@ use crate::wrap::{self, Mode};
 /// What choosing an option does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ChoiceAction {
+    /// Answer the core's `turn.error` with this choice.
+    Answer(ErrorChoice),
     /// Send this user message again (a new turn).
     Resend(String),
     /// Leave it; nothing more happens.

@@ -1,0 +1,204 @@
+//! The context manager in a session: each request built to fit the window, compaction,
+//! tracked files, and how full the window is.
+
+use futures::StreamExt;
+use hone_context::{Built, CompactionMethod, TrackMode};
+use hone_protocol::{
+    ChatRequest, ErrorCategory, HoneError, Message, Outcome, ResponseCollector, ToolCall, ToolSpec,
+    Usage,
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{Event, TurnStats};
+use crate::session::Agent;
+
+impl Agent {
+    /// The message starting a turn: recorded in the task memory, with the snapshots of
+    /// files tracked since the last turn.
+    pub(crate) fn request_message(&mut self, text: String) -> Message {
+        self.context_manager.on_request(&text);
+        let mut message = Message::user(text);
+        let attached = self.context_manager.attach_pending(&mut message);
+        self.warn_context(&attached.warnings);
+        message
+    }
+
+    /// Records a model reply in the task memory.
+    pub(crate) fn note_reply(&mut self, message: &Message) {
+        self.context_manager.on_assistant(message);
+    }
+
+    /// Records a tool round in the task memory and adds fresh snapshots of the tracked
+    /// files it changed to its results.
+    pub(crate) fn note_round(&mut self, calls: &[ToolCall], results: &mut Message) {
+        self.context_manager.on_round(calls, results);
+        let refreshed = self.context_manager.refresh_changed(results);
+        self.warn_context(&refreshed.warnings);
+    }
+
+    fn warn_context(&self, warnings: &[String]) {
+        for warning in warnings {
+            self.emit(Event::Error {
+                error: HoneError::validation(format!("tracked files: {warning}")),
+            });
+        }
+    }
+
+    /// Builds the next request from the history, compacting first when it passes the
+    /// threshold; never larger than the window.
+    pub(crate) async fn build_request(
+        &mut self,
+        tools: &[ToolSpec],
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+    ) -> Result<Built, HoneError> {
+        let tokens = self
+            .context_manager
+            .estimate(&self.system_prompt, &self.history, tools);
+        if self.context_manager.needs_compaction(tokens) {
+            self.compact(false, cancel, stats).await;
+        }
+        self.context_manager
+            .build(&self.system_prompt, &self.history, tools)
+            .map_err(|error| HoneError::validation(error.to_string()))
+    }
+
+    /// Reports how full the window is after a model response (and calibrates the token
+    /// estimate with the provider's count).
+    pub(crate) fn report_usage(&mut self, built: &Built, usage: Option<Usage>) {
+        let usage = self.context_manager.observe_usage(built, usage);
+        self.emit(Event::ContextUsage {
+            used: usage.used,
+            window: usage.window,
+            percent: usage.percent,
+        });
+    }
+
+    /// Compacts the conversation: stale file contents first, then older turns summarised by
+    /// the model (or by rules when that fails or would not fit). `manual` keeps only the
+    /// latest turn and always tries; otherwise stubbing alone may be enough.
+    pub(crate) async fn compact(
+        &mut self,
+        manual: bool,
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+    ) {
+        let tools = self.registry.specs();
+        let before = self
+            .context_manager
+            .estimate(&self.system_prompt, &self.history, &tools);
+        let stubbed = self.context_manager.drop_stale(&self.history);
+        let mut method = (stubbed > 0).then_some(CompactionMethod::Rules);
+        let enough = !manual && stubbed > 0 && {
+            let now = self
+                .context_manager
+                .estimate(&self.system_prompt, &self.history, &tools);
+            !self.context_manager.needs_compaction(now)
+        };
+        if !enough && let Some(plan) = self.context_manager.plan_summary(&self.history, manual) {
+            let written = match plan.request {
+                Some(request) => self.summarise(request, cancel, stats).await,
+                None => None,
+            };
+            let (summary, how) = match written {
+                Some(summary) => (summary, CompactionMethod::Model),
+                None => (
+                    self.context_manager.rule_summary(&self.history, plan.end),
+                    CompactionMethod::Rules,
+                ),
+            };
+            self.context_manager.apply_summary(plan.end, &summary, how);
+            method = Some(how);
+        }
+        let after = self
+            .context_manager
+            .estimate(&self.system_prompt, &self.history, &tools);
+        match method {
+            Some(method) => self.emit(Event::ContextCompacted {
+                before_tokens: before as u64,
+                after_tokens: after as u64,
+                method,
+            }),
+            None if manual => self.emit(Event::Error {
+                error: HoneError::validation(
+                    "nothing to compact yet: the conversation has no turn before the current one \
+                     and no stale file contents",
+                ),
+            }),
+            None => {}
+        }
+    }
+
+    /// Asks the model for a summary; `None` when it fails or answers with nothing.
+    async fn summarise(
+        &mut self,
+        request: ChatRequest,
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+    ) -> Option<String> {
+        stats.model_requests += 1;
+        self.audit.comms(
+            "compaction request",
+            serde_json::to_value(&request).unwrap_or_default(),
+        );
+        let mut events = self.provider.stream(request, cancel.clone());
+        let mut collector = ResponseCollector::new();
+        while let Some(event) = events.next().await {
+            collector.push(&event);
+        }
+        let text = collector.message().text();
+        if let Some(usage) = collector.usage() {
+            stats.usage = crate::turn::add_usage(stats.usage, usage);
+        }
+        let outcome = collector.outcome().cloned();
+        self.audit.comms(
+            "compaction response",
+            json!({ "text": text, "outcome": format!("{outcome:?}") }),
+        );
+        match outcome {
+            Some(Outcome::Completed(_)) if !text.trim().is_empty() => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Handles [`crate::Request::Compact`] between turns.
+    pub(crate) async fn compact_now(&mut self) {
+        let cancel = self.cancel_slot.fresh();
+        let mut stats = TurnStats::default();
+        self.compact(true, &cancel, &mut stats).await;
+    }
+
+    /// Handles [`crate::Request::TrackFiles`].
+    pub(crate) fn track_files(&mut self, patterns: &[String], summary: bool) {
+        let mode = if summary {
+            TrackMode::Outline
+        } else {
+            TrackMode::Full
+        };
+        match self.context_manager.track(patterns, mode) {
+            Ok(report) => self.emit(Event::FilesTracked {
+                files: report.files,
+                added: report.added,
+                removed: report.removed,
+                unmatched: report.unmatched,
+                skipped: report.skipped,
+            }),
+            Err(error) => self.emit(Event::Error {
+                error: HoneError::new(ErrorCategory::Validation, error.to_string()),
+            }),
+        }
+    }
+
+    /// Handles [`crate::Request::UntrackFiles`].
+    pub(crate) fn untrack_files(&mut self, patterns: &[String]) {
+        let report = self.context_manager.untrack(patterns);
+        self.emit(Event::FilesTracked {
+            files: report.files,
+            added: report.added,
+            removed: report.removed,
+            unmatched: report.unmatched,
+            skipped: report.skipped,
+        });
+    }
+}

@@ -1,0 +1,50 @@
+//! Error recovery: a failed model request in an interactive session asks the front end
+//! whether to retry, skip the turn or abort it.
+
+use hone_protocol::{ErrorCategory, HoneError};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{ErrorChoice, Event};
+use crate::session::Agent;
+
+/// What the turn does after a failed model request.
+pub(crate) enum Recovery {
+    /// Send the request again.
+    Retry,
+    /// End the turn without an answer.
+    Skip,
+    /// Fail the turn with this error.
+    Abort(HoneError),
+    /// The user cancelled while the choice was pending.
+    Cancelled,
+}
+
+impl Agent {
+    /// Decides what to do about `error`: non-interactive sessions (and cancellations) fail
+    /// at once; interactive ones emit [`Event::TurnError`] and wait for the front end's
+    /// [`crate::Request::ErrorChoice`].
+    pub(crate) async fn recover(
+        &mut self,
+        error: HoneError,
+        cancel: &CancellationToken,
+    ) -> Recovery {
+        if !self.interactive || error.category == ErrorCategory::Cancelled {
+            return Recovery::Abort(error);
+        }
+        // A choice sent when no error was pending must not answer this one.
+        while self.error_choices.try_recv().is_ok() {}
+        self.emit(Event::TurnError {
+            error: error.clone(),
+            choices: ErrorChoice::ALL.to_vec(),
+        });
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Recovery::Cancelled,
+            choice = self.error_choices.recv() => match choice {
+                Some(ErrorChoice::Retry) => Recovery::Retry,
+                Some(ErrorChoice::Skip) => Recovery::Skip,
+                Some(ErrorChoice::Abort) | None => Recovery::Abort(error),
+            },
+        }
+    }
+}
