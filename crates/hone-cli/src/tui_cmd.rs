@@ -37,7 +37,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
             .map_err(|error| HoneError::config(format!("indexing failed: {error}")))?
     };
     tracing::info!("code index: {}", index.status);
-    let host = shared(TuiHost::new(root.clone(), overrides, index, settings));
+    let host = shared(TuiHost::new(root.clone(), overrides, index));
     let start = SessionStart {
         resume: if args.new {
             None

@@ -35,7 +35,6 @@ pub(crate) struct TuiHost {
     root: PathBuf,
     overrides: CliOverrides,
     index: CodeIndex,
-    index_settings: IndexSettings,
     project: String,
     store: Mutex<Option<SessionStore>>,
     history_file: FileHistory,
@@ -44,12 +43,7 @@ pub(crate) struct TuiHost {
 
 impl TuiHost {
     /// A host for the project at `root` with the command line's `overrides`.
-    pub(crate) fn new(
-        root: PathBuf,
-        overrides: CliOverrides,
-        index: CodeIndex,
-        index_settings: IndexSettings,
-    ) -> Self {
+    pub(crate) fn new(root: PathBuf, overrides: CliOverrides, index: CodeIndex) -> Self {
         let store = match open_store() {
             Ok(store) => Some(store),
             Err(error) => {
@@ -63,7 +57,6 @@ impl TuiHost {
             root,
             overrides,
             index,
-            index_settings,
             store: Mutex::new(store),
             asked_once: AtomicBool::new(false),
         }
@@ -157,9 +150,7 @@ impl Host for TuiHost {
     fn start_session(&self, start: &SessionStart) -> Result<Session, HoneError> {
         let config = self.config(start.model.as_deref())?;
         let provider_config = config.provider()?;
-        let context_window = provider_config
-            .context_window
-            .or_else(|| hone_config::known_context_window(&provider_config.model));
+        let context_window = crate::context_cmd::context_window(&config, &provider_config);
         let basics = crate::agent_setup::basics(&config, &provider_config)?;
         // Only the first session may ask on the terminal (before the TUI takes it over).
         let prompting = if self.asked_once.swap(true, Ordering::SeqCst) {

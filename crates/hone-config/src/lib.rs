@@ -132,6 +132,7 @@
 //! ```
 
 mod agent;
+mod context_settings;
 mod context_window;
 mod data_dir;
 mod default_provider;
@@ -141,7 +142,6 @@ mod index_settings;
 mod load;
 mod local_settings;
 mod memory_settings;
-mod context_settings;
 mod preset;
 mod provider;
 mod resolve;
@@ -152,6 +152,10 @@ mod suggest;
 mod trust;
 
 pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
+pub use context_settings::{
+    ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
+    DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, RECENT_TURNS_RANGE,
+};
 pub use data_dir::{DATA_DIR_ENV, data_dir};
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
@@ -163,10 +167,6 @@ pub use default_provider::DEFAULT_PROVIDER;
 pub use load::{Config, load};
 pub use local_settings::LocalSettings;
 pub use memory_settings::{DEFAULT_UNDO_DEPTH, UNDO_DEPTH_RANGE};
-pub use context_settings::{
-    ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
-    DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, RECENT_TURNS_RANGE,
-};
 pub use preset::{
     ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, LOCAL_DEFAULT_MODEL,
     MaxTokensField, PRESETS, Preset, ToolMode, WireApi, preset, preset_names,

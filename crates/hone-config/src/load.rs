@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::agent::{AgentBuilder, AgentLayer, AgentSettings};
+use crate::context_settings::ContextLayers;
 use crate::default_provider::default_provider;
 use crate::error::ConfigError;
 use crate::file::{self, FileConfig, FileRole, NetworkSection, ProviderSection};
 use crate::index_settings::IndexLayers;
 use crate::local_settings::LocalLayers;
 use crate::memory_settings::MemoryLayers;
-use crate::context_settings::ContextLayers;
 use crate::preset::{MaxTokensField, ToolMode};
 use crate::provider::NetworkConfig;
 use crate::source::{Source, Sourced};

@@ -28,16 +28,14 @@ use hone_providers::Provider;
 use tokio::sync::mpsc;
 
 pub use audit::AUDIT_DIR;
-pub use hone_memory::UndoEntry;
-pub use persist::Persistence;
-pub use profile::PromptProfile;
 pub use hone_context::{
     CompactionMethod, ContextConfig, ContextSettings, Instructions, Outliner, TrackMode,
     TrackedInfo,
 };
-pub use protocol::{
-    ApprovalDecision, ApprovedBy, ErrorChoice, Event, Request, TurnEnd, TurnStats,
-};
+pub use hone_memory::UndoEntry;
+pub use persist::Persistence;
+pub use profile::PromptProfile;
+pub use protocol::{ApprovalDecision, ApprovedBy, ErrorChoice, Event, Request, TurnEnd, TurnStats};
 pub use session::SessionHandle;
 
 /// Default number of tool rounds per turn.

@@ -217,19 +217,22 @@ async fn a_resumed_history_is_valid_for_the_provider() {
     let sent = session.server.requests()[0].json();
     let messages = sent["messages"].as_array().unwrap();
     let texts: Vec<String> = messages.iter().map(Value::to_string).collect();
-    let position = |needle: &str| {
-        texts
+    let user = |text: &str| {
+        messages
             .iter()
-            .position(|text| text.contains(needle))
-            .unwrap_or_else(|| panic!("{needle} not sent: {texts:#?}"))
+            .position(|message| message["role"] == "user" && message["content"] == text)
+            .unwrap_or_else(|| panic!("{text} not sent: {texts:#?}"))
     };
-    let first = position("first task");
-    let call = position("\"tool_calls\"");
+    let first = user("first task");
+    let call = messages
+        .iter()
+        .position(|message| message.get("tool_calls").is_some())
+        .unwrap_or_else(|| panic!("no tool call sent: {texts:#?}"));
     let result = messages
         .iter()
         .position(|message| message["role"] == "tool" && message["tool_call_id"] == "call_7")
         .unwrap_or_else(|| panic!("no result for call_7: {texts:#?}"));
-    let second = position("second task");
+    let second = user("second task");
     assert!(first < call && call + 1 == result && result < second, "{texts:#?}");
     assert!(texts[result].contains("hone was stopped"), "{}", texts[result]);
 

@@ -179,6 +179,32 @@ fn fresh_database_is_migrated_to_the_current_schema() {
 }
 
 #[test]
+fn version_one_databases_get_their_symbol_counts_filled_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let connection = rusqlite::Connection::open(&path).unwrap();
+    connection
+        .execute_batch(include_str!("../src/store/schema/001_initial.sql"))
+        .unwrap();
+    connection
+        .execute_batch(
+            "PRAGMA user_version = 1;
+             INSERT INTO files (id, path, size, mtime_ns, hash, kind, language)
+                 VALUES (1, 'a.py', 1, 1, 'h', 'source', 'python');
+             INSERT INTO file_metrics (file_id, lines, loc, max_nesting, import_count, complexity, todos)
+                 VALUES (1, 3, 3, 0, 0, 1, 0);
+             INSERT INTO symbols (file_id, name, kind, role, line, col) VALUES
+                 (1, 'f', 'function', 'definition', 1, 1),
+                 (1, 'g', 'function', 'definition', 2, 1),
+                 (1, 'f', 'function', 'reference', 3, 1);",
+        )
+        .unwrap();
+    drop(connection);
+    let stats = SqliteStore::open(&path).unwrap().stats().unwrap();
+    assert_eq!((stats.definitions, stats.references), (2, 1));
+}
+
+#[test]
 fn database_from_a_newer_hone_is_refused_with_advice() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");

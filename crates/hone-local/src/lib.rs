@@ -33,7 +33,7 @@
 
 mod engine;
 mod error;
-mod model;
+pub mod model;
 mod options;
 mod provider;
 mod sampler;

@@ -17,7 +17,7 @@ use super::{
 };
 use crate::analysis::Edge;
 use crate::error::IndexError;
-use crate::model::{FileMetrics, FileOutline};
+use crate::model::{FileMetrics, FileOutline, SymbolRole};
 use crate::scan::nanos_since_epoch;
 
 /// How long to wait for another process's write lock before reporting [`IndexError::Locked`].
@@ -414,8 +414,9 @@ impl IndexStore for SqliteStore {
             files: self.count("SELECT count(*) FROM files")?,
             edges: self.count("SELECT count(*) FROM edges")?,
             parse_errors: self.count("SELECT count(*) FROM files WHERE has_errors")?,
-            definitions: self.count("SELECT count(*) FROM symbols WHERE role = 'definition'")?,
-            references: self.count("SELECT count(*) FROM symbols WHERE role = 'reference'")?,
+            definitions: self
+                .count("SELECT coalesce(sum(definition_count), 0) FROM file_metrics")?,
+            references: self.count("SELECT coalesce(sum(reference_count), 0) FROM file_metrics")?,
             ..IndexStats::default()
         };
         let mut statement = snapshot
@@ -521,10 +522,17 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), 
         .prepare_cached("INSERT INTO outlines (file_id, json) VALUES (?1, ?2)")?
         .execute(params![id, json])?;
     let metrics = &outline.metrics;
+    let definitions = outline
+        .symbols
+        .iter()
+        .filter(|symbol| symbol.role == SymbolRole::Definition)
+        .count();
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     transaction
         .prepare_cached(
-            "INSERT INTO file_metrics (file_id, lines, loc, max_nesting, import_count, complexity, todos) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO file_metrics (file_id, lines, loc, max_nesting, import_count, complexity, \
+             todos, definition_count, reference_count) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?
         .execute(params![
             id,
@@ -533,7 +541,9 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), 
             metrics.max_nesting,
             metrics.import_count,
             metrics.complexity,
-            i64::try_from(outline.todos.len()).unwrap_or(i64::MAX)
+            count(outline.todos.len()),
+            count(definitions),
+            count(outline.symbols.len() - definitions)
         ])?;
     let mut insert = transaction.prepare_cached(
         "INSERT INTO symbols (file_id, name, kind, role, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
