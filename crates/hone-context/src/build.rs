@@ -150,8 +150,25 @@ fn message_snapshot_paths(history: &[Message], index: usize) -> BTreeSet<String>
         .collect()
 }
 
+/// Raw tokens of a request made of `parts`, `messages` and `tools`.
+pub(crate) fn count(
+    counter: &mut TokenCounter,
+    parts: &SystemParts<'_>,
+    messages: &[Message],
+    tools: &[ToolSpec],
+) -> usize {
+    REQUEST_OVERHEAD
+        + counter.tools_raw(tools)
+        + parts.raw(counter, true)
+        + messages
+            .iter()
+            .map(|message| counter.message_raw(message))
+            .sum::<usize>()
+}
+
 /// Fits `messages` (a [`view`]) and the system prompt into `budget` tokens (with the
-/// window it comes from, for the error message).
+/// window it comes from, for the error message). Without a budget nothing is counted (the
+/// window is unknown) and the estimate is 0.
 pub(crate) fn fit(
     counter: &mut TokenCounter,
     parts: &SystemParts<'_>,
@@ -159,6 +176,9 @@ pub(crate) fn fit(
     tools: &[ToolSpec],
     budget: Option<(usize, u32)>,
 ) -> Result<Built, ContextError> {
+    let Some((budget, window)) = budget else {
+        return Ok(finish(counter, parts.render(true), messages, 0, 0, 0));
+    };
     let tools_raw = counter.tools_raw(tools);
     let mut with_summary = true;
     let mut fixed = REQUEST_OVERHEAD + tools_raw + parts.raw(counter, with_summary);
@@ -167,16 +187,6 @@ pub(crate) fn fit(
         .map(|message| counter.message_raw(message))
         .collect();
     let mut kept: usize = sizes.iter().sum();
-    let Some((budget, window)) = budget else {
-        return Ok(finish(
-            counter,
-            parts.render(true),
-            messages,
-            fixed + kept,
-            0,
-            0,
-        ));
-    };
     let fits = |counter: &TokenCounter, raw: usize| counter.calibrated(raw) <= budget;
     if fits(counter, fixed + kept) {
         return Ok(finish(

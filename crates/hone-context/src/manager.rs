@@ -238,9 +238,8 @@ impl ContextManager {
     ) -> usize {
         let view = self.view(history);
         let parts = system_parts(base_system, &self.instructions, &self.state);
-        build::fit(&mut self.counter, &parts, view, tools, None)
-            .map(|built| built.tokens)
-            .unwrap_or(usize::MAX)
+        let raw = build::count(&mut self.counter, &parts, &view, tools);
+        self.counter.calibrated(raw)
     }
 
     /// Whether a request of `tokens` passes the compaction threshold.

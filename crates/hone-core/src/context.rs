@@ -53,11 +53,13 @@ impl Agent {
         cancel: &CancellationToken,
         stats: &mut TurnStats,
     ) -> Result<Built, HoneError> {
-        let tokens = self
-            .context_manager
-            .estimate(&self.system_prompt, &self.history, tools);
-        if self.context_manager.needs_compaction(tokens) {
-            self.compact(false, cancel, stats).await;
+        if self.context_manager.window().is_some() {
+            let tokens = self
+                .context_manager
+                .estimate(&self.system_prompt, &self.history, tools);
+            if self.context_manager.needs_compaction(tokens) {
+                self.compact(false, cancel, stats).await;
+            }
         }
         self.context_manager
             .build(&self.system_prompt, &self.history, tools)

@@ -353,6 +353,7 @@ impl Indexer {
                 Err(warning) => warnings.push(warning),
             }
         }
+        eprintln!("PHASE examine {:?}", started.elapsed());
         upserts.sort_by(|a, b| a.record.path.cmp(&b.record.path));
         let edges = self.update_outlines(&upserts, &deletions)?;
         let batch = IndexBatch {
@@ -360,12 +361,14 @@ impl Indexer {
             deletions,
             edges,
         };
+        eprintln!("PHASE edges {:?}", started.elapsed());
         let batch_was_empty = batch.is_empty();
         if let Err(error) = self.store.apply(&batch) {
             // The cache already holds the new outlines; reload it from the store next time.
             self.outlines = None;
             return Err(error);
         }
+        eprintln!("PHASE apply {:?}", started.elapsed());
         for deleted in &batch.deletions {
             self.records.remove(deleted);
         }
@@ -377,6 +380,7 @@ impl Indexer {
         if !batch_was_empty || self.stats.is_none() {
             self.stats = Some(self.store.stats()?);
         }
+        eprintln!("PHASE stats {:?}", started.elapsed());
         let stats = self.stats.clone().unwrap_or_default();
         Ok(IndexReport {
             files_total: self.records.len(),

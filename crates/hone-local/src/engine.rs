@@ -158,7 +158,10 @@ impl Engine {
         let pool = Arc::clone(&self.pool);
         let result = pool.install(|| self.run(prompt, stops, settings, cancel, on_text));
         if let Err(error) = &result
-            && !matches!(error, LocalError::Cancelled | LocalError::ContextOverflow { .. })
+            && !matches!(
+                error,
+                LocalError::Cancelled | LocalError::ContextOverflow { .. }
+            )
         {
             self.reset();
         }

@@ -33,7 +33,7 @@
 
 mod engine;
 mod error;
-pub mod model;
+mod model;
 mod options;
 mod provider;
 mod sampler;

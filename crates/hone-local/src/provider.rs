@@ -59,12 +59,10 @@ impl LocalProvider {
         model_name: &str,
         options: LocalOptions,
     ) -> Result<Arc<Self>, LocalError> {
-        let path = model_path
-            .canonicalize()
-            .map_err(|source| LocalError::Io {
-                path: model_path.to_owned(),
-                source,
-            })?;
+        let path = model_path.canonicalize().map_err(|source| LocalError::Io {
+            path: model_path.to_owned(),
+            source,
+        })?;
         let mut engines = ENGINES.lock().unwrap_or_else(PoisonError::into_inner);
         engines.retain(|_, engine| engine.strong_count() > 0);
         let engine = match engines.get(&path).and_then(Weak::upgrade) {
@@ -182,7 +180,8 @@ impl Provider for LocalProvider {
             .name("hone-local-request".into())
             .spawn(move || serve(&engine, &request, &settings, &cancel, &worker_sender));
         if let Err(error) = spawned {
-            let error = HoneError::provider(format!("cannot start the local model thread: {error}"));
+            let error =
+                HoneError::provider(format!("cannot start the local model thread: {error}"));
             let _ = sender.unbounded_send(StreamEvent::Failed { error });
         }
         drop(sender);
@@ -364,7 +363,10 @@ mod tests {
         ]);
         let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
         assert_eq!(calls.len(), 2);
-        assert_eq!((calls[0].name.as_str(), calls[1].name.as_str()), ("read_file", "run"));
+        assert_eq!(
+            (calls[0].name.as_str(), calls[1].name.as_str()),
+            ("read_file", "run")
+        );
         assert_ne!(calls[0].id, calls[1].id);
         assert_eq!(collector.message().text(), "I will read both.\n");
         assert_eq!(stop_reason(&events), Some(StopReason::ToolUse));
@@ -378,7 +380,11 @@ mod tests {
         let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
         assert_eq!(calls.len(), 1);
         assert_eq!(calls[0].name, "read_file");
-        assert!(calls[0].parse_arguments().is_err(), "{:?}", calls[0].arguments);
+        assert!(
+            calls[0].parse_arguments().is_err(),
+            "{:?}",
+            calls[0].arguments
+        );
     }
 
     #[test]

@@ -30,7 +30,8 @@ impl Sampler {
 
     /// The next token; `None` when `logits` is empty.
     pub(crate) fn sample(&mut self, logits: &[f32]) -> Option<u32> {
-        if !(self.temperature > 1e-6) {
+        let greedy = self.temperature.is_nan() || self.temperature <= 1e-6;
+        if greedy {
             return argmax(logits).and_then(|index| u32::try_from(index).ok());
         }
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);

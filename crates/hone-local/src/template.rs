@@ -231,7 +231,9 @@ fn tojson(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
         Some(indent) => {
             let spaces = " ".repeat(indent);
             let formatter = serde_json::ser::PrettyFormatter::with_indent(spaces.as_bytes());
-            value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, formatter))
+            value.serialize(&mut serde_json::Serializer::with_formatter(
+                &mut out, formatter,
+            ))
         }
         None => value.serialize(&mut serde_json::Serializer::with_formatter(
             &mut out,

@@ -45,8 +45,8 @@ impl ModelTokenizer {
     /// BPE with the model's pre-tokenizer, every control or user-defined token added as a
     /// special token (so chat markers and `<tool_call>` become single ids).
     pub fn from_gguf(content: &gguf_file::Content) -> Result<Self, LocalError> {
-        let tokenizer =
-            Tokenizer::from_gguf(content).map_err(|error| LocalError::Tokenizer(error.to_string()))?;
+        let tokenizer = Tokenizer::from_gguf(content)
+            .map_err(|error| LocalError::Tokenizer(error.to_string()))?;
         Self::new(tokenizer, content)
     }
 

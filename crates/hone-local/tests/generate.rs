@@ -27,7 +27,11 @@ fn provider() -> Option<Arc<LocalProvider>> {
 }
 
 /// The events of one request; checks that exactly one terminal event ends them.
-fn events(provider: &LocalProvider, request: ChatRequest, cancel: CancellationToken) -> Vec<StreamEvent> {
+fn events(
+    provider: &LocalProvider,
+    request: ChatRequest,
+    cancel: CancellationToken,
+) -> Vec<StreamEvent> {
     let events: Vec<StreamEvent> = block_on(provider.stream(request, cancel).collect());
     let terminals = events.iter().filter(|event| event.is_terminal()).count();
     assert_eq!(terminals, 1, "{events:?}");
@@ -67,13 +71,19 @@ fn greedy_decoding_gives_a_stable_sensible_answer() {
     assert!(answer.contains("Paris"), "{answer:?}");
     let (stop, usage) = completed(&first);
     assert_eq!(stop, StopReason::EndTurn);
-    assert!(usage.input_tokens > 10 && usage.output_tokens >= 1, "{usage:?}");
+    assert!(
+        usage.input_tokens > 10 && usage.output_tokens >= 1,
+        "{usage:?}"
+    );
     let second = events(&provider, question(), CancellationToken::new());
     assert_eq!(collect(&second).message().text(), answer);
     // The same prompt again: everything but the last token comes from the cache.
     let stats = provider.last_stats();
     assert_eq!(stats.computed_tokens, 1, "{stats:?}");
-    assert_eq!(completed(&second).1.cached_input_tokens, usage.input_tokens - 1);
+    assert_eq!(
+        completed(&second).1.cached_input_tokens,
+        usage.input_tokens - 1
+    );
 }
 
 fn read_file_tool() -> ToolSpec {
@@ -92,7 +102,10 @@ fn read_file_tool() -> ToolSpec {
 fn a_tool_calling_prompt_yields_a_parsed_read_file_call() {
     let Some(provider) = provider() else { return };
     let mut request = ChatRequest::new("", "Show me what is in src/main.rs.");
-    request.system = Some("You are a coding assistant working in the user's project. Use the tools to look at files.".into());
+    request.system = Some(
+        "You are a coding assistant working in the user's project. Use the tools to look at files."
+            .into(),
+    );
     request.tools.push(read_file_tool());
     let events = events(&provider, request, CancellationToken::new());
     let (stop, _) = completed(&events);
@@ -112,7 +125,9 @@ fn a_follow_up_reuses_the_prefix_and_answers_like_a_cold_run() {
     request.max_tokens = Some(8);
     let first = events(&provider, request.clone(), CancellationToken::new());
     let first_usage = completed(&first).1;
-    request.messages.push(Message::assistant(collect(&first).message().text()));
+    request
+        .messages
+        .push(Message::assistant(collect(&first).message().text()));
     request
         .messages
         .push(Message::user("And of Italy? Answer with one word."));
@@ -120,7 +135,10 @@ fn a_follow_up_reuses_the_prefix_and_answers_like_a_cold_run() {
     let warm = events(&provider, request.clone(), CancellationToken::new());
     let warm_stats = provider.last_stats();
     // Only the new turn is computed; the first prompt and the answer come from the cache.
-    assert!(warm_stats.reused_tokens >= first_usage.input_tokens as usize, "{warm_stats:?}");
+    assert!(
+        warm_stats.reused_tokens >= first_usage.input_tokens as usize,
+        "{warm_stats:?}"
+    );
     assert!(warm_stats.computed_tokens < 30, "{warm_stats:?}");
     assert_eq!(
         warm_stats.reused_tokens + warm_stats.computed_tokens,
@@ -194,13 +212,19 @@ fn cancellation_ends_the_stream_with_cancelled() {
 
 #[test]
 fn a_prompt_larger_than_the_context_is_a_validation_error() {
-    let Some(path) = common::test_model() else { return };
+    let Some(path) = common::test_model() else {
+        return;
+    };
     let options = LocalOptions {
         context_size: 64,
         ..LocalOptions::default()
     };
     let provider = LocalProvider::load(&path, "tiny-context", options).unwrap();
-    let events = events(&provider, ChatRequest::new("", "word ".repeat(200)), CancellationToken::new());
+    let events = events(
+        &provider,
+        ChatRequest::new("", "word ".repeat(200)),
+        CancellationToken::new(),
+    );
     match events.last() {
         Some(StreamEvent::Failed { error }) => {
             assert_eq!(error.category, hone_protocol::ErrorCategory::Validation);
@@ -218,12 +242,18 @@ fn a_missing_or_broken_file_is_a_clear_error() {
         LocalOptions::default(),
     )
     .unwrap_err();
-    assert!(missing.to_string().contains("/nonexistent/model.gguf"), "{missing}");
+    assert!(
+        missing.to_string().contains("/nonexistent/model.gguf"),
+        "{missing}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.gguf");
     std::fs::write(&broken, b"not a model").unwrap();
     let error = LocalProvider::load(&broken, "x", LocalOptions::default()).unwrap_err();
-    assert!(matches!(error, hone_local::LocalError::InvalidModel { .. }), "{error}");
+    assert!(
+        matches!(error, hone_local::LocalError::InvalidModel { .. }),
+        "{error}"
+    );
     let hone: hone_protocol::HoneError = error.into();
     assert_eq!(hone.category, hone_protocol::ErrorCategory::Config);
 }

@@ -47,7 +47,11 @@ fn encoding_matches_the_reference_ids() {
 fn decoding_round_trips_including_special_tokens() {
     let Some(tokenizer) = tokenizer() else { return };
     for (text, ids, decoded) in cases() {
-        assert_eq!(tokenizer.decode(&ids).unwrap(), decoded, "decoding {text:?}");
+        assert_eq!(
+            tokenizer.decode(&ids).unwrap(),
+            decoded,
+            "decoding {text:?}"
+        );
     }
 }
 
@@ -63,7 +67,10 @@ fn chat_and_tool_markers_are_single_special_tokens() {
     assert!(tokenizer.chat_stops().contains(&151_643));
     assert!(!tokenizer.chat_stops().contains(&151_657));
     let fim = tokenizer.fim_tokens().unwrap();
-    assert_eq!((fim.prefix, fim.suffix, fim.middle), (151_659, 151_661, 151_660));
+    assert_eq!(
+        (fim.prefix, fim.suffix, fim.middle),
+        (151_659, 151_661, 151_660)
+    );
     assert!(tokenizer.fim_stops().contains(&151_664));
 }
 

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo bench -p hone-index --bench index                       # 1,000,000 lines, RSS at 600,000
 //! cargo bench -p hone-index --bench index -- --lines 50000 --rss-lines 0
+//! cargo bench -p hone-index --bench index -- --generate /tmp/corpus   # only write the corpus
 //! ```
 //!
 //! One run generates the corpus (deterministic, in a temporary directory, removed afterwards;
@@ -41,6 +42,8 @@ struct Args {
     edits: usize,
     /// Internal: index this corpus and print the peak RSS (the child process of the RSS run).
     rss_child: Option<PathBuf>,
+    /// Only write the corpus to this directory (e.g. to time `hone index -C DIR` on it).
+    generate: Option<PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -52,6 +55,7 @@ fn parse_args() -> Args {
         rss_lines: 600_000,
         edits: 50,
         rss_child: None,
+        generate: None,
     };
     let mut given = std::env::args().skip(1);
     while let Some(arg) = given.next() {
@@ -66,6 +70,7 @@ fn parse_args() -> Args {
             "--rss-lines" => args.rss_lines = number("--rss-lines"),
             "--edits" => args.edits = number("--edits").max(1),
             "--rss-child" => args.rss_child = given.next().map(PathBuf::from),
+            "--generate" => args.generate = given.next().map(PathBuf::from),
             // `cargo bench` passes `--bench`; filters and other harness flags do not apply.
             _ => {}
         }
@@ -77,6 +82,11 @@ fn main() {
     let args = parse_args();
     if let Some(dir) = &args.rss_child {
         rss_child(dir);
+        return;
+    }
+    if let Some(dir) = &args.generate {
+        std::fs::create_dir_all(dir).unwrap();
+        make_corpus(dir, args.lines);
         return;
     }
     let workers = std::thread::available_parallelism().map_or(1, usize::from);

@@ -99,9 +99,7 @@ mod tests {
     use super::*;
 
     fn block(start: f32, positions: usize) -> Tensor {
-        let data: Vec<f32> = (0..positions * 2 * 3)
-            .map(|i| start + i as f32)
-            .collect();
+        let data: Vec<f32> = (0..positions * 2 * 3).map(|i| start + i as f32).collect();
         Tensor::from_vec(data, (1, positions, 2, 3), &Device::Cpu).unwrap()
     }
 
@@ -114,7 +112,12 @@ mod tests {
         let (keys, values) = cache.append(&second, &second).unwrap();
         assert_eq!(keys.dims(), &[1, 5, 2, 3]);
         let expected = Tensor::cat(&[&first, &second], 1).unwrap();
-        let diff = (keys - &expected).unwrap().abs().unwrap().sum_all().unwrap();
+        let diff = (keys - &expected)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .sum_all()
+            .unwrap();
         assert_eq!(diff.to_scalar::<f32>().unwrap(), 0.0);
         assert_eq!(values.dims(), &[1, 5, 2, 3]);
         assert_eq!(cache.len(), 5);
@@ -127,7 +130,13 @@ mod tests {
         cache.truncate(1);
         assert_eq!(cache.len(), 1);
         let (keys, _) = cache.append(&block(50.0, 1), &block(50.0, 1)).unwrap();
-        let row: Vec<f32> = keys.narrow(1, 1, 1).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+        let row: Vec<f32> = keys
+            .narrow(1, 1, 1)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
         assert_eq!(row[0], 50.0);
     }
 
@@ -137,7 +146,13 @@ mod tests {
         cache.append(&block(0.0, 500), &block(0.0, 500)).unwrap();
         let (keys, _) = cache.append(&block(7.0, 100), &block(7.0, 100)).unwrap();
         assert_eq!(keys.dims(), &[1, 600, 2, 3]);
-        let first: f32 = keys.flatten_all().unwrap().get(1).unwrap().to_scalar().unwrap();
+        let first: f32 = keys
+            .flatten_all()
+            .unwrap()
+            .get(1)
+            .unwrap()
+            .to_scalar()
+            .unwrap();
         assert_eq!(first, 1.0);
     }
 

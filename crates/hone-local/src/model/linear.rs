@@ -33,10 +33,7 @@ pub enum WeightLayout {
 
 /// One quantized weight matrix, `(out_features, in_features)`.
 pub(crate) enum QLinear {
-    Compact {
-        op: CompactMatMul,
-        extent: Extent,
-    },
+    Compact { op: CompactMatMul, extent: Extent },
     Repacked(QMatMul),
 }
 

@@ -21,9 +21,6 @@ use linear::QLinear;
 pub use linear::WeightLayout;
 use weights::WeightFile;
 
-pub static PROF: std::sync::Mutex<[f64; 12]> = std::sync::Mutex::new([0.0; 12]);
-fn lap(t: &mut std::time::Instant, i: usize) { let e = t.elapsed().as_secs_f64(); PROF.lock().unwrap()[i] += e; *t = std::time::Instant::now(); }
-
 /// Hyper-parameters read from the GGUF metadata (`qwen2.*`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Config {
@@ -59,8 +56,8 @@ impl Config {
         };
         if config.heads == 0
             || config.kv_heads == 0
-            || config.heads % config.kv_heads != 0
-            || config.hidden % config.heads != 0
+            || !config.heads.is_multiple_of(config.kv_heads)
+            || !config.hidden.is_multiple_of(config.heads)
         {
             candle_core::bail!(
                 "inconsistent attention shape: {} heads, {} key/value heads, {} hidden",
@@ -205,26 +202,26 @@ impl Qwen2 {
             self.config.head_dim(),
         );
         let scale = 1.0 / (head_dim as f32).sqrt();
-        let mut t = std::time::Instant::now();
         for layer in &mut self.layers {
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
-            lap(&mut t, 0);
-            let q = layer.q.forward(&h, &mut self.file)?;
-            let k = layer.k.forward(&h, &mut self.file)?;
-            let v = layer.v.forward(&h, &mut self.file)?;
-            lap(&mut t, 1);
-            let q = q.broadcast_add(&layer.q_bias)?;
-            let k = k.broadcast_add(&layer.k_bias)?;
-            let v = v.broadcast_add(&layer.v_bias)?;
+            let q = layer
+                .q
+                .forward(&h, &mut self.file)?
+                .broadcast_add(&layer.q_bias)?;
+            let k = layer
+                .k
+                .forward(&h, &mut self.file)?
+                .broadcast_add(&layer.k_bias)?;
+            let v = layer
+                .v
+                .forward(&h, &mut self.file)?
+                .broadcast_add(&layer.v_bias)?;
             let q = q.reshape((1, count, heads, head_dim))?;
             let k = k.reshape((1, count, kv_heads, head_dim))?;
             let v = v.reshape((1, count, kv_heads, head_dim))?;
-            lap(&mut t, 2);
             let q = candle_nn::rotary_emb::rope_thd(&q, &cos, &sin)?;
             let k = candle_nn::rotary_emb::rope_thd(&k, &cos, &sin)?;
-            lap(&mut t, 3);
             let (keys, values) = layer.cache.append(&k, &v)?;
-            lap(&mut t, 4);
             let attention = flash_attn::<f32>(
                 &q,
                 &keys,
@@ -234,38 +231,22 @@ impl Qwen2 {
                 None,
                 None,
             )?;
-            lap(&mut t, 5);
             let attention = attention
                 .transpose(1, 2)?
                 .reshape((1, count, heads * head_dim))?;
-            lap(&mut t, 6);
-            let o = layer.o.forward(&attention, &mut self.file)?;
-            lap(&mut t, 1);
-            x = (x + o)?;
+            x = (x + layer.o.forward(&attention, &mut self.file)?)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, eps)?;
-            lap(&mut t, 0);
-            let g = layer.gate.forward(&h, &mut self.file)?;
+            let gate = candle_nn::ops::silu(&layer.gate.forward(&h, &mut self.file)?)?;
             let up = layer.up.forward(&h, &mut self.file)?;
-            lap(&mut t, 7);
-            let gate = candle_nn::ops::silu(&g)?;
-            let gu = (gate * up)?;
-            lap(&mut t, 8);
-            let d = layer.down.forward(&gu, &mut self.file)?;
-            lap(&mut t, 9);
-            x = (x + d)?;
-            lap(&mut t, 8);
+            x = (x + layer.down.forward(&(gate * up)?, &mut self.file)?)?;
         }
         if !logits {
             return Ok(None);
         }
         let last = x.narrow(1, count - 1, 1)?;
         let last = candle_nn::ops::rms_norm(&last, &self.norm, eps)?;
-        let mut t = std::time::Instant::now();
         let logits = self.output.forward(&last, &mut self.file)?;
-        lap(&mut t, 10);
-        let v = logits.flatten_all()?.to_dtype(DType::F32)?.to_vec1()?;
-        lap(&mut t, 11);
-        Ok(Some(v))
+        Ok(Some(logits.flatten_all()?.to_dtype(DType::F32)?.to_vec1()?))
     }
 }
 
@@ -289,10 +270,13 @@ pub(crate) fn argmax(values: &[f32]) -> Option<usize> {
     values
         .iter()
         .enumerate()
-        .fold(None, |best: Option<(usize, f32)>, (index, &value)| match best {
-            Some((_, top)) if top >= value => best,
-            _ => Some((index, value)),
-        })
+        .fold(
+            None,
+            |best: Option<(usize, f32)>, (index, &value)| match best {
+                Some((_, top)) if top >= value => best,
+                _ => Some((index, value)),
+            },
+        )
         .map(|(index, _)| index)
 }
 

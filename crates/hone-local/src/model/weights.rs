@@ -38,7 +38,7 @@ impl WeightFile {
         };
         let elements = info.shape.elem_count();
         let block = info.ggml_dtype.block_size();
-        if elements % block != 0 {
+        if !elements.is_multiple_of(block) {
             candle_core::bail!("tensor `{name}` does not fill whole {block}-value blocks");
         }
         let extent = Extent {

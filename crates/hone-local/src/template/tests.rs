@@ -186,12 +186,18 @@ fn template_errors_are_reported_not_panicked() {
 
 #[test]
 fn tojson_matches_python_json_dumps() {
-    let template =
-        ChatTemplate::new("{{ messages[0].content | tojson }}|{{ messages | tojson(indent=2) }}", "", "")
-            .unwrap();
+    let template = ChatTemplate::new(
+        "{{ messages[0].content | tojson }}|{{ messages | tojson(indent=2) }}",
+        "",
+        "",
+    )
+    .unwrap();
     let request = ChatRequest::new("", "é <b> & 'q' \"x\"\n");
     let rendered = template.render(&request).unwrap();
     let (compact, pretty) = rendered.split_once('|').unwrap();
     assert_eq!(compact, "\"é <b> & 'q' \\\"x\\\"\\n\"");
-    assert!(pretty.starts_with("[\n  {\n    \"role\": \"user\",\n    \"content\": "), "{pretty}");
+    assert!(
+        pretty.starts_with("[\n  {\n    \"role\": \"user\",\n    \"content\": "),
+        "{pretty}"
+    );
 }
