@@ -154,7 +154,8 @@ pub struct ExecArgs {
     pub json: bool,
 
     /// Continue a saved session: its id (or a unique start of it), or `last` for this
-    /// project's latest (the default when no value is given).
+    /// project's latest. The next word is taken as the session: write `--resume last
+    /// "prompt"`; a bare `--resume` (at the end, or before another flag) means `last`.
     #[arg(long, value_name = "ID|last", num_args = 0..=1, default_missing_value = "last")]
     pub resume: Option<String>,
 

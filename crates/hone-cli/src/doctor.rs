@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hone_config::{Config, ConfigError, PRESETS, WireApi};
+use hone_config::{Config, PRESETS, WireApi};
 use hone_models::{ModelState, ModelStore, ResolvedModel, catalog_entry, human_bytes};
 use hone_protocol::HoneError;
 
@@ -62,15 +62,16 @@ fn keys(config: &Config, out: &mut String, usable: &mut Vec<String>) {
     let _ = writeln!(out, "\nAPI keys (values are never shown):");
     for preset in PRESETS.iter().filter(|preset| preset.key_required) {
         let variable = preset.api_key_env.unwrap_or("-");
+        let in_environment = std::env::var(variable).is_ok_and(|value| !value.trim().is_empty());
         let status = match config.provider_named(preset.name) {
             Ok(provider) if provider.api_key.is_some() => {
                 usable.push(preset.name.to_string());
                 "set".to_string()
             }
-            Ok(_) | Err(ConfigError::MissingApiKey { .. }) => "not set".to_string(),
-            Err(error) => format!("set, but not usable: {error}"),
+            Err(error) if in_environment => format!("set, but not usable: {error}"),
+            _ => "not set".to_string(),
         };
-        let _ = writeln!(out, "  {:<18} {variable:<22} {status}", preset.name);
+        let _ = writeln!(out, "  {:<20} {variable:<22} {status}", preset.name);
     }
 }
 
@@ -87,7 +88,7 @@ async fn servers(config: &Config, out: &mut String, usable: &mut Vec<String>) {
             }
             Err(reason) => format!("not reachable ({reason})"),
         };
-        let _ = writeln!(out, "  {name:<18} {url:<30} {status}");
+        let _ = writeln!(out, "  {name:<20} {url:<30} {status}");
     }
 }
 
@@ -144,7 +145,7 @@ fn embedded(config: &Config, out: &mut String, usable: &mut Vec<String>) {
                 human_bytes(status.entry.size)
             ),
         };
-        let _ = writeln!(out, "  {name:<18} {state}");
+        let _ = writeln!(out, "  {name:<20} {state}");
     }
     let local_model = config
         .provider_named("local")

@@ -315,7 +315,10 @@ pub(crate) fn code_index(root: &std::path::Path, settings: &IndexSettings) -> Co
             CodeIndex {
                 index: Some(index),
                 repo_map,
-                status: format!("{files} files indexed{map_note}"),
+                status: format!(
+                    "{files} file{} indexed{map_note}",
+                    if files == 1 { "" } else { "s" }
+                ),
             }
         }
         Err(error) => CodeIndex {

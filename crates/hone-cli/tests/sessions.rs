@@ -149,7 +149,9 @@ async fn resume_sends_the_earlier_messages_and_fork_copies_them() {
     let id = session_id(&first);
     assert_eq!(id.len(), hone_memory::ID_LEN);
 
-    let resumed = sandbox.exec(&server, &["--resume"], "second task").await;
+    let resumed = sandbox
+        .exec(&server, &["--resume", "--max-rounds", "5"], "second task")
+        .await;
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert_eq!(session_id(&resumed), id, "--resume alone means the last one");
     assert!(stderr(&resumed).contains("resuming session"), "{}", stderr(&resumed));
@@ -463,6 +465,7 @@ async fn kills_at_any_moment_around_an_edit_leave_the_file_whole() {
         );
         let listed = sandbox.sessions().await;
         assert!(listed.len() <= 1, "step {step}: {listed:?}");
+        eprintln!("DEBUG step {step} full {full:?} new={} listed={listed:?}", content == edited);
         let undo = sandbox.run(&["undo"]).await;
         assert!(
             matches!(undo.status.code(), Some(0 | 1)),

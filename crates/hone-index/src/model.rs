@@ -349,7 +349,8 @@ pub struct FileOutline {
     pub functions: Vec<Function>,
     /// Classes and other types, nested ones included (with `parent`).
     pub classes: Vec<Class>,
-    /// Definitions and references.
+    /// Definitions and references (absent from the JSON the store keeps).
+    #[serde(default)]
     pub symbols: Vec<SymbolOccurrence>,
     /// TODO/FIXME/HACK/XXX comments.
     pub todos: Vec<Todo>,

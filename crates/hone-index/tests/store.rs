@@ -179,7 +179,7 @@ fn fresh_database_is_migrated_to_the_current_schema() {
 }
 
 #[test]
-fn version_one_databases_get_their_symbol_counts_filled_in() {
+fn version_one_databases_are_migrated_to_counts_and_outlines_without_symbols() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");
     let connection = rusqlite::Connection::open(&path).unwrap();
@@ -199,9 +199,33 @@ fn version_one_databases_get_their_symbol_counts_filled_in() {
                  (1, 'f', 'function', 'reference', 3, 1);",
         )
         .unwrap();
+    // Version 1 kept the symbols in the outline JSON too.
+    let mut outline = FileOutline::empty(Language::Python);
+    outline.symbols = vec![symbol("f", SymbolKind::Function, SymbolRole::Definition, 1)];
+    connection
+        .execute(
+            "INSERT INTO outlines (file_id, json) VALUES (1, ?1)",
+            [serde_json::to_string(&outline).unwrap()],
+        )
+        .unwrap();
     drop(connection);
-    let stats = SqliteStore::open(&path).unwrap().stats().unwrap();
+    let store = SqliteStore::open(&path).unwrap();
+    let stats = store.stats().unwrap();
     assert_eq!((stats.definitions, stats.references), (2, 1));
+    let names: Vec<String> = store
+        .outline("a.py")
+        .unwrap()
+        .unwrap()
+        .symbols
+        .into_iter()
+        .map(|symbol| symbol.name)
+        .collect();
+    assert_eq!(
+        names,
+        ["f", "g", "f"],
+        "the table's symbols, once, in order"
+    );
+    assert_eq!(store.outlines().unwrap()["a.py"].symbols.len(), 3);
 }
 
 #[test]

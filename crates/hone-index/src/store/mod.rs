@@ -6,6 +6,7 @@
 
 mod codec;
 mod migrations;
+mod outlines;
 mod sqlite;
 
 use std::collections::BTreeMap;

@@ -11,6 +11,7 @@ use super::codec::{
     symbol_kind_name,
 };
 use super::migrations::migrate;
+use super::outlines::{self, ReadError, outline_json};
 use super::{
     EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange,
     SymbolLocation,
@@ -99,6 +100,13 @@ impl SqliteStore {
         IndexError::Corrupt {
             path: self.path.clone(),
             detail,
+        }
+    }
+
+    fn read_error(&self, error: ReadError) -> IndexError {
+        match error {
+            ReadError::Database(error) => self.database(error),
+            ReadError::Corrupt(detail) => self.corrupt(detail),
         }
     }
 
@@ -295,39 +303,11 @@ impl IndexStore for SqliteStore {
     }
 
     fn outline(&self, path: &str) -> Result<Option<FileOutline>, IndexError> {
-        let json: Option<String> = self
-            .connection
-            .query_row(
-                "SELECT o.json FROM outlines o JOIN files f ON f.id = o.file_id WHERE f.path = ?1",
-                [path],
-                |row| row.get(0),
-            )
-            .optional()
-            .map_err(|error| self.database(error))?;
-        json.map(|json| {
-            serde_json::from_str(&json)
-                .map_err(|error| self.corrupt(format!("unreadable outline of `{path}`: {error}")))
-        })
-        .transpose()
+        outlines::read_outline(&self.connection, path).map_err(|error| self.read_error(error))
     }
 
     fn outlines(&self) -> Result<BTreeMap<String, FileOutline>, IndexError> {
-        let mut statement = self
-            .connection
-            .prepare_cached(
-                "SELECT f.path, o.json FROM outlines o JOIN files f ON f.id = o.file_id",
-            )
-            .map_err(|error| self.database(error))?;
-        let rows: Vec<(String, String)> = statement
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
-            .and_then(Iterator::collect)
-            .map_err(|error| self.database(error))?;
-        rows.into_iter()
-            .map(|(path, json)| match serde_json::from_str(&json) {
-                Ok(outline) => Ok((path, outline)),
-                Err(error) => Err(self.corrupt(format!("unreadable outline of `{path}`: {error}"))),
-            })
-            .collect()
+        outlines::read_outlines(&self.connection).map_err(|error| self.read_error(error))
     }
 
     fn metrics(&self) -> Result<BTreeMap<String, FileMetrics>, IndexError> {
@@ -516,7 +496,7 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), 
     let Some(outline) = outline else {
         return Ok(());
     };
-    let json = serde_json::to_string(outline)
+    let json = outline_json(outline)
         .map_err(|error| WriteError::Invalid(format!("outline cannot be serialised: {error}")))?;
     transaction
         .prepare_cached("INSERT INTO outlines (file_id, json) VALUES (?1, ?2)")?

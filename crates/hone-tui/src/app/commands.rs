@@ -11,6 +11,7 @@ use crate::host::SessionStart;
 use crate::format::{clock, thousands};
 use crate::modal::{InfoModal, Modal};
 use crate::transcript::{Entry, NoticeKind};
+use crate::wrap::{self, Mode};
 
 /// What `/eval` asks the model.
 pub(crate) const EVAL_PROMPT: &str = "Check your last answer against the code you actually read in \
@@ -236,15 +237,11 @@ impl App {
     }
 }
 
-fn help_lines(_width: usize) -> Vec<Line<'static>> {
+fn help_lines(width: usize) -> Vec<Line<'static>> {
     let heading = Style::new().add_modifier(Modifier::BOLD);
-    let key = Style::new().fg(Color::Cyan);
     let mut lines = vec![Line::styled("Keys", heading)];
     for (keys, what) in KEYS {
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {keys:<32}"), key),
-            Span::raw(*what),
-        ]));
+        lines.extend(help_row(keys, what, width));
     }
     lines.push(Line::default());
     lines.push(Line::styled("Commands", heading));
@@ -254,10 +251,23 @@ fn help_lines(_width: usize) -> Vec<Line<'static>> {
         } else {
             format!("{} {}", command.name, command.args)
         };
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {name:<32}"), key),
-            Span::raw(command.help),
-        ]));
+        lines.extend(help_row(&name, command.help, width));
     }
     lines
+}
+
+/// `  keys   what it does`, the description wrapped beside the keys (or below them when
+/// the panel is narrow).
+fn help_row(keys: &str, what: &str, width: usize) -> Vec<Line<'static>> {
+    const KEY_COLUMN: usize = 34;
+    let key = Style::new().fg(Color::Cyan);
+    let text = vec![Span::raw(what.to_string())];
+    if width < KEY_COLUMN + 20 {
+        let mut lines = vec![Line::styled(format!("  {keys}"), key)];
+        lines.extend(wrap::wrap(text, width, &[Span::raw("    ")], &[Span::raw("    ")], Mode::Words));
+        return lines;
+    }
+    let first = [Span::styled(format!("  {keys:<width$}", width = KEY_COLUMN - 2), key)];
+    let rest = [Span::raw(" ".repeat(KEY_COLUMN))];
+    wrap::wrap(text, width, &first, &rest, Mode::Words)
 }

@@ -317,7 +317,11 @@ impl App {
 
     fn hints(&self) -> Vec<(&'static str, &'static str)> {
         if self.modal.is_some() {
-            return vec![("Ctrl+C", "interrupt the turn"), ("PgUp/PgDn", "scroll the dialog")];
+            return if self.running {
+                vec![("Ctrl+C", "interrupt the turn"), ("PgUp/PgDn", "scroll the dialog")]
+            } else {
+                vec![("Esc", "close"), ("PgUp/PgDn", "scroll the dialog"), ("Ctrl+D", "quit")]
+            };
         }
         if self.running {
             return vec![
@@ -361,7 +365,8 @@ impl App {
         let window = self.transcript.window(width, height, self.scroll);
         frame.render_widget(Paragraph::new(window.lines), area);
         if window.below > 0 && area.height > 0 {
-            let label = format!(" ↓ {} more lines · End jumps down ", window.below);
+            let noun = if window.below == 1 { "line" } else { "lines" };
+            let label = format!(" ↓ {} more {noun} · End jumps down ", window.below);
             let label_width = u16::try_from(label.chars().count()).unwrap_or(0).min(area.width);
             let corner = Rect::new(
                 area.x + area.width - label_width,

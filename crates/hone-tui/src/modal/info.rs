@@ -50,7 +50,7 @@ impl InfoModal {
     }
 
     pub(crate) fn render(&mut self, frame: &mut Frame<'_>, area: Rect) {
-        let width = area.width.saturating_sub(2).min(110);
+        let width = area.width.min(110);
         let lines = (self.content)(usize::from(width.saturating_sub(2)).max(1));
         let height = u16::try_from(lines.len() + 3)
             .unwrap_or(u16::MAX)

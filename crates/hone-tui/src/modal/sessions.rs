@@ -64,7 +64,7 @@ impl SessionsModal {
     }
 
     pub(crate) fn render(&mut self, frame: &mut Frame<'_>, area: Rect) {
-        let width = area.width.saturating_sub(2).min(110);
+        let width = area.width.min(110);
         let inner = usize::from(width.saturating_sub(2));
         let visible = usize::from(area.height.saturating_sub(4)).max(1);
         let first = self.selected.saturating_sub(visible.saturating_sub(1));
