@@ -33,7 +33,12 @@ pub struct TuiArgs {
 
     /// Continue a saved session: its id (or a unique start of it), or `last`. Without
     /// --resume or --new, the project's last session is continued when there is one.
-    #[arg(long = "resume", id = "tui_resume", value_name = "ID|last", conflicts_with = "tui_new")]
+    #[arg(
+        long = "resume",
+        id = "tui_resume",
+        value_name = "ID|last",
+        conflicts_with = "tui_new"
+    )]
     pub resume: Option<String>,
 
     /// Start a new session instead of continuing the project's last one.

@@ -156,7 +156,10 @@ impl ExecSession<'_> {
         let mut store = match open_store() {
             Ok(store) => store,
             Err(error) if self.resume.is_none() && self.fork.is_none() => {
-                eprintln!("hone: warning: this session will not be saved: {}", error.message);
+                eprintln!(
+                    "hone: warning: this session will not be saved: {}",
+                    error.message
+                );
                 return Ok(None);
             }
             Err(error) => return Err(error),
@@ -304,7 +307,9 @@ fn show(session: &SessionInfo, messages: &[StoredMessage], now: i64) -> String {
                 (Role::Assistant, ContentBlock::Text { text }) => {
                     format!("hone {}", cut(text, 200))
                 }
-                (_, ContentBlock::Thinking { text, .. }) => format!("     (thinking) {}", cut(text, 100)),
+                (_, ContentBlock::Thinking { text, .. }) => {
+                    format!("     (thinking) {}", cut(text, 100))
+                }
                 (_, ContentBlock::ToolCall(call)) => {
                     format!("  ▸ {} {}", call.name, cut(&call.arguments, 100))
                 }
@@ -436,9 +441,18 @@ mod tests {
         let text = table(&[session], false, 60_000);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);
-        assert!(lines[1].starts_with("01JABCDEFGHJKMNPQRSTVWXYZ0  1 min ago"), "{text}");
-        assert!(lines[1].contains(" 1234 ") && lines[1].ends_with("fix the bug"), "{text}");
-        assert_eq!(lines[0].find("MSGS").unwrap() + 3, lines[1].find('4').unwrap());
+        assert!(
+            lines[1].starts_with("01JABCDEFGHJKMNPQRSTVWXYZ0  1 min ago"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains(" 1234 ") && lines[1].ends_with("fix the bug"),
+            "{text}"
+        );
+        assert_eq!(
+            lines[0].find("MSGS").unwrap() + 3,
+            lines[1].find('4').unwrap()
+        );
     }
 
     #[test]

@@ -71,7 +71,10 @@ impl TuiHost {
         Ok(hone_config::load(&sources, &overrides)?)
     }
 
-    fn with_store<T>(&self, work: impl FnOnce(&mut SessionStore) -> Result<T, HoneError>) -> Result<T, HoneError> {
+    fn with_store<T>(
+        &self,
+        work: impl FnOnce(&mut SessionStore) -> Result<T, HoneError>,
+    ) -> Result<T, HoneError> {
         let mut guard = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         match guard.as_mut() {
             Some(store) => work(store),
@@ -100,7 +103,9 @@ impl TuiHost {
         };
         let existing = match start.resume.as_deref() {
             None => None,
-            Some("last") => store.latest_for_project(&self.project).map_err(store_error)?,
+            Some("last") => store
+                .latest_for_project(&self.project)
+                .map_err(store_error)?,
             Some(id) => {
                 let found = store.find(id).map_err(store_error)?;
                 if found.project != self.project {
@@ -159,7 +164,8 @@ impl Host for TuiHost {
             Prompting::detect(false)
         };
         let runtime = tokio::runtime::Handle::current();
-        let provider = runtime.block_on(provider_factory::build(&config, provider_config, prompting))?;
+        let provider =
+            runtime.block_on(provider_factory::build(&config, provider_config, prompting))?;
         let provider_name = config.provider_name().to_string();
         let (memory, history) =
             self.persistence(start, &provider_name, &basics.model, config.undo_depth())?;
@@ -222,7 +228,9 @@ impl Host for TuiHost {
         self.with_store(|store| {
             let found = store.find(id).map_err(store_error)?;
             if found.project != self.project {
-                return Err(HoneError::config(format!("session {id} belongs to another project")));
+                return Err(HoneError::config(format!(
+                    "session {id} belongs to another project"
+                )));
             }
             store.delete(&found.id).map_err(store_error)?;
             Ok(())

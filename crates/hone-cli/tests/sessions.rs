@@ -153,8 +153,16 @@ async fn resume_sends_the_earlier_messages_and_fork_copies_them() {
         .exec(&server, &["--resume", "--max-rounds", "5"], "second task")
         .await;
     assert!(resumed.status.success(), "{}", stderr(&resumed));
-    assert_eq!(session_id(&resumed), id, "--resume alone means the last one");
-    assert!(stderr(&resumed).contains("resuming session"), "{}", stderr(&resumed));
+    assert_eq!(
+        session_id(&resumed),
+        id,
+        "--resume alone means the last one"
+    );
+    assert!(
+        stderr(&resumed).contains("resuming session"),
+        "{}",
+        stderr(&resumed)
+    );
     let sent = server.requests()[1].json().to_string();
     for needle in ["first task", "answer one", "second task"] {
         assert!(sent.contains(needle), "{needle} missing from {sent}");
@@ -173,7 +181,11 @@ async fn resume_sends_the_earlier_messages_and_fork_copies_them() {
     }
 
     let store = sandbox.store();
-    assert_eq!(store.messages(&id).unwrap().len(), 4, "the original is unchanged");
+    assert_eq!(
+        store.messages(&id).unwrap().len(),
+        4,
+        "the original is unchanged"
+    );
     assert_eq!(store.messages(&fork).unwrap().len(), 6);
     let info = store.find(&id).unwrap();
     assert_eq!(info.title, "first task");
@@ -234,7 +246,12 @@ async fn sessions_are_listed_shown_exported_and_deleted() {
     let shown = sandbox.run(&["sessions", "show", &id[..10]]).await;
     assert!(shown.status.success(), "{}", stderr(&shown));
     let text = stdout(&shown);
-    for needle in ["what is in notes?", "▸ read_file", "It has three lines.", "4 messages"] {
+    for needle in [
+        "what is in notes?",
+        "▸ read_file",
+        "It has three lines.",
+        "4 messages",
+    ] {
         assert!(text.contains(needle), "{needle} missing from {text}");
     }
 
@@ -256,11 +273,23 @@ async fn sessions_are_listed_shown_exported_and_deleted() {
     let other_project = sandbox.root.join("elsewhere");
     std::fs::create_dir_all(&other_project).unwrap();
     let elsewhere = sandbox
-        .run(&["-C", other_project.to_str().unwrap(), "sessions", "list", "--json"])
+        .run(&[
+            "-C",
+            other_project.to_str().unwrap(),
+            "sessions",
+            "list",
+            "--json",
+        ])
         .await;
     assert_eq!(stdout(&elsewhere).trim(), "[]");
     let all = sandbox
-        .run(&["-C", other_project.to_str().unwrap(), "sessions", "list", "--all"])
+        .run(&[
+            "-C",
+            other_project.to_str().unwrap(),
+            "sessions",
+            "list",
+            "--all",
+        ])
         .await;
     assert!(stdout(&all).contains(&id), "{}", stdout(&all));
 
@@ -269,7 +298,11 @@ async fn sessions_are_listed_shown_exported_and_deleted() {
     assert!(sandbox.sessions().await.is_empty());
     let missing = sandbox.run(&["sessions", "show", &id]).await;
     assert_eq!(missing.status.code(), Some(2));
-    assert!(stderr(&missing).contains("no session"), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("no session"),
+        "{}",
+        stderr(&missing)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -283,9 +316,15 @@ async fn resuming_nothing_is_a_clear_usage_error() {
         "{}",
         stderr(&output)
     );
-    let output = sandbox.exec(&server, &["--resume", "01JZZZ"], "go on").await;
+    let output = sandbox
+        .exec(&server, &["--resume", "01JZZZ"], "go on")
+        .await;
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("no session `01JZZZ`"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("no session `01JZZZ`"),
+        "{}",
+        stderr(&output)
+    );
     assert_eq!(server.request_count(), 0);
 }
 
@@ -312,11 +351,18 @@ async fn undo_takes_back_edits_of_an_earlier_process_and_refuses_conflicts() {
     assert!(listed.status.success(), "{}", stderr(&listed));
     let text = stdout(&listed);
     assert_eq!(text.lines().count(), 2, "{text}");
-    assert!(text.lines().all(|line| line.contains("notes.txt")), "{text}");
+    assert!(
+        text.lines().all(|line| line.contains("notes.txt")),
+        "{text}"
+    );
 
     let undone = sandbox.run(&["undo"]).await;
     assert!(undone.status.success(), "{}", stderr(&undone));
-    assert!(stdout(&undone).starts_with("undone: "), "{}", stdout(&undone));
+    assert!(
+        stdout(&undone).starts_with("undone: "),
+        "{}",
+        stdout(&undone)
+    );
     assert_eq!(sandbox.notes(), "alpha\nBETA\ngamma\n");
 
     // A change made after the edit: undo refuses and changes nothing.
@@ -325,8 +371,16 @@ async fn undo_takes_back_edits_of_an_earlier_process_and_refuses_conflicts() {
         .run(&["-C", sandbox.root.to_str().unwrap(), "undo"])
         .await;
     assert_eq!(refused.status.code(), Some(3), "{}", stderr(&refused));
-    assert!(stderr(&refused).contains("notes.txt"), "{}", stderr(&refused));
-    assert!(stderr(&refused).contains("nothing was changed"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("notes.txt"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(
+        stderr(&refused).contains("nothing was changed"),
+        "{}",
+        stderr(&refused)
+    );
     assert_eq!(sandbox.notes(), "alpha\nBETA\ngamma\nmine\n");
 
     // Put the file back as hone left it: undo works again, then the stack is empty.
@@ -335,7 +389,11 @@ async fn undo_takes_back_edits_of_an_earlier_process_and_refuses_conflicts() {
     assert_eq!(sandbox.notes(), "alpha\nbeta\ngamma\n");
     let empty = sandbox.run(&["undo"]).await;
     assert_eq!(empty.status.code(), Some(1));
-    assert!(stderr(&empty).contains("nothing to undo"), "{}", stderr(&empty));
+    assert!(
+        stderr(&empty).contains("nothing to undo"),
+        "{}",
+        stderr(&empty)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -357,10 +415,15 @@ async fn a_kill_during_a_streamed_reply_keeps_the_session_resumable() {
 
     let listed = sandbox.sessions().await;
     assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0]["messages"], 1, "the user message survived: {listed:?}");
+    assert_eq!(
+        listed[0]["messages"], 1,
+        "the user message survived: {listed:?}"
+    );
     assert_eq!(listed[0]["title"], "a long question");
 
-    let resumed = sandbox.exec(&server, &["--resume", "last"], "are you there?").await;
+    let resumed = sandbox
+        .exec(&server, &["--resume", "last"], "are you there?")
+        .await;
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert!(stdout(&resumed).contains("Back again."));
     let sent = server.requests()[1].json();
@@ -385,7 +448,12 @@ async fn a_kill_after_an_edit_keeps_the_edit_undoable() {
             )
             .openai_chat(),
     );
-    server.enqueue(Reply::new().text("Now let me also").openai_chat().stall_after(3));
+    server.enqueue(
+        Reply::new()
+            .text("Now let me also")
+            .openai_chat()
+            .stall_after(3),
+    );
     let child = sandbox.spawn_exec(&server, "shout beta");
     wait_for("the request after the edit", || server.request_count() == 2).await;
     kill(child);
@@ -403,7 +471,9 @@ async fn a_kill_after_an_edit_keeps_the_edit_undoable() {
 
     // The history is valid for the provider after the kill.
     server.enqueue(Reply::new().text("Resumed.").openai_chat());
-    let resumed = sandbox.exec(&server, &["--resume", "last"], "continue").await;
+    let resumed = sandbox
+        .exec(&server, &["--resume", "last"], "continue")
+        .await;
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     let sent = server.requests()[2].json();
     let messages = sent["messages"].as_array().unwrap();
@@ -465,7 +535,6 @@ async fn kills_at_any_moment_around_an_edit_leave_the_file_whole() {
         );
         let listed = sandbox.sessions().await;
         assert!(listed.len() <= 1, "step {step}: {listed:?}");
-        eprintln!("DEBUG step {step} full {full:?} new={} listed={listed:?}", content == edited);
         let undo = sandbox.run(&["undo"]).await;
         assert!(
             matches!(undo.status.code(), Some(0 | 1)),

@@ -22,7 +22,11 @@ fn repository() -> tempfile::TempDir {
     let root = dir.path();
     std::fs::write(root.join("README.md"), "# math\n\nAdds numbers.\n").unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("src/math.js"), "function add(a, b) {\n  return a + b;\n}\n").unwrap();
+    std::fs::write(
+        root.join("src/math.js"),
+        "function add(a, b) {\n  return a + b;\n}\n",
+    )
+    .unwrap();
     for args in [
         vec!["init", "-q"],
         vec!["config", "user.email", "t@example.com"],
@@ -44,8 +48,14 @@ fn environment(root: &Path) -> Vec<(String, String)> {
     vec![
         ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
         ("HOME".into(), root.join(".home").display().to_string()),
-        ("XDG_CONFIG_HOME".into(), root.join(".home/.config").display().to_string()),
-        ("HONE_DATA_DIR".into(), root.join(".home/data").display().to_string()),
+        (
+            "XDG_CONFIG_HOME".into(),
+            root.join(".home/.config").display().to_string(),
+        ),
+        (
+            "HONE_DATA_DIR".into(),
+            root.join(".home/data").display().to_string(),
+        ),
         ("TERM".into(), "xterm-256color".into()),
     ]
 }
@@ -60,7 +70,12 @@ struct Tui {
 impl Tui {
     fn start(root: &Path, args: &[&str]) -> Self {
         let pair = native_pty_system()
-            .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .unwrap();
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_hone"));
         command.env_clear();
@@ -85,7 +100,11 @@ impl Tui {
                 feed.lock().unwrap().process(&buffer[..read]);
             }
         });
-        Self { child, writer, screen }
+        Self {
+            child,
+            writer,
+            screen,
+        }
     }
 
     fn contents(&self) -> String {
@@ -112,7 +131,10 @@ impl Tui {
             if screen.contains(text) {
                 return screen;
             }
-            assert!(Instant::now() < deadline, "`{text}` never appeared; the screen:\n{screen}");
+            assert!(
+                Instant::now() < deadline,
+                "`{text}` never appeared; the screen:\n{screen}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -139,7 +161,11 @@ impl Tui {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(Instant::now() < deadline, "hone did not exit; the screen:\n{}", self.contents());
+            assert!(
+                Instant::now() < deadline,
+                "hone did not exit; the screen:\n{}",
+                self.contents()
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -165,7 +191,12 @@ async fn approve_an_edit_undo_it_and_quit_saving_the_session() {
             )
             .openai_chat(),
     );
-    server.enqueue(Reply::new().text("Done: the README now says **two** numbers.").usage(120, 9).openai_chat());
+    server.enqueue(
+        Reply::new()
+            .text("Done: the README now says **two** numbers.")
+            .usage(120, 9)
+            .openai_chat(),
+    );
     let url = server.url();
 
     let mut tui = Tui::start(&root, &["--provider", "lmstudio", "--base-url", &url]);
@@ -174,22 +205,34 @@ async fn approve_an_edit_undo_it_and_quit_saving_the_session() {
     tui.send(b"\r");
 
     let dialog = tui.wait_for("approve edit_file?").await;
-    assert!(dialog.contains("Adds two numbers."), "the diff is shown:\n{dialog}");
+    assert!(
+        dialog.contains("Adds two numbers."),
+        "the diff is shown:\n{dialog}"
+    );
     tui.send(b"y");
     let readme = root.join("README.md");
-    tui.wait_for_file(&readme, "# math\n\nAdds two numbers.\n").await;
+    tui.wait_for_file(&readme, "# math\n\nAdds two numbers.\n")
+        .await;
     let answered = tui.wait_for("tool call").await;
-    assert!(answered.contains("Done: the README now says two numbers."), "{answered}");
+    assert!(
+        answered.contains("Done: the README now says two numbers."),
+        "{answered}"
+    );
     assert!(answered.contains("✓ ready"), "{answered}");
 
     tui.type_text("/undo").await;
     tui.send(b"\r");
     tui.wait_for("undone:").await;
-    tui.wait_for_file(&readme, "# math\n\nAdds numbers.\n").await;
+    tui.wait_for_file(&readme, "# math\n\nAdds numbers.\n")
+        .await;
 
     tui.send(b"\x04");
     let status = tui.wait_exit().await;
-    assert!(status.success(), "exit status {status:?}; screen:\n{}", tui.contents());
+    assert!(
+        status.success(),
+        "exit status {status:?}; screen:\n{}",
+        tui.contents()
+    );
 
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -203,7 +246,11 @@ async fn approve_an_edit_undo_it_and_quit_saving_the_session() {
         .output()
         .unwrap();
     let listed_text = String::from_utf8_lossy(&listed.stdout);
-    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
     assert!(listed_text.contains("update the readme"), "{listed_text}");
     let log = std::fs::read_to_string(root.join(".hone/logs/tui.log")).unwrap_or_default();
     assert!(!log.contains('\u{1b}'), "the log is plain text");

@@ -124,7 +124,9 @@ mod tests {
     #[test]
     fn undo_depth_is_checked_with_its_line() {
         assert_eq!(
-            parse("[memory]\nundo_depth = 25\n").unwrap().checked_undo_depth,
+            parse("[memory]\nundo_depth = 25\n")
+                .unwrap()
+                .checked_undo_depth,
             Some(25)
         );
         for bad in ["0", "101", "-3"] {

@@ -89,9 +89,7 @@ pub(crate) fn open(
         HoneError::config(format!("cannot open session {session_id}: {error}"))
     };
     let info = store.find(&session_id).map_err(failed)?;
-    store
-        .set_model(&info.id, provider, model)
-        .map_err(failed)?;
+    store.set_model(&info.id, provider, model).map_err(failed)?;
     let history = if resumed {
         resume_history(store.messages(&info.id).map_err(failed)?)
     } else {
@@ -188,14 +186,9 @@ impl Agent {
             changes: plan.changes.clone(),
             summary: plan.summary.clone(),
         };
-        let recorded = lock(&recorder.store).record_pending(
-            &recorder.project,
-            &recorder.session_id,
-            &edit,
-        );
-        recorded
-            .map_err(|error| self.storage_failed(&error))
-            .ok()
+        let recorded =
+            lock(&recorder.store).record_pending(&recorder.project, &recorder.session_id, &edit);
+        recorded.map_err(|error| self.storage_failed(&error)).ok()
     }
 
     /// Settles the journal entry of an edit: applied, or dropped when nothing was written.
@@ -229,15 +222,20 @@ impl Agent {
                 hone_memory::undo_latest(&mut store, &self.context, count, self.undo.depth)
                     .map(|report| report.undone)
             }
-            None => self.undo.journal.undo(&self.context, count, self.undo.depth),
+            None => self
+                .undo
+                .journal
+                .undo(&self.context, count, self.undo.depth),
         };
         match outcome {
             Ok(undone) => {
                 let summaries: Vec<String> =
                     undone.iter().map(|entry| entry.summary.clone()).collect();
                 if !summaries.is_empty() {
-                    let list: Vec<String> =
-                        summaries.iter().map(|summary| format!("- {summary}")).collect();
+                    let list: Vec<String> = summaries
+                        .iter()
+                        .map(|summary| format!("- {summary}"))
+                        .collect();
                     self.push_history(Message::user(format!(
                         "[hone] The user undid these edits; the files are back to their \
                          earlier content (read them again before changing them):\n{}",

@@ -113,7 +113,9 @@ impl Session {
             let event = self.next().await;
             let done = matches!(
                 event,
-                Event::TurnCompleted { .. } | Event::TurnFailed { .. } | Event::TurnCancelled { .. }
+                Event::TurnCompleted { .. }
+                    | Event::TurnFailed { .. }
+                    | Event::TurnCancelled { .. }
             );
             seen.push(event);
             if done {
@@ -233,8 +235,15 @@ async fn a_resumed_history_is_valid_for_the_provider() {
         .position(|message| message["role"] == "tool" && message["tool_call_id"] == "call_7")
         .unwrap_or_else(|| panic!("no result for call_7: {texts:#?}"));
     let second = user("second task");
-    assert!(first < call && call + 1 == result && result < second, "{texts:#?}");
-    assert!(texts[result].contains("hone was stopped"), "{}", texts[result]);
+    assert!(
+        first < call && call + 1 == result && result < second,
+        "{texts:#?}"
+    );
+    assert!(
+        texts[result].contains("hone was stopped"),
+        "{}",
+        texts[result]
+    );
 
     // The repair is not written back; the new messages are appended after the stored ones.
     let store = SessionStore::open(&project.db).unwrap();
@@ -294,6 +303,7 @@ async fn undo_works_across_a_restart() {
     let note = store.messages(&second).unwrap();
     assert_eq!(note.len(), 1);
     assert!(note[0].message.text().contains("undid"), "{note:?}");
+    assert_eq!(store.find(&second).unwrap().title, "", "hone's notes are no titles");
 }
 
 #[tokio::test]

@@ -36,7 +36,7 @@ pub use scan::{
     normalize_scope,
 };
 pub use store::{
-    EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange,
-    SqliteStore, SymbolLocation,
+    EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, IndexWrite,
+    OutlineChange, SqliteStore, SymbolLocation,
 };
 pub use watch::{DEFAULT_WATCH_DEBOUNCE, IndexWatcher, UpdateCallback};

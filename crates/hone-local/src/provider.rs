@@ -368,7 +368,8 @@ mod tests {
             ("read_file", "run")
         );
         assert_ne!(calls[0].id, calls[1].id);
-        assert_eq!(collector.message().text(), "I will read both.\n");
+        // Text between the blocks stays text, byte for byte.
+        assert_eq!(collector.message().text(), "I will read both.\n\n");
         assert_eq!(stop_reason(&events), Some(StopReason::ToolUse));
     }
 

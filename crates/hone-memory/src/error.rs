@@ -8,9 +8,7 @@ use rusqlite::ErrorCode;
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
     /// Neither `HONE_DATA_DIR` nor a platform data directory is available.
-    #[error(
-        "no data directory for the session store: set HONE_DATA_DIR to a writable directory"
-    )]
+    #[error("no data directory for the session store: set HONE_DATA_DIR to a writable directory")]
     NoDataDir,
     /// The directory holding the database cannot be created.
     #[error("cannot create {dir} for the session store: {source}")]
@@ -21,9 +19,7 @@ pub enum MemoryError {
         source: std::io::Error,
     },
     /// Another process holds a lock on the database for longer than the busy timeout.
-    #[error(
-        "the session store {path} is locked by another process; wait a moment and retry"
-    )]
+    #[error("the session store {path} is locked by another process; wait a moment and retry")]
     Locked {
         /// The database file.
         path: PathBuf,

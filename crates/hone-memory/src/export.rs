@@ -172,6 +172,11 @@ mod tests {
     fn formats_parse_by_name() {
         assert_eq!("md".parse::<ExportFormat>(), Ok(ExportFormat::Markdown));
         assert_eq!("JSON".parse::<ExportFormat>(), Ok(ExportFormat::Json));
-        assert!("pdf".parse::<ExportFormat>().unwrap_err().contains("md or json"));
+        assert!(
+            "pdf"
+                .parse::<ExportFormat>()
+                .unwrap_err()
+                .contains("md or json")
+        );
     }
 }

@@ -12,7 +12,12 @@ pub const DEFAULT_INPUT_HISTORY_CAP: usize = 1000;
 impl SessionStore {
     /// Adds `text` to the project's input history unless it repeats the latest entry or is
     /// blank; keeps the newest `cap` entries. Returns whether it was added.
-    pub fn push_input(&mut self, project: &str, text: &str, cap: usize) -> Result<bool, MemoryError> {
+    pub fn push_input(
+        &mut self,
+        project: &str,
+        text: &str,
+        cap: usize,
+    ) -> Result<bool, MemoryError> {
         if text.trim().is_empty() {
             return Ok(false);
         }

@@ -191,7 +191,11 @@ impl SessionStore {
     }
 
     /// The project's undoable edits (applied or pending), newest first, at most `depth`.
-    pub fn undo_stack(&self, project: &str, depth: usize) -> Result<Vec<JournalEntry>, MemoryError> {
+    pub fn undo_stack(
+        &self,
+        project: &str,
+        depth: usize,
+    ) -> Result<Vec<JournalEntry>, MemoryError> {
         let depth = i64::try_from(depth).unwrap_or(i64::MAX);
         let mut statement = self
             .connection

@@ -116,10 +116,10 @@ impl SessionStore {
                     what: what(),
                     detail: format!("unknown role `{role}`"),
                 })?;
-                let content: Vec<ContentBlock> = serde_json::from_str(&content)
-                    .map_err(|error| self.decode(what(), &error))?;
-                let stats: MessageStats = serde_json::from_str(&stats)
-                    .map_err(|error| self.decode(what(), &error))?;
+                let content: Vec<ContentBlock> =
+                    serde_json::from_str(&content).map_err(|error| self.decode(what(), &error))?;
+                let stats: MessageStats =
+                    serde_json::from_str(&stats).map_err(|error| self.decode(what(), &error))?;
                 Ok(StoredMessage {
                     seq: u64::try_from(seq).unwrap_or(0),
                     message: Message { role, content },
@@ -146,11 +146,17 @@ fn role_from_name(name: &str) -> Option<Role> {
     }
 }
 
+/// Prefix of the notes hone itself adds to the conversation as user messages.
+const HONE_NOTE: &str = "[hone]";
+
 /// The first non-empty line of a user message's text, cut to [`TITLE_CHARS`]; `None` for
-/// messages without text (tool results).
+/// messages without text (tool results) and hone's own notes.
 fn title_of(message: &Message) -> Option<String> {
     let text = message.text();
     let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
+    if line.starts_with(HONE_NOTE) {
+        return None;
+    }
     if line.chars().count() <= TITLE_CHARS {
         return Some(line.to_string());
     }
@@ -172,5 +178,6 @@ mod tests {
         assert_eq!(long.chars().count(), TITLE_CHARS);
         assert!(long.ends_with('…'));
         assert_eq!(title_of(&Message::user("   ")), None);
+        assert_eq!(title_of(&Message::user("[hone] The user undid…")), None);
     }
 }

@@ -40,7 +40,9 @@ pub fn repair_history(messages: Vec<Message>) -> Vec<Message> {
                 let answerable: HashSet<&str> =
                     open_calls.iter().map(|(id, _)| id.as_str()).collect();
                 message.content.retain(|block| match block {
-                    ContentBlock::ToolResult(result) => answerable.contains(result.call_id.as_str()),
+                    ContentBlock::ToolResult(result) => {
+                        answerable.contains(result.call_id.as_str())
+                    }
                     _ => true,
                 });
                 close_calls(&mut out, &mut open_calls, Some(message));
@@ -66,17 +68,17 @@ fn close_calls(out: &mut Vec<Message>, open: &mut Vec<(String, String)>, next: O
                 _ => None,
             })
             .collect();
-        let missing = open
-            .drain(..)
-            .filter(|(id, _)| !answered.contains(id))
-            .map(|(call_id, name)| {
-                ContentBlock::ToolResult(ToolResult {
-                    call_id,
-                    name,
-                    content: INTERRUPTED_RESULT.to_string(),
-                    is_error: true,
-                })
-            });
+        let missing =
+            open.drain(..)
+                .filter(|(id, _)| !answered.contains(id))
+                .map(|(call_id, name)| {
+                    ContentBlock::ToolResult(ToolResult {
+                        call_id,
+                        name,
+                        content: INTERRUPTED_RESULT.to_string(),
+                        is_error: true,
+                    })
+                });
         let (mut results, rest): (Vec<ContentBlock>, Vec<ContentBlock>) = message
             .content
             .into_iter()

@@ -254,7 +254,10 @@ fn stats_add_up() {
     assert_eq!(stats.edits_rejected, 2);
     store.set_model(&session.id, "anthropic", "claude").unwrap();
     let info = store.find(&session.id).unwrap();
-    assert_eq!((info.provider.as_str(), info.model.as_str()), ("anthropic", "claude"));
+    assert_eq!(
+        (info.provider.as_str(), info.model.as_str()),
+        ("anthropic", "claude")
+    );
 }
 
 #[test]
@@ -265,9 +268,11 @@ fn context_state_is_opaque_json() {
     let state = serde_json::json!({"task": "fix add", "summary": ["one", "two"]});
     store.set_context_state(&session.id, &state).unwrap();
     assert_eq!(store.context_state(&session.id).unwrap(), Some(state));
-    assert!(store
-        .set_context_state("NOPE", &serde_json::json!(1))
-        .is_err());
+    assert!(
+        store
+            .set_context_state("NOPE", &serde_json::json!(1))
+            .is_err()
+    );
 }
 
 #[test]
@@ -292,7 +297,11 @@ fn a_fork_copies_messages_and_leaves_the_original() {
         Some(serde_json::json!({"step": 2}))
     );
     store
-        .append_message(&fork.id, &Message::user("only in the fork"), &MessageStats::default())
+        .append_message(
+            &fork.id,
+            &Message::user("only in the fork"),
+            &MessageStats::default(),
+        )
         .unwrap();
     assert_eq!(store.messages(&fork.id).unwrap().len(), 4);
     assert_eq!(store.messages(&session.id).unwrap().len(), 3);
@@ -368,7 +377,10 @@ fn the_journal_keeps_the_newest_entries_of_each_project() {
     assert_eq!(stack[0].state, EditState::Pending);
     assert_eq!(stack.len(), 3);
     store.mark_applied(pending, 3).unwrap();
-    assert_eq!(store.undo_stack("/p", 10).unwrap()[0].state, EditState::Applied);
+    assert_eq!(
+        store.undo_stack("/p", 10).unwrap()[0].state,
+        EditState::Applied
+    );
     let discarded = store
         .record_pending("/p", &session.id, &edit("f6", "a", "b"))
         .unwrap();
@@ -405,7 +417,10 @@ fn exports_carry_every_message() {
         "![image](https://example.com/a.png)",
         &session.id,
     ] {
-        assert!(markdown.contains(needle), "missing {needle:?} in\n{markdown}");
+        assert!(
+            markdown.contains(needle),
+            "missing {needle:?} in\n{markdown}"
+        );
     }
     let json: serde_json::Value =
         serde_json::from_str(&store.export(&session.id, ExportFormat::Json).unwrap()).unwrap();

@@ -101,7 +101,12 @@ fn edits_are_undone_after_the_store_is_reopened() {
     let report = undo_latest(&mut store, &context, 5, 10).unwrap();
     assert_eq!(report.undone.len(), 1);
     assert_eq!(project.read("a.txt"), "alpha\n");
-    assert!(undo_latest(&mut store, &context, 1, 10).unwrap().undone.is_empty());
+    assert!(
+        undo_latest(&mut store, &context, 1, 10)
+            .unwrap()
+            .undone
+            .is_empty()
+    );
 }
 
 #[test]
@@ -191,7 +196,9 @@ fn moves_and_deletions_are_undone() {
     ] {
         let plan = project.plan(tool, arguments);
         let applied = hone_tools::edit::apply(&project.context, &plan).unwrap();
-        store.record_edit(&project.key, &session, &applied, 10).unwrap();
+        store
+            .record_edit(&project.key, &session, &applied, 10)
+            .unwrap();
     }
     assert!(!project.root().join("a.txt").exists());
     assert!(!project.root().join("b.txt").exists());

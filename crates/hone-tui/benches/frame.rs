@@ -78,7 +78,9 @@ fn frame_time() {
     let mut times = Vec::new();
     for piece in chars.chunks(3) {
         let started = Instant::now();
-        app.on_core_event(Event::MessageDelta { text: piece.iter().collect() });
+        app.on_core_event(Event::MessageDelta {
+            text: piece.iter().collect(),
+        });
         terminal.draw(|frame| app.render(frame)).unwrap();
         times.push(started.elapsed());
     }
@@ -189,7 +191,10 @@ impl Host for NoHost {
 }
 
 fn key(c: char) -> Input {
-    Input::Terminal(TermEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)))
+    Input::Terminal(TermEvent::Key(KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::NONE,
+    )))
 }
 
 async fn input_latency() {
@@ -236,15 +241,25 @@ async fn input_latency() {
     let driver = tokio::spawn(async move {
         let mut terminal = Terminal::new(backend).unwrap();
         let mut app = App::new(options());
-        hone_tui::drive(&mut terminal, &mut app, Arc::new(NoHost), session, inputs, dir.path().to_path_buf())
-            .await
-            .unwrap();
+        hone_tui::drive(
+            &mut terminal,
+            &mut app,
+            Arc::new(NoHost),
+            session,
+            inputs,
+            dir.path().to_path_buf(),
+        )
+        .await
+        .unwrap();
     });
     for c in "explain".chars() {
         inputs_tx.send(key(c)).unwrap();
     }
     inputs_tx
-        .send(Input::Terminal(TermEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))))
+        .send(Input::Terminal(TermEvent::Key(KeyEvent::new(
+            KeyCode::Enter,
+            KeyModifiers::NONE,
+        ))))
         .unwrap();
     while server.request_count() == 0 {
         tokio::time::sleep(Duration::from_millis(1)).await;
@@ -262,7 +277,10 @@ async fn input_latency() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     let elapsed = started.elapsed();
     inputs_tx
-        .send(Input::Terminal(TermEvent::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL))))
+        .send(Input::Terminal(TermEvent::Key(KeyEvent::new(
+            KeyCode::Char('d'),
+            KeyModifiers::CONTROL,
+        ))))
         .unwrap();
     driver.await.unwrap();
     let mut watch = watch.lock().unwrap();

@@ -13,20 +13,76 @@ pub(crate) struct SlashCommand {
 
 /// Every slash command.
 pub(crate) const COMMANDS: &[SlashCommand] = &[
-    SlashCommand { name: "/help", args: "", help: "keys and commands" },
-    SlashCommand { name: "/clear", args: "", help: "start a fresh conversation" },
-    SlashCommand { name: "/undo", args: "[N|list]", help: "take back the last N edits (default 1), or list them" },
-    SlashCommand { name: "/sessions", args: "[load|delete ID]", help: "list, load or delete saved sessions" },
-    SlashCommand { name: "/status", args: "", help: "provider, model, index, context, session stats" },
-    SlashCommand { name: "/reindex", args: "", help: "bring the code index up to date" },
-    SlashCommand { name: "/eval", args: "", help: "check the last answer against the code it read" },
-    SlashCommand { name: "/auto-apply", args: "on|off", help: "apply edits without asking (diffs still shown)" },
-    SlashCommand { name: "/model", args: "NAME", help: "switch the model" },
-    SlashCommand { name: "/compact", args: "", help: "summarise older history to free context" },
-    SlashCommand { name: "/diff", args: "", help: "every change made this session" },
-    SlashCommand { name: "/add", args: "[--summary] GLOB…", help: "keep matching files in the context (outlines with --summary)" },
-    SlashCommand { name: "/drop", args: "GLOB…", help: "stop keeping matching files in the context" },
-    SlashCommand { name: "/quit", args: "", help: "leave hone (the session is kept)" },
+    SlashCommand {
+        name: "/help",
+        args: "",
+        help: "keys and commands",
+    },
+    SlashCommand {
+        name: "/clear",
+        args: "",
+        help: "start a fresh conversation",
+    },
+    SlashCommand {
+        name: "/undo",
+        args: "[N|list]",
+        help: "take back the last N edits (default 1), or list them",
+    },
+    SlashCommand {
+        name: "/sessions",
+        args: "[load|delete ID]",
+        help: "list, load or delete saved sessions",
+    },
+    SlashCommand {
+        name: "/status",
+        args: "",
+        help: "provider, model, index, context, session stats",
+    },
+    SlashCommand {
+        name: "/reindex",
+        args: "",
+        help: "bring the code index up to date",
+    },
+    SlashCommand {
+        name: "/eval",
+        args: "",
+        help: "check the last answer against the code it read",
+    },
+    SlashCommand {
+        name: "/auto-apply",
+        args: "on|off",
+        help: "apply edits without asking (diffs still shown)",
+    },
+    SlashCommand {
+        name: "/model",
+        args: "NAME",
+        help: "switch the model",
+    },
+    SlashCommand {
+        name: "/compact",
+        args: "",
+        help: "summarise older history to free context",
+    },
+    SlashCommand {
+        name: "/diff",
+        args: "",
+        help: "every change made this session",
+    },
+    SlashCommand {
+        name: "/add",
+        args: "[--summary] GLOB…",
+        help: "keep matching files in the context (outlines with --summary)",
+    },
+    SlashCommand {
+        name: "/drop",
+        args: "GLOB…",
+        help: "stop keeping matching files in the context",
+    },
+    SlashCommand {
+        name: "/quit",
+        args: "",
+        help: "leave hone (the session is kept)",
+    },
 ];
 
 /// The commands whose names start with `prefix` (which starts with `/`).
@@ -54,7 +110,10 @@ pub(crate) enum Command {
     Model(Option<String>),
     Compact,
     Diff,
-    Add { patterns: Vec<String>, summary: bool },
+    Add {
+        patterns: Vec<String>,
+        summary: bool,
+    },
     Drop(Vec<String>),
     Quit,
 }
@@ -81,7 +140,9 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
             "list" => Ok(Command::UndoList),
             count => match count.parse::<usize>() {
                 Ok(count) if count > 0 => Ok(Command::Undo(count)),
-                _ => Err(format!("/undo takes a positive number of edits, not `{count}`")),
+                _ => Err(format!(
+                    "/undo takes a positive number of edits, not `{count}`"
+                )),
             },
         },
         "/sessions" => Ok(Command::Sessions(rest.to_string())),
@@ -118,7 +179,9 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
             }
             Ok(Command::Add { patterns, summary })
         }
-        "/drop" => Ok(Command::Drop(rest.split_whitespace().map(str::to_string).collect())),
+        "/drop" => Ok(Command::Drop(
+            rest.split_whitespace().map(str::to_string).collect(),
+        )),
         "/quit" | "/exit" | "/q" => no_args(Command::Quit),
         _ => {
             let close = matching(&name[..name.len().min(3)]);
@@ -150,12 +213,21 @@ mod tests {
         assert_eq!(parse("/undo list"), Ok(Command::UndoList));
         assert!(parse("/undo x").unwrap_err().contains("positive number"));
         assert_eq!(parse("/auto-apply ON"), Ok(Command::AutoApply(Some(true))));
-        assert_eq!(parse("/model  gpt-4o "), Ok(Command::Model(Some("gpt-4o".into()))));
+        assert_eq!(
+            parse("/model  gpt-4o "),
+            Ok(Command::Model(Some("gpt-4o".into())))
+        );
         assert_eq!(
             parse("/add src/**/*.rs --summary lib.rs"),
-            Ok(Command::Add { patterns: vec!["src/**/*.rs".into(), "lib.rs".into()], summary: true })
+            Ok(Command::Add {
+                patterns: vec!["src/**/*.rs".into(), "lib.rs".into()],
+                summary: true
+            })
         );
-        assert_eq!(parse("/drop a b"), Ok(Command::Drop(vec!["a".into(), "b".into()])));
+        assert_eq!(
+            parse("/drop a b"),
+            Ok(Command::Drop(vec!["a".into(), "b".into()]))
+        );
         assert!(parse("/add").unwrap_err().contains("needs a path"));
         assert!(parse("/status now").unwrap_err().contains("no arguments"));
     }

@@ -152,7 +152,10 @@ impl DiffView {
             self.push_wrapped(spans, gutter, Style::new());
         } else if !line.starts_with("diff ") && !line.starts_with("index ") {
             self.push_wrapped(
-                vec![Span::styled(line.to_string(), Style::new().add_modifier(Modifier::DIM))],
+                vec![Span::styled(
+                    line.to_string(),
+                    Style::new().add_modifier(Modifier::DIM),
+                )],
                 Vec::new(),
                 Style::new(),
             );
@@ -175,20 +178,33 @@ impl DiffView {
         let removed_style = Style::new().bg(REMOVED_BG);
         let added_style = Style::new().bg(ADDED_BG);
         for (text, words) in removed.iter().zip(&removed_words) {
-            let spans = emphasise(self.old_hl.line(text), words, Style::new().bg(REMOVED_WORD_BG));
+            let spans = emphasise(
+                self.old_hl.line(text),
+                words,
+                Style::new().bg(REMOVED_WORD_BG),
+            );
             let gutter = gutter(self.old_no, '-', Style::new().fg(Color::Red));
             self.old_no += 1;
             self.push_wrapped(spans, gutter, removed_style);
         }
         for (text, words) in added.iter().zip(&added_words) {
-            let spans = emphasise(self.new_hl.line(text), words, Style::new().bg(ADDED_WORD_BG));
+            let spans = emphasise(
+                self.new_hl.line(text),
+                words,
+                Style::new().bg(ADDED_WORD_BG),
+            );
             let gutter = gutter(self.new_no, '+', Style::new().fg(Color::Green));
             self.new_no += 1;
             self.push_wrapped(spans, gutter, added_style);
         }
     }
 
-    fn push_wrapped(&mut self, spans: Vec<Span<'static>>, gutter: Vec<Span<'static>>, style: Style) {
+    fn push_wrapped(
+        &mut self,
+        spans: Vec<Span<'static>>,
+        gutter: Vec<Span<'static>>,
+        style: Style,
+    ) {
         let rest = vec![Span::raw(" ".repeat(wrap::width_of(&gutter)))];
         for line in wrap::wrap(spans, self.width, &gutter, &rest, Mode::Chars) {
             self.out.push(line.style(style));
@@ -219,8 +235,11 @@ fn hunk_starts(header: &str) -> (usize, usize) {
     (old, new)
 }
 
+/// Byte ranges of changed words in one line.
+type Ranges = Vec<Range<usize>>;
+
 /// The byte ranges that differ between two similar lines, word by word.
-fn changed_words(old: &str, new: &str) -> Option<(Vec<Range<usize>>, Vec<Range<usize>>)> {
+fn changed_words(old: &str, new: &str) -> Option<(Ranges, Ranges)> {
     let diff = TextDiff::from_words(old, new);
     if diff.ratio() < MIN_SIMILARITY {
         return None;
@@ -255,7 +274,11 @@ fn push_range(ranges: &mut Vec<Range<usize>>, range: Range<usize>) {
 }
 
 /// Splits `spans` at the edges of `ranges` and patches `emphasis` onto the inside.
-fn emphasise(spans: Vec<Span<'static>>, ranges: &[Range<usize>], emphasis: Style) -> Vec<Span<'static>> {
+fn emphasise(
+    spans: Vec<Span<'static>>,
+    ranges: &[Range<usize>],
+    emphasis: Style,
+) -> Vec<Span<'static>> {
     if ranges.is_empty() {
         return spans;
     }
@@ -278,7 +301,11 @@ fn emphasise(spans: Vec<Span<'static>>, ranges: &[Range<usize>], emphasis: Style
             let inside = ranges
                 .iter()
                 .any(|range| range.start <= at + start && at + end <= range.end);
-            let style = if inside { span.style.patch(emphasis) } else { span.style };
+            let style = if inside {
+                span.style.patch(emphasis)
+            } else {
+                span.style
+            };
             out.push(Span::styled(text[start..end].to_string(), style));
         }
         at += text.len();
@@ -332,7 +359,10 @@ mod tests {
 
     #[test]
     fn long_lines_wrap_under_the_gutter() {
-        let diff = format!("--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n+{}\n", "word ".repeat(10));
+        let diff = format!(
+            "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n+{}\n",
+            "word ".repeat(10)
+        );
         let lines = render(&diff, 20);
         assert!(lines.len() > 4);
         assert!(lines[3].to_string().starts_with("       "));

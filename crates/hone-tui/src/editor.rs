@@ -48,7 +48,10 @@ pub(crate) fn edit(content: &str) -> Option<String> {
 }
 
 fn tempfile_with(content: &str) -> std::io::Result<tempfile::NamedTempFile> {
-    let mut file = tempfile::Builder::new().prefix("hone-edit-").suffix(".txt").tempfile()?;
+    let mut file = tempfile::Builder::new()
+        .prefix("hone-edit-")
+        .suffix(".txt")
+        .tempfile()?;
     file.write_all(content.as_bytes())?;
     file.flush()?;
     Ok(file)

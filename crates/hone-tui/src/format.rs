@@ -41,7 +41,13 @@ pub(crate) fn clock(elapsed: Duration) -> String {
 pub(crate) fn one_line(text: &str, limit: usize) -> String {
     let flat: String = text
         .chars()
-        .map(|c| if c == '\n' || c == '\r' || c == '\t' { ' ' } else { c })
+        .map(|c| {
+            if c == '\n' || c == '\r' || c == '\t' {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect();
     let flat = flat.trim();
     if flat.chars().count() <= limit {

@@ -4,7 +4,10 @@ use std::path::Path;
 
 /// The branch checked out at `root` (or the short commit when detached).
 pub fn branch(root: &Path) -> Option<String> {
-    let dot_git = root.ancestors().map(|dir| dir.join(".git")).find(|path| path.exists())?;
+    let dot_git = root
+        .ancestors()
+        .map(|dir| dir.join(".git"))
+        .find(|path| path.exists())?;
     let git_dir = if dot_git.is_file() {
         // A worktree or submodule: `gitdir: <path>`.
         let text = std::fs::read_to_string(&dot_git).ok()?;
@@ -18,7 +21,12 @@ pub fn branch(root: &Path) -> Option<String> {
     match head.strip_prefix("ref:") {
         Some(reference) => {
             let reference = reference.trim();
-            Some(reference.strip_prefix("refs/heads/").unwrap_or(reference).to_string())
+            Some(
+                reference
+                    .strip_prefix("refs/heads/")
+                    .unwrap_or(reference)
+                    .to_string(),
+            )
         }
         None => Some(head.chars().take(8).collect()),
     }
@@ -35,7 +43,10 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        assert_eq!(branch(&dir.path().join("src")).as_deref(), Some("feature/x"));
+        assert_eq!(
+            branch(&dir.path().join("src")).as_deref(),
+            Some("feature/x")
+        );
         std::fs::write(dir.path().join(".git/HEAD"), "0123456789abcdef\n").unwrap();
         assert_eq!(branch(dir.path()).as_deref(), Some("01234567"));
 

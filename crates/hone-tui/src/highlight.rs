@@ -87,7 +87,11 @@ impl LineHighlighter {
 
     /// The spans of one line (without its newline).
     pub(crate) fn line(&mut self, text: &str) -> Vec<Span<'static>> {
-        let Some(inner) = self.inner.as_mut().filter(|_| text.len() <= MAX_HIGHLIGHT_LEN) else {
+        let Some(inner) = self
+            .inner
+            .as_mut()
+            .filter(|_| text.len() <= MAX_HIGHLIGHT_LEN)
+        else {
             return vec![Span::raw(text.to_string())];
         };
         let with_newline = format!("{text}\n");

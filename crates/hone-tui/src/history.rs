@@ -62,7 +62,9 @@ impl FileHistory {
             text.push_str(&serde_json::to_string(entry).map_err(std::io::Error::other)?);
             text.push('\n');
         }
-        let temp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        let temp = self
+            .path
+            .with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&temp, text)?;
         std::fs::rename(&temp, &self.path)
     }

@@ -79,7 +79,8 @@ impl InputBox {
 
     /// Inserts pasted or completed text at the cursor.
     pub(crate) fn insert(&mut self, text: &str) {
-        self.area.insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        self.area
+            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
     }
 
     /// Passes an editing key to the text area; true when the text changed.

@@ -105,6 +105,8 @@ pub async fn run(host: Arc<dyn Host>, options: TuiOptions) -> Result<Option<Stri
 
 /// The project's name: the root directory's name.
 fn project_name(root: &std::path::Path) -> String {
-    root.file_name()
-        .map_or_else(|| root.display().to_string(), |name| name.to_string_lossy().into_owned())
+    root.file_name().map_or_else(
+        || root.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }

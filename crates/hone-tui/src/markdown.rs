@@ -44,9 +44,8 @@ impl CodeCache {
 
 /// Renders `text` to lines at most `width` columns wide.
 pub(crate) fn render(text: &str, width: usize, cache: &mut CodeCache) -> Vec<Line<'static>> {
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS;
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut renderer = Renderer::new(width.max(8), cache);
     for event in Parser::new_ext(text, options) {
         renderer.event(event);
@@ -194,7 +193,9 @@ impl<'c> Renderer<'c> {
             }
             Tag::Emphasis => self.push_style(|style| style.add_modifier(Modifier::ITALIC)),
             Tag::Strong => self.push_style(|style| style.add_modifier(Modifier::BOLD)),
-            Tag::Strikethrough => self.push_style(|style| style.add_modifier(Modifier::CROSSED_OUT)),
+            Tag::Strikethrough => {
+                self.push_style(|style| style.add_modifier(Modifier::CROSSED_OUT))
+            }
             Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
                 self.links.push(dest_url.to_string());
                 self.push_style(|style| style.fg(Color::Blue).add_modifier(Modifier::UNDERLINED));
@@ -241,7 +242,11 @@ impl<'c> Renderer<'c> {
             TagEnd::Link | TagEnd::Image => {
                 self.pop_style();
                 if let Some(url) = self.links.pop() {
-                    let shown: String = self.spans.iter().map(|span| span.content.as_ref()).collect();
+                    let shown: String = self
+                        .spans
+                        .iter()
+                        .map(|span| span.content.as_ref())
+                        .collect();
                     if !url.is_empty() && !shown.ends_with(url.as_str()) {
                         self.inline(
                             format!(" ({url})"),
@@ -359,7 +364,8 @@ impl<'c> Renderer<'c> {
         let mut widths = vec![0usize; columns];
         for row in &table.rows {
             for (index, cell) in row.iter().enumerate() {
-                widths[index] = widths[index].max(unicode_width::UnicodeWidthStr::width(cell.as_str()));
+                widths[index] =
+                    widths[index].max(unicode_width::UnicodeWidthStr::width(cell.as_str()));
             }
         }
         let dim = Style::new().fg(Color::DarkGray);
@@ -374,10 +380,12 @@ impl<'c> Renderer<'c> {
                 if column > 0 {
                     spans.push(Span::styled(" │ ", dim));
                 }
-                let pad = widths[column].saturating_sub(unicode_width::UnicodeWidthStr::width(cell.as_str()));
+                let pad = widths[column]
+                    .saturating_sub(unicode_width::UnicodeWidthStr::width(cell.as_str()));
                 spans.push(Span::styled(format!("{cell}{}", " ".repeat(pad)), style));
             }
-            self.out.extend(wrap::wrap(spans, self.width, &[], &[], Mode::Chars));
+            self.out
+                .extend(wrap::wrap(spans, self.width, &[], &[], Mode::Chars));
             if index + 1 == table.header_rows {
                 let rule: Vec<String> = widths.iter().map(|width| "─".repeat(*width)).collect();
                 self.out.push(Line::styled(rule.join("─┼─"), dim));
@@ -410,10 +418,22 @@ mod tests {
 
     #[test]
     fn headings_paragraphs_and_lists() {
-        let lines = plain("# Title\n\nSome *text* here.\n\n- one\n- two\n  1. a\n  2. b\n", 40);
+        let lines = plain(
+            "# Title\n\nSome *text* here.\n\n- one\n- two\n  1. a\n  2. b\n",
+            40,
+        );
         assert_eq!(
             lines,
-            ["Title", "", "Some text here.", "", "• one", "• two", "  1. a", "  2. b"]
+            [
+                "Title",
+                "",
+                "Some text here.",
+                "",
+                "• one",
+                "• two",
+                "  1. a",
+                "  2. b"
+            ]
         );
     }
 
@@ -440,7 +460,11 @@ mod tests {
 
     #[test]
     fn inline_code_and_links_are_styled() {
-        let lines = render("Run `cargo test` see [docs](https://x.dev).", 80, &mut CodeCache::default());
+        let lines = render(
+            "Run `cargo test` see [docs](https://x.dev).",
+            80,
+            &mut CodeCache::default(),
+        );
         let code = lines[0]
             .spans
             .iter()

@@ -85,7 +85,9 @@ impl Popup {
     /// Draws the popup just above `anchor` (the input box), inside `bounds`.
     pub(crate) fn render(&self, frame: &mut Frame<'_>, anchor: Rect, bounds: Rect) {
         let rows = self.items.len().min(VISIBLE);
-        let height = u16::try_from(rows + 2).unwrap_or(10).min(anchor.y.saturating_sub(bounds.y));
+        let height = u16::try_from(rows + 2)
+            .unwrap_or(10)
+            .min(anchor.y.saturating_sub(bounds.y));
         if height < 3 {
             return;
         }
@@ -113,8 +115,18 @@ impl Popup {
                     Style::new()
                 };
                 Line::from(vec![
-                    Span::styled(format!(" {:<label_width$} ", item.label), style.add_modifier(Modifier::BOLD)),
-                    Span::styled(format!(" {}", item.detail), if selected { style } else { style.add_modifier(Modifier::DIM) }),
+                    Span::styled(
+                        format!(" {:<label_width$} ", item.label),
+                        style.add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(
+                        format!(" {}", item.detail),
+                        if selected {
+                            style
+                        } else {
+                            style.add_modifier(Modifier::DIM)
+                        },
+                    ),
                 ])
             })
             .collect();

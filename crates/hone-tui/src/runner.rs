@@ -173,7 +173,8 @@ impl Run {
                         Some(tty) => {
                             tty.suspend();
                             let edited = crate::editor::edit(&content);
-                            tty.resume().map_err(|error| TuiError::Terminal(error.to_string()))?;
+                            tty.resume()
+                                .map_err(|error| TuiError::Terminal(error.to_string()))?;
                             terminal
                                 .clear()
                                 .map_err(|error| TuiError::Terminal(error.to_string()))?;

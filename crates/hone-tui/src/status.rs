@@ -38,7 +38,13 @@ pub(crate) fn render(frame: &mut Frame<'_>, area: Rect, status: &Status<'_>) {
     let dim = Style::new().add_modifier(Modifier::DIM);
     // (priority: lower is kept longer, spans)
     let mut segments: Vec<(u8, Vec<Span<'static>>)> = Vec::new();
-    segments.push((0, vec![Span::styled("hone", Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD))]));
+    segments.push((
+        0,
+        vec![Span::styled(
+            "hone",
+            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+        )],
+    ));
     let context = match status.context_percent {
         Some(percent) => {
             let color = match percent {
@@ -46,14 +52,23 @@ pub(crate) fn render(frame: &mut Frame<'_>, area: Rect, status: &Status<'_>) {
                 70..=89 => Color::Yellow,
                 _ => Color::Red,
             };
-            vec![Span::styled("ctx ", dim), Span::styled(format!("{percent}%"), Style::new().fg(color))]
+            vec![
+                Span::styled("ctx ", dim),
+                Span::styled(format!("{percent}%"), Style::new().fg(color)),
+            ]
         }
         None => vec![Span::styled("ctx –", dim)],
     };
     segments.push((4, context));
     segments.push((5, vec![Span::raw(status.project.to_string())]));
     if let Some(branch) = status.branch {
-        segments.push((7, vec![Span::styled(format!("⎇ {branch}"), Style::new().fg(Color::Magenta))]));
+        segments.push((
+            7,
+            vec![Span::styled(
+                format!("⎇ {branch}"),
+                Style::new().fg(Color::Magenta),
+            )],
+        ));
     }
     segments.push((6, vec![Span::styled(clock(status.elapsed), dim)]));
     let activity = match status.activity {
@@ -63,14 +78,20 @@ pub(crate) fn render(frame: &mut Frame<'_>, area: Rect, status: &Status<'_>) {
     };
     segments.push((1, vec![activity]));
     if status.auto_apply {
-        segments.push((3, vec![Span::styled("auto-apply", Style::new().fg(Color::Yellow))]));
+        segments.push((
+            3,
+            vec![Span::styled("auto-apply", Style::new().fg(Color::Yellow))],
+        ));
     }
     segments.push((2, vec![Span::raw(status.model.to_string())]));
 
     let width = usize::from(area.width);
     let separator = 3;
     let total = |segments: &[(u8, Vec<Span<'static>>)]| -> usize {
-        segments.iter().map(|(_, spans)| width_of(spans)).sum::<usize>()
+        segments
+            .iter()
+            .map(|(_, spans)| width_of(spans))
+            .sum::<usize>()
             + separator * segments.len().saturating_sub(1)
             + 1
     };
@@ -96,12 +117,20 @@ pub(crate) fn render(frame: &mut Frame<'_>, area: Rect, status: &Status<'_>) {
 }
 
 /// Draws the key hints, cut to the width.
-pub(crate) fn render_hints(frame: &mut Frame<'_>, area: Rect, hints: &[(&str, &str)], note: Option<&str>) {
+pub(crate) fn render_hints(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    hints: &[(&str, &str)],
+    note: Option<&str>,
+) {
     let key = Style::new().fg(Color::Cyan);
     let dim = Style::new().add_modifier(Modifier::DIM);
     let mut spans = vec![Span::raw(" ")];
     if let Some(note) = note {
-        spans.push(Span::styled(note.to_string(), Style::new().fg(Color::Yellow)));
+        spans.push(Span::styled(
+            note.to_string(),
+            Style::new().fg(Color::Yellow),
+        ));
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
         return;
     }

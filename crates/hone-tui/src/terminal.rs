@@ -119,7 +119,11 @@ impl Drop for Tty {
     }
 }
 
-fn spawn_key_thread(inputs: UnboundedSender<Input>, paused: Arc<AtomicBool>, parked: Arc<AtomicBool>) {
+fn spawn_key_thread(
+    inputs: UnboundedSender<Input>,
+    paused: Arc<AtomicBool>,
+    parked: Arc<AtomicBool>,
+) {
     std::thread::spawn(move || {
         while !inputs.is_closed() {
             if paused.load(Ordering::SeqCst) {

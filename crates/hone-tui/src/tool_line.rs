@@ -76,7 +76,13 @@ mod tests {
             "move_file a.rs → b.rs"
         );
         assert_eq!(describe("list_dir", "{}", 80), "list_dir");
-        assert_eq!(describe("read_file", "{\"path\": ", 80), "read_file {\"path\":");
-        assert_eq!(describe("run_command", r#"{"command":"a\nb"}"#, 80), "run_command a b");
+        assert_eq!(
+            describe("read_file", "{\"path\": ", 80),
+            "read_file {\"path\":"
+        );
+        assert_eq!(
+            describe("run_command", r#"{"command":"a\nb"}"#, 80),
+            "run_command a b"
+        );
     }
 }

@@ -27,8 +27,8 @@ pub(crate) enum ToolState {
     Done {
         /// Whether it failed.
         is_error: bool,
-        /// Wall time.
-        duration_ms: u64,
+        /// Wall time (unknown for resumed conversations).
+        duration_ms: Option<u64>,
     },
 }
 
@@ -73,7 +73,14 @@ pub(crate) enum Entry {
 
 impl Entry {
     fn compact(&self) -> bool {
-        matches!(self, Entry::Tool(_) | Entry::Diff { expanded: false, .. })
+        matches!(
+            self,
+            Entry::Tool(_)
+                | Entry::Diff {
+                    expanded: false,
+                    ..
+                }
+        )
     }
 }
 
@@ -119,7 +126,11 @@ impl Transcript {
     /// Appends answer text to the streaming answer, starting one if needed.
     pub(crate) fn append_answer(&mut self, delta: &str) {
         if let Some(Item {
-            entry: Entry::Assistant { text, streaming: true },
+            entry:
+                Entry::Assistant {
+                    text,
+                    streaming: true,
+                },
             cache,
         }) = self.items.last_mut()
         {
@@ -136,7 +147,11 @@ impl Transcript {
     /// Appends reasoning text to the streaming thinking block, starting one if needed.
     pub(crate) fn append_thinking(&mut self, delta: &str) {
         if let Some(Item {
-            entry: Entry::Thinking { text, streaming: true },
+            entry:
+                Entry::Thinking {
+                    text,
+                    streaming: true,
+                },
             cache,
         }) = self.items.last_mut()
         {
@@ -152,10 +167,18 @@ impl Transcript {
 
     /// One reply is complete: its full text replaces what streamed (they normally agree).
     pub(crate) fn complete_answer(&mut self, full: &str) {
-        let streamed = self.items.iter_mut().rev().take(2).find_map(|item| match &mut item.entry {
-            Entry::Assistant { text, streaming: true } => Some((text, &mut item.cache)),
-            _ => None,
-        });
+        let streamed = self
+            .items
+            .iter_mut()
+            .rev()
+            .take(2)
+            .find_map(|item| match &mut item.entry {
+                Entry::Assistant {
+                    text,
+                    streaming: true,
+                } => Some((text, &mut item.cache)),
+                _ => None,
+            });
         match streamed {
             Some((text, cache)) => {
                 if !full.is_empty() && text != full {
@@ -189,9 +212,11 @@ impl Transcript {
 
     /// Changes the tool call `call_id`, if it is in the conversation.
     pub(crate) fn update_tool(&mut self, call_id: &str, change: impl FnOnce(&mut ToolEntry)) {
-        let found = self.items.iter_mut().rev().find(|item| {
-            matches!(&item.entry, Entry::Tool(tool) if tool.call_id == call_id)
-        });
+        let found = self
+            .items
+            .iter_mut()
+            .rev()
+            .find(|item| matches!(&item.entry, Entry::Tool(tool) if tool.call_id == call_id));
         if let Some(item) = found {
             if let Entry::Tool(tool) = &mut item.entry {
                 change(tool);
@@ -302,7 +327,10 @@ fn render_entry(
     match entry {
         Entry::User(text) => {
             let style = Style::new().add_modifier(Modifier::BOLD);
-            let first = [Span::styled("› ", Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD))];
+            let first = [Span::styled(
+                "› ",
+                Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            )];
             let rest = [Span::raw("  ")];
             let mut out = Vec::new();
             for (index, line) in text.lines().enumerate() {
@@ -368,7 +396,9 @@ fn thinking(text: &str, streaming: bool, expanded: bool, width: usize) -> Vec<Li
             let tail: String = {
                 let flat = one_line(text, usize::MAX);
                 let count = flat.chars().count();
-                flat.chars().skip(count.saturating_sub(width.saturating_sub(30))).collect()
+                flat.chars()
+                    .skip(count.saturating_sub(width.saturating_sub(30)))
+                    .collect()
             };
             format!("✻ thinking… {tail}")
         } else {
@@ -409,19 +439,24 @@ fn tool_lines(tool: &ToolEntry, show_output: bool, width: usize) -> Vec<Line<'st
         } => (
             "✓",
             Style::new().fg(Color::Green),
-            format!(" {}", crate::format::seconds(*duration_ms)),
+            duration_ms
+                .map(|ms| format!(" {}", crate::format::seconds(ms)))
+                .unwrap_or_default(),
         ),
         ToolState::Done { is_error: true, .. } => (
             "✗",
             Style::new().fg(Color::Red),
-            format!(" — {}", one_line(tool.output.lines().next().unwrap_or("failed"), 80)),
+            format!(
+                " — {}",
+                one_line(tool.output.lines().next().unwrap_or("failed"), 80)
+            ),
         ),
     };
-    let spans = vec![
-        Span::raw(tool.line.clone()),
-        Span::styled(suffix, dim()),
+    let spans = vec![Span::raw(tool.line.clone()), Span::styled(suffix, dim())];
+    let first = [
+        Span::raw("  "),
+        Span::styled(format!("{mark} "), mark_style),
     ];
-    let first = [Span::raw("  "), Span::styled(format!("{mark} "), mark_style)];
     let mut out = wrap::wrap(spans, width, &first, &[Span::raw("    ")], Mode::Words);
     if show_output && !tool.output.is_empty() {
         let bar = [Span::styled("    │ ", dim())];
@@ -523,7 +558,7 @@ mod tests {
         transcript.update_tool("a", |tool| {
             tool.state = ToolState::Done {
                 is_error: false,
-                duration_ms: 12,
+                duration_ms: Some(12),
             };
             tool.output = "1│ fn a() {}".into();
         });
@@ -534,7 +569,11 @@ mod tests {
         assert!(transcript.toggle_tool_output());
         assert_eq!(
             text(&transcript.window(40, 10, 0)),
-            ["  ✓ read_file a.rs 12ms", "    │ 1│ fn a() {}", "  ▸ read_file b.rs …"]
+            [
+                "  ✓ read_file a.rs 12ms",
+                "    │ 1│ fn a() {}",
+                "  ▸ read_file b.rs …"
+            ]
         );
     }
 

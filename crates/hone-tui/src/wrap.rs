@@ -217,7 +217,13 @@ mod tests {
     #[test]
     fn empty_input_is_one_line_and_tiny_widths_terminate() {
         assert_eq!(wrap(Vec::new(), 10, &[], &[], Mode::Words).len(), 1);
-        let lines = wrap(vec![Span::raw("abc")], 1, &[Span::raw(">>")], &[], Mode::Words);
+        let lines = wrap(
+            vec![Span::raw("abc")],
+            1,
+            &[Span::raw(">>")],
+            &[],
+            Mode::Words,
+        );
         assert!(lines.len() <= 4, "{lines:?}");
     }
 }

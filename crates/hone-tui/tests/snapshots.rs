@@ -23,7 +23,9 @@ fn streamed_answer(app: &mut hone_tui::App) {
     let answer = "## Adding\n\nUse `add` from **math.js**:\n\n```js\nfunction add(a, b) {\n  return a + b;\n}\n```\n\n- works for integers\n- and floats\n";
     let mut events = vec![
         Event::TurnStarted { turn: 1 },
-        Event::ThinkingDelta { text: "The user wants addition.".into() },
+        Event::ThinkingDelta {
+            text: "The user wants addition.".into(),
+        },
         Event::ToolRequested {
             call_id: "c1".into(),
             name: "read_file".into(),
@@ -40,7 +42,9 @@ fn streamed_answer(app: &mut hone_tui::App) {
     // The answer arrives in small pieces, as a stream does.
     let chars: Vec<char> = answer.chars().collect();
     for piece in chars.chunks(7) {
-        events.push(Event::MessageDelta { text: piece.iter().collect() });
+        events.push(Event::MessageDelta {
+            text: piece.iter().collect(),
+        });
     }
     feed(app, events);
 }
@@ -54,9 +58,20 @@ fn streamed_answer_with_a_code_block() {
     feed(
         &mut app,
         vec![
-            Event::MessageCompleted { text: String::new() },
-            Event::Usage { usage: hone_protocol::Usage { input_tokens: 1_000, output_tokens: 247, ..Default::default() } },
-            Event::TurnCompleted { end: TurnEnd::Answered, stats: stats(3_210, 1_000, 247, 1) },
+            Event::MessageCompleted {
+                text: String::new(),
+            },
+            Event::Usage {
+                usage: hone_protocol::Usage {
+                    input_tokens: 1_000,
+                    output_tokens: 247,
+                    ..Default::default()
+                },
+            },
+            Event::TurnCompleted {
+                end: TurnEnd::Answered,
+                stats: stats(3_210, 1_000, 247, 1),
+            },
         ],
     );
     let terminal = draw(&mut app, 80, 24);
@@ -64,7 +79,8 @@ fn streamed_answer_with_a_code_block() {
     // The code block is coloured: some cell of `function` has a foreground colour.
     let buffer = terminal.backend().buffer();
     let coloured = (0..buffer.area.height).any(|y| {
-        (0..buffer.area.width).any(|x| buffer[(x, y)].symbol() == "f" && buffer[(x, y)].fg != Color::Reset)
+        (0..buffer.area.width)
+            .any(|x| buffer[(x, y)].symbol() == "f" && buffer[(x, y)].fg != Color::Reset)
     });
     assert!(coloured);
 }
@@ -103,7 +119,11 @@ fn approval_modal_with_a_word_level_diff() {
     assert_eq!(strong.len(), 1, "{strong:?}");
     let (x, y) = strong[0];
     assert_eq!(buffer[(x, y)].symbol(), "+");
-    assert_eq!(buffer[(x - 1, y)].bg, Color::Indexed(22), "the rest of the line is plain green");
+    assert_eq!(
+        buffer[(x - 1, y)].bg,
+        Color::Indexed(22),
+        "the rest of the line is plain green"
+    );
 }
 
 #[test]
@@ -117,7 +137,9 @@ fn error_choice_after_a_provider_failure() {
         vec![
             Event::TurnStarted { turn: 1 },
             Event::TurnFailed {
-                error: HoneError::network("could not reach the provider at http://localhost:1234 (connection refused)"),
+                error: HoneError::network(
+                    "could not reach the provider at http://localhost:1234 (connection refused)",
+                ),
                 stats: stats(1_500, 0, 0, 0),
             },
         ],
@@ -140,14 +162,23 @@ fn narrow_terminal() {
     feed(
         &mut app,
         vec![
-            Event::MessageCompleted { text: String::new() },
+            Event::MessageCompleted {
+                text: String::new(),
+            },
             Event::ToolRequested {
                 call_id: "c3".into(),
                 name: "edit_file".into(),
                 arguments: r#"{"path":"src/math.js"}"#.into(),
             },
-            Event::ToolApproved { call_id: "c3".into(), by: hone_core::ApprovedBy::Policy },
-            Event::DiffApplied { call_id: "c3".into(), paths: vec!["src/math.js".into()], diff: DIFF.into() },
+            Event::ToolApproved {
+                call_id: "c3".into(),
+                by: hone_core::ApprovedBy::Policy,
+            },
+            Event::DiffApplied {
+                call_id: "c3".into(),
+                paths: vec!["src/math.js".into()],
+                diff: DIFF.into(),
+            },
             Event::ToolCompleted {
                 call_id: "c3".into(),
                 name: "edit_file".into(),
@@ -155,7 +186,10 @@ fn narrow_terminal() {
                 is_error: false,
                 duration_ms: 2,
             },
-            Event::TurnCompleted { end: TurnEnd::Answered, stats: stats(12_400, 5_300, 310, 2) },
+            Event::TurnCompleted {
+                end: TurnEnd::Answered,
+                stats: stats(12_400, 5_300, 310, 2),
+            },
         ],
     );
     insta::assert_snapshot!(screen(&draw(&mut app, 60, 20)));

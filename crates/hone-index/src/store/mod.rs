@@ -8,6 +8,7 @@ mod codec;
 mod migrations;
 mod outlines;
 mod sqlite;
+mod write;
 
 use std::collections::BTreeMap;
 
@@ -137,13 +138,50 @@ pub struct IndexStats {
     pub last_indexed_ms: Option<i64>,
 }
 
+/// One atomic write to an [`IndexStore`], fed change by change so an update need not hold
+/// every new outline in memory: nothing is visible to readers until
+/// [`IndexWrite::commit`], and dropping it uncommitted discards every change.
+pub trait IndexWrite {
+    /// Inserts or replaces one file's record and, as `update.outline` says, its outline,
+    /// symbols and metrics.
+    fn upsert(&mut self, update: &FileUpdate) -> Result<(), IndexError>;
+
+    /// Removes a file with its outline, symbols and metrics.
+    fn delete(&mut self, path: &str) -> Result<(), IndexError>;
+
+    /// Changes the import edges.
+    fn edges(&mut self, update: &EdgeUpdate) -> Result<(), IndexError>;
+
+    /// Makes every change visible at once (and records when).
+    fn commit(self: Box<Self>) -> Result<(), IndexError>;
+}
+
 /// A persistent code index. Object-safe: front ends hold a `Box<dyn IndexStore>`.
 pub trait IndexStore: Send {
     /// Every file record, by path.
     fn files(&self) -> Result<BTreeMap<String, FileRecord>, IndexError>;
 
-    /// Applies a batch atomically: either all of it is stored or, on error, none of it.
-    fn apply(&mut self, batch: &IndexBatch) -> Result<(), IndexError>;
+    /// Starts an atomic write (taking the database's write lock until it ends).
+    fn begin(&mut self) -> Result<Box<dyn IndexWrite + '_>, IndexError>;
+
+    /// Applies a batch atomically: either all of it is stored or, on error, none of it. An
+    /// empty batch writes nothing.
+    fn apply(&mut self, batch: &IndexBatch) -> Result<(), IndexError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut write = self.begin()?;
+        for deleted in &batch.deletions {
+            write.delete(deleted)?;
+        }
+        for update in &batch.upserts {
+            write.upsert(update)?;
+        }
+        if let Some(edges) = &batch.edges {
+            write.edges(edges)?;
+        }
+        write.commit()
+    }
 
     /// The outline of one file (`None` when unknown or not parsed source).
     fn outline(&self, path: &str) -> Result<Option<FileOutline>, IndexError>;

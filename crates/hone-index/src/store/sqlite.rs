@@ -2,24 +2,18 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::codec::{
-    escape_like, file_kind, file_kind_columns, role_from_name, role_name, symbol_kind_from_name,
-    symbol_kind_name,
-};
+use super::codec::{escape_like, file_kind, role_from_name, symbol_kind_from_name};
 use super::migrations::migrate;
-use super::outlines::{self, ReadError, outline_json};
-use super::{
-    EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange,
-    SymbolLocation,
-};
+use super::outlines::{self, ReadError};
+use super::write::SqliteWrite;
+use super::{FileRecord, IndexStats, IndexStore, IndexWrite, SymbolLocation};
 use crate::analysis::Edge;
 use crate::error::IndexError;
-use crate::model::{FileMetrics, FileOutline, SymbolRole};
-use crate::scan::nanos_since_epoch;
+use crate::model::{FileMetrics, FileOutline};
 
 /// How long to wait for another process's write lock before reporting [`IndexError::Locked`].
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -235,71 +229,14 @@ impl IndexStore for SqliteStore {
         Ok(files)
     }
 
-    fn apply(&mut self, batch: &IndexBatch) -> Result<(), IndexError> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let path = self.path.clone();
-        let database = |error| IndexError::database(&path, error);
+    fn begin(&mut self) -> Result<Box<dyn IndexWrite + '_>, IndexError> {
+        let path = self.path.as_path();
         // IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking.
         let transaction = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(database)?;
-        {
-            let mut delete = transaction
-                .prepare_cached("DELETE FROM files WHERE path = ?1")
-                .map_err(database)?;
-            for deleted in &batch.deletions {
-                delete.execute([deleted]).map_err(database)?;
-            }
-        }
-        for update in &batch.upserts {
-            write_file(&transaction, update).map_err(|error| match error {
-                WriteError::Database(error) => database(error),
-                WriteError::Invalid(reason) => IndexError::InvalidRecord {
-                    path: update.record.path.clone(),
-                    reason,
-                },
-            })?;
-        }
-        if let Some(update) = &batch.edges {
-            let edges = match update {
-                EdgeUpdate::All(edges) => {
-                    transaction
-                        .execute("DELETE FROM edges", [])
-                        .map_err(database)?;
-                    edges
-                }
-                EdgeUpdate::From { files, edges } => {
-                    let mut delete = transaction
-                        .prepare_cached("DELETE FROM edges WHERE from_path = ?1")
-                        .map_err(database)?;
-                    for file in files {
-                        delete.execute([file]).map_err(database)?;
-                    }
-                    edges
-                }
-            };
-            let mut insert = transaction
-                .prepare_cached(
-                    "INSERT INTO edges (from_path, to_path, source, line) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(database)?;
-            for edge in edges {
-                insert
-                    .execute(params![edge.from, edge.to, edge.source, edge.line])
-                    .map_err(database)?;
-            }
-        }
-        let now_ms = nanos_since_epoch(SystemTime::now()) / 1_000_000;
-        transaction
-            .execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_indexed_ms', ?1)",
-                [now_ms.to_string()],
-            )
-            .map_err(database)?;
-        transaction.commit().map_err(database)
+            .map_err(|error| IndexError::database(path, error))?;
+        Ok(Box::new(SqliteWrite { transaction, path }))
     }
 
     fn outline(&self, path: &str) -> Result<Option<FileOutline>, IndexError> {
@@ -450,93 +387,4 @@ impl IndexStore for SqliteStore {
         };
         result.map(|_| ()).map_err(|error| self.database(error))
     }
-}
-
-/// Why one file could not be written.
-enum WriteError {
-    Database(rusqlite::Error),
-    Invalid(String),
-}
-
-impl From<rusqlite::Error> for WriteError {
-    fn from(error: rusqlite::Error) -> Self {
-        Self::Database(error)
-    }
-}
-
-/// Inserts or replaces one file's record and, as asked, its outline, metrics and symbols.
-fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), WriteError> {
-    let record = &update.record;
-    let size = i64::try_from(record.size)
-        .map_err(|_| WriteError::Invalid(format!("size {} is too large", record.size)))?;
-    let (kind, language, target) = file_kind_columns(&record.kind);
-    let id: i64 = transaction
-        .prepare_cached(
-            "INSERT INTO files (path, size, mtime_ns, hash, kind, language, symlink_target, has_errors) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
-             ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, \
-                 hash = excluded.hash, kind = excluded.kind, language = excluded.language, \
-                 symlink_target = excluded.symlink_target, has_errors = excluded.has_errors \
-             RETURNING id",
-        )?
-        .query_row(
-            params![record.path, size, record.mtime_ns, record.hash, kind, language, target, record.has_errors],
-            |row: &Row<'_>| row.get(0),
-        )?;
-    let outline = match &update.outline {
-        OutlineChange::Keep => return Ok(()),
-        OutlineChange::Remove => None,
-        OutlineChange::Replace(outline) => Some(outline),
-    };
-    for table in ["outlines", "file_metrics", "symbols"] {
-        transaction
-            .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
-            .execute([id])?;
-    }
-    let Some(outline) = outline else {
-        return Ok(());
-    };
-    let json = outline_json(outline)
-        .map_err(|error| WriteError::Invalid(format!("outline cannot be serialised: {error}")))?;
-    transaction
-        .prepare_cached("INSERT INTO outlines (file_id, json) VALUES (?1, ?2)")?
-        .execute(params![id, json])?;
-    let metrics = &outline.metrics;
-    let definitions = outline
-        .symbols
-        .iter()
-        .filter(|symbol| symbol.role == SymbolRole::Definition)
-        .count();
-    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-    transaction
-        .prepare_cached(
-            "INSERT INTO file_metrics (file_id, lines, loc, max_nesting, import_count, complexity, \
-             todos, definition_count, reference_count) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?
-        .execute(params![
-            id,
-            metrics.lines,
-            metrics.loc,
-            metrics.max_nesting,
-            metrics.import_count,
-            metrics.complexity,
-            count(outline.todos.len()),
-            count(definitions),
-            count(outline.symbols.len() - definitions)
-        ])?;
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO symbols (file_id, name, kind, role, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?;
-    for symbol in &outline.symbols {
-        insert.execute(params![
-            id,
-            symbol.name,
-            symbol_kind_name(symbol.kind),
-            role_name(symbol.role),
-            symbol.line,
-            symbol.column
-        ])?;
-    }
-    Ok(())
 }

@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use super::{App, Effect};
 use crate::commands::{COMMANDS, Command, parse};
 use crate::diff_view;
-use crate::host::SessionStart;
 use crate::format::{clock, thousands};
+use crate::host::SessionStart;
 use crate::modal::{InfoModal, Modal};
 use crate::transcript::{Entry, NoticeKind};
 use crate::wrap::{self, Mode};
@@ -26,14 +26,20 @@ const KEYS: &[(&str, &str)] = &[
     ("↑ / ↓", "earlier messages (on the first / last line)"),
     ("Tab", "complete a path or symbol; choose in a popup"),
     ("PgUp / PgDn, mouse wheel", "scroll the conversation"),
-    ("Ctrl+Home / Ctrl+End, End", "top / bottom of the conversation"),
+    (
+        "Ctrl+Home / Ctrl+End, End",
+        "top / bottom of the conversation",
+    ),
     ("Ctrl+O", "show or hide tool output"),
     ("Ctrl+T", "show or hide the model's thinking"),
     ("Ctrl+Z", "undo the last edit"),
     ("Ctrl+C", "interrupt the turn; twice quits"),
     ("Ctrl+D", "quit (the session is kept)"),
     ("Esc", "close a popup or dialog"),
-    ("y / n / e / a", "in an approval: approve / deny (with a reason) / edit / always"),
+    (
+        "y / n / e / a",
+        "in an approval: approve / deny (with a reason) / edit / always",
+    ),
 ];
 
 impl App {
@@ -46,7 +52,9 @@ impl App {
             }
         };
         match command {
-            Command::Help => self.open_modal(Modal::Info(InfoModal::new("help", Box::new(help_lines)))),
+            Command::Help => {
+                self.open_modal(Modal::Info(InfoModal::new("help", Box::new(help_lines))))
+            }
             Command::Clear => {
                 if self.running {
                     self.warn("a turn is running — Ctrl+C interrupts it first");
@@ -59,7 +67,10 @@ impl App {
             Command::Sessions(args) => self.sessions_command(&args, effects),
             Command::Status => {
                 let lines = self.status_lines();
-                self.open_modal(Modal::Info(InfoModal::new("status", Box::new(move |_| lines.clone()))));
+                self.open_modal(Modal::Info(InfoModal::new(
+                    "status",
+                    Box::new(move |_| lines.clone()),
+                )));
             }
             Command::Reindex => {
                 self.notice("updating the code index…");
@@ -173,11 +184,15 @@ impl App {
                 Style::new().add_modifier(Modifier::DIM),
             )))
             .collect();
-        self.open_modal(Modal::Info(InfoModal::new("undo stack (newest first)", Box::new(move |_| lines.clone()))));
+        self.open_modal(Modal::Info(InfoModal::new(
+            "undo stack (newest first)",
+            Box::new(move |_| lines.clone()),
+        )));
     }
 
     fn warn(&mut self, text: impl Into<String>) {
-        self.transcript.push(Entry::Notice(NoticeKind::Warning, text.into()));
+        self.transcript
+            .push(Entry::Notice(NoticeKind::Warning, text.into()));
     }
 
     fn status_lines(&self) -> Vec<Line<'static>> {
@@ -190,8 +205,14 @@ impl App {
                 thousands(u64::from(window)),
                 self.context_percent().unwrap_or(0)
             ),
-            (None, Some(window)) => format!("window {} tokens; nothing sent yet", thousands(u64::from(window))),
-            (Some(used), None) => format!("{} tokens in the last request; window unknown", thousands(used)),
+            (None, Some(window)) => format!(
+                "window {} tokens; nothing sent yet",
+                thousands(u64::from(window))
+            ),
+            (Some(used), None) => format!(
+                "{} tokens in the last request; window unknown",
+                thousands(used)
+            ),
             (None, None) => "window unknown; nothing sent yet".to_string(),
         };
         let tracked = if self.tracked.is_empty() {
@@ -207,7 +228,10 @@ impl App {
             ("provider", session.provider.clone()),
             ("model", session.model.clone()),
             ("approval", session.approval.clone()),
-            ("auto-apply", if self.auto_apply { "on" } else { "off" }.to_string()),
+            (
+                "auto-apply",
+                if self.auto_apply { "on" } else { "off" }.to_string(),
+            ),
             ("project", self.options.root.display().to_string()),
             ("index", session.index.clone()),
             ("context", context),
@@ -222,9 +246,17 @@ impl App {
                 ),
             ),
             ("tool calls", totals.tool_calls.to_string()),
-            ("edits applied", format!("{} ({} still applied)", totals.edits, self.applied.len())),
+            (
+                "edits applied",
+                format!("{} ({} still applied)", totals.edits, self.applied.len()),
+            ),
             ("tracked files", tracked),
-            ("session id", self.session_id.clone().unwrap_or_else(|| "not saved".into())),
+            (
+                "session id",
+                self.session_id
+                    .clone()
+                    .unwrap_or_else(|| "not saved".into()),
+            ),
         ];
         rows.into_iter()
             .map(|(name, value)| {
@@ -264,10 +296,19 @@ fn help_row(keys: &str, what: &str, width: usize) -> Vec<Line<'static>> {
     let text = vec![Span::raw(what.to_string())];
     if width < KEY_COLUMN + 20 {
         let mut lines = vec![Line::styled(format!("  {keys}"), key)];
-        lines.extend(wrap::wrap(text, width, &[Span::raw("    ")], &[Span::raw("    ")], Mode::Words));
+        lines.extend(wrap::wrap(
+            text,
+            width,
+            &[Span::raw("    ")],
+            &[Span::raw("    ")],
+            Mode::Words,
+        ));
         return lines;
     }
-    let first = [Span::styled(format!("  {keys:<width$}", width = KEY_COLUMN - 2), key)];
+    let first = [Span::styled(
+        format!("  {keys:<width$}", width = KEY_COLUMN - 2),
+        key,
+    )];
     let rest = [Span::raw(" ".repeat(KEY_COLUMN))];
     wrap::wrap(text, width, &first, &rest, Mode::Words)
 }

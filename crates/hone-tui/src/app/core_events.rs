@@ -10,7 +10,7 @@ use hone_protocol::HoneError;
 
 use super::{App, Effect};
 use crate::format::{seconds, thousands};
-use crate::modal::{ApprovalModal, Choice, ChoiceAction, ChoiceModal, Modal};
+use crate::modal::{ApprovalModal, Choice, ChoiceAction, ChoiceModal, Modal, Proposal};
 use crate::status::Activity;
 use crate::tool_line;
 use crate::transcript::{Entry, NoticeKind, ToolEntry, ToolState};
@@ -76,7 +76,7 @@ impl App {
                 } else {
                     self.transcript
                         .update_tool(&call_id, |tool| tool.state = ToolState::Waiting);
-                    let modal = ApprovalModal::new(
+                    let proposal = Proposal {
                         call_id,
                         name,
                         summary,
@@ -84,8 +84,8 @@ impl App {
                         diff,
                         command,
                         content,
-                        self.options.external_editor,
-                    );
+                    };
+                    let modal = ApprovalModal::new(proposal, self.options.external_editor);
                     self.open_modal(Modal::Approval(Box::new(modal)));
                 }
             }
@@ -118,7 +118,7 @@ impl App {
                     if !matches!(tool.state, ToolState::Denied(_)) {
                         tool.state = ToolState::Done {
                             is_error,
-                            duration_ms,
+                            duration_ms: Some(duration_ms),
                         };
                     }
                     tool.output = output;
@@ -240,8 +240,12 @@ impl App {
         self.totals.output_tokens += stats.usage.output_tokens;
         self.totals.tool_calls += stats.tool_calls;
         // Calls still shown as waiting or running were ended with the turn.
-        self.modal = self.modal.take().filter(|modal| !matches!(modal, Modal::Approval(_)));
-        self.waiting.retain(|modal| !matches!(modal, Modal::Approval(_)));
+        self.modal = self
+            .modal
+            .take()
+            .filter(|modal| !matches!(modal, Modal::Approval(_)));
+        self.waiting
+            .retain(|modal| !matches!(modal, Modal::Approval(_)));
         self.transcript.push(Entry::Stats(stats_line(stats)));
         if self
             .options
@@ -357,7 +361,12 @@ impl App {
 /// `a, b, c` (or `a, b, c and 4 more`).
 fn list(items: &[String]) -> String {
     const SHOWN: usize = 5;
-    let mut text = items.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    let mut text = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
     if items.len() > SHOWN {
         text.push_str(&format!(" and {} more", items.len() - SHOWN));
     }

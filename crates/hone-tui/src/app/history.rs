@@ -16,7 +16,9 @@ pub(super) fn show(transcript: &mut Transcript, history: &[Message]) {
                 (Role::User, ContentBlock::Text { text }) if text.starts_with(HONE_NOTE) => {
                     transcript.push(Entry::Notice(NoticeKind::Info, text.clone()));
                 }
-                (Role::User, ContentBlock::Text { text }) => transcript.push(Entry::User(text.clone())),
+                (Role::User, ContentBlock::Text { text }) => {
+                    transcript.push(Entry::User(text.clone()))
+                }
                 (_, ContentBlock::Text { text }) if !text.trim().is_empty() => {
                     transcript.push(Entry::Assistant {
                         text: text.clone(),
@@ -37,7 +39,7 @@ pub(super) fn show(transcript: &mut Transcript, history: &[Message]) {
                     transcript.update_tool(&result.call_id, |tool| {
                         tool.state = ToolState::Done {
                             is_error: result.is_error,
-                            duration_ms: 0,
+                            duration_ms: None,
                         };
                         tool.output = result.content.clone();
                     });

@@ -74,12 +74,26 @@ impl App {
             }
             (KeyCode::Char('o'), true) => {
                 let shown = self.transcript.toggle_tool_output();
-                self.note = Some(if shown { "tool output shown (Ctrl+O hides)" } else { "tool output hidden" }.into());
+                self.note = Some(
+                    if shown {
+                        "tool output shown (Ctrl+O hides)"
+                    } else {
+                        "tool output hidden"
+                    }
+                    .into(),
+                );
                 return;
             }
             (KeyCode::Char('t'), true) => {
                 let shown = self.transcript.toggle_thinking();
-                self.note = Some(if shown { "thinking shown (Ctrl+T hides)" } else { "thinking hidden" }.into());
+                self.note = Some(
+                    if shown {
+                        "thinking shown (Ctrl+T hides)"
+                    } else {
+                        "thinking hidden"
+                    }
+                    .into(),
+                );
                 return;
             }
             (KeyCode::Char('j'), true) => {
@@ -132,8 +146,12 @@ impl App {
         }
         if self.running {
             Self::send(effects, Request::Cancel);
-            self.modal = self.modal.take().filter(|modal| !matches!(modal, Modal::Approval(_)));
-            self.waiting.retain(|modal| !matches!(modal, Modal::Approval(_)));
+            self.modal = self
+                .modal
+                .take()
+                .filter(|modal| !matches!(modal, Modal::Approval(_)));
+            self.waiting
+                .retain(|modal| !matches!(modal, Modal::Approval(_)));
             self.interrupt_armed = true;
             self.note = Some("interrupting… (Ctrl+C again quits)".into());
         } else if let Some(modal) = self.modal.take() {
@@ -287,7 +305,8 @@ impl App {
                 self.popup = None;
             }
             _ => {
-                let labels: Vec<String> = candidates.iter().map(|(label, _)| label.clone()).collect();
+                let labels: Vec<String> =
+                    candidates.iter().map(|(label, _)| label.clone()).collect();
                 let prefix = common_prefix(&labels);
                 if prefix.len() > word.len() {
                     self.input.replace_word_before_cursor(&prefix);
@@ -305,11 +324,14 @@ impl App {
     /// Opens or closes the command popup as the text changes.
     fn input_changed(&mut self) {
         let text = self.input.text();
-        let typing_command =
-            text.starts_with('/') && !text.contains(char::is_whitespace);
+        let typing_command = text.starts_with('/') && !text.contains(char::is_whitespace);
         if typing_command {
             self.popup = Popup::commands(&text);
-        } else if self.popup.as_ref().is_some_and(|popup| popup.kind == PopupKind::Commands) {
+        } else if self
+            .popup
+            .as_ref()
+            .is_some_and(|popup| popup.kind == PopupKind::Commands)
+        {
             self.popup = None;
         } else if let Some(popup) = self.popup.as_ref() {
             let (word, _) = self.input.word_before_cursor();

@@ -196,7 +196,8 @@ impl App {
 
     /// Adds an information line to the conversation (results of host work).
     pub fn notice(&mut self, text: impl Into<String>) {
-        self.transcript.push(Entry::Notice(NoticeKind::Info, text.into()));
+        self.transcript
+            .push(Entry::Notice(NoticeKind::Info, text.into()));
     }
 
     /// Adds an error line to the conversation.
@@ -223,7 +224,10 @@ impl App {
         self.totals = Totals::default();
         self.show_history(history);
         if !history.is_empty() {
-            self.notice(format!("resumed a saved conversation ({} messages)", history.len()));
+            self.notice(format!(
+                "resumed a saved conversation ({} messages)",
+                history.len()
+            ));
         }
         if model_changed {
             let text = format!("now using {}", self.options.session.model);
@@ -277,7 +281,10 @@ impl App {
     /// Draws everything.
     pub fn render(&mut self, frame: &mut Frame<'_>) {
         let area = frame.area();
-        let input_height = self.input.height(area.width).min(area.height.saturating_sub(3).max(3));
+        let input_height = self
+            .input
+            .height(area.width)
+            .min(area.height.saturating_sub(3).max(3));
         let [top, body, input_area, hints] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(1),
@@ -318,9 +325,16 @@ impl App {
     fn hints(&self) -> Vec<(&'static str, &'static str)> {
         if self.modal.is_some() {
             return if self.running {
-                vec![("Ctrl+C", "interrupt the turn"), ("PgUp/PgDn", "scroll the dialog")]
+                vec![
+                    ("Ctrl+C", "interrupt the turn"),
+                    ("PgUp/PgDn", "scroll the dialog"),
+                ]
             } else {
-                vec![("Esc", "close"), ("PgUp/PgDn", "scroll the dialog"), ("Ctrl+D", "quit")]
+                vec![
+                    ("Esc", "close"),
+                    ("PgUp/PgDn", "scroll the dialog"),
+                    ("Ctrl+D", "quit"),
+                ]
             };
         }
         if self.running {
@@ -367,7 +381,9 @@ impl App {
         if window.below > 0 && area.height > 0 {
             let noun = if window.below == 1 { "line" } else { "lines" };
             let label = format!(" ↓ {} more {noun} · End jumps down ", window.below);
-            let label_width = u16::try_from(label.chars().count()).unwrap_or(0).min(area.width);
+            let label_width = u16::try_from(label.chars().count())
+                .unwrap_or(0)
+                .min(area.width);
             let corner = Rect::new(
                 area.x + area.width - label_width,
                 area.y + area.height - 1,
@@ -375,7 +391,10 @@ impl App {
                 1,
             );
             frame.render_widget(
-                Paragraph::new(Line::styled(label, Style::new().fg(Color::Black).bg(Color::Yellow))),
+                Paragraph::new(Line::styled(
+                    label,
+                    Style::new().fg(Color::Black).bg(Color::Yellow),
+                )),
                 corner,
             );
         }
@@ -388,9 +407,15 @@ impl App {
             Line::default(),
             Line::from(vec![
                 Span::raw("  "),
-                Span::styled("Welcome to hone", Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)),
                 Span::styled(
-                    format!(" · {} via {} · approval: {}", session.model, session.provider, session.approval),
+                    "Welcome to hone",
+                    Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(
+                    format!(
+                        " · {} via {} · approval: {}",
+                        session.model, session.provider, session.approval
+                    ),
                     dim,
                 ),
             ]),

@@ -25,6 +25,18 @@ enum Stage {
     Edit(TextArea<'static>),
 }
 
+/// What an `approval.needed` event proposes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Proposal {
+    pub(crate) call_id: String,
+    pub(crate) name: String,
+    pub(crate) summary: String,
+    pub(crate) reason: String,
+    pub(crate) diff: Option<String>,
+    pub(crate) command: Option<String>,
+    pub(crate) content: Option<String>,
+}
+
 /// One pending approval.
 pub(crate) struct ApprovalModal {
     call_id: String,
@@ -43,19 +55,18 @@ pub(crate) struct ApprovalModal {
 }
 
 impl ApprovalModal {
-    /// A dialog for an `approval.needed` event. With `external_editor`, `e` opens the
-    /// proposal in `$VISUAL`/`$EDITOR` instead of the inline editor.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        call_id: String,
-        name: String,
-        summary: String,
-        reason: String,
-        diff: Option<String>,
-        command: Option<String>,
-        content: Option<String>,
-        external_editor: bool,
-    ) -> Self {
+    /// A dialog for `proposal`. With `external_editor`, `e` opens the proposal in
+    /// `$VISUAL`/`$EDITOR` instead of the inline editor.
+    pub(crate) fn new(proposal: Proposal, external_editor: bool) -> Self {
+        let Proposal {
+            call_id,
+            name,
+            summary,
+            reason,
+            diff,
+            command,
+            content,
+        } = proposal;
         Self {
             call_id,
             name,
@@ -131,7 +142,10 @@ impl ApprovalModal {
                     let replacement = area.lines().join("\n");
                     let replacement = if single_line {
                         replacement.trim().to_string()
-                    } else if self.content.as_ref().is_some_and(|text| text.ends_with('\n'))
+                    } else if self
+                        .content
+                        .as_ref()
+                        .is_some_and(|text| text.ends_with('\n'))
                         && !replacement.ends_with('\n')
                     {
                         format!("{replacement}\n")
@@ -210,7 +224,11 @@ impl ApprovalModal {
             }
         };
         let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut area = TextArea::new(if lines.is_empty() { vec![String::new()] } else { lines });
+        let mut area = TextArea::new(if lines.is_empty() {
+            vec![String::new()]
+        } else {
+            lines
+        });
         area.set_cursor_line_style(Style::new());
         area.set_line_number_style(Style::new().fg(Color::DarkGray));
         self.stage = Stage::Edit(area);
@@ -257,7 +275,9 @@ impl ApprovalModal {
             }
             self.body = Some((width, lines));
         }
-        self.body.as_ref().map_or(&[], |(_, lines)| lines.as_slice())
+        self.body
+            .as_ref()
+            .map_or(&[], |(_, lines)| lines.as_slice())
     }
 
     pub(crate) fn render(&mut self, frame: &mut Frame<'_>, area: Rect) {
@@ -276,7 +296,10 @@ impl ApprovalModal {
         let width = usize::from(inner.width).max(1);
 
         let mut header = wrap::wrap(
-            vec![Span::styled(self.summary.clone(), Style::new().add_modifier(Modifier::BOLD))],
+            vec![Span::styled(
+                self.summary.clone(),
+                Style::new().add_modifier(Modifier::BOLD),
+            )],
             width,
             &[],
             &[],
@@ -284,7 +307,10 @@ impl ApprovalModal {
         );
         header.truncate(2);
         let mut reason = wrap::wrap(
-            vec![Span::styled(self.reason.clone(), Style::new().add_modifier(Modifier::DIM))],
+            vec![Span::styled(
+                self.reason.clone(),
+                Style::new().add_modifier(Modifier::DIM),
+            )],
             width,
             &[],
             &[],
@@ -318,16 +344,21 @@ impl ApprovalModal {
             let lines = self.body_lines(width).to_vec();
             self.max_scroll = lines.len().saturating_sub(height);
             self.scroll = self.scroll.min(self.max_scroll);
-            let shown: Vec<Line<'static>> = lines.into_iter().skip(self.scroll).take(height).collect();
+            let shown: Vec<Line<'static>> =
+                lines.into_iter().skip(self.scroll).take(height).collect();
             frame.render_widget(Paragraph::new(shown), body);
         }
 
         let dim = Style::new().add_modifier(Modifier::DIM);
         match &mut self.stage {
             Stage::Reason(area) => {
-                let [label, field] = Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(foot);
+                let [label, field] =
+                    Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(foot);
                 frame.render_widget(
-                    Paragraph::new(Line::styled("Why not? (told to the model)", Style::new().fg(Color::Yellow))),
+                    Paragraph::new(Line::styled(
+                        "Why not? (told to the model)",
+                        Style::new().fg(Color::Yellow),
+                    )),
                     label,
                 );
                 frame.render_widget(&*area, field);
@@ -338,7 +369,13 @@ impl ApprovalModal {
                 } else {
                     "Ctrl+S or Alt+Enter apply the edited version · Esc back"
                 };
-                frame.render_widget(Paragraph::new(Line::styled(self.note.clone().unwrap_or_else(|| text.into()), dim)), foot);
+                frame.render_widget(
+                    Paragraph::new(Line::styled(
+                        self.note.clone().unwrap_or_else(|| text.into()),
+                        dim,
+                    )),
+                    foot,
+                );
             }
             Stage::Choose => {
                 let line = match &self.note {
@@ -376,13 +413,15 @@ mod tests {
 
     fn modal(command: Option<&str>, content: Option<&str>, external: bool) -> ApprovalModal {
         ApprovalModal::new(
-            "c1".into(),
-            "edit_file".into(),
-            "edit src/a.rs".into(),
-            "edits ask in this mode".into(),
-            Some("--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-a\n+b\n".into()),
-            command.map(str::to_string),
-            content.map(str::to_string),
+            Proposal {
+                call_id: "c1".into(),
+                name: "edit_file".into(),
+                summary: "edit src/a.rs".into(),
+                reason: "edits ask in this mode".into(),
+                diff: Some("--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-a\n+b\n".into()),
+                command: command.map(str::to_string),
+                content: content.map(str::to_string),
+            },
             external,
         )
     }
@@ -400,7 +439,10 @@ mod tests {
 
     #[test]
     fn y_and_a_answer_at_once() {
-        assert_eq!(decision(press(&mut modal(None, None, false), KeyCode::Char('y'))), ApprovalDecision::Approve);
+        assert_eq!(
+            decision(press(&mut modal(None, None, false), KeyCode::Char('y'))),
+            ApprovalDecision::Approve
+        );
         assert_eq!(
             decision(press(&mut modal(None, None, false), KeyCode::Char('a'))),
             ApprovalDecision::AlwaysForSession
@@ -416,11 +458,16 @@ mod tests {
         }
         assert_eq!(
             decision(press(&mut dialog, KeyCode::Enter)),
-            ApprovalDecision::Deny { message: Some("use x".into()) }
+            ApprovalDecision::Deny {
+                message: Some("use x".into())
+            }
         );
         let mut silent = modal(None, None, false);
         press(&mut silent, KeyCode::Char('n'));
-        assert_eq!(decision(press(&mut silent, KeyCode::Enter)), ApprovalDecision::Deny { message: None });
+        assert_eq!(
+            decision(press(&mut silent, KeyCode::Enter)),
+            ApprovalDecision::Deny { message: None }
+        );
     }
 
     #[test]
@@ -433,17 +480,24 @@ mod tests {
         }
         assert_eq!(
             decision(press(&mut command, KeyCode::Enter)),
-            ApprovalDecision::Edit { replacement: "cargo test -q".into() }
+            ApprovalDecision::Edit {
+                replacement: "cargo test -q".into()
+            }
         );
 
         let mut external = modal(None, Some("b\n"), true);
         assert_eq!(
             press(&mut external, KeyCode::Char('e')),
-            ModalAction::ExternalEdit { call_id: "c1".into(), content: "b\n".into() }
+            ModalAction::ExternalEdit {
+                call_id: "c1".into(),
+                content: "b\n".into()
+            }
         );
         assert_eq!(
             decision(external.edited(Some("c\n".into()))),
-            ApprovalDecision::Edit { replacement: "c\n".into() }
+            ApprovalDecision::Edit {
+                replacement: "c\n".into()
+            }
         );
 
         let mut inline = modal(None, Some("b\n"), false);
@@ -452,7 +506,9 @@ mod tests {
         let save = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
         assert_eq!(
             decision(inline.key(save)),
-            ApprovalDecision::Edit { replacement: "xb\n".into() }
+            ApprovalDecision::Edit {
+                replacement: "xb\n".into()
+            }
         );
     }
 
@@ -462,6 +518,12 @@ mod tests {
         assert_eq!(press(&mut dialog, KeyCode::Char('e')), ModalAction::Stay);
         assert!(dialog.note.as_deref().unwrap().contains("cannot be edited"));
         press(&mut dialog, KeyCode::Char('q'));
-        assert!(dialog.note.as_deref().unwrap().contains("answer y, n, e or a"));
+        assert!(
+            dialog
+                .note
+                .as_deref()
+                .unwrap()
+                .contains("answer y, n, e or a")
+        );
     }
 }

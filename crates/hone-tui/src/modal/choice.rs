@@ -135,8 +135,16 @@ mod tests {
             "provider failed".into(),
             "timeout".into(),
             vec![
-                Choice { key: 'r', label: "retry".into(), action: ChoiceAction::Resend("hi".into()) },
-                Choice { key: 's', label: "skip".into(), action: ChoiceAction::Dismiss },
+                Choice {
+                    key: 'r',
+                    label: "retry".into(),
+                    action: ChoiceAction::Resend("hi".into()),
+                },
+                Choice {
+                    key: 's',
+                    label: "skip".into(),
+                    action: ChoiceAction::Dismiss,
+                },
             ],
         )
     }
@@ -144,11 +152,20 @@ mod tests {
     #[test]
     fn keys_arrows_and_escape_pick_options() {
         let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
-        assert_eq!(dialog().key(key(KeyCode::Char('r'))), ModalAction::Chose(ChoiceAction::Resend("hi".into())));
-        assert_eq!(dialog().key(key(KeyCode::Esc)), ModalAction::Chose(ChoiceAction::Dismiss));
+        assert_eq!(
+            dialog().key(key(KeyCode::Char('r'))),
+            ModalAction::Chose(ChoiceAction::Resend("hi".into()))
+        );
+        assert_eq!(
+            dialog().key(key(KeyCode::Esc)),
+            ModalAction::Chose(ChoiceAction::Dismiss)
+        );
         let mut moved = dialog();
         moved.key(key(KeyCode::Right));
-        assert_eq!(moved.key(key(KeyCode::Enter)), ModalAction::Chose(ChoiceAction::Dismiss));
+        assert_eq!(
+            moved.key(key(KeyCode::Enter)),
+            ModalAction::Chose(ChoiceAction::Dismiss)
+        );
         assert_eq!(dialog().key(key(KeyCode::Char('z'))), ModalAction::Stay);
     }
 }

@@ -59,9 +59,13 @@ impl InfoModal {
         let visible = usize::from(height.saturating_sub(3));
         self.max_scroll = lines.len().saturating_sub(visible);
         self.scroll = self.scroll.min(self.max_scroll);
-        let mut shown: Vec<Line<'static>> = lines.into_iter().skip(self.scroll).take(visible).collect();
+        let mut shown: Vec<Line<'static>> =
+            lines.into_iter().skip(self.scroll).take(visible).collect();
         let hint = if self.max_scroll > 0 {
-            format!("↑↓ PgUp/PgDn scroll ({}/{}) · Esc close", self.scroll, self.max_scroll)
+            format!(
+                "↑↓ PgUp/PgDn scroll ({}/{}) · Esc close",
+                self.scroll, self.max_scroll
+            )
         } else {
             "Esc close".to_string()
         };

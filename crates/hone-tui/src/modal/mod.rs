@@ -10,7 +10,7 @@ use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
-pub(crate) use approval::ApprovalModal;
+pub(crate) use approval::{ApprovalModal, Proposal};
 pub(crate) use choice::{Choice, ChoiceAction, ChoiceModal};
 pub(crate) use info::InfoModal;
 pub(crate) use sessions::SessionsModal;

@@ -76,18 +76,45 @@ impl SessionsModal {
             } else {
                 Style::new()
             };
-            let mark = if self.current.as_deref() == Some(session.id.as_str()) { "●" } else { " " };
-            let meta = format!(" {:>9} · {:>4} msgs · {} ", session.active, session.messages, session.model);
+            let mark = if self.current.as_deref() == Some(session.id.as_str()) {
+                "●"
+            } else {
+                " "
+            };
+            let meta = format!(
+                " {:>9} · {:>4} msgs · {} ",
+                session.active, session.messages, session.model
+            );
             let title_width = inner.saturating_sub(meta.chars().count() + 3).max(8);
-            let title = if session.title.is_empty() { "untitled" } else { session.title.as_str() };
+            let title = if session.title.is_empty() {
+                "untitled"
+            } else {
+                session.title.as_str()
+            };
             lines.push(Line::from(vec![
-                Span::styled(format!("{mark} "), style.fg(if selected { Color::Black } else { Color::Green })),
-                Span::styled(format!("{:<title_width$}", one_line(title, title_width)), style.add_modifier(Modifier::BOLD)),
-                Span::styled(meta, if selected { style } else { style.add_modifier(Modifier::DIM) }),
+                Span::styled(
+                    format!("{mark} "),
+                    style.fg(if selected { Color::Black } else { Color::Green }),
+                ),
+                Span::styled(
+                    format!("{:<title_width$}", one_line(title, title_width)),
+                    style.add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(
+                    meta,
+                    if selected {
+                        style
+                    } else {
+                        style.add_modifier(Modifier::DIM)
+                    },
+                ),
             ]));
         }
         let hint = if self.confirm_delete {
-            Line::styled("delete this session for good? y deletes, any other key keeps it", Style::new().fg(Color::Yellow))
+            Line::styled(
+                "delete this session for good? y deletes, any other key keeps it",
+                Style::new().fg(Color::Yellow),
+            )
         } else {
             Line::styled(
                 "↑↓ choose · Enter load · d delete · Esc close   (● is the running session)",
@@ -104,7 +131,10 @@ impl SessionsModal {
                     .borders(Borders::ALL)
                     .border_type(BorderType::Rounded)
                     .border_style(Style::new().fg(Color::Cyan))
-                    .title(Span::styled(" saved sessions ", Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD))),
+                    .title(Span::styled(
+                        " saved sessions ",
+                        Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+                    )),
             ),
             area,
         );
@@ -134,13 +164,27 @@ mod tests {
     #[test]
     fn enter_loads_and_d_deletes_after_confirmation() {
         let mut modal = SessionsModal::new(vec![saved("a"), saved("b")], Some("a".into()));
-        assert_eq!(press(&mut modal, KeyCode::Enter), ModalAction::Close, "a is running");
+        assert_eq!(
+            press(&mut modal, KeyCode::Enter),
+            ModalAction::Close,
+            "a is running"
+        );
         assert_eq!(press(&mut modal, KeyCode::Char('d')), ModalAction::Stay);
-        assert_eq!(press(&mut modal, KeyCode::Char('y')), ModalAction::Stay, "the running one is kept");
+        assert_eq!(
+            press(&mut modal, KeyCode::Char('y')),
+            ModalAction::Stay,
+            "the running one is kept"
+        );
         press(&mut modal, KeyCode::Down);
-        assert_eq!(press(&mut modal, KeyCode::Enter), ModalAction::LoadSession("b".into()));
+        assert_eq!(
+            press(&mut modal, KeyCode::Enter),
+            ModalAction::LoadSession("b".into())
+        );
         assert_eq!(press(&mut modal, KeyCode::Char('d')), ModalAction::Stay);
-        assert_eq!(press(&mut modal, KeyCode::Char('y')), ModalAction::DeleteSession("b".into()));
+        assert_eq!(
+            press(&mut modal, KeyCode::Char('y')),
+            ModalAction::DeleteSession("b".into())
+        );
         press(&mut modal, KeyCode::Char('d'));
         assert_eq!(press(&mut modal, KeyCode::Char('n')), ModalAction::Stay);
     }

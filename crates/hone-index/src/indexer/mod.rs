@@ -3,34 +3,29 @@
 //! An update scans the project (metadata only), re-reads a file only when its size or mtime
 //! changed, re-parses it only when its SHA-256 changed, re-resolves imports only when an
 //! outline changed (only the edited files' imports when the set of parsed files and the
-//! project configuration stayed the same), and writes everything as one batch. With nothing
-//! changed an update is one directory walk: no reads, no parsing, no resolution, no write.
+//! project configuration stayed the same), and writes everything in one transaction, each
+//! change as soon as it is ready ([`refresh`]). With nothing changed an update is one
+//! directory walk: no reads, no parsing, no resolution, no write.
 //!
 //! SHA-256 (sha2, which uses the CPU's SHA extensions where present) hashes hundreds of MB/s,
 //! far faster than tree-sitter parses, and only changed files are hashed; a faster
 //! non-cryptographic hash would not be measurable in an update.
 
+mod examine;
+mod refresh;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::num::NonZero;
 use std::ops::Bound;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
-use crate::analysis::{self, ProjectConfig};
+use crate::analysis::ProjectConfig;
 use crate::error::IndexError;
 use crate::model::{FileOutline, Language};
-use crate::parse;
-use crate::scan::{
-    FileKind, HONE_IGNORE_FILE, ScanOptions, ScannedFile, Scanner, classify, nanos_since_epoch,
-};
-use crate::store::{
-    EdgeUpdate, FileRecord, FileUpdate, IndexBatch, IndexStats, IndexStore, OutlineChange,
-    SqliteStore,
-};
+#[cfg(doc)]
+use crate::scan::FileKind;
+use crate::scan::{HONE_IGNORE_FILE, ScanOptions, Scanner};
+use crate::store::{FileRecord, IndexStats, IndexStore, SqliteStore};
 
 /// Where the database lives by default, relative to the project root.
 pub const DEFAULT_DB_PATH: &str = ".hone/index.db";
@@ -38,13 +33,6 @@ pub const DEFAULT_DB_PATH: &str = ".hone/index.db";
 /// Files larger than this are recorded without being read ([`FileKind::TooLarge`]): above it
 /// source is almost always generated (bundles, amalgamations, fixtures).
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
-
-/// A file modified this close to the moment it was read may change again within the same mtime
-/// tick; its record gets an untrusted mtime so the next update re-hashes it.
-const RACY_WINDOW_NS: i64 = 2_000_000_000;
-
-/// The mtime stored for racily clean files (never equal to a scanned mtime).
-const UNTRUSTED_MTIME: i64 = -1;
 
 /// How an [`Indexer`] is set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +106,7 @@ pub struct Indexer {
     store: Box<dyn IndexStore>,
     max_file_bytes: u64,
     records: BTreeMap<String, FileRecord>,
-    /// The language and imports of every parsed file ([`for_resolution`]), loaded on the
+    /// The language and imports of every parsed file, loaded on the
     /// first update that changes an outline, so import resolution never re-reads the database.
     outlines: Option<BTreeMap<String, FileOutline>>,
     /// The project configuration import resolution uses, reloaded when a configuration file
@@ -325,155 +313,6 @@ impl Indexer {
         }
         Some(parts.join("/"))
     }
-
-    /// Examines the candidates, updates outlines and analysis, writes one batch.
-    fn refresh(
-        &mut self,
-        candidates: Vec<ScannedFile>,
-        deletions: Vec<String>,
-        mut warnings: Vec<String>,
-        started: Instant,
-        progress: &mut dyn FnMut(Progress),
-    ) -> Result<IndexReport, IndexError> {
-        let limits = ReadLimits {
-            max_file_bytes: self.max_file_bytes,
-            read_started_ns: nanos_since_epoch(SystemTime::now()),
-        };
-        let root = self.scanner.root().to_path_buf();
-        let mut upserts = Vec::new();
-        let mut files_parsed = 0;
-        for result in examine_all(&root, &candidates, &self.records, limits, progress) {
-            match result {
-                Ok(Some(update)) => {
-                    files_parsed +=
-                        usize::from(matches!(update.outline, OutlineChange::Replace(_)));
-                    upserts.push(update);
-                }
-                Ok(None) => {}
-                Err(warning) => warnings.push(warning),
-            }
-        }
-        eprintln!("PHASE examine {:?}", started.elapsed());
-        upserts.sort_by(|a, b| a.record.path.cmp(&b.record.path));
-        let edges = self.update_outlines(&upserts, &deletions)?;
-        let batch = IndexBatch {
-            upserts,
-            deletions,
-            edges,
-        };
-        eprintln!("PHASE edges {:?}", started.elapsed());
-        let batch_was_empty = batch.is_empty();
-        if let Err(error) = self.store.apply(&batch) {
-            // The cache already holds the new outlines; reload it from the store next time.
-            self.outlines = None;
-            return Err(error);
-        }
-        eprintln!("PHASE apply {:?}", started.elapsed());
-        for deleted in &batch.deletions {
-            self.records.remove(deleted);
-        }
-        let files_deleted = batch.deletions.len();
-        for update in batch.upserts {
-            self.records
-                .insert(update.record.path.clone(), update.record);
-        }
-        if !batch_was_empty || self.stats.is_none() {
-            self.stats = Some(self.store.stats()?);
-        }
-        eprintln!("PHASE stats {:?}", started.elapsed());
-        let stats = self.stats.clone().unwrap_or_default();
-        Ok(IndexReport {
-            files_total: self.records.len(),
-            files_parsed,
-            files_deleted,
-            by_language: stats.by_language,
-            symbols: stats.definitions,
-            edges: stats.edges,
-            parse_errors: stats.parse_errors,
-            warnings,
-            duration: started.elapsed(),
-        })
-    }
-
-    /// Applies outline changes to the in-memory resolution cache and returns the edge update
-    /// they call for, if any: the edited files' edges when the set of parsed files and the
-    /// project configuration stayed the same, else every edge.
-    fn update_outlines(
-        &mut self,
-        upserts: &[FileUpdate],
-        deletions: &[String],
-    ) -> Result<Option<EdgeUpdate>, IndexError> {
-        let touches_outlines = !deletions.is_empty()
-            || upserts
-                .iter()
-                .any(|update| !matches!(update.outline, OutlineChange::Keep));
-        if !touches_outlines {
-            return Ok(None);
-        }
-        // `go.mod` or `Cargo.toml` have no outline but steer import resolution.
-        let config_changed = deletions
-            .iter()
-            .chain(
-                upserts
-                    .iter()
-                    .filter(|update| !matches!(update.outline, OutlineChange::Keep))
-                    .map(|update| &update.record.path),
-            )
-            .any(|path| ProjectConfig::is_config_file(path));
-        let outlines = match self.outlines.take() {
-            Some(outlines) => outlines,
-            None => self
-                .store
-                .outlines()?
-                .iter()
-                .map(|(path, outline)| (path.clone(), for_resolution(outline)))
-                .collect(),
-        };
-        let outlines = self.outlines.insert(outlines);
-        let mut paths_changed = false;
-        let mut edited = Vec::new();
-        for deleted in deletions {
-            paths_changed |= outlines.remove(deleted).is_some();
-        }
-        for update in upserts {
-            let path = &update.record.path;
-            match &update.outline {
-                OutlineChange::Keep => {}
-                OutlineChange::Remove => paths_changed |= outlines.remove(path).is_some(),
-                OutlineChange::Replace(outline) => {
-                    paths_changed |= outlines
-                        .insert(path.clone(), for_resolution(outline))
-                        .is_none();
-                    edited.push(path.clone());
-                }
-            }
-        }
-        if !config_changed && !paths_changed && edited.is_empty() {
-            return Ok(None);
-        }
-        let config = match self.config.take() {
-            Some(config) if !config_changed && !paths_changed => config,
-            _ => ProjectConfig::load(self.scanner.root(), outlines),
-        };
-        let config = self.config.insert(config);
-        Ok(Some(if config_changed || paths_changed {
-            EdgeUpdate::All(analysis::resolve_edges(config, outlines, None))
-        } else {
-            let edges = analysis::resolve_edges(config, outlines, Some(&edited));
-            EdgeUpdate::From {
-                files: edited,
-                edges,
-            }
-        }))
-    }
-}
-
-/// What import resolution needs of an outline (its language and imports), so the cache of
-/// every parsed file stays small.
-fn for_resolution(outline: &FileOutline) -> FileOutline {
-    let mut kept = FileOutline::empty(outline.language);
-    kept.imports.clone_from(&outline.imports);
-    kept
 }
 
 /// Whether `indexed` is `path` or inside the directory `path`.
@@ -501,153 +340,4 @@ fn database_files(db_path: &Path) -> Vec<PathBuf> {
             PathBuf::from(name)
         })
         .collect()
-}
-
-/// Limits applying to every file read in one update.
-#[derive(Debug, Clone, Copy)]
-struct ReadLimits {
-    max_file_bytes: u64,
-    read_started_ns: i64,
-}
-
-/// Examines `candidates` on all cores; results come back in completion order.
-fn examine_all(
-    root: &Path,
-    candidates: &[ScannedFile],
-    previous: &BTreeMap<String, FileRecord>,
-    limits: ReadLimits,
-    progress: &mut dyn FnMut(Progress),
-) -> Vec<Result<Option<FileUpdate>, String>> {
-    let total = candidates.len();
-    if total == 0 {
-        return Vec::new();
-    }
-    progress(Progress { done: 0, total });
-    let workers = std::thread::available_parallelism()
-        .map_or(1, NonZero::get)
-        .min(total);
-    let step = (total / 100).max(1);
-    let next = AtomicUsize::new(0);
-    let (sender, receiver) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let sender = sender.clone();
-            let next = &next;
-            scope.spawn(move || {
-                while let Some(file) = candidates.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let result = examine(root, file, previous.get(&file.path), limits);
-                    if sender.send(result).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        let mut results = Vec::with_capacity(total);
-        for result in receiver {
-            results.push(result);
-            let done = results.len();
-            if done % step == 0 || done == total {
-                progress(Progress { done, total });
-            }
-        }
-        results
-    })
-}
-
-/// The update for one scanned file: `None` when its record is unchanged, `Err` with a warning
-/// when it cannot be read.
-fn examine(
-    root: &Path,
-    file: &ScannedFile,
-    previous: Option<&FileRecord>,
-    limits: ReadLimits,
-) -> Result<Option<FileUpdate>, String> {
-    let unread = |kind: FileKind, hash: String| FileRecord {
-        path: file.path.clone(),
-        size: file.size,
-        mtime_ns: file.mtime_ns,
-        hash,
-        kind,
-        has_errors: false,
-    };
-    let record = if let Some(target) = &file.symlink_target {
-        unread(
-            FileKind::Symlink {
-                target: target.clone(),
-            },
-            sha256_hex(target.as_bytes()),
-        )
-    } else if file.size > limits.max_file_bytes {
-        unread(FileKind::TooLarge, String::new())
-    } else {
-        return examine_contents(root, file, previous, limits);
-    };
-    Ok((previous != Some(&record)).then_some(FileUpdate {
-        record,
-        outline: OutlineChange::Remove,
-    }))
-}
-
-/// Reads, hashes and (if its contents changed) parses a regular file.
-fn examine_contents(
-    root: &Path,
-    file: &ScannedFile,
-    previous: Option<&FileRecord>,
-    limits: ReadLimits,
-) -> Result<Option<FileUpdate>, String> {
-    let contents =
-        std::fs::read(root.join(&file.path)).map_err(|error| format!("{}: {error}", file.path))?;
-    let hash = sha256_hex(&contents);
-    let size = u64::try_from(contents.len()).unwrap_or(u64::MAX);
-    let mtime_ns = if file.mtime_ns > limits.read_started_ns - RACY_WINDOW_NS {
-        UNTRUSTED_MTIME
-    } else {
-        file.mtime_ns
-    };
-    if let Some(previous) = previous
-        && previous.hash == hash
-        && !matches!(previous.kind, FileKind::TooLarge | FileKind::Symlink { .. })
-    {
-        let record = FileRecord {
-            size,
-            mtime_ns,
-            ..previous.clone()
-        };
-        return Ok((record != *previous).then_some(FileUpdate {
-            record,
-            outline: OutlineChange::Keep,
-        }));
-    }
-    let kind = classify(&file.path, &contents);
-    let outline = match (&kind, std::str::from_utf8(&contents)) {
-        (FileKind::Source(language), Ok(text)) => Some(parse_guarded(*language, text)),
-        _ => None,
-    };
-    let record = FileRecord {
-        path: file.path.clone(),
-        size,
-        mtime_ns,
-        hash,
-        kind,
-        has_errors: outline.as_ref().is_some_and(|outline| outline.has_errors),
-    };
-    let outline = outline.map_or(OutlineChange::Remove, |outline| {
-        OutlineChange::Replace(Box::new(outline))
-    });
-    Ok(Some(FileUpdate { record, outline }))
-}
-
-/// Parses one file; a panicking extractor costs that file's outline, not the whole update.
-fn parse_guarded(language: Language, text: &str) -> FileOutline {
-    std::panic::catch_unwind(|| parse::outline(language, text)).unwrap_or_else(|_| {
-        let mut outline = FileOutline::empty(language);
-        outline.has_errors = true;
-        outline
-    })
-}
-
-/// Lower-case hex SHA-256 of `bytes`.
-fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }

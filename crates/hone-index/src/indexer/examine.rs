@@ -1,0 +1,164 @@
+//! Reading, hashing and parsing changed files on all cores.
+
+use std::collections::BTreeMap;
+use std::num::NonZero;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread::Scope;
+
+use sha2::{Digest, Sha256};
+
+use crate::model::{FileOutline, Language};
+use crate::parse;
+use crate::scan::{FileKind, ScannedFile, classify};
+use crate::store::{FileRecord, FileUpdate, OutlineChange};
+
+/// A file modified this close to the moment it was read may change again within the same mtime
+/// tick; its record gets an untrusted mtime so the next update re-hashes it.
+const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+/// The mtime stored for racily clean files (never equal to a scanned mtime).
+const UNTRUSTED_MTIME: i64 = -1;
+
+/// Limits applying to every file read in one update.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ReadLimits {
+    /// Larger files are recorded without being read.
+    pub(super) max_file_bytes: u64,
+    /// When the update started reading (nanoseconds since the epoch).
+    pub(super) read_started_ns: i64,
+}
+
+/// What examining one file gives: an update, `None` when its record is unchanged, or a
+/// warning when it cannot be read.
+pub(super) type Examined = Result<Option<FileUpdate>, String>;
+
+/// Starts examining `candidates` on all cores within `scope`; results arrive on the returned
+/// channel in completion order. Workers stop early once `stop` is set.
+pub(super) fn spawn_examiners<'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    root: &'scope Path,
+    candidates: &'scope [ScannedFile],
+    previous: &'scope BTreeMap<String, FileRecord>,
+    limits: ReadLimits,
+    stop: &'scope AtomicBool,
+) -> mpsc::Receiver<Examined> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, NonZero::get)
+        .min(candidates.len());
+    let next = std::sync::Arc::new(AtomicUsize::new(0));
+    let (sender, receiver) = mpsc::channel();
+    for _ in 0..workers {
+        let sender = sender.clone();
+        let next = std::sync::Arc::clone(&next);
+        scope.spawn(move || {
+            while !stop.load(Ordering::Relaxed)
+                && let Some(file) = candidates.get(next.fetch_add(1, Ordering::Relaxed))
+            {
+                let result = examine(root, file, previous.get(&file.path), limits);
+                if sender.send(result).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    receiver
+}
+
+/// The update for one scanned file: `None` when its record is unchanged, `Err` with a warning
+/// when it cannot be read.
+fn examine(
+    root: &Path,
+    file: &ScannedFile,
+    previous: Option<&FileRecord>,
+    limits: ReadLimits,
+) -> Result<Option<FileUpdate>, String> {
+    let unread = |kind: FileKind, hash: String| FileRecord {
+        path: file.path.clone(),
+        size: file.size,
+        mtime_ns: file.mtime_ns,
+        hash,
+        kind,
+        has_errors: false,
+    };
+    let record = if let Some(target) = &file.symlink_target {
+        unread(
+            FileKind::Symlink {
+                target: target.clone(),
+            },
+            sha256_hex(target.as_bytes()),
+        )
+    } else if file.size > limits.max_file_bytes {
+        unread(FileKind::TooLarge, String::new())
+    } else {
+        return examine_contents(root, file, previous, limits);
+    };
+    Ok((previous != Some(&record)).then_some(FileUpdate {
+        record,
+        outline: OutlineChange::Remove,
+    }))
+}
+
+/// Reads, hashes and (if its contents changed) parses a regular file.
+fn examine_contents(
+    root: &Path,
+    file: &ScannedFile,
+    previous: Option<&FileRecord>,
+    limits: ReadLimits,
+) -> Result<Option<FileUpdate>, String> {
+    let contents =
+        std::fs::read(root.join(&file.path)).map_err(|error| format!("{}: {error}", file.path))?;
+    let hash = sha256_hex(&contents);
+    let size = u64::try_from(contents.len()).unwrap_or(u64::MAX);
+    let mtime_ns = if file.mtime_ns > limits.read_started_ns - RACY_WINDOW_NS {
+        UNTRUSTED_MTIME
+    } else {
+        file.mtime_ns
+    };
+    if let Some(previous) = previous
+        && previous.hash == hash
+        && !matches!(previous.kind, FileKind::TooLarge | FileKind::Symlink { .. })
+    {
+        let record = FileRecord {
+            size,
+            mtime_ns,
+            ..previous.clone()
+        };
+        return Ok((record != *previous).then_some(FileUpdate {
+            record,
+            outline: OutlineChange::Keep,
+        }));
+    }
+    let kind = classify(&file.path, &contents);
+    let outline = match (&kind, std::str::from_utf8(&contents)) {
+        (FileKind::Source(language), Ok(text)) => Some(parse_guarded(*language, text)),
+        _ => None,
+    };
+    let record = FileRecord {
+        path: file.path.clone(),
+        size,
+        mtime_ns,
+        hash,
+        kind,
+        has_errors: outline.as_ref().is_some_and(|outline| outline.has_errors),
+    };
+    let outline = outline.map_or(OutlineChange::Remove, |outline| {
+        OutlineChange::Replace(Box::new(outline))
+    });
+    Ok(Some(FileUpdate { record, outline }))
+}
+
+/// Parses one file; a panicking extractor costs that file's outline, not the whole update.
+fn parse_guarded(language: Language, text: &str) -> FileOutline {
+    std::panic::catch_unwind(|| parse::outline(language, text)).unwrap_or_else(|_| {
+        let mut outline = FileOutline::empty(language);
+        outline.has_errors = true;
+        outline
+    })
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}

@@ -1,0 +1,176 @@
+//! Writing to the SQLite store: one IMMEDIATE transaction per update, fed file by file.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use rusqlite::{Row, Transaction, params};
+
+use super::codec::{file_kind_columns, role_name, symbol_kind_name};
+use super::outlines::outline_json;
+use super::{EdgeUpdate, FileUpdate, IndexWrite, OutlineChange};
+use crate::error::IndexError;
+use crate::model::SymbolRole;
+use crate::scan::nanos_since_epoch;
+
+/// An open write transaction on a [`super::SqliteStore`]; rolled back when dropped uncommitted.
+pub(super) struct SqliteWrite<'c> {
+    pub(super) transaction: Transaction<'c>,
+    /// The database file, for error messages.
+    pub(super) path: &'c Path,
+}
+
+impl SqliteWrite<'_> {
+    fn database(&self, error: rusqlite::Error) -> IndexError {
+        IndexError::database(self.path, error)
+    }
+}
+
+impl IndexWrite for SqliteWrite<'_> {
+    fn upsert(&mut self, update: &FileUpdate) -> Result<(), IndexError> {
+        write_file(&self.transaction, update).map_err(|error| match error {
+            WriteError::Database(error) => self.database(error),
+            WriteError::Invalid(reason) => IndexError::InvalidRecord {
+                path: update.record.path.clone(),
+                reason,
+            },
+        })
+    }
+
+    fn delete(&mut self, path: &str) -> Result<(), IndexError> {
+        self.transaction
+            .prepare_cached("DELETE FROM files WHERE path = ?1")
+            .and_then(|mut delete| delete.execute([path]))
+            .map(|_| ())
+            .map_err(|error| self.database(error))
+    }
+
+    fn edges(&mut self, update: &EdgeUpdate) -> Result<(), IndexError> {
+        write_edges(&self.transaction, update).map_err(|error| self.database(error))
+    }
+
+    fn commit(self: Box<Self>) -> Result<(), IndexError> {
+        let now_ms = nanos_since_epoch(SystemTime::now()) / 1_000_000;
+        let path = self.path;
+        self.transaction
+            .execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_indexed_ms', ?1)",
+                [now_ms.to_string()],
+            )
+            .and_then(|_| self.transaction.commit())
+            .map_err(|error| IndexError::database(path, error))
+    }
+}
+
+/// Replaces all edges, or those from some files.
+fn write_edges(transaction: &Transaction<'_>, update: &EdgeUpdate) -> rusqlite::Result<()> {
+    let edges = match update {
+        EdgeUpdate::All(edges) => {
+            transaction.execute("DELETE FROM edges", [])?;
+            edges
+        }
+        EdgeUpdate::From { files, edges } => {
+            let mut delete =
+                transaction.prepare_cached("DELETE FROM edges WHERE from_path = ?1")?;
+            for file in files {
+                delete.execute([file])?;
+            }
+            edges
+        }
+    };
+    let mut insert = transaction.prepare_cached(
+        "INSERT INTO edges (from_path, to_path, source, line) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for edge in edges {
+        insert.execute(params![edge.from, edge.to, edge.source, edge.line])?;
+    }
+    Ok(())
+}
+
+/// Why one file could not be written.
+enum WriteError {
+    Database(rusqlite::Error),
+    Invalid(String),
+}
+
+impl From<rusqlite::Error> for WriteError {
+    fn from(error: rusqlite::Error) -> Self {
+        Self::Database(error)
+    }
+}
+
+/// Inserts or replaces one file's record and, as asked, its outline, metrics and symbols.
+fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), WriteError> {
+    let record = &update.record;
+    let size = i64::try_from(record.size)
+        .map_err(|_| WriteError::Invalid(format!("size {} is too large", record.size)))?;
+    let (kind, language, target) = file_kind_columns(&record.kind);
+    let id: i64 = transaction
+        .prepare_cached(
+            "INSERT INTO files (path, size, mtime_ns, hash, kind, language, symlink_target, has_errors) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, \
+                 hash = excluded.hash, kind = excluded.kind, language = excluded.language, \
+                 symlink_target = excluded.symlink_target, has_errors = excluded.has_errors \
+             RETURNING id",
+        )?
+        .query_row(
+            params![record.path, size, record.mtime_ns, record.hash, kind, language, target, record.has_errors],
+            |row: &Row<'_>| row.get(0),
+        )?;
+    let outline = match &update.outline {
+        OutlineChange::Keep => return Ok(()),
+        OutlineChange::Remove => None,
+        OutlineChange::Replace(outline) => Some(outline),
+    };
+    for table in ["outlines", "file_metrics", "symbols"] {
+        transaction
+            .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
+            .execute([id])?;
+    }
+    let Some(outline) = outline else {
+        return Ok(());
+    };
+    let json = outline_json(outline)
+        .map_err(|error| WriteError::Invalid(format!("outline cannot be serialised: {error}")))?;
+    transaction
+        .prepare_cached("INSERT INTO outlines (file_id, json) VALUES (?1, ?2)")?
+        .execute(params![id, json])?;
+    let metrics = &outline.metrics;
+    let definitions = outline
+        .symbols
+        .iter()
+        .filter(|symbol| symbol.role == SymbolRole::Definition)
+        .count();
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    transaction
+        .prepare_cached(
+            "INSERT INTO file_metrics (file_id, lines, loc, max_nesting, import_count, complexity, \
+             todos, definition_count, reference_count) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?
+        .execute(params![
+            id,
+            metrics.lines,
+            metrics.loc,
+            metrics.max_nesting,
+            metrics.import_count,
+            metrics.complexity,
+            count(outline.todos.len()),
+            count(definitions),
+            count(outline.symbols.len() - definitions)
+        ])?;
+    let mut insert = transaction.prepare_cached(
+        "INSERT INTO symbols (file_id, name, kind, role, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for symbol in &outline.symbols {
+        insert.execute(params![
+            id,
+            symbol.name,
+            symbol_kind_name(symbol.kind),
+            role_name(symbol.role),
+            symbol.line,
+            symbol.column
+        ])?;
+    }
+    Ok(())
+}
