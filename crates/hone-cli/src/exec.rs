@@ -2,13 +2,11 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::str::FromStr;
 use std::time::Instant;
 
 use hone_config::IndexSettings;
-use hone_core::{ErrorChoice, Event, PromptProfile, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_core::{ErrorChoice, Event, Request, SessionConfig, TurnEnd, TurnStats};
 use hone_index::tools::{SharedIndex, index_tools};
-use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::HoneError;
 
 use crate::approve;
@@ -40,14 +38,9 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     overrides.max_tool_rounds = args.max_rounds;
     let config = crate::load_config_with(global, overrides)?;
     let provider_config = config.provider()?;
-    let secrets = provider_config
-        .api_key
-        .iter()
-        .map(|key| key.expose().to_string())
-        .collect();
-    let model = provider_config.model.clone();
+    let basics = crate::agent_setup::basics(&config, &provider_config)?;
+    let model = basics.model.clone();
     let window = crate::context_cmd::context_window(&config, &provider_config);
-    let prompt_profile = PromptProfile::for_model(&provider_config.kind, &model);
     let prompting = crate::provider_factory::Prompting::detect(args.json);
     let provider = crate::provider_factory::build(&config, provider_config, prompting).await?;
     let memory = crate::sessions_cmd::ExecSession {
@@ -59,11 +52,6 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         quiet: args.json,
     }
     .open(&crate::project_dir(global)?, &prompt)?;
-    let mode = ApprovalMode::from_str(config.approval().as_str())
-        .map_err(|error| HoneError::config(error.to_string()))?;
-    let rules = config.permission_rules();
-    let commands = CommandPolicy::new(&rules.allow, &rules.deny)
-        .map_err(|error| HoneError::config(format!("invalid [permissions] rule: {error}")))?;
     let root = crate::project_dir(global)?;
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -73,14 +61,14 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         root,
         provider,
         model,
-        permissions: Permissions::new(mode, commands),
-        max_tool_rounds: config.max_tool_rounds(),
+        permissions: basics.permissions,
+        max_tool_rounds: basics.max_tool_rounds,
         interactive,
         audit: true,
-        secrets,
+        secrets: basics.secrets,
         extra_tools,
         repo_map,
-        prompt_profile,
+        prompt_profile: basics.prompt_profile,
         memory,
         context,
     })?;

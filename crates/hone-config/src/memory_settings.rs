@@ -139,6 +139,10 @@ mod tests {
             }
         }
         assert!(parse("[memory]\ndepth = 3\n").is_err());
+        assert_eq!(
+            parse(crate::EXAMPLE_CONFIG).unwrap().checked_undo_depth,
+            Some(DEFAULT_UNDO_DEPTH)
+        );
     }
 
     #[test]

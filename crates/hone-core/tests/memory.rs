@@ -303,7 +303,11 @@ async fn undo_works_across_a_restart() {
     let note = store.messages(&second).unwrap();
     assert_eq!(note.len(), 1);
     assert!(note[0].message.text().contains("undid"), "{note:?}");
-    assert_eq!(store.find(&second).unwrap().title, "", "hone's notes are no titles");
+    assert_eq!(
+        store.find(&second).unwrap().title,
+        "",
+        "hone's notes are no titles"
+    );
 }
 
 #[tokio::test]

@@ -150,7 +150,10 @@ fn a_follow_up_reuses_the_prefix_and_answers_like_a_cold_run() {
     events(&provider, other, CancellationToken::new());
     let cold = events(&provider, request, CancellationToken::new());
     let cold_stats = provider.last_stats();
-    assert!(cold_stats.reused_tokens < 5, "{cold_stats:?}");
+    assert!(
+        cold_stats.computed_tokens > warm_stats.computed_tokens + 20,
+        "{cold_stats:?}"
+    );
     let warm_text = collect(&warm).message().text();
     assert_eq!(collect(&cold).message().text(), warm_text);
     assert!(warm_text.contains("Rome"), "{warm_text:?}");

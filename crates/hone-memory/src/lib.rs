@@ -53,7 +53,10 @@ pub use messages::{MessageStats, StoredMessage};
 pub use migrations::SCHEMA_VERSION;
 pub use resume::{INTERRUPTED_RESULT, repair_history, resume_history};
 pub use store::{DB_FILE, NewSession, SessionInfo, SessionStats, SessionStore};
-pub use undo::{DEFAULT_UNDO_DEPTH, RevertError, UndoError, UndoReport, revert, undo_latest};
+pub use undo::{RevertError, UndoError, UndoReport, revert, undo_latest};
+
+/// The undo stack depth when the configuration sets none (`[memory] undo_depth`).
+pub use hone_config::DEFAULT_UNDO_DEPTH;
 
 /// The key sessions, input history and the journal are filed under: the canonical project
 /// root (the path as given when it cannot be canonicalised).

@@ -8,9 +8,6 @@ use crate::error::MemoryError;
 use crate::journal::{EditState, JournalEntry, UndoEntry};
 use crate::store::SessionStore;
 
-/// The undo stack depth when the configuration sets none.
-pub const DEFAULT_UNDO_DEPTH: usize = 10;
-
 /// Why edits could not be taken back. Nothing was changed on disk in either case.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RevertError {

@@ -106,7 +106,16 @@ fn capitalise(word: &str) -> String {
 pub fn generate(root: &Path, target_lines: usize, seed: u64) -> std::io::Result<Corpus> {
     let mut rng = Rng::new(seed);
     let mut plans: Vec<Planned> = Vec::new();
+    let mut corpus = Corpus {
+        files: Vec::new(),
+        typescript_files: 0,
+        python_files: 0,
+        lines: 0,
+        bytes: 0,
+    };
     let (mut ts_lines, mut py_lines, mut ts_count, mut py_count) = (0, 0, 0, 0);
+    // Files are planned and written one by one (imports only name earlier files) until the
+    // written lines reach the target, half of them TypeScript.
     while ts_lines + py_lines < target_lines {
         let lang = if ts_lines <= py_lines {
             Lang::TypeScript
@@ -120,7 +129,6 @@ pub fn generate(root: &Path, target_lines: usize, seed: u64) -> std::io::Result<
             Lang::TypeScript => {
                 let number = ts_count;
                 ts_count += 1;
-                ts_lines += lines;
                 let package = number / FILES_PER_PACKAGE;
                 Planned {
                     lang,
@@ -137,7 +145,6 @@ pub fn generate(root: &Path, target_lines: usize, seed: u64) -> std::io::Result<
             Lang::Python => {
                 let number = py_count;
                 py_count += 1;
-                py_lines += lines;
                 let package = number / FILES_PER_PACKAGE;
                 let sub = rng.pick(&PY_SUBPACKAGES);
                 let name = format!("{noun}_{role}_{number}");
@@ -152,25 +159,25 @@ pub fn generate(root: &Path, target_lines: usize, seed: u64) -> std::io::Result<
             }
         };
         plans.push(plan);
-    }
-    let mut corpus = Corpus {
-        files: Vec::with_capacity(plans.len()),
-        typescript_files: ts_count,
-        python_files: py_count,
-        lines: 0,
-        bytes: 0,
-    };
-    for (index, plan) in plans.iter().enumerate() {
+        let index = plans.len() - 1;
+        let plan = &plans[index];
         let deps = dependencies(&plans, index, &mut rng);
         let text = match plan.lang {
             Lang::TypeScript => typescript_file(plan, &deps, &mut rng),
             Lang::Python => python_file(plan, &deps, &mut rng),
         };
         write_file(root, &plan.path, &text)?;
-        corpus.lines += text.lines().count();
+        let written = text.lines().count();
+        match plan.lang {
+            Lang::TypeScript => ts_lines += written,
+            Lang::Python => py_lines += written,
+        }
+        corpus.lines += written;
         corpus.bytes += text.len() as u64;
         corpus.files.push(plan.path.clone());
     }
+    corpus.typescript_files = ts_count;
+    corpus.python_files = py_count;
     for package in 0..py_count.div_ceil(FILES_PER_PACKAGE) {
         let init = format!("backend/app{package}/__init__.py");
         write_file(root, &init, "")?;

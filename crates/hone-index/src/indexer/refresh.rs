@@ -94,7 +94,7 @@ impl Tally<'_> {
     /// The update in `result`, if any, after counting it.
     fn take(&mut self, result: Examined) -> Option<FileUpdate> {
         self.done += 1;
-        if self.done % self.step == 0 || self.done == self.total {
+        if self.done.is_multiple_of(self.step) || self.done == self.total {
             (self.progress)(Progress {
                 done: self.done,
                 total: self.total,

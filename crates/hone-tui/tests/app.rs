@@ -1,0 +1,332 @@
+//! The app as a state machine: keys and core events in, effects and screens out.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use hone_core::{ApprovalDecision, ErrorChoice, Event, Request, TurnEnd};
+use hone_protocol::HoneError;
+use hone_tui::{Effect, SessionStart};
+use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
+
+fn approval_needed(call_id: &str) -> Event {
+    Event::ApprovalNeeded {
+        call_id: call_id.into(),
+        name: "edit_file".into(),
+        summary: format!("edit src/math.js ({call_id})"),
+        reason: "edits ask".into(),
+        diff: Some(DIFF.into()),
+        command: None,
+        content: Some("x\n".into()),
+    }
+}
+
+fn sent(effects: &[Effect]) -> Vec<Request> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Send(request) => Some(request.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn command(app: &mut hone_tui::App, line: &str) -> Vec<Effect> {
+    let mut effects = type_text(app, line);
+    effects.extend(app.on_terminal_event(key(KeyCode::Enter)));
+    effects
+}
+
+#[test]
+fn enter_sends_the_message_and_remembers_it() {
+    let mut app = app();
+    let effects = command(&mut app, "explain src/math.js");
+    assert_eq!(
+        sent(&effects),
+        [Request::UserMessage { text: "explain src/math.js".into() }]
+    );
+    assert!(effects.contains(&Effect::RememberInput("explain src/math.js".into())));
+    assert!(screen(&draw(&mut app, 80, 24)).contains("› explain src/math.js"));
+}
+
+#[test]
+fn alt_enter_adds_a_line_instead_of_sending() {
+    let mut app = app();
+    type_text(&mut app, "one");
+    let newline = TermEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT));
+    assert!(app.on_terminal_event(newline).is_empty());
+    let effects = command(&mut app, "two");
+    assert_eq!(sent(&effects), [Request::UserMessage { text: "one\ntwo".into() }]);
+}
+
+#[test]
+fn approvals_answer_one_at_a_time() {
+    let mut app = app();
+    feed(&mut app, vec![started(), Event::TurnStarted { turn: 1 }]);
+    assert!(feed(&mut app, vec![approval_needed("c1"), approval_needed("c2")]).is_empty());
+    assert!(screen(&draw(&mut app, 80, 24)).contains("(c1)"));
+    let effects = app.on_terminal_event(key(KeyCode::Char('y')));
+    assert_eq!(
+        sent(&effects),
+        [Request::Approval { call_id: "c1".into(), decision: ApprovalDecision::Approve }]
+    );
+    assert!(screen(&draw(&mut app, 80, 24)).contains("(c2)"), "the next one opens");
+    app.on_terminal_event(key(KeyCode::Char('n')));
+    let mut effects = type_text(&mut app, "use a patch");
+    effects.extend(app.on_terminal_event(key(KeyCode::Enter)));
+    assert_eq!(
+        sent(&effects),
+        [Request::Approval {
+            call_id: "c2".into(),
+            decision: ApprovalDecision::Deny { message: Some("use a patch".into()) }
+        }]
+    );
+    assert!(!screen(&draw(&mut app, 80, 24)).contains("approve edit_file?"));
+}
+
+#[test]
+fn auto_apply_skips_the_dialog_and_shows_the_diff() {
+    let mut app = app();
+    feed(&mut app, vec![started(), Event::TurnStarted { turn: 1 }]);
+    command(&mut app, "/auto-apply on");
+    let effects = feed(&mut app, vec![approval_needed("c1")]);
+    assert_eq!(
+        sent(&effects),
+        [Request::Approval { call_id: "c1".into(), decision: ApprovalDecision::Approve }]
+    );
+    feed(
+        &mut app,
+        vec![Event::DiffApplied { call_id: "c1".into(), paths: vec!["src/math.js".into()], diff: DIFF.into() }],
+    );
+    let shown = screen(&draw(&mut app, 80, 24));
+    assert!(!shown.contains("approve edit_file?"), "{shown}");
+    assert!(shown.contains("return a + b;"), "the diff is in the conversation:\n{shown}");
+    assert!(shown.contains("auto-apply"), "the status bar says so:\n{shown}");
+}
+
+#[test]
+fn commands_still_ask_under_auto_apply() {
+    let mut app = app_with("auto-edit");
+    let effects = feed(
+        &mut app,
+        vec![Event::ApprovalNeeded {
+            call_id: "c9".into(),
+            name: "run_command".into(),
+            summary: "run cargo test".into(),
+            reason: "commands ask".into(),
+            diff: None,
+            command: Some("cargo test".into()),
+            content: None,
+        }],
+    );
+    assert!(sent(&effects).is_empty());
+    assert!(screen(&draw(&mut app, 80, 24)).contains("$ cargo test"));
+}
+
+#[test]
+fn ctrl_c_interrupts_then_quits() {
+    let mut app = app();
+    feed(&mut app, vec![started(), Event::TurnStarted { turn: 1 }, approval_needed("c1")]);
+    let effects = app.on_terminal_event(ctrl('c'));
+    assert_eq!(sent(&effects), [Request::Cancel]);
+    assert!(!app.should_quit());
+    assert!(!screen(&draw(&mut app, 80, 24)).contains("approve edit_file?"), "the dialog closes");
+    let effects = app.on_terminal_event(ctrl('c'));
+    assert!(effects.contains(&Effect::Quit));
+    assert!(app.should_quit());
+}
+
+#[test]
+fn ctrl_c_when_idle_clears_the_input_then_asks_before_quitting() {
+    let mut app = app();
+    type_text(&mut app, "draft");
+    app.on_terminal_event(ctrl('c'));
+    assert!(!app.should_quit());
+    assert!(!screen(&draw(&mut app, 80, 24)).contains("draft"));
+    app.on_terminal_event(ctrl('c'));
+    assert!(screen(&draw(&mut app, 80, 24)).contains("press Ctrl+C again"));
+    app.on_terminal_event(ctrl('c'));
+    assert!(app.should_quit());
+}
+
+#[test]
+fn ctrl_d_quits_and_ctrl_z_undoes() {
+    let mut app = app();
+    assert_eq!(sent(&app.on_terminal_event(ctrl('z'))), [Request::Undo { count: 1 }]);
+    assert!(app.on_terminal_event(ctrl('d')).contains(&Effect::Quit));
+}
+
+#[test]
+fn slash_commands_become_requests() {
+    let mut app = app();
+    feed(&mut app, vec![started()]);
+    assert_eq!(sent(&command(&mut app, "/undo 2")), [Request::Undo { count: 2 }]);
+    assert_eq!(sent(&command(&mut app, "/undo list")), [Request::ListUndo]);
+    assert_eq!(sent(&command(&mut app, "/compact")), [Request::Compact]);
+    assert_eq!(
+        sent(&command(&mut app, "/add --summary src/**/*.rs")),
+        [Request::TrackFiles { patterns: vec!["src/**/*.rs".into()], summary: true }]
+    );
+    assert_eq!(
+        sent(&command(&mut app, "/drop src/**/*.rs")),
+        [Request::UntrackFiles { patterns: vec!["src/**/*.rs".into()] }]
+    );
+    assert!(command(&mut app, "/clear").contains(&Effect::StartSession(SessionStart::default())));
+    assert!(command(&mut app, "/model qwen3").contains(&Effect::StartSession(SessionStart {
+        resume: Some("s-1".into()),
+        model: Some("qwen3".into()),
+    })));
+    assert!(command(&mut app, "/sessions").contains(&Effect::ListSessions));
+    assert!(command(&mut app, "/reindex").contains(&Effect::Reindex));
+    assert!(sent(&command(&mut app, "/bogus")).is_empty());
+    assert!(screen(&draw(&mut app, 100, 30)).contains("unknown command /bogus"));
+    assert!(command(&mut app, "/quit").contains(&Effect::Quit));
+}
+
+#[test]
+fn the_popup_completes_and_runs_a_typed_command() {
+    let mut app = app();
+    type_text(&mut app, "/di");
+    assert!(screen(&draw(&mut app, 80, 24)).contains("/diff"));
+    app.on_terminal_event(key(KeyCode::Enter));
+    assert!(screen(&draw(&mut app, 80, 24)).contains("no changes applied in this session"));
+    // A command with arguments is completed, not run.
+    type_text(&mut app, "/mod");
+    let effects = app.on_terminal_event(key(KeyCode::Tab));
+    assert!(effects.is_empty());
+    assert!(screen(&draw(&mut app, 80, 24)).contains("│/model "));
+}
+
+#[test]
+fn eval_asks_the_model_about_its_last_answer() {
+    let mut app = app();
+    command(&mut app, "how does add work?");
+    let effects = command(&mut app, "/eval");
+    let requests = sent(&effects);
+    let [Request::UserMessage { text }] = requests.as_slice() else {
+        panic!("one message expected: {effects:?}");
+    };
+    assert!(text.contains("does not support"), "{text}");
+}
+
+#[test]
+fn the_core_error_choice_answers_the_core() {
+    let mut app = app();
+    command(&mut app, "hello");
+    feed(
+        &mut app,
+        vec![
+            Event::TurnStarted { turn: 1 },
+            Event::TurnError {
+                error: HoneError::provider("the server is overloaded"),
+                choices: ErrorChoice::ALL.to_vec(),
+            },
+        ],
+    );
+    let shown = screen(&draw(&mut app, 80, 24));
+    assert!(shown.contains("[r] retry") && shown.contains("[s] skip") && shown.contains("[a] abort"), "{shown}");
+    let effects = app.on_terminal_event(key(KeyCode::Char('a')));
+    assert_eq!(sent(&effects), [Request::ErrorChoice { choice: ErrorChoice::Abort }]);
+    feed(
+        &mut app,
+        vec![Event::TurnFailed { error: HoneError::provider("the server is overloaded"), stats: stats(10, 0, 0, 0) }],
+    );
+    assert!(!screen(&draw(&mut app, 80, 24)).contains("[r] retry"), "no second dialog");
+}
+
+#[test]
+fn without_core_choices_a_failed_turn_can_be_retried() {
+    let mut app = app();
+    command(&mut app, "hello");
+    feed(
+        &mut app,
+        vec![
+            Event::TurnStarted { turn: 1 },
+            Event::TurnFailed { error: HoneError::network("unreachable"), stats: stats(10, 0, 0, 0) },
+        ],
+    );
+    let effects = app.on_terminal_event(key(KeyCode::Char('r')));
+    assert_eq!(sent(&effects), [Request::UserMessage { text: "hello".into() }]);
+}
+
+#[test]
+fn arrows_recall_the_history() {
+    let mut app = app();
+    app.on_terminal_event(key(KeyCode::Up));
+    assert!(screen(&draw(&mut app, 80, 24)).contains("│an earlier question"));
+    app.on_terminal_event(key(KeyCode::Down));
+    assert!(!screen(&draw(&mut app, 80, 24)).contains("an earlier question"));
+}
+
+#[test]
+fn tab_asks_for_completions_and_offers_several() {
+    let mut app = app();
+    type_text(&mut app, "look at src/ma");
+    assert_eq!(
+        app.on_terminal_event(key(KeyCode::Tab)),
+        [Effect::Complete { word: "src/ma".into() }]
+    );
+    app.show_completions(
+        "src/ma",
+        vec![("src/main.rs".into(), String::new()), ("src/math.rs".into(), String::new())],
+    );
+    let shown = screen(&draw(&mut app, 80, 24));
+    assert!(shown.contains("completions") && shown.contains("src/math.rs"), "{shown}");
+    assert!(shown.contains("look at src/ma"), "the common prefix is kept");
+    app.on_terminal_event(key(KeyCode::Down));
+    app.on_terminal_event(key(KeyCode::Tab));
+    assert!(screen(&draw(&mut app, 80, 24)).contains("look at src/math.rs"));
+}
+
+#[test]
+fn context_usage_and_compaction_are_shown() {
+    let mut app = app();
+    feed(
+        &mut app,
+        vec![
+            Event::ContextUsage { used: 96_000, window: Some(128_000), percent: Some(75.0) },
+            Event::ContextCompacted {
+                before_tokens: 96_000,
+                after_tokens: 20_000,
+                method: hone_core::CompactionMethod::Model,
+            },
+        ],
+    );
+    let shown = screen(&draw(&mut app, 100, 24));
+    assert!(shown.contains("ctx 75%"), "{shown}");
+    assert!(shown.contains("context compacted: 96,000 → 20,000 tokens"), "{shown}");
+}
+
+#[test]
+fn pasted_text_keeps_its_lines() {
+    let mut app = app();
+    app.on_terminal_event(TermEvent::Paste("fn a() {}\r\nfn b() {}".into()));
+    let effects = app.on_terminal_event(key(KeyCode::Enter));
+    assert_eq!(sent(&effects), [Request::UserMessage { text: "fn a() {}\nfn b() {}".into() }]);
+}
+
+#[test]
+fn any_size_renders_without_panicking() {
+    let mut app = app();
+    command(&mut app, "a long question that wraps around several times on a tiny screen");
+    feed(
+        &mut app,
+        vec![
+            Event::TurnStarted { turn: 1 },
+            Event::MessageDelta { text: "```rust\nfn main() {}\n```\n".repeat(20) },
+            approval_needed("c1"),
+        ],
+    );
+    for (width, height) in [(1, 1), (10, 5), (20, 8), (60, 20), (80, 24), (200, 60)] {
+        draw(&mut app, width, height);
+    }
+    app.on_terminal_event(key(KeyCode::Char('y')));
+    feed(
+        &mut app,
+        vec![Event::TurnCompleted { end: TurnEnd::Answered, stats: stats(1, 1, 1, 1) }],
+    );
+    app.on_terminal_event(key(KeyCode::PageUp));
+    for (width, height) in [(3, 3), (40, 10), (80, 24)] {
+        draw(&mut app, width, height);
+    }
+}
