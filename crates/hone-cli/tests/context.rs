@@ -131,7 +131,11 @@ async fn context_renders_instructions_and_files_and_saves_the_document() {
         std::fs::read_to_string(sandbox.root.join(".hone/context/.gitignore")).unwrap(),
         "*\n"
     );
-    assert!(stderr(&output).contains("hone: saved .hone/context/"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("hone: saved .hone/context/"),
+        "{}",
+        stderr(&output)
+    );
 
     let outline = sandbox.run(&["context", "--summary", "src"]).await;
     assert!(outline.status.success(), "{}", stderr(&outline));
@@ -143,7 +147,11 @@ async fn context_renders_instructions_and_files_and_saves_the_document() {
 
     let nothing = sandbox.run(&["context", "nothing/**/*.rs"]).await;
     assert!(!nothing.status.success());
-    assert!(stderr(&nothing).contains("matches no file"), "{}", stderr(&nothing));
+    assert!(
+        stderr(&nothing).contains("matches no file"),
+        "{}",
+        stderr(&nothing)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,7 +160,11 @@ async fn exec_pins_files_before_the_first_turn() {
     let server = MockServer::start().await;
     server.enqueue(Reply::new().text("I see `add`.").openai_chat());
     let output = sandbox
-        .exec(&server, &["--json", "--file", "src/*.js", "--file", "*.md"], "look")
+        .exec(
+            &server,
+            &["--json", "--file", "src/*.js", "--file", "*.md"],
+            "look",
+        )
         .await;
     assert!(output.status.success(), "{}", stderr(&output));
     let events = events(&output);
@@ -199,9 +211,15 @@ async fn a_resumed_session_past_the_threshold_is_compacted_with_a_notice() {
     sandbox.config(&format!(
         "[providers.lmstudio]\ncontext_window = {window}\n\n[context]\ncompact_threshold = 0.5\nrecent_turns = 1\n"
     ));
-    server.enqueue(Reply::new().text("- The user had big.txt read.").openai_chat());
+    server.enqueue(
+        Reply::new()
+            .text("- The user had big.txt read.")
+            .openai_chat(),
+    );
     server.enqueue(Reply::new().text("Next, the tests.").openai_chat());
-    let second = sandbox.exec(&server, &["--resume", "last"], "What next?").await;
+    let second = sandbox
+        .exec(&server, &["--resume", "last"], "What next?")
+        .await;
     assert!(second.status.success(), "{}", stderr(&second));
     let notice = stderr(&second);
     assert!(
@@ -211,7 +229,10 @@ async fn a_resumed_session_past_the_threshold_is_compacted_with_a_notice() {
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
     let summary = requests[2].json().to_string();
-    assert!(summary.contains("You compact the conversation"), "{summary}");
+    assert!(
+        summary.contains("You compact the conversation"),
+        "{summary}"
+    );
     let last = requests[3].json().to_string();
     assert!(last.contains("- The user had big.txt read."), "{last}");
     assert!(!last.contains(MARKER), "{last}");

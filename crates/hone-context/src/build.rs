@@ -33,6 +33,9 @@ pub struct Built {
     pub tokens: usize,
     /// The same estimate before calibration (what provider reports are compared with).
     pub raw_tokens: usize,
+    /// Estimated tokens of the whole view before any trimming (what compaction decisions
+    /// look at); 0 when the window is unknown.
+    pub untrimmed_tokens: usize,
     /// Messages of the view left out to fit the window.
     pub trimmed: usize,
     /// Blocks shortened to fit the window.
@@ -177,7 +180,7 @@ pub(crate) fn fit(
     budget: Option<(usize, u32)>,
 ) -> Result<Built, ContextError> {
     let Some((budget, window)) = budget else {
-        return Ok(finish(counter, parts.render(true), messages, 0, 0, 0));
+        return Ok(finish(counter, parts.render(true), messages, (0, 0), 0, 0));
     };
     let tools_raw = counter.tools_raw(tools);
     let mut with_summary = true;
@@ -187,13 +190,14 @@ pub(crate) fn fit(
         .map(|message| counter.message_raw(message))
         .collect();
     let mut kept: usize = sizes.iter().sum();
+    let untrimmed = fixed + kept;
     let fits = |counter: &TokenCounter, raw: usize| counter.calibrated(raw) <= budget;
     if fits(counter, fixed + kept) {
         return Ok(finish(
             counter,
             parts.render(true),
             messages,
-            fixed + kept,
+            (untrimmed, untrimmed),
             0,
             0,
         ));
@@ -271,7 +275,7 @@ pub(crate) fn fit(
         counter,
         parts.render(with_summary),
         messages,
-        raw,
+        (raw, untrimmed),
         trimmed,
         shortened,
     ))
@@ -281,7 +285,7 @@ fn finish(
     counter: &TokenCounter,
     system: String,
     messages: Vec<Message>,
-    raw: usize,
+    (raw, untrimmed): (usize, usize),
     trimmed: usize,
     shortened: usize,
 ) -> Built {
@@ -290,6 +294,7 @@ fn finish(
         messages,
         tokens: counter.calibrated(raw),
         raw_tokens: raw,
+        untrimmed_tokens: counter.calibrated(untrimmed),
         trimmed,
         shortened,
     }

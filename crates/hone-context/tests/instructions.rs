@@ -23,7 +23,10 @@ fn layout() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     write(&repo.join("HONE.md"), "root hone\n");
     write(&repo.join("pkg/AGENTS.md"), "package agents\n");
     write(&repo.join("pkg/app/HONE.md"), "app hone\n");
-    write(&repo.join("pkg/app/src/AGENTS.md"), "below the working directory\n");
+    write(
+        &repo.join("pkg/app/src/AGENTS.md"),
+        "below the working directory\n",
+    );
     let user = base.join("config/hone");
     write(&user.join("AGENTS.md"), "user agents\n");
     (dir, repo.join("pkg/app"), user)
@@ -54,11 +57,20 @@ fn files_are_found_from_the_user_through_the_root_down_to_the_working_directory(
     assert!(shown[0].ends_with("config/hone/AGENTS.md"), "{shown:?}");
     assert!(shown[1].ends_with("outside/repo/AGENTS.md"), "{shown:?}");
     assert!(shown[3].ends_with("repo/pkg/AGENTS.md"), "{shown:?}");
-    assert_eq!(shown[4], "HONE.md", "inside the working directory: relative");
-    let order: Vec<usize> = ["user agents", "root agents", "root hone", "package agents", "app hone"]
-        .iter()
-        .map(|text| rendered.find(text).unwrap())
-        .collect();
+    assert_eq!(
+        shown[4], "HONE.md",
+        "inside the working directory: relative"
+    );
+    let order: Vec<usize> = [
+        "user agents",
+        "root agents",
+        "root hone",
+        "package agents",
+        "app hone",
+    ]
+    .iter()
+    .map(|text| rendered.find(text).unwrap())
+    .collect();
     assert!(order.windows(2).all(|pair| pair[0] < pair[1]), "{rendered}");
 }
 

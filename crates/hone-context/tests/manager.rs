@@ -84,11 +84,18 @@ fn compaction_summarises_older_turns_and_the_next_request_fits() {
     let plan = manager.plan_summary(&history, false).unwrap();
     assert_eq!(plan.end, 8, "the last turn stays whole");
     let request = plan.request.unwrap();
-    assert_eq!(request.system.as_deref(), Some(hone_context::COMPACTION_PROMPT));
+    assert_eq!(
+        request.system.as_deref(),
+        Some(hone_context::COMPACTION_PROMPT)
+    );
     let asked = request.messages[0].text();
     assert!(asked.contains("User: Turn 0: explain module 0"), "{asked}");
     assert!(!asked.contains("Turn 2"), "{asked}");
-    manager.apply_summary(plan.end, "- The user asked about modules 0 and 1.", CompactionMethod::Model);
+    manager.apply_summary(
+        plan.end,
+        "- The user asked about modules 0 and 1.",
+        CompactionMethod::Model,
+    );
 
     let after = manager.estimate(BASE, &history, &[]);
     assert!(after < before / 2, "{after} vs {before}");
@@ -96,7 +103,11 @@ fn compaction_summarises_older_turns_and_the_next_request_fits() {
     assert!(built.tokens <= manager.budget().unwrap());
     assert_eq!(built.trimmed, 0);
     assert!(built.system.contains(task.trim()), "task memory verbatim");
-    assert!(built.system.contains("- The user asked about modules 0 and 1."));
+    assert!(
+        built
+            .system
+            .contains("- The user asked about modules 0 and 1.")
+    );
     assert!(built.system.contains("compacted by the model"));
     assert_eq!(built.messages.len(), 4);
     assert_eq!(built.messages[0].text(), "Turn 2: explain module 2");
@@ -108,10 +119,19 @@ fn the_rule_summary_is_used_when_the_summary_request_would_not_fit() {
     let mut manager = manager(dir.path(), Some(700));
     let history = long_conversation(&mut manager);
     let plan = manager.plan_summary(&history, false).unwrap();
-    assert!(plan.request.is_none(), "the summary request itself overflows");
+    assert!(
+        plan.request.is_none(),
+        "the summary request itself overflows"
+    );
     let summary = manager.rule_summary(&history, plan.end);
-    assert!(summary.contains("Requests:\n- Turn 0: explain module 0\n- Turn 1"), "{summary}");
-    assert!(summary.contains("Decision: module 1 stays as it is."), "{summary}");
+    assert!(
+        summary.contains("Requests:\n- Turn 0: explain module 0\n- Turn 1"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("Decision: module 1 stays as it is."),
+        "{summary}"
+    );
     manager.apply_summary(plan.end, &summary, CompactionMethod::Rules);
     let built = manager.build(BASE, &history, &[]).unwrap();
     assert!(built.tokens <= manager.budget().unwrap());
@@ -124,7 +144,11 @@ fn stale_file_contents_are_stubbed_after_five_quiet_turns() {
     let dir = tempfile::tempdir().unwrap();
     let mut manager = manager(dir.path(), Some(100_000));
     let mut history = vec![Message::user("read the config")];
-    history.extend(read_round("r", "config.toml", &"key = \"value\"\n".repeat(100)));
+    history.extend(read_round(
+        "r",
+        "config.toml",
+        &"key = \"value\"\n".repeat(100),
+    ));
     for turn in 0..5 {
         history.push(Message::user(format!("question {turn}")));
         history.push(Message::assistant("answer"));
@@ -134,7 +158,11 @@ fn stale_file_contents_are_stubbed_after_five_quiet_turns() {
     let ContentBlock::ToolResult(result) = &built.messages[2].content[0] else {
         panic!("a result")
     };
-    assert!(result.content.starts_with("[hone] Removed to save context"), "{}", result.content);
+    assert!(
+        result.content.starts_with("[hone] Removed to save context"),
+        "{}",
+        result.content
+    );
     assert!(result.content.contains("`config.toml`"));
 }
 
@@ -143,14 +171,19 @@ fn only_the_newest_snapshot_of_a_tracked_file_is_sent() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "version one\n").unwrap();
     let mut manager = manager(dir.path(), Some(50_000));
-    let report = manager.track(&["*.md".to_string()], TrackMode::Full).unwrap();
+    let report = manager
+        .track(&["*.md".to_string()], TrackMode::Full)
+        .unwrap();
     assert_eq!(report.added, ["notes.md"]);
     assert_eq!(report.files[0].mode, TrackMode::Full);
 
     let mut request = Message::user("update the notes");
     let attached = manager.attach_pending(&mut request);
     assert_eq!(attached.paths, ["notes.md"]);
-    assert_eq!(request.text(), "<tracked_file path=\"notes.md\" mode=\"full\" lines=\"1\">\nversion one\n</tracked_file>update the notes");
+    assert_eq!(
+        request.text(),
+        "<tracked_file path=\"notes.md\" mode=\"full\" lines=\"1\">\nversion one\n</tracked_file>update the notes"
+    );
     let mut history = vec![request];
     let [call, mut results] = read_round("w", "notes.md", "applied: write notes.md");
     std::fs::write(dir.path().join("notes.md"), "version two\n").unwrap();
@@ -183,7 +216,9 @@ fn the_state_survives_a_snapshot_and_restore() {
     std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
     let mut first = manager(dir.path(), Some(6_000));
     let history = long_conversation(&mut first);
-    first.track(&["a.rs".to_string()], TrackMode::Outline).unwrap();
+    first
+        .track(&["a.rs".to_string()], TrackMode::Outline)
+        .unwrap();
     let plan = first.plan_summary(&history, false).unwrap();
     first.apply_summary(plan.end, "summary", CompactionMethod::Model);
     let saved = first.snapshot();

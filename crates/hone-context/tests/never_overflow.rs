@@ -26,7 +26,15 @@ struct Turn {
 }
 
 fn text(seed: usize, length: usize) -> String {
-    let words = ["alpha ", "beta_gamma ", "fn x() {} ", "δέλτα ", "1234 ", "\n", "{\"k\": 1} "];
+    let words = [
+        "alpha ",
+        "beta_gamma ",
+        "fn x() {} ",
+        "δέλτα ",
+        "1234 ",
+        "\n",
+        "{\"k\": 1} ",
+    ];
     let mut out = String::with_capacity(length + 16);
     let mut index = seed;
     while out.len() < length {

@@ -2,7 +2,7 @@
 //! tracked files, and how full the window is.
 
 use futures::StreamExt;
-use hone_context::{Built, CompactionMethod, TrackMode};
+use hone_context::{Built, CompactionMethod, ContextError, TrackMode};
 use hone_protocol::{
     ChatRequest, ErrorCategory, HoneError, Message, Outcome, ResponseCollector, ToolCall, ToolSpec,
     Usage,
@@ -53,14 +53,23 @@ impl Agent {
         cancel: &CancellationToken,
         stats: &mut TurnStats,
     ) -> Result<Built, HoneError> {
-        if self.context_manager.window().is_some() {
-            let tokens = self
+        let built = self
+            .context_manager
+            .build(&self.system_prompt, &self.history, tools);
+        let needs = match &built {
+            Ok(built) => self
                 .context_manager
-                .estimate(&self.system_prompt, &self.history, tools);
-            if self.context_manager.needs_compaction(tokens) {
-                self.compact(false, cancel, stats).await;
+                .needs_compaction(built.untrimmed_tokens),
+            // Compaction may make it fit after all.
+            Err(ContextError::WindowTooSmall { .. }) => {
+                self.context_manager.needs_compaction(usize::MAX)
             }
+            Err(_) => false,
+        };
+        if !needs {
+            return built.map_err(|error| HoneError::validation(error.to_string()));
         }
+        self.compact(false, cancel, stats).await;
         self.context_manager
             .build(&self.system_prompt, &self.history, tools)
             .map_err(|error| HoneError::validation(error.to_string()))

@@ -198,10 +198,13 @@ impl Agent {
         pending: Option<i64>,
         outcome: &Result<Result<AppliedEdit, ToolError>, JoinError>,
     ) {
-        if let Ok(Ok(applied)) = outcome {
-            self.undo.journal.push(applied.clone(), self.undo.depth);
-        }
-        let (Some(recorder), Some(seq)) = (&self.recorder, pending) else {
+        let Some(recorder) = &self.recorder else {
+            if let Ok(Ok(applied)) = outcome {
+                self.undo.journal.push(applied.clone(), self.undo.depth);
+            }
+            return;
+        };
+        let Some(seq) = pending else {
             return;
         };
         let settled = match outcome {

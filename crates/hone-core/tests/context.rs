@@ -214,7 +214,10 @@ async fn compaction_triggers_at_the_threshold_and_keeps_the_task_memory() {
     assert_eq!(compacted.len(), 1, "{events:?}");
     let (before, after, method) = compacted[0];
     assert_eq!(method, CompactionMethod::Model);
-    assert!(before >= u64::from(size) / 2, "{before} passed the threshold");
+    assert!(
+        before >= u64::from(size) / 2,
+        "{before} passed the threshold"
+    );
     assert!(after < before / 2, "{after} vs {before}");
 
     let summary_request = h.request_text(2);
@@ -236,7 +239,10 @@ async fn compaction_triggers_at_the_threshold_and_keeps_the_task_memory() {
         assert!(next.contains(kept), "{kept} missing from {next}");
     }
     let usage = used(&events);
-    assert!(usage.iter().all(|tokens| *tokens <= u64::from(size)), "{usage:?} ≤ {size}");
+    assert!(
+        usage.iter().all(|tokens| *tokens <= u64::from(size)),
+        "{usage:?} ≤ {size}"
+    );
     assert!(matches!(
         events.last(),
         Some(Event::TurnCompleted {
@@ -261,7 +267,10 @@ async fn a_failed_summary_call_falls_back_to_rules() {
         "{events:?}"
     );
     let next = h.request_text(3);
-    assert!(next.contains("Summary of older turns (written by rules)"), "{next}");
+    assert!(
+        next.contains("Summary of older turns (written by rules)"),
+        "{next}"
+    );
     assert!(next.contains("- Read big.txt"), "{next}");
     assert!(next.contains("compacted by rules"));
     assert!(!next.contains(MARKER));
@@ -295,7 +304,9 @@ async fn tracked_files_are_sent_and_only_their_newest_snapshot_stays() {
         patterns: vec!["*.txt".into(), "nothing/*.rs".into()],
         summary: false,
     });
-    let tracked = h.until(|event| matches!(event, Event::FilesTracked { .. })).await;
+    let tracked = h
+        .until(|event| matches!(event, Event::FilesTracked { .. }))
+        .await;
     let Some(Event::FilesTracked {
         files, unmatched, ..
     }) = tracked.last()
@@ -308,18 +319,30 @@ async fn tracked_files_are_sent_and_only_their_newest_snapshot_stays() {
     h.handle.send(Request::UntrackFiles {
         patterns: vec!["big.txt".into()],
     });
-    h.until(|event| matches!(event, Event::FilesTracked { .. })).await;
+    h.until(|event| matches!(event, Event::FilesTracked { .. }))
+        .await;
 
     h.turn("Shout beta").await;
     let old = "<tracked_file path=\\\"notes.txt\\\" mode=\\\"full\\\" lines=\\\"3\\\">\\nalpha\\nbeta\\ngamma";
     let new = "<tracked_file path=\\\"notes.txt\\\" mode=\\\"full\\\" lines=\\\"3\\\">\\nalpha\\nBETA\\ngamma";
     let first = h.request_text(0);
     assert!(first.contains(old), "{first}");
-    assert!(!first.contains(MARKER), "big.txt was untracked before the turn");
+    assert!(
+        !first.contains(MARKER),
+        "big.txt was untracked before the turn"
+    );
     let second = h.request_text(1);
     assert!(second.contains(new), "{second}");
-    assert!(!second.contains(old), "the older snapshot is stripped: {second}");
-    assert_eq!(second.matches("tracked_file path=\\\"notes.txt\\\"").count(), 1);
+    assert!(
+        !second.contains(old),
+        "the older snapshot is stripped: {second}"
+    );
+    assert_eq!(
+        second
+            .matches("tracked_file path=\\\"notes.txt\\\"")
+            .count(),
+        1
+    );
     assert_eq!(
         std::fs::read_to_string(h.root.join("notes.txt")).unwrap(),
         "alpha\nBETA\ngamma\n"
@@ -404,7 +427,11 @@ async fn retry_sends_the_request_again() {
     ));
     let requests = h.server.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(requests[0].json(), requests[1].json(), "the same request again");
+    assert_eq!(
+        requests[0].json(),
+        requests[1].json(),
+        "the same request again"
+    );
 }
 
 #[tokio::test]

@@ -133,6 +133,80 @@ pub(crate) struct MetricKinds {
     pub(crate) comments: &'static [&'static str],
 }
 
+/// Metrics and TODOs gathered while something else walks the whole tree in pre-order, so an
+/// extractor that walks every node anyway needs no second walk. Call [`MetricsWalk::enter`]
+/// for every node (named or not) and [`MetricsWalk::leave`] when the node last entered or
+/// returned to is done with its subtree.
+pub(crate) struct MetricsWalk<'k> {
+    kinds: &'k MetricKinds,
+    metrics: FileMetrics,
+    depth: u32,
+    /// For each entered node not yet left: whether it opened a nesting level.
+    open: Vec<bool>,
+    todos: Vec<Todo>,
+}
+
+impl<'k> MetricsWalk<'k> {
+    /// A walk over `source` counting `kinds`.
+    pub(crate) fn new(source: &str, kinds: &'k MetricKinds) -> Self {
+        let metrics = FileMetrics {
+            lines: u32::try_from(source.lines().count()).unwrap_or(u32::MAX),
+            loc: u32::try_from(
+                source
+                    .lines()
+                    .filter(|line| !line.trim().is_empty())
+                    .count(),
+            )
+            .unwrap_or(u32::MAX),
+            complexity: 1,
+            ..FileMetrics::default()
+        };
+        Self {
+            kinds,
+            metrics,
+            depth: 0,
+            open: Vec::new(),
+            todos: Vec::new(),
+        }
+    }
+
+    /// Counts `node`, reached in pre-order; `field` is its field name in its parent.
+    pub(crate) fn enter(&mut self, node: Node<'_>, field: Option<&str>, source: &str) {
+        let kind = node.kind();
+        let opens = self.kinds.nesting.contains(&kind);
+        if opens {
+            self.depth += 1;
+            self.metrics.max_nesting = self.metrics.max_nesting.max(self.depth);
+        }
+        if self.kinds.branches.contains(&kind) {
+            self.metrics.complexity += 1;
+        } else if self.kinds.logical_operators.contains(&kind)
+            && !node.is_named()
+            && field == Some("operator")
+        {
+            // Only operators of expressions: C++ `T&&` declarators use the same token.
+            self.metrics.complexity += 1;
+        }
+        if self.kinds.comments.contains(&kind) {
+            todos_in_comment(text(node, source), start_line(node), &mut self.todos);
+        }
+        self.open.push(opens);
+    }
+
+    /// The innermost entered node is done.
+    pub(crate) fn leave(&mut self) {
+        if self.open.pop() == Some(true) {
+            self.depth = self.depth.saturating_sub(1);
+        }
+    }
+
+    /// The metrics (`import_count` left for the caller); the TODOs go to `todos`.
+    pub(crate) fn finish(self, todos: &mut Vec<Todo>) -> FileMetrics {
+        todos.extend(self.todos);
+        self.metrics
+    }
+}
+
 /// Walks the whole tree once: metrics and TODOs. `import_count` is left for the caller.
 pub(crate) fn metrics_and_todos(
     root: Node<'_>,
@@ -140,55 +214,20 @@ pub(crate) fn metrics_and_todos(
     kinds: &MetricKinds,
     todos: &mut Vec<Todo>,
 ) -> FileMetrics {
-    let mut metrics = FileMetrics {
-        lines: u32::try_from(source.lines().count()).unwrap_or(u32::MAX),
-        loc: u32::try_from(
-            source
-                .lines()
-                .filter(|line| !line.trim().is_empty())
-                .count(),
-        )
-        .unwrap_or(u32::MAX),
-        complexity: 1,
-        ..FileMetrics::default()
-    };
+    let mut walk = MetricsWalk::new(source, kinds);
     let mut cursor = root.walk();
-    let mut depth: u32 = 0;
-    // Iterative pre-order walk with an explicit nesting counter.
-    let mut nesting_stack: Vec<bool> = Vec::new();
     loop {
-        let node = cursor.node();
-        let kind = node.kind();
-        let opens = kinds.nesting.contains(&kind);
-        if opens {
-            depth += 1;
-            metrics.max_nesting = metrics.max_nesting.max(depth);
-        }
-        if kinds.branches.contains(&kind) {
-            metrics.complexity += 1;
-        } else if kinds.logical_operators.contains(&kind)
-            && !node.is_named()
-            && cursor.field_name() == Some("operator")
-        {
-            // Only operators of expressions: C++ `T&&` declarators use the same token.
-            metrics.complexity += 1;
-        }
-        if kinds.comments.contains(&kind) {
-            todos_in_comment(text(node, source), start_line(node), todos);
-        }
-        nesting_stack.push(opens);
+        walk.enter(cursor.node(), cursor.field_name(), source);
         if cursor.goto_first_child() {
             continue;
         }
         loop {
-            if nesting_stack.pop() == Some(true) {
-                depth = depth.saturating_sub(1);
-            }
+            walk.leave();
             if cursor.goto_next_sibling() {
                 break;
             }
             if !cursor.goto_parent() {
-                return metrics;
+                return walk.finish(todos);
             }
         }
     }

@@ -70,9 +70,10 @@ pub(crate) fn extract(root: Node<'_>, source: &str, outline: &mut FileOutline) {
         all: None,
     };
     extractor.module_level(root, 0);
-    scan::scan(root, &mut extractor);
+    let mut metrics = common::MetricsWalk::new(source, &METRIC_KINDS);
+    scan::scan(root, &mut extractor, &mut metrics);
     extractor.finish();
-    outline.metrics = common::metrics_and_todos(root, source, &METRIC_KINDS, &mut outline.todos);
+    outline.metrics = metrics.finish(&mut outline.todos);
 }
 
 /// Extraction state shared by the passes.

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::{Extractor, classes, imports};
 use crate::model::SymbolKind;
-use crate::parse::common::{field_text, text};
+use crate::parse::common::{MetricsWalk, field_text, text};
 
 /// Builtin types left out of annotation references.
 const BUILTIN_TYPES: [&str; 14] = [
@@ -44,12 +44,19 @@ pub(super) fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, Option<&'
     }
 }
 
-/// Walks the tree once, keeping the chain of ancestors of the current node.
-pub(super) fn scan(root: Node<'_>, extractor: &mut Extractor<'_, '_>) {
+/// Walks the tree once, keeping the chain of ancestors of the current node; `metrics` sees
+/// every node on the way.
+pub(super) fn scan(
+    root: Node<'_>,
+    extractor: &mut Extractor<'_, '_>,
+    metrics: &mut MetricsWalk<'_>,
+) {
+    let source = extractor.source;
     let mut cursor = root.walk();
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     loop {
         let node = cursor.node();
+        metrics.enter(node, cursor.field_name(), source);
         if node.is_named() {
             visit(node, &ancestors, extractor);
         }
@@ -58,6 +65,7 @@ pub(super) fn scan(root: Node<'_>, extractor: &mut Extractor<'_, '_>) {
             continue;
         }
         loop {
+            metrics.leave();
             if cursor.goto_next_sibling() {
                 break;
             }

@@ -82,9 +82,10 @@ pub(crate) fn extract(root: Node<'_>, source: &str, outline: &mut FileOutline) {
         type_params: Vec::new(),
     };
     extractor.declarations(root, false, 0);
-    scan::scan(root, &mut extractor);
+    let mut metrics = common::MetricsWalk::new(source, &METRIC_KINDS);
+    scan::scan(root, &mut extractor, &mut metrics);
     extractor.finish();
-    outline.metrics = common::metrics_and_todos(root, source, &METRIC_KINDS, &mut outline.todos);
+    outline.metrics = metrics.finish(&mut outline.todos);
 }
 
 /// A name exported without its declaration (`export { a as b }`, `export default a`,

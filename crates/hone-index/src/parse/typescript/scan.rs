@@ -6,7 +6,7 @@ use tree_sitter::Node;
 use super::imports;
 use super::{ANONYMOUS, Extractor, classes};
 use crate::model::SymbolKind;
-use crate::parse::common::{field_text, start_line, text};
+use crate::parse::common::{MetricsWalk, field_text, start_line, text};
 
 /// Node kinds that become a [`crate::model::Class`].
 pub(super) const CLASS_KINDS: [&str; 5] = [
@@ -28,12 +28,19 @@ const TYPE_DECLARATIONS: [&str; 7] = [
     "mapped_type_clause",
 ];
 
-/// Walks the tree once, keeping the chain of ancestors of the current node.
-pub(super) fn scan(root: Node<'_>, extractor: &mut Extractor<'_, '_>) {
+/// Walks the tree once, keeping the chain of ancestors of the current node; `metrics` sees
+/// every node on the way.
+pub(super) fn scan(
+    root: Node<'_>,
+    extractor: &mut Extractor<'_, '_>,
+    metrics: &mut MetricsWalk<'_>,
+) {
+    let source = extractor.source;
     let mut cursor = root.walk();
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     loop {
         let node = cursor.node();
+        metrics.enter(node, cursor.field_name(), source);
         if node.is_named() {
             visit(node, cursor.field_name(), &ancestors, extractor);
         }
@@ -42,6 +49,7 @@ pub(super) fn scan(root: Node<'_>, extractor: &mut Extractor<'_, '_>) {
             continue;
         }
         loop {
+            metrics.leave();
             if cursor.goto_next_sibling() {
                 break;
             }
