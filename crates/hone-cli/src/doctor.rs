@@ -129,7 +129,10 @@ fn embedded(config: &Config, out: &mut String, usable: &mut Vec<String>) {
         let state = match &status.state {
             ModelState::Verified { source } => {
                 usable.push(format!("local ({name})"));
-                format!("downloaded and verified ({source}): {}", status.path.display())
+                format!(
+                    "downloaded and verified ({source}): {}",
+                    status.path.display()
+                )
             }
             ModelState::Unverified => format!(
                 "present, not verified yet (checked on first use): {}",

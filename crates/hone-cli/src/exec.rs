@@ -175,6 +175,8 @@ struct View {
     answer_open: bool,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
+    /// How full the context window was after the last model response, in percent.
+    context_percent: Option<f64>,
 }
 
 impl View {
@@ -184,12 +186,16 @@ impl View {
             color: std::io::stderr().is_terminal(),
             answer_open: false,
             session_id: None,
+            context_percent: None,
         }
     }
 
     fn show(&mut self, event: &Event) {
         if let Event::SessionStarted { session_id, .. } = event {
             self.session_id.clone_from(session_id);
+        }
+        if let Event::ContextUsage { percent, .. } = event {
+            self.context_percent = *percent;
         }
         if self.json {
             if let Ok(line) = serde_json::to_string(event) {
@@ -268,6 +274,9 @@ impl View {
             stats.tool_calls,
             stats.model_requests,
         );
+        if let Some(percent) = self.context_percent {
+            eprintln!("hone: context window {percent:.0}% full");
+        }
         if let Some(id) = &self.session_id {
             eprintln!("session: {id}");
         }

@@ -17,7 +17,10 @@ use serde_json::json;
 use crate::cli::{GlobalArgs, ModelCommand};
 
 /// Runs `hone model …`.
-pub(crate) async fn run(global: &GlobalArgs, command: &ModelCommand) -> Result<ExitCode, HoneError> {
+pub(crate) async fn run(
+    global: &GlobalArgs,
+    command: &ModelCommand,
+) -> Result<ExitCode, HoneError> {
     let store = ModelStore::open_default().map_err(model_error)?;
     match command {
         ModelCommand::Pull { name } => {
@@ -59,7 +62,10 @@ fn configured_model(config: &Config) -> String {
 
 /// Pulls `name` into `store`, drawing a progress bar when stderr is a terminal, and
 /// returns the verified file.
-pub(crate) async fn pull_with_progress(store: &ModelStore, name: &str) -> Result<PathBuf, HoneError> {
+pub(crate) async fn pull_with_progress(
+    store: &ModelStore,
+    name: &str,
+) -> Result<PathBuf, HoneError> {
     let view = Arc::new(ProgressView::new(std::io::stderr().is_terminal()));
     let sink = Arc::clone(&view);
     let pulled = store
@@ -106,7 +112,11 @@ fn list(store: &ModelStore, as_json: bool) -> Result<(), HoneError> {
         println!("{text}");
         return Ok(());
     }
-    let width = CATALOG.iter().map(|entry| entry.name.len()).max().unwrap_or(0);
+    let width = CATALOG
+        .iter()
+        .map(|entry| entry.name.len())
+        .max()
+        .unwrap_or(0);
     println!("{:width$}  {:>9}  {:<26}  PATH", "NAME", "SIZE", "STATE");
     for status in statuses {
         let state = match &status.state {
@@ -123,7 +133,11 @@ fn list(store: &ModelStore, as_json: bool) -> Result<(), HoneError> {
             }
             _ => status.path.display().to_string(),
         };
-        let marker = if status.entry.name == DEFAULT_MODEL { "*" } else { " " };
+        let marker = if status.entry.name == DEFAULT_MODEL {
+            "*"
+        } else {
+            " "
+        };
         println!(
             "{:width$}{marker} {:>9}  {state:<26}  {path}",
             status.entry.name,

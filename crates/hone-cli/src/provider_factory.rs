@@ -53,7 +53,9 @@ pub(crate) async fn build(
     let loaded = tokio::task::spawn_blocking(move || LocalProvider::load(&path, &name, options))
         .await
         .map_err(|error| HoneError::provider(format!("loading the local model failed: {error}")))?
-        .map_err(|error| HoneError::config(format!("cannot load the local model {shown}: {error}")))?;
+        .map_err(|error| {
+            HoneError::config(format!("cannot load the local model {shown}: {error}"))
+        })?;
     Ok(loaded)
 }
 
@@ -85,7 +87,9 @@ fn ask_to_pull(model: &str, problem: &ModelError) -> Result<bool, HoneError> {
     });
     let question = match problem {
         ModelError::NotDownloaded { .. } => {
-            format!("hone: the local model `{model}`{size} is not downloaded yet. Download it now? [y/N] ")
+            format!(
+                "hone: the local model `{model}`{size} is not downloaded yet. Download it now? [y/N] "
+            )
         }
         _ => format!("hone: {problem}\nhone: download `{model}`{size} again now? [y/N] "),
     };
@@ -96,7 +100,10 @@ fn ask_to_pull(model: &str, problem: &ModelError) -> Result<bool, HoneError> {
         .lock()
         .read_line(&mut answer)
         .map_err(|error| HoneError::validation(format!("cannot read the answer: {error}")))?;
-    Ok(matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }
 
 /// The engine options: `[local]` over the local provider's defaults.

@@ -13,7 +13,11 @@ fn test_model() -> Option<PathBuf> {
     match std::env::var("HONE_TEST_MODEL") {
         Ok(path) if !path.trim().is_empty() => {
             let path = PathBuf::from(path.trim());
-            assert!(path.is_file(), "HONE_TEST_MODEL={} is not a file", path.display());
+            assert!(
+                path.is_file(),
+                "HONE_TEST_MODEL={} is not a file",
+                path.display()
+            );
             Some(path)
         }
         _ => {

@@ -77,7 +77,10 @@ async fn list_shows_the_catalog_and_its_state() {
     assert!(default.contains("1.0 GiB"), "{default}");
     assert!(default.contains("not downloaded"), "{default}");
     let small = line_with(&text, "qwen2.5-coder-0.5b");
-    assert!(small.contains("(hone model pull qwen2.5-coder-0.5b)"), "{small}");
+    assert!(
+        small.contains("(hone model pull qwen2.5-coder-0.5b)"),
+        "{small}"
+    );
     assert!(text.contains(&models_dir(home.path()).display().to_string()));
 
     std::fs::create_dir_all(models_dir(home.path())).unwrap();
@@ -107,7 +110,11 @@ async fn rm_deletes_downloads_and_explains_unknown_names() {
     assert!(!part.exists());
     let again = hone(home.path(), &[], &["model", "rm", "qwen2.5-coder-1.5b"]).await;
     assert!(again.status.success());
-    assert!(stderr(&again).contains("was not downloaded"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("was not downloaded"),
+        "{}",
+        stderr(&again)
+    );
     let unknown = hone(home.path(), &[], &["model", "rm", "qwen3"]).await;
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
@@ -159,7 +166,12 @@ async fn without_a_provider_or_key_exec_and_ask_say_how_to_get_the_local_model()
     let home = tempfile::tempdir().unwrap();
     for args in [&["exec", "fix the bug"][..], &["ask", "hello"][..]] {
         let output = hone(home.path(), &[], args).await;
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
         let message = stderr(&output);
         assert!(
             message.contains("the local model `qwen2.5-coder-1.5b` is not downloaded")
@@ -169,14 +181,20 @@ async fn without_a_provider_or_key_exec_and_ask_say_how_to_get_the_local_model()
     }
     let shown = hone(home.path(), &[], &["config", "show"]).await;
     let text = stdout(&shown);
-    assert!(line_with(&text, "provider = ").contains("\"local\""), "{text}");
+    assert!(
+        line_with(&text, "provider = ").contains("\"local\""),
+        "{text}"
+    );
     assert!(text.contains("[local]"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gguf_path_that_does_not_exist_is_explained() {
     let home = tempfile::tempdir().unwrap();
-    let env = [("HONE_PROVIDER", "local"), ("HONE_MODEL", "/nowhere/model.gguf")];
+    let env = [
+        ("HONE_PROVIDER", "local"),
+        ("HONE_MODEL", "/nowhere/model.gguf"),
+    ];
     let output = hone(home.path(), &env, &["ask", "hello"]).await;
     assert_eq!(output.status.code(), Some(2));
     assert!(
@@ -220,13 +238,19 @@ async fn doctor_reports_keys_servers_and_models_without_printing_keys() {
         "{text}"
     );
     let anthropic = line_with(&text, "  anthropic ");
-    assert!(anthropic.contains("ANTHROPIC_API_KEY") && anthropic.ends_with(" set"), "{text}");
+    assert!(
+        anthropic.contains("ANTHROPIC_API_KEY") && anthropic.ends_with(" set"),
+        "{text}"
+    );
     assert!(line_with(&text, "  openai ").ends_with("not set"), "{text}");
     assert!(
         line_with(&text, "  ollama").contains("reachable (1 models)"),
         "{text}"
     );
-    assert!(line_with(&text, "  lmstudio").contains("not reachable"), "{text}");
+    assert!(
+        line_with(&text, "  lmstudio").contains("not reachable"),
+        "{text}"
+    );
     assert!(
         line_with(&text, "  qwen2.5-coder-1.5b").contains("hone model pull qwen2.5-coder-1.5b"),
         "{text}"
@@ -236,6 +260,9 @@ async fn doctor_reports_keys_servers_and_models_without_printing_keys() {
     let output = hone(home.path(), &base, &["doctor"]).await;
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("selected provider: local (from default)"), "{text}");
+    assert!(
+        text.contains("selected provider: local (from default)"),
+        "{text}"
+    );
     assert!(text.contains("  model: qwen2.5-coder-1.5b"), "{text}");
 }

@@ -81,10 +81,15 @@ impl FileKind {
 
 /// What the contents of the file at `path` (root-relative) are.
 pub fn classify(path: &str, contents: &[u8]) -> FileKind {
+    classify_checked(path, contents, std::str::from_utf8(contents).is_ok())
+}
+
+/// [`classify`] when the caller already knows whether `contents` are UTF-8.
+pub(crate) fn classify_checked(path: &str, contents: &[u8], utf8: bool) -> FileKind {
     let head = contents.get(..BINARY_SNIFF_BYTES).unwrap_or(contents);
     if head.contains(&0) {
         FileKind::Binary
-    } else if std::str::from_utf8(contents).is_err() {
+    } else if !utf8 {
         FileKind::NonUtf8
     } else {
         Language::from_path(path).map_or(FileKind::Text, FileKind::Source)

@@ -143,12 +143,12 @@ fn main() {
         ..LocalOptions::default()
     };
     println!(
-        "model {} ({:.2} GB), layout {:?}, hone threads {}, candle threads {}",
+        "model {} ({:.2} GB), layout {:?}, hone threads {}, candle kernel threads {}",
         args.model.display(),
         std::fs::metadata(&args.model).unwrap().len() as f64 / 1e9,
         args.layout,
         options.effective_threads(),
-        candle_core::utils::get_num_threads(),
+        hone_local::kernel_threads(),
     );
     let started = Instant::now();
     let provider: Arc<LocalProvider> = LocalProvider::load(&args.model, "bench", options).unwrap();

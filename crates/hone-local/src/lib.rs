@@ -43,5 +43,5 @@ pub mod tokenizer;
 pub use engine::GenerationStats;
 pub use error::LocalError;
 pub use model::WeightLayout;
-pub use options::LocalOptions;
+pub use options::{LocalOptions, kernel_threads};
 pub use provider::LocalProvider;

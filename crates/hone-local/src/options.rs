@@ -5,13 +5,14 @@ use crate::model::WeightLayout;
 /// How a local model runs and samples.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalOptions {
-    /// Worker threads for hone's inference pool; `None` picks the number of physical cores.
+    /// Threads of hone's inference pool (element-wise work, normalisation); `None` uses
+    /// as many as candle's kernels ([`kernel_threads`]).
     ///
-    /// candle's quantized matrix kernels run on a process-wide pool that candle sizes
-    /// once, from `CANDLE_NUM_THREADS` (or `RAYON_NUM_THREADS`) or else the number of
-    /// physical cores; set that variable before starting hone to change it as well. On a
-    /// machine whose cores are busy with other work, fewer threads than cores decode
-    /// faster, because waiting threads spin.
+    /// candle's quantized matrix kernels, where nearly all the time goes, run on a
+    /// process-wide pool that candle sizes once, from `CANDLE_NUM_THREADS` (or
+    /// `RAYON_NUM_THREADS`) or else the number of physical cores; set that variable before
+    /// hone starts to change it. On a machine whose cores are busy with other work, fewer
+    /// threads than cores are faster, because threads waiting for each other spin.
     pub threads: Option<usize>,
     /// Context window in tokens (prompt plus answer), capped at the model's own.
     pub context_size: u32,
@@ -46,13 +47,18 @@ impl Default for LocalOptions {
 }
 
 impl LocalOptions {
-    /// The thread count to use: the configured one, or the number of physical cores.
+    /// The thread count to use: the configured one, or as many as candle's kernels use.
     pub fn effective_threads(&self) -> usize {
         self.threads
             .filter(|&threads| threads > 0)
-            .unwrap_or_else(candle_core::utils::get_num_threads)
+            .unwrap_or_else(kernel_threads)
             .max(1)
     }
+}
+
+/// Threads candle's quantized kernels run on (its process-wide pool plus the caller).
+pub fn kernel_threads() -> usize {
+    candle_core::utils::barrier_pool().n_workers() + 1
 }
 
 #[cfg(test)]

@@ -101,11 +101,9 @@ fn read_file_tool() -> ToolSpec {
 #[test]
 fn a_tool_calling_prompt_yields_a_parsed_read_file_call() {
     let Some(provider) = provider() else { return };
-    let mut request = ChatRequest::new("", "Show me what is in src/main.rs.");
-    request.system = Some(
-        "You are a coding assistant working in the user's project. Use the tools to look at files."
-            .into(),
-    );
+    let mut request = ChatRequest::new("", "Read the file src/main.rs.");
+    request.system =
+        Some("You are a coding assistant. To look at a file, call the read_file tool.".into());
     request.tools.push(read_file_tool());
     let events = events(&provider, request, CancellationToken::new());
     let (stop, _) = completed(&events);

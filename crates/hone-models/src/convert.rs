@@ -49,9 +49,8 @@ pub fn convert_to_q8_0(
         path: src.to_path_buf(),
         detail,
     };
-    let mut reader = BufReader::new(
-        File::open(src).map_err(|error| ModelError::io("cannot read", src, error))?,
-    );
+    let mut reader =
+        BufReader::new(File::open(src).map_err(|error| ModelError::io("cannot read", src, error))?);
     let content = gguf_file::Content::read(&mut reader)
         .map_err(|error| failed(format!("not a readable GGUF file: {error}")))?;
     let mut names: Vec<&String> = content.tensor_infos.keys().collect();
@@ -89,8 +88,10 @@ pub fn convert_to_q8_0(
         .map(|(key, value)| (key.as_str(), value))
         .collect();
     metadata.sort_by_key(|(key, _)| *key);
-    let tensor_refs: Vec<(&str, &QTensor)> =
-        tensors.iter().map(|(name, tensor)| (*name, tensor)).collect();
+    let tensor_refs: Vec<(&str, &QTensor)> = tensors
+        .iter()
+        .map(|(name, tensor)| (*name, tensor))
+        .collect();
     let file = File::create(dst).map_err(|error| ModelError::io("cannot write", dst, error))?;
     let mut writer = BufWriter::with_capacity(1 << 20, file);
     gguf_file::write(&mut writer, &metadata, &tensor_refs)

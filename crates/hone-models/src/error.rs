@@ -74,7 +74,9 @@ pub enum ModelError {
         detail: String,
     },
     /// The manifest cannot be read or written.
-    #[error("the model manifest {path} is unreadable ({detail}); delete it and run `hone model pull` again")]
+    #[error(
+        "the model manifest {path} is unreadable ({detail}); delete it and run `hone model pull` again"
+    )]
     Manifest {
         /// The manifest file.
         path: PathBuf,
@@ -98,7 +100,11 @@ pub enum ModelError {
 
 impl ModelError {
     /// An [`ModelError::Io`] for `path`.
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
         Self::Io {
             action,
             path: path.into(),

@@ -49,8 +49,9 @@ pub(crate) async fn download(
         let status = response.status();
         let start = match status {
             StatusCode::PARTIAL_CONTENT => {
-                let (start, size) = content_range(&response)
-                    .ok_or_else(|| "the server sent a partial answer without a usable Content-Range".to_string())?;
+                let (start, size) = content_range(&response).ok_or_else(|| {
+                    "the server sent a partial answer without a usable Content-Range".to_string()
+                })?;
                 check_size(size, total)?;
                 if start != have {
                     truncate(part).await?;
@@ -92,7 +93,9 @@ pub(crate) async fn download(
                     if done > total {
                         drop(file);
                         truncate(part).await?;
-                        return Err(format!("the server sent more than the expected {total} bytes"));
+                        return Err(format!(
+                            "the server sent more than the expected {total} bytes"
+                        ));
                     }
                     progress(done);
                 }
@@ -145,7 +148,14 @@ fn check_size(offered: u64, expected: u64) -> Result<(), String> {
 }
 
 fn header_u64(response: &reqwest::Response, name: reqwest::header::HeaderName) -> Option<u64> {
-    response.headers().get(name)?.to_str().ok()?.trim().parse().ok()
+    response
+        .headers()
+        .get(name)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// `(start, total)` from `Content-Range: bytes START-END/TOTAL`.
@@ -190,6 +200,10 @@ mod tests {
     #[test]
     fn sizes_must_match() {
         assert!(check_size(5, 5).is_ok());
-        assert!(check_size(4, 5).unwrap_err().contains("4 bytes, expected 5"));
+        assert!(
+            check_size(4, 5)
+                .unwrap_err()
+                .contains("4 bytes, expected 5")
+        );
     }
 }

@@ -56,7 +56,12 @@ pub(crate) async fn assemble(
         let temp = tempfile::Builder::new()
             .prefix(".pip-")
             .tempdir_in(work_dir)
-            .map_err(|error| format!("cannot create a directory in {}: {error}", work_dir.display()))?;
+            .map_err(|error| {
+                format!(
+                    "cannot create a directory in {}: {error}",
+                    work_dir.display()
+                )
+            })?;
         download(python, &requirement, temp.path()).await?;
         let wheel = find_wheel(temp.path())
             .ok_or_else(|| format!("pip reported success for `{requirement}` but left no wheel"))?;

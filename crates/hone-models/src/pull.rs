@@ -287,11 +287,15 @@ impl ModelStore {
                 });
             }
         };
-        let hf_error =
-            match crate::http::download(&url, &part, entry.size, options, &report).await {
-                Ok(()) => return self.accept(entry, &part, Source::HuggingFace, progress).await,
-                Err(error) => error,
-            };
+        let hf_error = match crate::http::download(&url, &part, entry.size, options, &report).await
+        {
+            Ok(()) => {
+                return self
+                    .accept(entry, &part, Source::HuggingFace, progress)
+                    .await;
+            }
+            Err(error) => error,
+        };
         progress(PullEvent::Failed {
             source: Source::HuggingFace,
             reason: hf_error.clone(),

@@ -123,11 +123,7 @@ impl ModelStore {
                 }
             }
         };
-        ModelStatus {
-            entry,
-            state,
-            path,
-        }
+        ModelStatus { entry, state, path }
     }
 
     /// The verified file of catalog model `name`.

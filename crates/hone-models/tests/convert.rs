@@ -39,15 +39,22 @@ fn slow_tensors_become_q8_0_and_everything_else_is_kept() {
     assert_eq!(dtype(&after, "blk.0.attn_q.weight"), GgmlDType::Q8_0);
     assert_eq!(dtype(&after, "blk.0.ffn_down.weight"), GgmlDType::Q4K);
     assert_eq!(dtype(&after, "output_norm.weight"), GgmlDType::F32);
-    assert_eq!(
-        after.metadata["general.name"].to_string().unwrap(),
-        "tiny"
-    );
+    assert_eq!(after.metadata["general.name"].to_string().unwrap(), "tiny");
     assert_eq!(after.metadata["qwen2.block_count"].to_u32().unwrap(), 2);
-    assert_eq!(after.metadata["tokenizer.ggml.tokens"].to_vec().unwrap().len(), 2);
+    assert_eq!(
+        after.metadata["tokenizer.ggml.tokens"]
+            .to_vec()
+            .unwrap()
+            .len(),
+        2
+    );
     assert_eq!(after.metadata.len(), before.metadata.len());
 
-    for name in ["blk.0.attn_q.weight", "blk.0.ffn_down.weight", "output_norm.weight"] {
+    for name in [
+        "blk.0.attn_q.weight",
+        "blk.0.ffn_down.weight",
+        "output_norm.weight",
+    ] {
         let original = before
             .tensor(&mut before_reader, name, &Device::Cpu)
             .unwrap()

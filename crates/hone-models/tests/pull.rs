@@ -43,19 +43,18 @@ async fn a_partial_download_is_resumed_with_a_range_request() {
 
     assert_eq!(server.request_count(), 1);
     let request = server.last_request();
-    assert_eq!(request.header("range"), Some(format!("bytes={}-", 2 * CHUNK + 7).as_str()));
+    assert_eq!(
+        request.header("range"),
+        Some(format!("bytes={}-", 2 * CHUNK + 7).as_str())
+    );
     assert_eq!(pulled.source.as_deref(), Some("huggingface"));
     assert_eq!(pulled.path, store.dir().join(entry.file));
     assert_eq!(std::fs::read(&pulled.path).unwrap(), bytes);
     assert!(!part.exists());
-    let first_download = events
-        .lock()
-        .unwrap()
-        .iter()
-        .find_map(|event| match event {
-            PullEvent::Download { done, .. } => Some(*done),
-            _ => None,
-        });
+    let first_download = events.lock().unwrap().iter().find_map(|event| match event {
+        PullEvent::Download { done, .. } => Some(*done),
+        _ => None,
+    });
     assert_eq!(first_download, Some((2 * CHUNK + 7) as u64));
     assert_eq!(store.path_of_entry(entry).unwrap(), pulled.path);
     assert_eq!(
@@ -109,7 +108,12 @@ async fn a_checksum_mismatch_is_rejected_and_the_partial_removed() {
     let message = error.to_string();
     assert!(message.contains("sha256"), "{message}");
     assert!(message.contains("partial file was removed"), "{message}");
-    assert!(!store.dir().join(format!("{}{PART_SUFFIX}", entry.file)).exists());
+    assert!(
+        !store
+            .dir()
+            .join(format!("{}{PART_SUFFIX}", entry.file))
+            .exists()
+    );
     assert!(!store.dir().join(entry.file).exists());
     assert_eq!(store.status(entry).state, ModelState::Missing);
     assert!(matches!(
@@ -231,8 +235,16 @@ async fn converted_models_are_recorded_reverified_and_removed() {
     let (progress, events) = recorder();
     let pulled = store.pull_entry(entry, &opts, progress).await.unwrap();
     assert_eq!(pulled.path, store.dir().join("convertme.hone-q8_0.gguf"));
-    assert!(!store.dir().join(entry.file).exists(), "the download is removed");
-    assert!(events.lock().unwrap().contains(&PullEvent::Convert { done: 3, total: 3 }));
+    assert!(
+        !store.dir().join(entry.file).exists(),
+        "the download is removed"
+    );
+    assert!(
+        events
+            .lock()
+            .unwrap()
+            .contains(&PullEvent::Convert { done: 3, total: 3 })
+    );
     let manifest = std::fs::read_to_string(store.dir().join(MANIFEST_FILE)).unwrap();
     let converted_sha = hone_models::sha256_file(&pulled.path, &mut |_| {}).unwrap();
     assert!(manifest.contains(&converted_sha), "{manifest}");
@@ -251,7 +263,10 @@ async fn converted_models_are_recorded_reverified_and_removed() {
     std::fs::write(&pulled.path, &altered).unwrap();
     let error = store.path_of_entry(entry).unwrap_err();
     assert!(matches!(error, ModelError::Unverified { .. }), "{error}");
-    assert!(error.to_string().contains("hone model pull convertme"), "{error}");
+    assert!(
+        error.to_string().contains("hone model pull convertme"),
+        "{error}"
+    );
     let (progress, _) = recorder();
     let repaired = store.pull_entry(entry, &opts, progress).await.unwrap();
     assert_eq!(repaired.source.as_deref(), Some("huggingface"));
@@ -316,7 +331,11 @@ fn the_catalog_lists_missing_models_and_unknown_names_are_explained() {
     let store = ModelStore::new(dir.path());
     let listed = store.list();
     assert_eq!(listed.len(), hone_models::CATALOG.len());
-    assert!(listed.iter().all(|status| status.state == ModelState::Missing));
+    assert!(
+        listed
+            .iter()
+            .all(|status| status.state == ModelState::Missing)
+    );
     let error = store.path_of("qwen9").unwrap_err().to_string();
     assert!(error.contains("qwen2.5-coder-1.5b"), "{error}");
     let missing = store.path_of("qwen2.5-coder-0.5b").unwrap_err().to_string();

@@ -12,7 +12,11 @@ fn local_kind_is_refused_with_a_clear_error() {
         .err()
         .expect("must fail");
     assert_eq!(error.category, ErrorCategory::Config);
-    assert!(error.message.contains("embedded model"), "{}", error.message);
+    assert!(
+        error.message.contains("embedded model"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]

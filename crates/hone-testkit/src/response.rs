@@ -244,7 +244,10 @@ mod tests {
         let tail = file.for_range("bytes=150000-").unwrap();
         assert_eq!(tail.status, 206);
         assert_eq!(tail.body().as_ref(), &data[150_000..]);
-        assert_eq!(header(&tail, "content-range"), Some("bytes 150000-199999/200000"));
+        assert_eq!(
+            header(&tail, "content-range"),
+            Some("bytes 150000-199999/200000")
+        );
         assert_eq!(header(&tail, "content-length"), Some("50000"));
         let middle = file.for_range("bytes=10-19").unwrap();
         assert_eq!(middle.body().as_ref(), &data[10..20]);

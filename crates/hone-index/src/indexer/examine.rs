@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::model::{FileOutline, Language};
 use crate::parse;
-use crate::scan::{FileKind, ScannedFile, classify};
+use crate::scan::{FileKind, ScannedFile, classify_checked};
 use crate::store::{FileRecord, FileUpdate, OutlineChange};
 
 /// A file modified this close to the moment it was read may change again within the same mtime
@@ -130,8 +130,9 @@ fn examine_contents(
             outline: OutlineChange::Keep,
         }));
     }
-    let kind = classify(&file.path, &contents);
-    let outline = match (&kind, std::str::from_utf8(&contents)) {
+    let text = std::str::from_utf8(&contents);
+    let kind = classify_checked(&file.path, &contents, text.is_ok());
+    let outline = match (&kind, text) {
         (FileKind::Source(language), Ok(text)) => Some(parse_guarded(*language, text)),
         _ => None,
     };

@@ -75,8 +75,11 @@ pub fn repo_map(
     focus_text: &str,
     budget_tokens: usize,
 ) -> Result<String, IndexError> {
+    let t = std::time::Instant::now();
     let outlines = indexer.store().outlines()?;
+    eprintln!("MAP load {:?}", t.elapsed());
     let analysis = analysis::analyze(indexer.root(), &outlines);
+    eprintln!("MAP analyze {:?}", t.elapsed());
     let mut request = RepoMapRequest {
         budget_tokens,
         ..RepoMapRequest::default()
@@ -91,7 +94,9 @@ pub fn repo_map(
             request.focus_identifiers.push(word.to_string());
         }
     }
-    Ok(RepoMap::new().render(&outlines, &analysis, &request).text)
+    let r = RepoMap::new().render(&outlines, &analysis, &request).text;
+    eprintln!("MAP render {:?}", t.elapsed());
+    Ok(r)
 }
 
 fn is_identifier(word: &str) -> bool {

@@ -126,13 +126,17 @@ impl Qwen2 {
             let (extent, shape) = WeightFile::extent(content, name)?;
             QLinear::load(file, extent, &shape, layout)
         };
+        // The two largest tensors first, each followed by freeing the read buffer: reading
+        // briefly needs a second copy of a tensor, which then costs least.
         let embeddings = qtensor(&mut file, "token_embd.weight")?;
-        let norm = dense(&mut file, "output_norm.weight")?;
+        file.shrink();
         let output = if content.tensor_infos.contains_key("output.weight") {
             linear(&mut file, "output.weight")?
         } else {
             linear(&mut file, "token_embd.weight")?
         };
+        file.shrink();
+        let norm = dense(&mut file, "output_norm.weight")?;
         let mut layers = Vec::with_capacity(config.layers);
         for index in 0..config.layers {
             let name = |suffix: &str| format!("blk.{index}.{suffix}");

@@ -92,7 +92,8 @@ pub fn fake_pip(dir: &Path, entry: &CatalogEntry, bytes: &[u8]) -> PathBuf {
         let mut zip = zip::ZipWriter::new(file);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated);
-        zip.start_file(format!("{module}/__init__.py"), options).unwrap();
+        zip.start_file(format!("{module}/__init__.py"), options)
+            .unwrap();
         zip.start_file(format!("{module}/data/part{:02}.bin", index + 1), options)
             .unwrap();
         zip.write_all(slice).unwrap();
