@@ -156,14 +156,14 @@ pub use context_settings::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
     DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, RECENT_TURNS_RANGE,
 };
-pub use data_dir::{DATA_DIR_ENV, data_dir};
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
+pub use data_dir::{DATA_DIR_ENV, data_dir};
+pub use default_provider::DEFAULT_PROVIDER;
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
 pub use index_settings::{
     DEFAULT_MAP_BUDGET, DEFAULT_WATCH_DEBOUNCE_MS, IndexDatabase, IndexSettings, MAP_BUDGET_RANGE,
     WATCH_DEBOUNCE_RANGE_MS, data_dir_database,
 };
-pub use default_provider::DEFAULT_PROVIDER;
 pub use load::{Config, load};
 pub use local_settings::LocalSettings;
 pub use memory_settings::{DEFAULT_UNDO_DEPTH, UNDO_DEPTH_RANGE};

@@ -15,11 +15,12 @@ use crate::session::Agent;
 
 impl Agent {
     /// The message starting a turn: recorded in the task memory, with the snapshots of
-    /// files tracked since the last turn.
+    /// files tracked since the last turn and of tracked files changed since (by the user,
+    /// or by an undo).
     pub(crate) fn request_message(&mut self, text: String) -> Message {
         self.context_manager.on_request(&text);
         let mut message = Message::user(text);
-        let attached = self.context_manager.attach_pending(&mut message);
+        let attached = self.context_manager.refresh_changed(&mut message);
         self.warn_context(&attached.warnings);
         message
     }

@@ -6,6 +6,13 @@
 //! permission policy, approved (by policy or by the front end answering
 //! [`Event::ApprovalNeeded`]), executed, and fed back, until the model answers without
 //! tools, the round limit is reached, or the user cancels.
+//!
+//! Every request is built by the session's [`hone_context::ContextManager`] from
+//! [`SessionConfig::context`]: project instructions, task memory and the summary of
+//! compacted turns in the system prompt, tracked-file snapshots, and never more than the
+//! context window ([`Event::ContextCompacted`], [`Event::ContextUsage`]). In interactive
+//! sessions a failed model request asks the front end ([`Event::TurnError`],
+//! [`Request::ErrorChoice`]).
 
 mod audit;
 mod calls;

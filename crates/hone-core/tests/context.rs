@@ -297,6 +297,7 @@ async fn tracked_files_are_sent_and_only_their_newest_snapshot_stays() {
                 )
                 .openai_chat(),
             Reply::new().text("Done.").openai_chat(),
+            Reply::new().text("Seen.").openai_chat(),
         ],
     )
     .await;
@@ -347,6 +348,16 @@ async fn tracked_files_are_sent_and_only_their_newest_snapshot_stays() {
         std::fs::read_to_string(h.root.join("notes.txt")).unwrap(),
         "alpha\nBETA\ngamma\n"
     );
+
+    // A change made between turns (by the user) is picked up with the next message.
+    std::fs::write(h.root.join("notes.txt"), "changed by the user\n").unwrap();
+    h.turn("Look again").await;
+    let third = h.request_text(2);
+    assert!(
+        third.contains("lines=\\\"1\\\">\\nchanged by the user"),
+        "{third}"
+    );
+    assert!(!third.contains(new), "{third}");
 }
 
 #[tokio::test]

@@ -40,7 +40,7 @@ impl Default for LocalOptions {
             top_p: Some(0.9),
             seed: 42,
             max_output_tokens: 1024,
-            prompt_batch: 256,
+            prompt_batch: 512,
             weight_layout: WeightLayout::default(),
         }
     }

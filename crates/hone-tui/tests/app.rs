@@ -43,7 +43,9 @@ fn enter_sends_the_message_and_remembers_it() {
     let effects = command(&mut app, "explain src/math.js");
     assert_eq!(
         sent(&effects),
-        [Request::UserMessage { text: "explain src/math.js".into() }]
+        [Request::UserMessage {
+            text: "explain src/math.js".into()
+        }]
     );
     assert!(effects.contains(&Effect::RememberInput("explain src/math.js".into())));
     assert!(screen(&draw(&mut app, 80, 24)).contains("› explain src/math.js"));
@@ -56,7 +58,12 @@ fn alt_enter_adds_a_line_instead_of_sending() {
     let newline = TermEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT));
     assert!(app.on_terminal_event(newline).is_empty());
     let effects = command(&mut app, "two");
-    assert_eq!(sent(&effects), [Request::UserMessage { text: "one\ntwo".into() }]);
+    assert_eq!(
+        sent(&effects),
+        [Request::UserMessage {
+            text: "one\ntwo".into()
+        }]
+    );
 }
 
 #[test]
@@ -68,9 +75,15 @@ fn approvals_answer_one_at_a_time() {
     let effects = app.on_terminal_event(key(KeyCode::Char('y')));
     assert_eq!(
         sent(&effects),
-        [Request::Approval { call_id: "c1".into(), decision: ApprovalDecision::Approve }]
+        [Request::Approval {
+            call_id: "c1".into(),
+            decision: ApprovalDecision::Approve
+        }]
     );
-    assert!(screen(&draw(&mut app, 80, 24)).contains("(c2)"), "the next one opens");
+    assert!(
+        screen(&draw(&mut app, 80, 24)).contains("(c2)"),
+        "the next one opens"
+    );
     app.on_terminal_event(key(KeyCode::Char('n')));
     let mut effects = type_text(&mut app, "use a patch");
     effects.extend(app.on_terminal_event(key(KeyCode::Enter)));
@@ -78,7 +91,9 @@ fn approvals_answer_one_at_a_time() {
         sent(&effects),
         [Request::Approval {
             call_id: "c2".into(),
-            decision: ApprovalDecision::Deny { message: Some("use a patch".into()) }
+            decision: ApprovalDecision::Deny {
+                message: Some("use a patch".into())
+            }
         }]
     );
     assert!(!screen(&draw(&mut app, 80, 24)).contains("approve edit_file?"));
@@ -92,16 +107,29 @@ fn auto_apply_skips_the_dialog_and_shows_the_diff() {
     let effects = feed(&mut app, vec![approval_needed("c1")]);
     assert_eq!(
         sent(&effects),
-        [Request::Approval { call_id: "c1".into(), decision: ApprovalDecision::Approve }]
+        [Request::Approval {
+            call_id: "c1".into(),
+            decision: ApprovalDecision::Approve
+        }]
     );
     feed(
         &mut app,
-        vec![Event::DiffApplied { call_id: "c1".into(), paths: vec!["src/math.js".into()], diff: DIFF.into() }],
+        vec![Event::DiffApplied {
+            call_id: "c1".into(),
+            paths: vec!["src/math.js".into()],
+            diff: DIFF.into(),
+        }],
     );
     let shown = screen(&draw(&mut app, 80, 24));
     assert!(!shown.contains("approve edit_file?"), "{shown}");
-    assert!(shown.contains("return a + b;"), "the diff is in the conversation:\n{shown}");
-    assert!(shown.contains("auto-apply"), "the status bar says so:\n{shown}");
+    assert!(
+        shown.contains("return a + b;"),
+        "the diff is in the conversation:\n{shown}"
+    );
+    assert!(
+        shown.contains("auto-apply"),
+        "the status bar says so:\n{shown}"
+    );
 }
 
 #[test]
@@ -126,11 +154,21 @@ fn commands_still_ask_under_auto_apply() {
 #[test]
 fn ctrl_c_interrupts_then_quits() {
     let mut app = app();
-    feed(&mut app, vec![started(), Event::TurnStarted { turn: 1 }, approval_needed("c1")]);
+    feed(
+        &mut app,
+        vec![
+            started(),
+            Event::TurnStarted { turn: 1 },
+            approval_needed("c1"),
+        ],
+    );
     let effects = app.on_terminal_event(ctrl('c'));
     assert_eq!(sent(&effects), [Request::Cancel]);
     assert!(!app.should_quit());
-    assert!(!screen(&draw(&mut app, 80, 24)).contains("approve edit_file?"), "the dialog closes");
+    assert!(
+        !screen(&draw(&mut app, 80, 24)).contains("approve edit_file?"),
+        "the dialog closes"
+    );
     let effects = app.on_terminal_event(ctrl('c'));
     assert!(effects.contains(&Effect::Quit));
     assert!(app.should_quit());
@@ -152,7 +190,10 @@ fn ctrl_c_when_idle_clears_the_input_then_asks_before_quitting() {
 #[test]
 fn ctrl_d_quits_and_ctrl_z_undoes() {
     let mut app = app();
-    assert_eq!(sent(&app.on_terminal_event(ctrl('z'))), [Request::Undo { count: 1 }]);
+    assert_eq!(
+        sent(&app.on_terminal_event(ctrl('z'))),
+        [Request::Undo { count: 1 }]
+    );
     assert!(app.on_terminal_event(ctrl('d')).contains(&Effect::Quit));
 }
 
@@ -160,22 +201,32 @@ fn ctrl_d_quits_and_ctrl_z_undoes() {
 fn slash_commands_become_requests() {
     let mut app = app();
     feed(&mut app, vec![started()]);
-    assert_eq!(sent(&command(&mut app, "/undo 2")), [Request::Undo { count: 2 }]);
+    assert_eq!(
+        sent(&command(&mut app, "/undo 2")),
+        [Request::Undo { count: 2 }]
+    );
     assert_eq!(sent(&command(&mut app, "/undo list")), [Request::ListUndo]);
     assert_eq!(sent(&command(&mut app, "/compact")), [Request::Compact]);
     assert_eq!(
         sent(&command(&mut app, "/add --summary src/**/*.rs")),
-        [Request::TrackFiles { patterns: vec!["src/**/*.rs".into()], summary: true }]
+        [Request::TrackFiles {
+            patterns: vec!["src/**/*.rs".into()],
+            summary: true
+        }]
     );
     assert_eq!(
         sent(&command(&mut app, "/drop src/**/*.rs")),
-        [Request::UntrackFiles { patterns: vec!["src/**/*.rs".into()] }]
+        [Request::UntrackFiles {
+            patterns: vec!["src/**/*.rs".into()]
+        }]
     );
     assert!(command(&mut app, "/clear").contains(&Effect::StartSession(SessionStart::default())));
-    assert!(command(&mut app, "/model qwen3").contains(&Effect::StartSession(SessionStart {
-        resume: Some("s-1".into()),
-        model: Some("qwen3".into()),
-    })));
+    assert!(
+        command(&mut app, "/model qwen3").contains(&Effect::StartSession(SessionStart {
+            resume: Some("s-1".into()),
+            model: Some("qwen3".into()),
+        }))
+    );
     assert!(command(&mut app, "/sessions").contains(&Effect::ListSessions));
     assert!(command(&mut app, "/reindex").contains(&Effect::Reindex));
     assert!(sent(&command(&mut app, "/bogus")).is_empty());
@@ -224,14 +275,28 @@ fn the_core_error_choice_answers_the_core() {
         ],
     );
     let shown = screen(&draw(&mut app, 80, 24));
-    assert!(shown.contains("[r] retry") && shown.contains("[s] skip") && shown.contains("[a] abort"), "{shown}");
+    assert!(
+        shown.contains("[r] retry") && shown.contains("[s] skip") && shown.contains("[a] abort"),
+        "{shown}"
+    );
     let effects = app.on_terminal_event(key(KeyCode::Char('a')));
-    assert_eq!(sent(&effects), [Request::ErrorChoice { choice: ErrorChoice::Abort }]);
+    assert_eq!(
+        sent(&effects),
+        [Request::ErrorChoice {
+            choice: ErrorChoice::Abort
+        }]
+    );
     feed(
         &mut app,
-        vec![Event::TurnFailed { error: HoneError::provider("the server is overloaded"), stats: stats(10, 0, 0, 0) }],
+        vec![Event::TurnFailed {
+            error: HoneError::provider("the server is overloaded"),
+            stats: stats(10, 0, 0, 0),
+        }],
     );
-    assert!(!screen(&draw(&mut app, 80, 24)).contains("[r] retry"), "no second dialog");
+    assert!(
+        !screen(&draw(&mut app, 80, 24)).contains("[r] retry"),
+        "no second dialog"
+    );
 }
 
 #[test]
@@ -242,11 +307,19 @@ fn without_core_choices_a_failed_turn_can_be_retried() {
         &mut app,
         vec![
             Event::TurnStarted { turn: 1 },
-            Event::TurnFailed { error: HoneError::network("unreachable"), stats: stats(10, 0, 0, 0) },
+            Event::TurnFailed {
+                error: HoneError::network("unreachable"),
+                stats: stats(10, 0, 0, 0),
+            },
         ],
     );
     let effects = app.on_terminal_event(key(KeyCode::Char('r')));
-    assert_eq!(sent(&effects), [Request::UserMessage { text: "hello".into() }]);
+    assert_eq!(
+        sent(&effects),
+        [Request::UserMessage {
+            text: "hello".into()
+        }]
+    );
 }
 
 #[test]
@@ -264,15 +337,26 @@ fn tab_asks_for_completions_and_offers_several() {
     type_text(&mut app, "look at src/ma");
     assert_eq!(
         app.on_terminal_event(key(KeyCode::Tab)),
-        [Effect::Complete { word: "src/ma".into() }]
+        [Effect::Complete {
+            word: "src/ma".into()
+        }]
     );
     app.show_completions(
         "src/ma",
-        vec![("src/main.rs".into(), String::new()), ("src/math.rs".into(), String::new())],
+        vec![
+            ("src/main.rs".into(), String::new()),
+            ("src/math.rs".into(), String::new()),
+        ],
     );
     let shown = screen(&draw(&mut app, 80, 24));
-    assert!(shown.contains("completions") && shown.contains("src/math.rs"), "{shown}");
-    assert!(shown.contains("look at src/ma"), "the common prefix is kept");
+    assert!(
+        shown.contains("completions") && shown.contains("src/math.rs"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("look at src/ma"),
+        "the common prefix is kept"
+    );
     app.on_terminal_event(key(KeyCode::Down));
     app.on_terminal_event(key(KeyCode::Tab));
     assert!(screen(&draw(&mut app, 80, 24)).contains("look at src/math.rs"));
@@ -284,7 +368,11 @@ fn context_usage_and_compaction_are_shown() {
     feed(
         &mut app,
         vec![
-            Event::ContextUsage { used: 96_000, window: Some(128_000), percent: Some(75.0) },
+            Event::ContextUsage {
+                used: 96_000,
+                window: Some(128_000),
+                percent: Some(75.0),
+            },
             Event::ContextCompacted {
                 before_tokens: 96_000,
                 after_tokens: 20_000,
@@ -294,7 +382,10 @@ fn context_usage_and_compaction_are_shown() {
     );
     let shown = screen(&draw(&mut app, 100, 24));
     assert!(shown.contains("ctx 75%"), "{shown}");
-    assert!(shown.contains("context compacted: 96,000 → 20,000 tokens"), "{shown}");
+    assert!(
+        shown.contains("context compacted: 96,000 → 20,000 tokens"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -302,18 +393,28 @@ fn pasted_text_keeps_its_lines() {
     let mut app = app();
     app.on_terminal_event(TermEvent::Paste("fn a() {}\r\nfn b() {}".into()));
     let effects = app.on_terminal_event(key(KeyCode::Enter));
-    assert_eq!(sent(&effects), [Request::UserMessage { text: "fn a() {}\nfn b() {}".into() }]);
+    assert_eq!(
+        sent(&effects),
+        [Request::UserMessage {
+            text: "fn a() {}\nfn b() {}".into()
+        }]
+    );
 }
 
 #[test]
 fn any_size_renders_without_panicking() {
     let mut app = app();
-    command(&mut app, "a long question that wraps around several times on a tiny screen");
+    command(
+        &mut app,
+        "a long question that wraps around several times on a tiny screen",
+    );
     feed(
         &mut app,
         vec![
             Event::TurnStarted { turn: 1 },
-            Event::MessageDelta { text: "```rust\nfn main() {}\n```\n".repeat(20) },
+            Event::MessageDelta {
+                text: "```rust\nfn main() {}\n```\n".repeat(20),
+            },
             approval_needed("c1"),
         ],
     );
@@ -323,7 +424,10 @@ fn any_size_renders_without_panicking() {
     app.on_terminal_event(key(KeyCode::Char('y')));
     feed(
         &mut app,
-        vec![Event::TurnCompleted { end: TurnEnd::Answered, stats: stats(1, 1, 1, 1) }],
+        vec![Event::TurnCompleted {
+            end: TurnEnd::Answered,
+            stats: stats(1, 1, 1, 1),
+        }],
     );
     app.on_terminal_event(key(KeyCode::PageUp));
     for (width, height) in [(3, 3), (40, 10), (80, 24)] {

@@ -15,6 +15,9 @@ use crate::status::Activity;
 use crate::tool_line;
 use crate::transcript::{Entry, NoticeKind, ToolEntry, ToolState};
 
+/// How the edit tools say that a file changed after the model read it.
+const CONFLICT_MARK: &str = "changed since you read it";
+
 /// Width of the compact tool lines before they are cut.
 const TOOL_LINE_LIMIT: usize = 160;
 
@@ -114,6 +117,12 @@ impl App {
                 duration_ms,
                 ..
             } => {
+                if is_error && output.contains(CONFLICT_MARK) {
+                    self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "edit conflict: the file changed outside this conversation after the model read it; nothing was written, and the model was told to read it again and redo the change (Ctrl+C stops it)".into(),
+                    ));
+                }
                 self.transcript.update_tool(&call_id, |tool| {
                     if !matches!(tool.state, ToolState::Denied(_)) {
                         tool.state = ToolState::Done {
