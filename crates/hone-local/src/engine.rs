@@ -35,7 +35,7 @@ pub struct GenerationStats {
 
 /// Why a generation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Finish {
+pub(crate) enum Finish {
     /// The model produced a stop token.
     Stop,
     /// The token limit (or the end of the context) was reached.
@@ -53,18 +53,25 @@ pub(crate) struct Settings {
     pub(crate) prompt_batch: usize,
 }
 
-/// A model, its tokenizer and chat template, and what its cache holds.
+/// A loaded model file: the parts requests only read, and the engine they take turns on.
+pub(crate) struct Loaded {
+    pub(crate) tokenizer: ModelTokenizer,
+    pub(crate) template: ChatTemplate,
+    /// Most positions the cache can hold (the model's context length).
+    pub(crate) max_positions: usize,
+    pub(crate) engine: std::sync::Mutex<Engine>,
+}
+
+/// A model and what its key/value cache holds.
 pub(crate) struct Engine {
     model: Qwen2,
-    tokenizer: ModelTokenizer,
-    template: ChatTemplate,
     /// The tokens whose keys and values are in the model's cache, in order.
     cached: Vec<u32>,
     pool: Arc<rayon::ThreadPool>,
     last: GenerationStats,
 }
 
-impl Engine {
+impl Loaded {
     /// Reads a GGUF file: metadata, tokenizer, chat template and weights.
     pub(crate) fn load(path: &Path, options: &LocalOptions) -> Result<Self, LocalError> {
         let invalid = |reason: String| LocalError::InvalidModel {
@@ -109,31 +116,22 @@ impl Engine {
             .thread_name(|index| format!("hone-local-{index}"))
             .build()
             .map_err(LocalError::inference)?;
-        Ok(Self {
+        let engine = Engine {
             model,
-            tokenizer,
-            template,
             cached: Vec::new(),
             pool: Arc::new(pool),
             last: GenerationStats::default(),
+        };
+        Ok(Self {
+            tokenizer,
+            template,
+            max_positions,
+            engine: std::sync::Mutex::new(engine),
         })
     }
+}
 
-    /// The tokenizer.
-    pub(crate) fn tokenizer(&self) -> &ModelTokenizer {
-        &self.tokenizer
-    }
-
-    /// The chat template.
-    pub(crate) fn template(&self) -> &ChatTemplate {
-        &self.template
-    }
-
-    /// Most positions the cache can hold.
-    pub(crate) fn max_positions(&self) -> usize {
-        self.model.max_positions()
-    }
-
+impl Engine {
     /// Counters of the most recent generation.
     pub(crate) fn last_stats(&self) -> GenerationStats {
         self.last
@@ -149,6 +147,7 @@ impl Engine {
     /// as it is produced and returns `false` to stop (nobody is listening any more).
     pub(crate) fn generate(
         &mut self,
+        tokenizer: &ModelTokenizer,
         prompt: &[u32],
         stops: &[u32],
         settings: &Settings,
@@ -156,7 +155,7 @@ impl Engine {
         on_text: &mut (dyn FnMut(&str) -> bool + Send),
     ) -> Result<(Finish, GenerationStats), LocalError> {
         let pool = Arc::clone(&self.pool);
-        let result = pool.install(|| self.run(prompt, stops, settings, cancel, on_text));
+        let result = pool.install(|| self.run(tokenizer, prompt, stops, settings, cancel, on_text));
         if let Err(error) = &result
             && !matches!(
                 error,
@@ -170,6 +169,7 @@ impl Engine {
 
     fn run(
         &mut self,
+        tokenizer: &ModelTokenizer,
         prompt: &[u32],
         stops: &[u32],
         settings: &Settings,
@@ -195,7 +195,7 @@ impl Engine {
 
         let started = Instant::now();
         let mut sampler = Sampler::new(settings.temperature, settings.top_p, settings.seed);
-        let mut decoder = self.tokenizer.stream_decoder();
+        let mut decoder = tokenizer.stream_decoder();
         let mut finish = Finish::MaxTokens;
         while stats.generated_tokens < budget {
             let Some(token) = sampler.sample(&logits) else {

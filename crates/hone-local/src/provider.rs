@@ -13,7 +13,7 @@ use hone_protocol::{ChatRequest, HoneError, StopReason, StreamEvent, Usage};
 use hone_providers::{EventStream, ModelInfo, Provider};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{Engine, Finish, GenerationStats, Settings};
+use crate::engine::{Engine, Finish, GenerationStats, Loaded, Settings};
 use crate::{LocalError, LocalOptions};
 
 /// How often a request waiting for the engine (busy with another request) checks for cancellation.
@@ -21,7 +21,7 @@ const BUSY_POLL: Duration = Duration::from_millis(20);
 
 /// Engines loaded in this process, by canonical model path. Weak, so a model nobody
 /// uses any more is freed; loading again while one is alive shares it.
-static ENGINES: LazyLock<Mutex<HashMap<PathBuf, Weak<Mutex<Engine>>>>> =
+static ENGINES: LazyLock<Mutex<HashMap<PathBuf, Weak<Loaded>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// A GGUF model running inside the hone process.
@@ -31,7 +31,7 @@ static ENGINES: LazyLock<Mutex<HashMap<PathBuf, Weak<Mutex<Engine>>>>> =
 /// tool-call events. Consecutive requests that share a prefix (an agent's turns) only
 /// compute the tokens after it.
 pub struct LocalProvider {
-    engine: Arc<Mutex<Engine>>,
+    loaded: Arc<Loaded>,
     model_name: String,
     options: LocalOptions,
     context_size: usize,
@@ -65,25 +65,24 @@ impl LocalProvider {
         })?;
         let mut engines = ENGINES.lock().unwrap_or_else(PoisonError::into_inner);
         engines.retain(|_, engine| engine.strong_count() > 0);
-        let engine = match engines.get(&path).and_then(Weak::upgrade) {
-            Some(engine) => engine,
+        let loaded = match engines.get(&path).and_then(Weak::upgrade) {
+            Some(loaded) => loaded,
             None => {
                 let started = std::time::Instant::now();
-                let engine = Arc::new(Mutex::new(Engine::load(&path, &options)?));
+                let loaded = Arc::new(Loaded::load(&path, &options)?);
                 tracing::info!(
                     path = %path.display(),
                     seconds = started.elapsed().as_secs_f64(),
                     "loaded local model"
                 );
-                engines.insert(path, Arc::downgrade(&engine));
-                engine
+                engines.insert(path, Arc::downgrade(&loaded));
+                loaded
             }
         };
         drop(engines);
-        let max_positions = lock(&engine).max_positions();
-        let context_size = (options.context_size as usize).clamp(1, max_positions);
+        let context_size = (options.context_size as usize).clamp(1, loaded.max_positions);
         Ok(Arc::new(Self {
-            engine,
+            loaded,
             model_name: model_name.to_owned(),
             options,
             context_size,
@@ -101,21 +100,25 @@ impl LocalProvider {
     }
 
     /// Counters of the most recent generation on this model (shared by every provider
-    /// of the same file): prompt tokens, how many came from the cache, tokens generated, times.
+    /// of the same file): prompt tokens, how many came from the cache, tokens generated,
+    /// times. Waits while a request is running.
     pub fn last_stats(&self) -> GenerationStats {
-        lock(&self.engine).last_stats()
+        lock(&self.loaded.engine).last_stats()
     }
 
     /// The prompt text a request renders to with the model's chat template.
     pub fn render_prompt(&self, request: &ChatRequest) -> Result<String, LocalError> {
-        lock(&self.engine).template().render(request)
+        self.loaded.template.render(request)
     }
 
     /// Number of prompt tokens a request takes.
     pub fn count_prompt_tokens(&self, request: &ChatRequest) -> Result<usize, LocalError> {
-        let engine = lock(&self.engine);
-        let prompt = engine.template().render(request)?;
-        Ok(engine.tokenizer().encode(&prompt)?.len())
+        Ok(self.prompt_tokens(request)?.len())
+    }
+
+    fn prompt_tokens(&self, request: &ChatRequest) -> Result<Vec<u32>, LocalError> {
+        let prompt = self.loaded.template.render(request)?;
+        self.loaded.tokenizer.encode(&prompt)
     }
 
     /// Fill-in-the-middle: the code that belongs between `prefix` and `suffix`, at most
@@ -127,25 +130,32 @@ impl LocalProvider {
         max_tokens: u32,
         cancel: CancellationToken,
     ) -> Result<String, LocalError> {
-        let mut engine = wait_for(&self.engine, &cancel)?;
-        let fim = engine.tokenizer().fim_tokens().ok_or_else(|| {
+        let tokenizer = &self.loaded.tokenizer;
+        let fim = tokenizer.fim_tokens().ok_or_else(|| {
             LocalError::Tokenizer(format!(
                 "{} has no fill-in-the-middle tokens (<|fim_prefix|>, <|fim_suffix|>, <|fim_middle|>)",
                 self.model_name
             ))
         })?;
         let mut prompt = vec![fim.prefix];
-        prompt.extend(engine.tokenizer().encode(prefix)?);
+        prompt.extend(tokenizer.encode(prefix)?);
         prompt.push(fim.suffix);
-        prompt.extend(engine.tokenizer().encode(suffix)?);
+        prompt.extend(tokenizer.encode(suffix)?);
         prompt.push(fim.middle);
-        let stops = engine.tokenizer().fim_stops().to_vec();
         let settings = self.settings(Some(max_tokens), None);
         let mut middle = String::new();
-        engine.generate(&prompt, &stops, &settings, &cancel, &mut |text| {
-            middle.push_str(text);
-            true
-        })?;
+        let mut engine = wait_for(&self.loaded.engine, &cancel)?;
+        engine.generate(
+            tokenizer,
+            &prompt,
+            tokenizer.fim_stops(),
+            &settings,
+            &cancel,
+            &mut |text| {
+                middle.push_str(text);
+                true
+            },
+        )?;
         Ok(middle)
     }
 
@@ -173,12 +183,12 @@ impl Provider for LocalProvider {
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let known_tools: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
         let (sender, receiver) = unbounded();
-        let engine = Arc::clone(&self.engine);
+        let loaded = Arc::clone(&self.loaded);
         let settings = self.settings(request.max_tokens, request.temperature);
         let worker_sender = sender.clone();
         let spawned = std::thread::Builder::new()
             .name("hone-local-request".into())
-            .spawn(move || serve(&engine, &request, &settings, &cancel, &worker_sender));
+            .spawn(move || serve(&loaded, &request, &settings, &cancel, &worker_sender));
         if let Err(error) = spawned {
             let error =
                 HoneError::provider(format!("cannot start the local model thread: {error}"));
@@ -213,24 +223,31 @@ fn client_stream(
 
 /// Runs one chat request and sends its events, always ending with exactly one terminal event.
 fn serve(
-    engine: &Mutex<Engine>,
+    loaded: &Loaded,
     request: &ChatRequest,
     settings: &Settings,
     cancel: &CancellationToken,
     sender: &UnboundedSender<StreamEvent>,
 ) {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut engine = wait_for(engine, cancel)?;
-        let prompt = engine.template().render(request)?;
-        let tokens = engine.tokenizer().encode(&prompt)?;
-        let stops = engine.tokenizer().chat_stops().to_vec();
-        engine.generate(&tokens, &stops, settings, cancel, &mut |text| {
-            sender
-                .unbounded_send(StreamEvent::TextDelta {
-                    text: text.to_owned(),
-                })
-                .is_ok()
-        })
+        let prompt = loaded.template.render(request)?;
+        let tokens = loaded.tokenizer.encode(&prompt)?;
+        let stops = loaded.tokenizer.chat_stops();
+        let mut engine = wait_for(&loaded.engine, cancel)?;
+        engine.generate(
+            &loaded.tokenizer,
+            &tokens,
+            stops,
+            settings,
+            cancel,
+            &mut |text| {
+                sender
+                    .unbounded_send(StreamEvent::TextDelta {
+                        text: text.to_owned(),
+                    })
+                    .is_ok()
+            },
+        )
     }));
     let terminal = match outcome {
         Ok(Ok((finish, stats))) => {

@@ -65,12 +65,45 @@ pub(crate) fn file_facts(
     files: &BTreeMap<String, FileOutline>,
     edges: &[Edge],
 ) -> BTreeMap<String, FileFacts> {
-    let positions: FastMap<&str, usize> = files
-        .keys()
+    let facts = files.values().map(outline_facts).collect();
+    link(files.keys(), facts, edges)
+}
+
+/// Graph facts for files known by path and language only (outline counts left at zero);
+/// `files` sorted by path, `edges` sorted.
+pub(crate) fn graph_facts(
+    files: &[(String, Language)],
+    edges: &[Edge],
+) -> BTreeMap<String, FileFacts> {
+    let facts = files
+        .iter()
+        .map(|(_, language)| FileFacts {
+            language: *language,
+            dependencies: Vec::new(),
+            dependents: Vec::new(),
+            fan_in: 0,
+            fan_out: 0,
+            metrics: FileMetrics::default(),
+            function_count: 0,
+            class_count: 0,
+            export_count: 0,
+            todo_count: 0,
+        })
+        .collect();
+    link(files.iter().map(|(path, _)| path), facts, edges)
+}
+
+/// Fills in dependencies, dependents and fan-in/out of `facts` (one per path of `paths`).
+fn link<'p>(
+    paths: impl Iterator<Item = &'p String> + Clone,
+    mut facts: Vec<FileFacts>,
+    edges: &[Edge],
+) -> BTreeMap<String, FileFacts> {
+    let positions: FastMap<&str, usize> = paths
+        .clone()
         .enumerate()
         .map(|(position, path)| (path.as_str(), position))
         .collect();
-    let mut facts: Vec<FileFacts> = files.values().map(outline_facts).collect();
     for edge in edges {
         let (Some(from), Some(to)) = (
             positions.get(edge.from.as_str()),
@@ -94,7 +127,7 @@ pub(crate) fn file_facts(
         fact.fan_in = count(fact.dependents.len());
         fact.fan_out = count(fact.dependencies.len());
     }
-    files.keys().cloned().zip(facts).collect()
+    paths.cloned().zip(facts).collect()
 }
 
 fn outline_facts(outline: &FileOutline) -> FileFacts {

@@ -46,6 +46,7 @@ use serde::{Deserialize, Serialize};
 
 pub use config::ProjectConfig;
 pub use graph::{EntryPoint, EntryReason, FileFacts};
+pub(crate) use symbols::SymbolTableBuilder;
 pub use symbols::{SymbolSite, SymbolTable};
 
 use crate::model::{FileOutline, Import, ImportOrigin};
@@ -158,6 +159,34 @@ pub fn analyze_with(config: &ProjectConfig, files: &BTreeMap<String, FileOutline
         hubs: graph::hubs(&facts, HUB_COUNT),
         entry_points: graph::entry_points(files, &facts),
         symbols: SymbolTable::build(files),
+        files: facts,
+        internal_sources,
+        edges,
+    }
+}
+
+/// An analysis for ranking files (the repo map) from what an index stores: the parsed files
+/// with their language (sorted by path), the resolved edges and the symbol table. Outline
+/// counts in the facts are zero and entry points are not determined.
+pub(crate) fn for_ranking(
+    files: &[(String, crate::model::Language)],
+    mut edges: Vec<Edge>,
+    symbols: SymbolTable,
+) -> Analysis {
+    edges.sort_unstable();
+    edges.dedup();
+    let facts = graph::graph_facts(files, &edges);
+    let mut internal_sources: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for edge in &edges {
+        internal_sources
+            .entry(edge.from.clone())
+            .or_default()
+            .insert(edge.source.clone());
+    }
+    Analysis {
+        hubs: graph::hubs(&facts, HUB_COUNT),
+        entry_points: Vec::new(),
+        symbols,
         files: facts,
         internal_sources,
         edges,

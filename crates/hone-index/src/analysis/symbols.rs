@@ -32,6 +32,93 @@ pub struct SymbolTable {
     sites: Vec<Site>,
 }
 
+/// Builds a [`SymbolTable`] from occurrences pushed in any file order (within one file, in
+/// the file's order); names are copied once each.
+#[derive(Debug, Default)]
+pub(crate) struct SymbolTableBuilder {
+    slots: FastMap<String, usize>,
+    /// Per name: [definitions, references].
+    counts: Vec<[u32; 2]>,
+    placed: Vec<(usize, usize, Site)>,
+}
+
+impl SymbolTableBuilder {
+    /// Adds an occurrence of `name` at `line` and `column` of `file` (the file's position in
+    /// the final list).
+    pub(crate) fn push(
+        &mut self,
+        file: u32,
+        name: &str,
+        role: SymbolRole,
+        (line, column): (u32, u32),
+        kind: SymbolKind,
+    ) {
+        let slot = match self.slots.get(name) {
+            Some(slot) => *slot,
+            None => {
+                self.counts.push([0, 0]);
+                self.slots.insert(name.to_string(), self.counts.len() - 1);
+                self.counts.len() - 1
+            }
+        };
+        let role = match role {
+            SymbolRole::Definition => 0,
+            SymbolRole::Reference => 1,
+        };
+        self.counts[slot][role] += 1;
+        let site = Site {
+            file,
+            line,
+            column,
+            kind,
+        };
+        self.placed.push((slot, role, site));
+    }
+
+    /// The table over `files` (sorted paths; sites name them by position).
+    pub(crate) fn finish(mut self, files: Vec<String>) -> SymbolTable {
+        // Stable, and linear when the occurrences came in file order already.
+        self.placed.sort_by_key(|(_, _, site)| site.file);
+        // Counting sort by name and role; stable, so each group stays in file order.
+        let mut ranges = Vec::with_capacity(self.counts.len());
+        let mut next: Vec<[usize; 2]> = Vec::with_capacity(self.counts.len());
+        let mut offset = 0u32;
+        for [definitions, references] in self.counts {
+            let range = SiteRange {
+                start: offset,
+                middle: offset + definitions,
+                end: offset + definitions + references,
+            };
+            next.push([range.start as usize, range.middle as usize]);
+            ranges.push(range);
+            offset = range.end;
+        }
+        let mut sites = vec![
+            Site {
+                file: 0,
+                line: 0,
+                column: 0,
+                kind: SymbolKind::Variable
+            };
+            self.placed.len()
+        ];
+        for (slot, role, site) in self.placed {
+            let position = &mut next[slot][role];
+            sites[*position] = site;
+            *position += 1;
+        }
+        SymbolTable {
+            files,
+            names: self
+                .slots
+                .into_iter()
+                .map(|(name, slot)| (name, ranges[slot]))
+                .collect(),
+            sites,
+        }
+    }
+}
+
 /// A name's sites: definitions at `start..middle`, references at `middle..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 struct SiteRange {
@@ -63,71 +150,20 @@ pub(crate) struct Site {
 impl SymbolTable {
     /// Collects the symbol occurrences of every outline.
     pub(crate) fn build(files: &BTreeMap<String, FileOutline>) -> Self {
-        let total: usize = files.values().map(|outline| outline.symbols.len()).sum();
-        let mut slots: FastMap<&str, usize> = FastMap::default();
-        // Per name: [definitions, references].
-        let mut counts: Vec<[u32; 2]> = Vec::new();
-        let mut placed: Vec<(usize, usize, Site)> = Vec::with_capacity(total);
+        let mut builder = SymbolTableBuilder::default();
         for (position, outline) in files.values().enumerate() {
             let file = u32::try_from(position).unwrap_or(u32::MAX);
             for symbol in &outline.symbols {
-                let slot = *slots.entry(symbol.name.as_str()).or_insert_with(|| {
-                    counts.push([0, 0]);
-                    counts.len() - 1
-                });
-                let role = match symbol.role {
-                    SymbolRole::Definition => 0,
-                    SymbolRole::Reference => 1,
-                };
-                counts[slot][role] += 1;
-                let site = Site {
+                builder.push(
                     file,
-                    line: symbol.line,
-                    column: symbol.column,
-                    kind: symbol.kind,
-                };
-                placed.push((slot, role, site));
+                    &symbol.name,
+                    symbol.role,
+                    (symbol.line, symbol.column),
+                    symbol.kind,
+                );
             }
         }
-        // Counting sort by name and role; stable, so each group stays in file order.
-        let mut ranges = Vec::with_capacity(counts.len());
-        let mut next: Vec<[usize; 2]> = Vec::with_capacity(counts.len());
-        let mut offset = 0u32;
-        for [definitions, references] in counts {
-            let range = SiteRange {
-                start: offset,
-                middle: offset + definitions,
-                end: offset + definitions + references,
-            };
-            next.push([range.start as usize, range.middle as usize]);
-            ranges.push(range);
-            offset = range.end;
-        }
-        let mut sites = vec![
-            Site {
-                file: 0,
-                line: 0,
-                column: 0,
-                kind: SymbolKind::Variable
-            };
-            placed.len()
-        ];
-        for (slot, role, site) in placed {
-            let position = &mut next[slot][role];
-            sites[*position] = site;
-            *position += 1;
-        }
-        // Sorted here (unstable is cheaper) so that building the map finds one sorted run.
-        let mut names: Vec<(&str, usize)> = slots.into_iter().collect();
-        names.sort_unstable_by_key(|(name, _)| *name);
-        Self {
-            files: files.keys().cloned().collect(),
-            names: names
-                .into_iter()
-                .map(|(name, slot)| (name.to_string(), ranges[slot]))
-                .collect(),
-            sites,
-        }
+        builder.finish(files.keys().cloned().collect())
     }
 
     /// Where `name` is defined, in path order.

@@ -75,11 +75,8 @@ pub fn repo_map(
     focus_text: &str,
     budget_tokens: usize,
 ) -> Result<String, IndexError> {
-    let t = std::time::Instant::now();
     let outlines = indexer.store().outlines()?;
-    eprintln!("MAP load {:?}", t.elapsed());
     let analysis = analysis::analyze(indexer.root(), &outlines);
-    eprintln!("MAP analyze {:?}", t.elapsed());
     let mut request = RepoMapRequest {
         budget_tokens,
         ..RepoMapRequest::default()
@@ -94,9 +91,7 @@ pub fn repo_map(
             request.focus_identifiers.push(word.to_string());
         }
     }
-    let r = RepoMap::new().render(&outlines, &analysis, &request).text;
-    eprintln!("MAP render {:?}", t.elapsed());
-    Ok(r)
+    Ok(RepoMap::new().render(&outlines, &analysis, &request).text)
 }
 
 fn is_identifier(word: &str) -> bool {
