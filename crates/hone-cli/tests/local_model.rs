@@ -80,7 +80,7 @@ async fn exec_with_the_embedded_model_edits_a_file() {
     std::fs::write(
         root.join(".hone/config.toml"),
         format!(
-            "provider = \"local\"\nmodel = \"{}\"\n\n[local]\ntemperature = 0.0\n",
+            "provider = \"local\"\nmodel = \"{}\"\n",
             model.display()
         ),
     )

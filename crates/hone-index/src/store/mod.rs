@@ -17,7 +17,7 @@ pub use sqlite::SqliteStore;
 
 #[cfg(doc)]
 use crate::analysis::Analysis;
-use crate::analysis::Edge;
+use crate::analysis::{Edge, SymbolTable};
 use crate::error::IndexError;
 use crate::model::{FileMetrics, FileOutline, Language, SymbolKind, SymbolRole};
 use crate::scan::FileKind;
@@ -188,6 +188,12 @@ pub trait IndexStore: Send {
 
     /// Every stored outline, by path.
     fn outlines(&self) -> Result<BTreeMap<String, FileOutline>, IndexError>;
+
+    /// The symbol table of every parsed file, without loading outlines.
+    fn symbol_table(&self) -> Result<SymbolTable, IndexError>;
+
+    /// Every import edge, sorted.
+    fn all_edges(&self) -> Result<Vec<Edge>, IndexError>;
 
     /// The metrics of every parsed file, by path, without loading outlines.
     fn metrics(&self) -> Result<BTreeMap<String, FileMetrics>, IndexError>;

@@ -5,12 +5,13 @@
 //! keeps the database about a third smaller and makes reading every outline (the repo map)
 //! several times faster than decoding them from JSON.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::codec::{role_from_name, symbol_kind_from_name};
+use crate::analysis::{SymbolTable, SymbolTableBuilder};
 use crate::model::{
     Class, Export, FileMetrics, FileOutline, Function, Import, Language, SymbolOccurrence, Todo,
 };
@@ -150,4 +151,46 @@ pub(crate) fn read_outlines(
         }
     }
     Ok(by_id.into_values().collect())
+}
+
+/// The symbol table of every parsed file, straight from the `symbols` table (no outline is
+/// decoded; each name is copied once).
+pub(crate) fn read_symbol_table(connection: &Connection) -> Result<SymbolTable, ReadError> {
+    let snapshot = connection.unchecked_transaction()?;
+    let mut files = Vec::new();
+    let mut positions: HashMap<i64, u32> = HashMap::new();
+    {
+        let mut statement = snapshot.prepare_cached(
+            "SELECT f.id, f.path FROM files f JOIN outlines o ON o.file_id = f.id ORDER BY f.path",
+        )?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            positions.insert(row.get(0)?, u32::try_from(files.len()).unwrap_or(u32::MAX));
+            files.push(row.get::<_, String>(1)?);
+        }
+    }
+    let mut builder = SymbolTableBuilder::default();
+    {
+        // Row ids grow as symbols are inserted, so each file's symbols come in its order.
+        let mut statement = snapshot.prepare_cached(
+            "SELECT file_id, name, kind, role, line, col FROM symbols ORDER BY rowid",
+        )?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let Some(file) = positions.get(&row.get::<_, i64>(0)?).copied() else {
+                continue;
+            };
+            let kind = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
+            let role = row.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+            let (Some(kind), Some(role)) = (symbol_kind_from_name(kind), role_from_name(role))
+            else {
+                return Err(ReadError::Corrupt(format!(
+                    "bad symbol kind `{kind}` or role `{role}`"
+                )));
+            };
+            let name = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+            builder.push(file, name, role, (row.get(4)?, row.get(5)?), kind);
+        }
+    }
+    Ok(builder.finish(files))
 }

@@ -11,7 +11,7 @@ use super::migrations::migrate;
 use super::outlines::{self, ReadError};
 use super::write::SqliteWrite;
 use super::{FileRecord, IndexStats, IndexStore, IndexWrite, SymbolLocation};
-use crate::analysis::Edge;
+use crate::analysis::{Edge, SymbolTable};
 use crate::error::IndexError;
 use crate::model::{FileMetrics, FileOutline};
 
@@ -245,6 +245,31 @@ impl IndexStore for SqliteStore {
 
     fn outlines(&self) -> Result<BTreeMap<String, FileOutline>, IndexError> {
         outlines::read_outlines(&self.connection).map_err(|error| self.read_error(error))
+    }
+
+    fn symbol_table(&self) -> Result<SymbolTable, IndexError> {
+        outlines::read_symbol_table(&self.connection).map_err(|error| self.read_error(error))
+    }
+
+    fn all_edges(&self) -> Result<Vec<Edge>, IndexError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT from_path, to_path, source, line FROM edges \
+                 ORDER BY from_path, to_path, source, line",
+            )
+            .map_err(|error| self.database(error))?;
+        statement
+            .query_map([], |row| {
+                Ok(Edge {
+                    from: row.get(0)?,
+                    to: row.get(1)?,
+                    source: row.get(2)?,
+                    line: row.get(3)?,
+                })
+            })
+            .and_then(Iterator::collect)
+            .map_err(|error| self.database(error))
     }
 
     fn metrics(&self) -> Result<BTreeMap<String, FileMetrics>, IndexError> {
