@@ -125,7 +125,8 @@ async fn ask_reads_the_prompt_from_stdin() {
         .env_clear()
         .env("HOME", project.path())
         .env("OLLAMA_HOST", server.url())
-        .args(["--provider", "ollama", "ask"])
+        .env("HONE_PROVIDER", "ollama")
+        .args(["ask"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());

