@@ -360,3 +360,26 @@ fn the_repo_map_focuses_on_the_prompt() {
     assert!(map.contains("py/models.py:"), "{map}");
     assert!(map.contains("src/store.ts:"), "{map}");
 }
+
+#[test]
+fn the_repo_map_from_the_store_matches_one_from_full_outlines() {
+    use hone_index::repomap::{RepoMap, RepoMapRequest};
+    use hone_index::tools::repo_map_for;
+
+    let project = project();
+    let _ = project.ok("get_structure", json!({}));
+    let indexer = Indexer::open(project.context.root(), &IndexOptions::default()).unwrap();
+    for (budget, focus) in [(8000, vec!["make_user".to_string()]), (60, Vec::new())] {
+        let request = RepoMapRequest {
+            focus_files: Vec::new(),
+            focus_identifiers: focus,
+            budget_tokens: budget,
+        };
+        let outlines = indexer.store().outlines().unwrap();
+        let analysis = hone_index::analysis::analyze(indexer.root(), &outlines);
+        let expected = RepoMap::new().render(&outlines, &analysis, &request);
+        let from_store = repo_map_for(&indexer, &request).unwrap();
+        assert_eq!(from_store, expected);
+        assert!(!from_store.files.is_empty() || budget < 100);
+    }
+}
