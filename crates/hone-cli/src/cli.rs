@@ -8,14 +8,7 @@ use clap::{Args, Parser, Subcommand};
 ///
 /// Without a command, hone opens its full-screen terminal UI.
 #[derive(Debug, Parser)]
-#[command(
-    name = "hone",
-    version,
-    about,
-    long_about = None,
-    propagate_version = true,
-    args_conflicts_with_subcommands = true
-)]
+#[command(name = "hone", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Options shared by every command.
     #[command(flatten)]
@@ -307,12 +300,6 @@ mod tests {
         assert!(Cli::try_parse_from(["hone", "--resume", "x", "--new"]).is_err());
         let exec = Cli::parse_from(["hone", "exec", "--approval", "full-auto", "go"]);
         assert!(exec.tui.approval.is_none(), "exec keeps its own --approval");
-        assert!(
-            Cli::try_parse_from(["hone", "--new", "exec", "go"]).is_err(),
-            "terminal UI flags do not silently apply to commands"
-        );
-        let global = Cli::parse_from(["hone", "--provider", "groq", "-C", "/tmp", "exec", "go"]);
-        assert_eq!(global.global.provider.as_deref(), Some("groq"));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use hone_config::IndexSettings;
-use hone_index::repomap::{RepoMap, RepoMapRequest};
+use hone_index::repomap::RepoMapRequest;
 use hone_index::tools::SharedIndex;
 use hone_index::{IndexError, IndexWatcher, Indexer, UpdateCallback, normalize_scope};
 use hone_protocol::HoneError;
@@ -285,8 +285,6 @@ pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, H
     let (mut indexer, settings) = open(global)?;
     indexer.update(&mut |_| {}).map_err(index_error)?;
     let budget = args.budget.unwrap_or(settings.map_budget);
-    let outlines = indexer.store().outlines().map_err(index_error)?;
-    let analysis = hone_index::analysis::analyze(indexer.root(), &outlines);
     let (focus_files, focus_identifiers) = args
         .focus
         .iter()
@@ -297,7 +295,7 @@ pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, H
         focus_identifiers,
         budget_tokens: budget,
     };
-    let map = RepoMap::new().render(&outlines, &analysis, &request);
+    let map = hone_index::tools::repo_map_for(&indexer, &request).map_err(index_error)?;
     print!("{}", map.text);
     if !map.text.ends_with('\n') {
         println!();

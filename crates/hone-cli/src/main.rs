@@ -57,6 +57,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
     let Some(command) = cli.command else {
         return tui_cmd::run(&cli.global, &cli.tui).await;
     };
+    tui_cmd::reject_with_command(&cli.tui)?;
     match command {
         Command::Ask(args) => ask::run(&cli.global, args).await,
         Command::Exec(args) => Ok(exec::run(&cli.global, args).await),

@@ -65,6 +65,27 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
     }
 }
 
+/// The terminal UI's flags given together with a command (`hone --new exec …`): an error
+/// rather than flags silently ignored.
+pub(crate) fn reject_with_command(args: &TuiArgs) -> Result<(), HoneError> {
+    let given: Vec<&str> = [
+        (args.approval.is_some(), "--approval"),
+        (args.resume.is_some(), "--resume"),
+        (args.new, "--new"),
+        (args.bell_after.is_some(), "--bell-after"),
+    ]
+    .into_iter()
+    .filter_map(|(set, flag)| set.then_some(flag))
+    .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    Err(HoneError::config(format!(
+        "{} before the command belongs to the terminal UI (`hone` alone); put a command's own flags after it, e.g. `hone exec --approval auto-edit \"…\"`",
+        given.join(", ")
+    )))
+}
+
 /// Logs go to `.hone/logs/tui.log` (never the screen): `HONE_LOG` sets the filter, else
 /// `-v` raises the level from `info`.
 fn init_logging(root: &Path, verbose: u8) {

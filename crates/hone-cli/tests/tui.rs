@@ -257,6 +257,21 @@ async fn approve_an_edit_undo_it_and_quit_saving_the_session() {
 }
 
 #[test]
+fn terminal_ui_flags_before_a_command_are_refused() {
+    let repo = repository();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hone"))
+        .env_clear()
+        .envs(environment(repo.path()))
+        .current_dir(repo.path())
+        .args(["--approval", "full-auto", "exec", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--approval before the command"), "{stderr}");
+}
+
+#[test]
 fn without_a_terminal_it_points_to_hone_exec() {
     let repo = repository();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_hone"))

@@ -184,6 +184,9 @@ impl Engine {
             });
         }
         let budget = settings.max_tokens.min(context_size - prompt.len());
+        self.model
+            .reserve_cache(context_size)
+            .map_err(LocalError::inference)?;
         let mut stats = GenerationStats {
             prompt_tokens: prompt.len(),
             ..GenerationStats::default()

@@ -1,30 +1,40 @@
-//! A per-layer key/value cache that grows in steps and can be cut back.
+//! The key/value cache of all layers, truncatable for prefix reuse.
 //!
-//! Keys and values are stored sequence-major, `(1, positions, kv_heads, head_dim)`, so the
-//! filled part is a contiguous prefix: handing it to attention needs no copy, appending
-//! writes in place, and truncating to a shorter prefix only moves the length.
+//! Keys and values live in one tensor each, `(layers, positions, kv_heads, head_dim)`:
+//! a layer's filled part is a contiguous prefix, so attention reads it without a copy,
+//! appending writes in place and truncating only moves the length. The tensors are
+//! allocated zeroed for the whole context at once; zeroed memory is only mapped in as
+//! positions are written, so memory grows with the context actually used.
 
 use candle_core::{DType, Device, Result, Tensor};
 
-/// Positions allocated at a time when the cache has to grow.
-const GROW_STEP: usize = 512;
-
-/// Keys and values of one layer for positions `0..len`.
+/// Keys and values of every layer for positions `0..len`.
 #[derive(Debug)]
-pub(crate) struct LayerCache {
+pub(crate) struct KvCache {
     keys: Option<Tensor>,
     values: Option<Tensor>,
+    layers: usize,
+    kv_heads: usize,
+    head_dim: usize,
     len: usize,
     capacity: usize,
     max_positions: usize,
 }
 
-impl LayerCache {
+impl KvCache {
     /// An empty cache that never holds more than `max_positions` positions.
-    pub(crate) fn new(max_positions: usize) -> Self {
+    pub(crate) fn new(
+        layers: usize,
+        kv_heads: usize,
+        head_dim: usize,
+        max_positions: usize,
+    ) -> Self {
         Self {
             keys: None,
             values: None,
+            layers,
+            kv_heads,
+            head_dim,
             len: 0,
             capacity: 0,
             max_positions,
@@ -41,46 +51,15 @@ impl LayerCache {
         self.len = self.len.min(len);
     }
 
-    /// Appends `keys` and `values` of shape `(1, n, kv_heads, head_dim)` and returns the
-    /// whole cached sequence, `(1, len + n, kv_heads, head_dim)` each.
-    pub(crate) fn append(&mut self, keys: &Tensor, values: &Tensor) -> Result<(Tensor, Tensor)> {
-        let (_, added, heads, head_dim) = keys.dims4()?;
-        let needed = self.len + added;
-        if needed > self.max_positions {
-            candle_core::bail!(
-                "the context is full: {needed} positions needed, {} allowed",
-                self.max_positions
-            );
+    /// Makes room for `positions` (capped at the maximum), keeping what is cached.
+    pub(crate) fn reserve(&mut self, positions: usize) -> Result<()> {
+        let positions = positions.min(self.max_positions);
+        if positions <= self.capacity {
+            return Ok(());
         }
-        if needed > self.capacity {
-            self.grow(needed, heads, head_dim, keys.dtype(), keys.device())?;
-        }
-        let (Some(all_keys), Some(all_values)) = (&self.keys, &self.values) else {
-            candle_core::bail!("the key/value cache was not allocated");
-        };
-        all_keys.slice_set(&keys.contiguous()?, 1, self.len)?;
-        all_values.slice_set(&values.contiguous()?, 1, self.len)?;
-        self.len = needed;
-        Ok((
-            all_keys.narrow(1, 0, needed)?,
-            all_values.narrow(1, 0, needed)?,
-        ))
-    }
-
-    fn grow(
-        &mut self,
-        needed: usize,
-        heads: usize,
-        head_dim: usize,
-        dtype: DType,
-        device: &Device,
-    ) -> Result<()> {
-        let capacity = needed
-            .div_ceil(GROW_STEP)
-            .saturating_mul(GROW_STEP)
-            .min(self.max_positions);
-        let keys = Tensor::zeros((1, capacity, heads, head_dim), dtype, device)?;
-        let values = Tensor::zeros((1, capacity, heads, head_dim), dtype, device)?;
+        let shape = (self.layers, positions, self.kv_heads, self.head_dim);
+        let keys = Tensor::zeros(shape, DType::F32, &Device::Cpu)?;
+        let values = Tensor::zeros(shape, DType::F32, &Device::Cpu)?;
         if let (Some(old_keys), Some(old_values)) = (&self.keys, &self.values)
             && self.len > 0
         {
@@ -89,8 +68,47 @@ impl LayerCache {
         }
         self.keys = Some(keys);
         self.values = Some(values);
-        self.capacity = capacity;
+        self.capacity = positions;
         Ok(())
+    }
+
+    /// Writes `keys` and `values` of shape `(1, n, kv_heads, head_dim)` for `layer` at the
+    /// positions after the cached ones and returns the layer's whole sequence,
+    /// `(1, len + n, kv_heads, head_dim)` each. The cached length moves on with
+    /// [`KvCache::advance`] once every layer has appended.
+    pub(crate) fn append(
+        &mut self,
+        layer: usize,
+        keys: &Tensor,
+        values: &Tensor,
+    ) -> Result<(Tensor, Tensor)> {
+        let added = keys.dim(1)?;
+        let needed = self.len + added;
+        if needed > self.max_positions {
+            candle_core::bail!(
+                "the context is full: {needed} positions needed, {} allowed",
+                self.max_positions
+            );
+        }
+        if needed > self.capacity {
+            self.reserve(needed.max(self.capacity.saturating_mul(2)))?;
+        }
+        let (Some(all_keys), Some(all_values)) = (&self.keys, &self.values) else {
+            candle_core::bail!("the key/value cache was not allocated");
+        };
+        let layer_keys = all_keys.get(layer)?;
+        let layer_values = all_values.get(layer)?;
+        layer_keys.slice_set(&keys.squeeze(0)?.contiguous()?, 0, self.len)?;
+        layer_values.slice_set(&values.squeeze(0)?.contiguous()?, 0, self.len)?;
+        Ok((
+            layer_keys.narrow(0, 0, needed)?.unsqueeze(0)?,
+            layer_values.narrow(0, 0, needed)?.unsqueeze(0)?,
+        ))
+    }
+
+    /// Counts `added` more positions as cached (after every layer appended them).
+    pub(crate) fn advance(&mut self, added: usize) {
+        self.len = (self.len + added).min(self.capacity);
     }
 }
 
@@ -103,34 +121,45 @@ mod tests {
         Tensor::from_vec(data, (1, positions, 2, 3), &Device::Cpu).unwrap()
     }
 
+    fn append_all(cache: &mut KvCache, block: &Tensor) -> Vec<(Tensor, Tensor)> {
+        let out = (0..2)
+            .map(|layer| cache.append(layer, block, block).unwrap())
+            .collect();
+        cache.advance(block.dim(1).unwrap());
+        out
+    }
+
     #[test]
     fn appending_returns_everything_cached_so_far() {
-        let mut cache = LayerCache::new(2048);
+        let mut cache = KvCache::new(2, 2, 3, 2048);
         let first = block(0.0, 3);
-        cache.append(&first, &first).unwrap();
+        append_all(&mut cache, &first);
         let second = block(100.0, 2);
-        let (keys, values) = cache.append(&second, &second).unwrap();
-        assert_eq!(keys.dims(), &[1, 5, 2, 3]);
+        let out = append_all(&mut cache, &second);
         let expected = Tensor::cat(&[&first, &second], 1).unwrap();
-        let diff = (keys - &expected)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .sum_all()
-            .unwrap();
-        assert_eq!(diff.to_scalar::<f32>().unwrap(), 0.0);
-        assert_eq!(values.dims(), &[1, 5, 2, 3]);
+        for (keys, values) in out {
+            assert_eq!(keys.dims(), &[1, 5, 2, 3]);
+            let diff = (keys - &expected)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .sum_all()
+                .unwrap();
+            assert_eq!(diff.to_scalar::<f32>().unwrap(), 0.0);
+            assert_eq!(values.dims(), &[1, 5, 2, 3]);
+        }
         assert_eq!(cache.len(), 5);
     }
 
     #[test]
     fn truncating_then_appending_overwrites_the_tail() {
-        let mut cache = LayerCache::new(2048);
-        cache.append(&block(0.0, 4), &block(0.0, 4)).unwrap();
+        let mut cache = KvCache::new(2, 2, 3, 2048);
+        append_all(&mut cache, &block(0.0, 4));
         cache.truncate(1);
         assert_eq!(cache.len(), 1);
-        let (keys, _) = cache.append(&block(50.0, 1), &block(50.0, 1)).unwrap();
-        let row: Vec<f32> = keys
+        let out = append_all(&mut cache, &block(50.0, 1));
+        let row: Vec<f32> = out[1]
+            .0
             .narrow(1, 1, 1)
             .unwrap()
             .flatten_all()
@@ -138,15 +167,18 @@ mod tests {
             .to_vec1()
             .unwrap();
         assert_eq!(row[0], 50.0);
+        assert_eq!(cache.len(), 2);
     }
 
     #[test]
-    fn growing_past_a_step_keeps_the_old_positions() {
-        let mut cache = LayerCache::new(4096);
-        cache.append(&block(0.0, 500), &block(0.0, 500)).unwrap();
-        let (keys, _) = cache.append(&block(7.0, 100), &block(7.0, 100)).unwrap();
-        assert_eq!(keys.dims(), &[1, 600, 2, 3]);
-        let first: f32 = keys
+    fn growing_keeps_the_old_positions() {
+        let mut cache = KvCache::new(2, 2, 3, 4096);
+        cache.reserve(8).unwrap();
+        append_all(&mut cache, &block(0.0, 6));
+        let out = append_all(&mut cache, &block(7.0, 100));
+        assert_eq!(out[0].0.dims(), &[1, 106, 2, 3]);
+        let first: f32 = out[0]
+            .0
             .flatten_all()
             .unwrap()
             .get(1)
@@ -154,11 +186,12 @@ mod tests {
             .to_scalar()
             .unwrap();
         assert_eq!(first, 1.0);
+        assert_eq!(cache.len(), 106);
     }
 
     #[test]
     fn a_full_context_is_an_error() {
-        let mut cache = LayerCache::new(4);
-        assert!(cache.append(&block(0.0, 5), &block(0.0, 5)).is_err());
+        let mut cache = KvCache::new(1, 2, 3, 4);
+        assert!(cache.append(0, &block(0.0, 5), &block(0.0, 5)).is_err());
     }
 }

@@ -16,7 +16,7 @@ use candle_core::quantized::{QTensor, gguf_file};
 use candle_core::{DType, Device, Result, Tensor};
 use candle_nn::attention::{AttnMask, flash_attn};
 
-use cache::LayerCache;
+use cache::KvCache;
 use linear::QLinear;
 pub use linear::WeightLayout;
 use weights::WeightFile;
@@ -87,7 +87,6 @@ struct Layer {
     gate: QLinear,
     up: QLinear,
     down: QLinear,
-    cache: LayerCache,
 }
 
 /// A loaded Qwen2 model with its key/value cache.
@@ -99,6 +98,7 @@ pub(crate) struct Qwen2 {
     output: QLinear,
     cos: Tensor,
     sin: Tensor,
+    cache: KvCache,
     file: WeightFile,
 }
 
@@ -153,11 +153,16 @@ impl Qwen2 {
                 gate: linear(&mut file, &name("ffn_gate.weight"))?,
                 up: linear(&mut file, &name("ffn_up.weight"))?,
                 down: linear(&mut file, &name("ffn_down.weight"))?,
-                cache: LayerCache::new(max_positions),
             });
         }
         file.shrink();
         let (cos, sin) = rope_tables(&config, max_positions, &device)?;
+        let cache = KvCache::new(
+            config.layers,
+            config.kv_heads,
+            config.head_dim(),
+            max_positions,
+        );
         Ok(Self {
             config,
             embeddings,
@@ -166,6 +171,7 @@ impl Qwen2 {
             output,
             cos,
             sin,
+            cache,
             file,
         })
     }
@@ -177,14 +183,17 @@ impl Qwen2 {
 
     /// Number of positions in the key/value cache.
     pub(crate) fn cached_len(&self) -> usize {
-        self.layers.first().map_or(0, |layer| layer.cache.len())
+        self.cache.len()
     }
 
     /// Forgets cached positions from `len` on.
     pub(crate) fn truncate_cache(&mut self, len: usize) {
-        for layer in &mut self.layers {
-            layer.cache.truncate(len);
-        }
+        self.cache.truncate(len);
+    }
+
+    /// Makes room in the cache for `positions`; memory is only used as they fill.
+    pub(crate) fn reserve_cache(&mut self, positions: usize) -> Result<()> {
+        self.cache.reserve(positions)
     }
 
     /// Runs `tokens` after the cached positions and appends them to the cache. With
@@ -206,7 +215,7 @@ impl Qwen2 {
             self.config.head_dim(),
         );
         let scale = 1.0 / (head_dim as f32).sqrt();
-        for layer in &mut self.layers {
+        for (index, layer) in self.layers.iter_mut().enumerate() {
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
             let q = layer
                 .q
@@ -225,7 +234,7 @@ impl Qwen2 {
             let v = v.reshape((1, count, kv_heads, head_dim))?;
             let q = candle_nn::rotary_emb::rope_thd(&q, &cos, &sin)?;
             let k = candle_nn::rotary_emb::rope_thd(&k, &cos, &sin)?;
-            let (keys, values) = layer.cache.append(&k, &v)?;
+            let (keys, values) = self.cache.append(index, &k, &v)?;
             let attention = flash_attn::<f32>(
                 &q,
                 &keys,
@@ -244,6 +253,7 @@ impl Qwen2 {
             let up = layer.up.forward(&h, &mut self.file)?;
             x = (x + layer.down.forward(&(gate * up)?, &mut self.file)?)?;
         }
+        self.cache.advance(count);
         if !logits {
             return Ok(None);
         }
