@@ -57,8 +57,9 @@ pub struct GlobalArgs {
     #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
     pub project_dir: Option<PathBuf>,
 
-    /// Provider instance to use: a preset (openai, anthropic, gemini, ollama, lmstudio, …)
-    /// or a [providers.NAME] from the configuration.
+    /// Provider instance to use: a preset (local, openai, anthropic, gemini, ollama,
+    /// lmstudio, …) or a [providers.NAME] from the configuration. Default: the first vendor
+    /// whose API key variable is set, else `local` (the embedded model).
     #[arg(long, value_name = "NAME", global = true)]
     pub provider: Option<String>,
 

@@ -91,7 +91,7 @@ pub(crate) fn view(
     let start = boundary.min(history.len());
     let mut messages: Vec<Message> = history[start..].to_vec();
     let mut newest: HashMap<String, (usize, usize)> = HashMap::new();
-    for (index, message) in messages.iter().enumerate() {
+    for (index, message) in history.iter().enumerate() {
         for (position, block) in message.content.iter().enumerate() {
             if let ContentBlock::Text { text } = block
                 && let Some(path) = snapshot_path(text)
@@ -113,7 +113,7 @@ pub(crate) fn view(
                 }
                 ContentBlock::Text { text } if tracked::is_snapshot(&text) => {
                     let path = snapshot_path(&text).unwrap_or_default().to_string();
-                    if newest.get(&path) != Some(&(index, position)) {
+                    if newest.get(&path) != Some(&(start + index, position)) {
                         continue;
                     }
                     if tracked.contains(path.as_str()) {
@@ -139,7 +139,50 @@ pub(crate) fn view(
         }
         message.content = content;
     }
+    carry_compacted_snapshots(history, start, &newest, tracked, &mut messages);
     repair_pairs(messages)
+}
+
+/// Tracked files whose newest snapshot was compacted away keep it: it is put first into
+/// the view (into the first message when that is a plain user message).
+fn carry_compacted_snapshots(
+    history: &[Message],
+    start: usize,
+    newest: &HashMap<String, (usize, usize)>,
+    tracked: &HashSet<&str>,
+    messages: &mut Vec<Message>,
+) {
+    let mut carried: Vec<(usize, usize)> = newest
+        .iter()
+        .filter(|(path, (index, _))| *index < start && tracked.contains(path.as_str()))
+        .map(|(_, at)| *at)
+        .collect();
+    if carried.is_empty() {
+        return;
+    }
+    carried.sort_unstable();
+    let blocks: Vec<ContentBlock> = carried
+        .into_iter()
+        .map(|(index, position)| history[index].content[position].clone())
+        .collect();
+    match messages.first_mut() {
+        Some(first)
+            if first.role == Role::User
+                && !first
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, ContentBlock::ToolResult(_))) =>
+        {
+            first.content.splice(0..0, blocks);
+        }
+        _ => messages.insert(
+            0,
+            Message {
+                role: Role::User,
+                content: blocks,
+            },
+        ),
+    }
 }
 
 fn message_snapshot_paths(history: &[Message], index: usize) -> BTreeSet<String> {

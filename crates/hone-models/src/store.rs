@@ -234,6 +234,7 @@ impl ModelStore {
             format!("{stored}{PART_SUFFIX}"),
             entry.file.to_string(),
             format!("{}{PART_SUFFIX}", entry.file),
+            crate::pull::pip_part_name(entry),
         ];
         let mut removed = Vec::new();
         for file in candidates {

