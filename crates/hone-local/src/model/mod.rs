@@ -3,11 +3,13 @@
 //! Adapted from candle-transformers 0.11 `models::quantized_qwen2`
 //! (<https://github.com/huggingface/candle>, MIT OR Apache-2.0, © the candle authors).
 //! Changes: the key/value cache is preallocated, sequence-major and truncatable (for
-//! prefix reuse across requests); attention is candle-nn's CPU flash attention with
-//! grouped-query heads (no repeated K/V, no mask tensors); the token embedding stays
+//! prefix reuse across requests); attention works on grouped-query heads directly (no
+//! repeated K/V): candle-nn's CPU flash attention for a single new token, blocked matrix
+//! products for a batch of prompt tokens (`attention.rs`); the token embedding stays
 //! quantized (rows are dequantized on lookup instead of keeping an f32 copy of the
 //! whole vocabulary); logits are computed only when asked for, for the last position.
 
+mod attention;
 mod cache;
 mod linear;
 mod weights;
@@ -235,18 +237,20 @@ impl Qwen2 {
             let q = candle_nn::rotary_emb::rope_thd(&q, &cos, &sin)?;
             let k = candle_nn::rotary_emb::rope_thd(&k, &cos, &sin)?;
             let (keys, values) = self.cache.append(index, &k, &v)?;
-            let attention = flash_attn::<f32>(
-                &q,
-                &keys,
-                &values,
-                scale,
-                AttnMask::causal_with_offset(position),
-                None,
-                None,
-            )?;
-            let attention = attention
-                .transpose(1, 2)?
-                .reshape((1, count, heads * head_dim))?;
+            let attention = if count == 1 {
+                flash_attn::<f32>(
+                    &q,
+                    &keys,
+                    &values,
+                    scale,
+                    AttnMask::causal_with_offset(position),
+                    None,
+                    None,
+                )?
+                .reshape((1, 1, heads * head_dim))?
+            } else {
+                attention::prompt_attention(&q, &keys, &values, f64::from(scale))?
+            };
             x = (x + layer.o.forward(&attention, &mut self.file)?)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, eps)?;
             let gate = candle_nn::ops::silu(&layer.gate.forward(&h, &mut self.file)?)?;
