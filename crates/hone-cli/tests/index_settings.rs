@@ -134,38 +134,12 @@ fn a_scope_limits_the_index_until_reset() {
 }
 
 #[test]
-fn a_large_first_index_warns_without_a_terminal_unless_told_yes() {
+fn a_large_first_index_warns_without_a_terminal_and_indexes_anyway() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let files = hone_index::LARGE_REPOSITORY_FILES + 5;
     for n in 0..files {
         write(root, &format!("d{}/f{n}.txt", n % 100), "x\n");
-    }
-    let output = hone(root, &["index", "--json", "--yes"]);
-    assert!(
-        !stderr(&output).contains("files to index"),
-        "{}",
-        stderr(&output)
-    );
-    assert_eq!(json(&output)["files"], files);
-    // Nothing new: no warning either.
-    let output = hone(root, &["index", "--json"]);
-    assert!(
-        !stderr(&output).contains("files to index"),
-        "{}",
-        stderr(&output)
-    );
-
-    for entry in std::fs::read_dir(root.join(".hone")).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("index.db")
-        {
-            std::fs::remove_file(path).unwrap();
-        }
     }
     let output = hone(root, &["index", "--json"]);
     let message = stderr(&output);
@@ -175,4 +149,12 @@ fn a_large_first_index_warns_without_a_terminal_unless_told_yes() {
     );
     assert!(message.contains("--scope DIR"), "{message}");
     assert_eq!(json(&output)["files"], files, "it indexes anyway");
+    // Nothing new to index: no warning.
+    let output = hone(root, &["index", "--json"]);
+    assert!(
+        !stderr(&output).contains("files to index"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(json(&output)["parsed"], 0);
 }

@@ -1,6 +1,6 @@
 //! Helpers every language extractor shares: node text and lines, TODO comments, metrics.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 use crate::model::{FileMetrics, Todo};
 
@@ -170,8 +170,9 @@ impl<'k> MetricsWalk<'k> {
         }
     }
 
-    /// Counts `node`, reached in pre-order; `field` is its field name in its parent.
-    pub(crate) fn enter(&mut self, node: Node<'_>, field: Option<&str>, source: &str) {
+    /// Counts the cursor's node, reached in pre-order.
+    pub(crate) fn enter(&mut self, cursor: &TreeCursor<'_>, source: &str) {
+        let node = cursor.node();
         let kind = node.kind();
         let opens = self.kinds.nesting.contains(&kind);
         if opens {
@@ -182,7 +183,7 @@ impl<'k> MetricsWalk<'k> {
             self.metrics.complexity += 1;
         } else if self.kinds.logical_operators.contains(&kind)
             && !node.is_named()
-            && field == Some("operator")
+            && cursor.field_name() == Some("operator")
         {
             // Only operators of expressions: C++ `T&&` declarators use the same token.
             self.metrics.complexity += 1;
@@ -217,7 +218,7 @@ pub(crate) fn metrics_and_todos(
     let mut walk = MetricsWalk::new(source, kinds);
     let mut cursor = root.walk();
     loop {
-        walk.enter(cursor.node(), cursor.field_name(), source);
+        walk.enter(&cursor, source);
         if cursor.goto_first_child() {
             continue;
         }

@@ -56,7 +56,7 @@ pub(super) fn scan(
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     loop {
         let node = cursor.node();
-        metrics.enter(node, cursor.field_name(), source);
+        metrics.enter(&cursor, source);
         if node.is_named() {
             visit(node, &ancestors, extractor);
         }

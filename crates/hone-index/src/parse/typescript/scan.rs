@@ -40,7 +40,7 @@ pub(super) fn scan(
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     loop {
         let node = cursor.node();
-        metrics.enter(node, cursor.field_name(), source);
+        metrics.enter(&cursor, source);
         if node.is_named() {
             visit(node, cursor.field_name(), &ancestors, extractor);
         }
