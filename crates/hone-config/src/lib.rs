@@ -74,6 +74,16 @@
 //! Invalid values are rejected: in files with the file and line, in variables and flags with
 //! their name ([`ConfigError::InvalidValue`]).
 //!
+//! # Code index settings
+//!
+//! `[index]` ([`Config::index_settings`]): `database` ([`IndexDatabase`]: `project`, the
+//! default, for `<project>/.hone/index.db`, or `data-dir` for a per-project directory under
+//! [`data_dir`]), `map_budget` (repo map tokens, [`MAP_BUDGET_RANGE`], default
+//! [`DEFAULT_MAP_BUDGET`]), `extra_ignores` (gitignore patterns added to the index's
+//! defaults; the user file's and the project file's lists are concatenated) and
+//! `watch_debounce_ms` ([`WATCH_DEBOUNCE_RANGE_MS`], default [`DEFAULT_WATCH_DEBOUNCE_MS`]).
+//! The project file's values win over the user file's.
+//!
 //! # Project trust
 //!
 //! A cloned repository's `.hone/config.toml` must not be able to send your API key to its own

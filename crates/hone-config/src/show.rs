@@ -119,7 +119,7 @@ impl Config {
     /// The effective configuration, value by value, with provenance and secrets masked:
     /// the selection, `trusted_projects`, `approval` and `max_tool_rounds`, the selected
     /// provider's resolved fields, `[network]`, `[permissions]` (one value per rule in effect,
-    /// `[]` when a list is empty) and `[context_windows]`.
+    /// `[]` when a list is empty), `[context_windows]` and `[index]`.
     pub fn shown_values(&self) -> Vec<ShownValue> {
         let mut values = Vec::new();
         let mut top = Section {

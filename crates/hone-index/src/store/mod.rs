@@ -189,8 +189,11 @@ pub trait IndexStore: Send {
     /// Every stored outline, by path.
     fn outlines(&self) -> Result<BTreeMap<String, FileOutline>, IndexError>;
 
-    /// The symbol table of every parsed file, without loading outlines.
-    fn symbol_table(&self) -> Result<SymbolTable, IndexError>;
+    /// The symbol table of the names defined in the project: their definitions and
+    /// references, over every parsed file, without loading outlines. References to names
+    /// defined nowhere in the project (library and built-in names) are left out; what ranks
+    /// files (the repo map) is which files use which project names.
+    fn defined_symbols(&self) -> Result<SymbolTable, IndexError>;
 
     /// Every import edge, sorted.
     fn all_edges(&self) -> Result<Vec<Edge>, IndexError>;

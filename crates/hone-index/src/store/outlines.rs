@@ -5,7 +5,7 @@
 //! keeps the database about a third smaller and makes reading every outline (the repo map)
 //! several times faster than decoding them from JSON.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
@@ -153,19 +153,26 @@ pub(crate) fn read_outlines(
     Ok(by_id.into_values().collect())
 }
 
-/// The symbol table of every parsed file, straight from the `symbols` table (no outline is
-/// decoded; each name is copied once).
-pub(crate) fn read_symbol_table(connection: &Connection) -> Result<SymbolTable, ReadError> {
+/// The symbol table of the names defined in the project (their definitions and references)
+/// over every parsed file, straight from the `symbols` table: no outline is decoded and each
+/// name is copied once.
+pub(crate) fn read_defined_symbols(connection: &Connection) -> Result<SymbolTable, ReadError> {
     let snapshot = connection.unchecked_transaction()?;
     let mut files = Vec::new();
-    let mut positions: HashMap<i64, u32> = HashMap::new();
+    // File id → position in `files`; ids are small integers.
+    let mut positions: Vec<Option<u32>> = Vec::new();
     {
         let mut statement = snapshot.prepare_cached(
             "SELECT f.id, f.path FROM files f JOIN outlines o ON o.file_id = f.id ORDER BY f.path",
         )?;
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
-            positions.insert(row.get(0)?, u32::try_from(files.len()).unwrap_or(u32::MAX));
+            let id = usize::try_from(row.get::<_, i64>(0)?)
+                .map_err(|_| ReadError::Corrupt("negative file id".to_string()))?;
+            if positions.len() <= id {
+                positions.resize(id + 1, None);
+            }
+            positions[id] = Some(u32::try_from(files.len()).unwrap_or(u32::MAX));
             files.push(row.get::<_, String>(1)?);
         }
     }
@@ -173,11 +180,15 @@ pub(crate) fn read_symbol_table(connection: &Connection) -> Result<SymbolTable, 
     {
         // Row ids grow as symbols are inserted, so each file's symbols come in its order.
         let mut statement = snapshot.prepare_cached(
-            "SELECT file_id, name, kind, role, line, col FROM symbols ORDER BY rowid",
+            "SELECT file_id, name, kind, role, line, col FROM symbols \
+             WHERE role = 'definition' \
+                OR name IN (SELECT name FROM symbols WHERE role = 'definition') \
+             ORDER BY rowid",
         )?;
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
-            let Some(file) = positions.get(&row.get::<_, i64>(0)?).copied() else {
+            let id = usize::try_from(row.get::<_, i64>(0)?).unwrap_or(usize::MAX);
+            let Some(file) = positions.get(id).copied().flatten() else {
                 continue;
             };
             let kind = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;

@@ -247,8 +247,8 @@ impl IndexStore for SqliteStore {
         outlines::read_outlines(&self.connection).map_err(|error| self.read_error(error))
     }
 
-    fn symbol_table(&self) -> Result<SymbolTable, IndexError> {
-        outlines::read_symbol_table(&self.connection).map_err(|error| self.read_error(error))
+    fn defined_symbols(&self) -> Result<SymbolTable, IndexError> {
+        outlines::read_defined_symbols(&self.connection).map_err(|error| self.read_error(error))
     }
 
     fn all_edges(&self) -> Result<Vec<Edge>, IndexError> {

@@ -105,7 +105,7 @@ pub fn repo_map_for(
         .iter()
         .filter_map(|(path, record)| Some((path.clone(), record.language()?)))
         .collect();
-    let analysis = analysis::for_ranking(&files, store.all_edges()?, store.symbol_table()?);
+    let analysis = analysis::for_ranking(&files, store.all_edges()?, store.defined_symbols()?);
     let mut failure = None;
     let map = RepoMap::new().render_loading(
         &mut |path| match store.outline(path) {
