@@ -39,6 +39,12 @@ pub(crate) struct ContextState {
     /// Summary of the history before `boundary`.
     pub(crate) summary: Option<String>,
     pub(crate) summary_method: Option<CompactionMethod>,
+    /// The task memory as rendered when the summary was written: shown with the summary
+    /// until the next compaction, so the system prompt (the start of every request, which
+    /// providers cache and the local model reuses) stays the same from one request to the
+    /// next.
+    #[serde(default)]
+    pub(crate) task_at_summary: Option<String>,
     /// History messages covered by the summary (never sent again).
     pub(crate) boundary: usize,
     /// Stubs replacing stale tool results, by call id.
@@ -57,6 +63,7 @@ impl Default for ContextState {
             task: TaskMemory::default(),
             summary: None,
             summary_method: None,
+            task_at_summary: None,
             boundary: 0,
             stubbed: BTreeMap::new(),
             tracked: Vec::new(),
@@ -251,9 +258,14 @@ impl ContextManager {
         }
     }
 
-    /// Builds the request for `history`: the system prompt with instructions, task memory
-    /// and summary, and the messages trimmed so that the whole request fits the window
-    /// (keeping the system prompt, the tools, the task memory and the latest user request).
+    /// Builds the request for `history`: the system prompt with instructions (and the
+    /// summary and task memory once older turns were compacted), and the messages trimmed
+    /// so that the whole request fits the window (keeping the system prompt, the tools,
+    /// the task memory and the latest user request).
+    ///
+    /// While the whole conversation is in view the task memory would only repeat it, so it
+    /// is left out and the system prompt stays the same from request to request. When
+    /// messages have to be trimmed without a summary, the current task memory is added.
     pub fn build(
         &mut self,
         base_system: &str,
@@ -263,6 +275,19 @@ impl ContextManager {
         let view = self.view(history);
         let budget = self.budget().zip(self.window);
         let parts = system_parts(base_system, &self.instructions, &self.state);
+        let built = build::fit(&mut self.counter, &parts, view.clone(), tools, budget);
+        let lost_messages = match &built {
+            Ok(built) => built.trimmed > 0,
+            Err(ContextError::WindowTooSmall { .. }) => true,
+            Err(_) => false,
+        };
+        if !lost_messages || self.state.summary.is_some() {
+            return built;
+        }
+        let parts = SystemParts {
+            task: self.state.task.render(),
+            ..parts
+        };
         build::fit(&mut self.counter, &parts, view, tools, budget)
     }
 
@@ -375,6 +400,7 @@ impl ContextManager {
             }
             _ => CompactionMethod::Model,
         });
+        self.state.task_at_summary = Some(self.state.task.render());
         self.state.boundary = end.max(self.state.boundary);
         self.state.compactions = self.state.compactions.saturating_add(1);
     }
@@ -406,7 +432,7 @@ fn system_parts<'a>(
     SystemParts {
         base,
         instructions,
-        task: state.task.render(),
+        task: state.task_at_summary.clone().unwrap_or_default(),
         summary: state.summary.as_deref().map(|summary| {
             let how = match state.summary_method {
                 Some(CompactionMethod::Rules) => "by rules",

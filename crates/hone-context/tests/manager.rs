@@ -268,3 +268,63 @@ fn a_tracked_file_keeps_its_snapshot_when_its_turn_is_compacted() {
     );
     assert!(!built.messages[0].text().contains("first question"));
 }
+
+#[test]
+fn the_system_prompt_stays_the_same_while_nothing_is_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut manager = manager(dir.path(), Some(200_000));
+    let mut history = Vec::new();
+    let mut systems = Vec::new();
+    for turn in 0..3 {
+        let request = format!("Turn {turn}: explain module {turn}");
+        manager.on_request(&request);
+        history.push(Message::user(request));
+        systems.push(manager.build(BASE, &history, &[]).unwrap().system);
+        let round = read_round(&format!("c{turn}"), "src/lib.rs", "pub fn f() {}\n");
+        manager.on_round(
+            &round[0].tool_calls().cloned().collect::<Vec<_>>(),
+            &round[1],
+        );
+        history.extend(round);
+        systems.push(manager.build(BASE, &history, &[]).unwrap().system);
+        let answer = Message::assistant(format!("Decision: module {turn} is fine."));
+        manager.on_assistant(&answer);
+        history.push(answer);
+    }
+    assert!(
+        systems.iter().all(|system| system == &systems[0]),
+        "{systems:#?}"
+    );
+    assert!(!systems[0].contains("# Task memory"), "{}", systems[0]);
+}
+
+#[test]
+fn the_task_memory_appears_when_messages_are_trimmed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut manager = ContextManager::new(
+        ContextConfig {
+            window: Some(3_000),
+            settings: ContextSettings {
+                compact_threshold: 0.0,
+                ..ContextSettings::default()
+            },
+            ..ContextConfig::default()
+        },
+        dir.path(),
+        "local-model",
+    );
+    let history = long_conversation(&mut manager);
+    let built = manager.build(BASE, &history, &[]).unwrap();
+    assert!(
+        built.trimmed > 0,
+        "the conversation is larger than the window"
+    );
+    assert!(
+        built
+            .system
+            .contains("Original request:\nTurn 0: explain module 0"),
+        "{}",
+        built.system
+    );
+    assert!(built.tokens <= manager.budget().unwrap());
+}

@@ -68,14 +68,22 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Opens the session's record: checks it exists, records the model, and returns the stored
-/// history (repaired so providers accept it) when resuming.
+/// A session as it was saved: its history (repaired so providers accept it) and the
+/// context manager's state, when resuming.
+#[derive(Debug, Default)]
+pub(crate) struct Saved {
+    pub(crate) history: Vec<Message>,
+    pub(crate) context_state: Option<serde_json::Value>,
+}
+
+/// Opens the session's record: checks it exists, records the model, and returns what was
+/// saved when resuming.
 pub(crate) fn open(
     persistence: Option<Persistence>,
     context: &ToolContext,
     provider: &str,
     model: &str,
-) -> Result<(Option<Recorder>, Vec<Message>), HoneError> {
+) -> Result<(Option<Recorder>, Saved), HoneError> {
     let Some(Persistence {
         mut store,
         session_id,
@@ -83,17 +91,20 @@ pub(crate) fn open(
         ..
     }) = persistence
     else {
-        return Ok((None, Vec::new()));
+        return Ok((None, Saved::default()));
     };
     let failed = |error: hone_memory::MemoryError| {
         HoneError::config(format!("cannot open session {session_id}: {error}"))
     };
     let info = store.find(&session_id).map_err(failed)?;
     store.set_model(&info.id, provider, model).map_err(failed)?;
-    let history = if resumed {
-        resume_history(store.messages(&info.id).map_err(failed)?)
+    let saved = if resumed {
+        Saved {
+            history: resume_history(store.messages(&info.id).map_err(failed)?),
+            context_state: store.context_state(&info.id).map_err(failed)?,
+        }
     } else {
-        Vec::new()
+        Saved::default()
     };
     let recorder = Recorder {
         store: Mutex::new(store),
@@ -102,7 +113,7 @@ pub(crate) fn open(
         tally: Mutex::default(),
         warned: AtomicBool::new(false),
     };
-    Ok((Some(recorder), history))
+    Ok((Some(recorder), saved))
 }
 
 impl Recorder {
@@ -140,6 +151,19 @@ impl Agent {
             }
         }
         self.history.push(message);
+    }
+
+    /// Saves the context manager's state (task memory, summary, tracked files), so a
+    /// resumed session continues with the same context.
+    pub(crate) fn save_context(&self) {
+        let Some(recorder) = &self.recorder else {
+            return;
+        };
+        let state = self.context_manager.snapshot();
+        let stored = lock(&recorder.store).set_context_state(&recorder.session_id, &state);
+        if let Err(error) = stored {
+            self.storage_failed(&error);
+        }
     }
 
     /// Follows the events a turn emits to keep the session's totals.

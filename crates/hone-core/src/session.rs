@@ -102,11 +102,20 @@ pub(crate) fn start(
         config.model.clone()
     };
     let undo_depth = crate::persist::undo_depth(config.memory.as_ref());
-    let (recorder, history) =
+    let (recorder, saved) =
         crate::persist::open(config.memory, &context, config.provider.name(), &model)?;
+    let history = saved.history;
     let mut context_manager =
         hone_context::ContextManager::new(config.context, context.root(), &model);
-    context_manager.replay(&history);
+    let restored = saved.context_state.is_some_and(|state| {
+        context_manager
+            .restore(state)
+            .inspect_err(|error| tracing::warn!(%error, "saved context state not restored"))
+            .is_ok()
+    });
+    if !restored {
+        context_manager.replay(&history);
+    }
     let agent = Agent {
         system_prompt: prompt::system_prompt(context.root(), &registry, config.repo_map.as_deref()),
         provider: config.provider,
@@ -201,11 +210,23 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
         };
         match request {
             Request::UserMessage { text } => agent.run_turn(text).await,
-            Request::Undo { count } => agent.undo(count),
+            Request::Undo { count } => {
+                agent.undo(count);
+                agent.save_context();
+            }
             Request::ListUndo => agent.list_undo(),
-            Request::Compact => agent.compact_now().await,
-            Request::TrackFiles { patterns, summary } => agent.track_files(&patterns, summary),
-            Request::UntrackFiles { patterns } => agent.untrack_files(&patterns),
+            Request::Compact => {
+                agent.compact_now().await;
+                agent.save_context();
+            }
+            Request::TrackFiles { patterns, summary } => {
+                agent.track_files(&patterns, summary);
+                agent.save_context();
+            }
+            Request::UntrackFiles { patterns } => {
+                agent.untrack_files(&patterns);
+                agent.save_context();
+            }
             Request::Shutdown => break,
             Request::Cancel | Request::Approval { .. } | Request::ErrorChoice { .. } => {}
         }

@@ -43,6 +43,8 @@ impl Agent {
             Ending::Failed(error) => Event::TurnFailed { error, stats },
             Ending::Cancelled => Event::TurnCancelled { stats },
         };
+        // Saved before the turn's end is announced: a front end may exit on that event.
+        self.save_context();
         self.emit(event);
     }
 

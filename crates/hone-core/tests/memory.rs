@@ -369,3 +369,56 @@ async fn a_missing_session_is_a_clear_error() {
     .unwrap();
     assert!(error.message.contains("no session"), "{}", error.message);
 }
+
+#[tokio::test]
+async fn a_resumed_session_keeps_its_compacted_context() {
+    let project = project();
+    let id = project.create();
+    {
+        let mut session = start(
+            &project,
+            &id,
+            false,
+            vec![
+                Reply::new().text("ANSWER-ONE").usage(20, 2),
+                Reply::new().text("ANSWER-TWO").usage(30, 2),
+                Reply::new().text("- SUMMARY-OF-TURN-ONE").usage(40, 5),
+            ],
+        )
+        .await;
+        session.turn("first question").await;
+        session.turn("second question").await;
+        session.handle.send(Request::Compact);
+        loop {
+            if matches!(session.next().await, Event::ContextCompacted { .. }) {
+                break;
+            }
+        }
+        // The state is saved right after the compaction, before the next request is read.
+        session.handle.send(Request::Shutdown);
+        while tokio::time::timeout(Duration::from_secs(20), session.events.recv())
+            .await
+            .expect("the session ends")
+            .is_some()
+        {}
+    }
+    let mut resumed = start(
+        &project,
+        &id,
+        true,
+        vec![Reply::new().text("ANSWER-THREE").usage(20, 2)],
+    )
+    .await;
+    resumed.turn("third question").await;
+    let sent = resumed.server.requests()[0].json().to_string();
+    assert!(sent.contains("SUMMARY-OF-TURN-ONE"), "{sent}");
+    assert!(
+        !sent.contains("ANSWER-ONE"),
+        "the compacted turn is not sent again: {sent}"
+    );
+    assert!(
+        sent.contains("ANSWER-TWO"),
+        "the recent turn is kept: {sent}"
+    );
+    assert!(sent.contains("third question"), "{sent}");
+}
