@@ -59,7 +59,7 @@ pub(crate) fn replace(
         find_tolerant(buffer.lines(), &needle, 0)
     };
     if starts.is_empty() {
-        return Err(not_found(path, buffer.lines(), &needle));
+        return Err(not_found(path, content, buffer.lines(), &needle, new));
     }
     let lines: Vec<usize> = starts.iter().map(|start| start + 1).collect();
     check_count(path, &lines, occurrences, " (ignoring whitespace)")?;
@@ -146,13 +146,31 @@ pub(crate) fn closest_lines(path: &str, haystack: &[String], needle: &[String]) 
     }
 }
 
-fn not_found(path: &str, haystack: &[String], needle: &[String]) -> ToolError {
+fn not_found(
+    path: &str,
+    content: &str,
+    haystack: &[String],
+    needle: &[String],
+    new: &str,
+) -> ToolError {
+    // Small models often repeat an edit that already succeeded.
+    let applied_already = (!new.trim().is_empty())
+        .then(|| content.find(new))
+        .flatten()
+        .map(|at| {
+            let line = content[..at].matches('\n').count() + 1;
+            format!(
+                "new_text is already in {path} (line {line}): if you made this edit already, do \
+                 not repeat it; answer the user when the task is done. Otherwise: "
+            )
+        })
+        .unwrap_or_default();
     ToolError::new(
         ToolErrorKind::EditFailed,
         format!(
             "old_text was not found in {path} (not even ignoring indentation and whitespace). \
-             {}Copy old_text exactly from the current file (without the line numbers), or read \
-             {path} again with read_file, then retry.",
+             {applied_already}{}Copy old_text exactly from the current file (without the line \
+             numbers), or read {path} again with read_file, then retry.",
             closest_lines(path, haystack, needle)
         ),
     )
@@ -267,6 +285,25 @@ mod tests {
         );
         let all = replace("t", text, "x", "z", Occurrences::All).unwrap();
         assert_eq!(all.content, "z\ny\nz\n");
+    }
+
+    #[test]
+    fn repeating_an_applied_edit_says_it_is_done() {
+        let once = replace("m.rs", FILE, "a = 1", "a = 10", Occurrences::One).unwrap();
+        let error =
+            replace("m.rs", &once.content, "a = 1;", "a = 10", Occurrences::One).unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("new_text is already in m.rs (line 2): if you made this edit already"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("do not repeat it"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
