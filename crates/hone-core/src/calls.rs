@@ -78,6 +78,9 @@ impl Agent {
     ) -> RoundOutcome {
         let mut results = Vec::with_capacity(calls.len());
         let mut repeated: Option<String> = None;
+        // Changes and commands already run in this reply, by name and arguments: a model
+        // that repeats one in the same reply gets told instead of running it twice.
+        let mut done: HashMap<(String, String), String> = HashMap::new();
         let mut index = 0;
         while index < calls.len() {
             if cancel.is_cancelled() {
@@ -100,7 +103,14 @@ impl Agent {
             } else {
                 let call = &calls[index];
                 index += 1;
-                let output = self.run_call(call, cancel).await;
+                let key = (call.name.clone(), normalize_arguments(&call.arguments));
+                let output = match done.get(&key) {
+                    Some(first) => self.skip_repeat(call, first),
+                    None => {
+                        done.insert(key, call.id.clone());
+                        self.run_call(call, cancel).await
+                    }
+                };
                 vec![(call.clone(), output)]
             };
             for (call, output) in batch {
@@ -190,6 +200,22 @@ impl Agent {
                 (call.clone(), output)
             })
             .collect()
+    }
+
+    /// Answers a call identical to `first`, run earlier in the same reply, without running
+    /// it again.
+    fn skip_repeat(&self, call: &ToolCall, first: &str) -> ToolOutput {
+        self.emit(Event::ToolRequested {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+        let output = ToolOutput::ok(format!(
+            "not run: this is the same call as {first} earlier in this reply (same tool, same \
+             arguments); its result above stands. Do not repeat a call that already ran."
+        ));
+        self.finish(call, &output, Instant::now());
+        output
     }
 
     /// Runs one call through planning, policy, approval and execution.

@@ -159,6 +159,42 @@ async fn an_approved_edit_is_applied_and_undo_takes_it_back() {
 }
 
 #[tokio::test]
+async fn a_change_repeated_in_the_same_reply_runs_once() {
+    let edit = json!({"path": "notes.txt", "old_text": "beta", "new_text": "BETA"});
+    let mut h = harness(
+        ApprovalMode::AutoEdit,
+        vec![
+            Reply::new()
+                .tool_call("edit_file", edit.clone())
+                .tool_call("edit_file", edit),
+            Reply::new().text("Done."),
+        ],
+    )
+    .await;
+    let events = h.turn("shout beta", |_| None).await;
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::DiffApplied { .. })),
+        1
+    );
+    let outputs = outputs(&events);
+    assert_eq!(outputs.len(), 2, "{outputs:?}");
+    assert!(!outputs[1].1, "{outputs:?}");
+    assert!(outputs[1].0.contains("same call as"), "{outputs:?}");
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnCompleted {
+            end: TurnEnd::Answered,
+            ..
+        })
+    ));
+    let sent = h.server.requests()[1].json().to_string();
+    assert!(
+        sent.contains("Do not repeat a call that already ran"),
+        "{sent}"
+    );
+}
+
+#[tokio::test]
 async fn a_denial_message_reaches_the_model_and_nothing_changes() {
     let mut h = harness(
         ApprovalMode::Ask,
