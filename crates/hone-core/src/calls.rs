@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use hone_policy::{Action, Decision};
 use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolResult};
-use hone_tools::{CommandPlan, EditPlan, Invocation, Plan, Tool, ToolKind, ToolOutput};
+use hone_tools::{
+    CommandPlan, EditPlan, Invocation, Plan, Tool, ToolErrorKind, ToolKind, ToolOutput,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -62,10 +64,10 @@ struct Question {
 }
 
 /// A call that passed name and argument checks.
-struct Prepared {
-    call: ToolCall,
-    tool: Arc<dyn Tool>,
-    arguments: Value,
+pub(crate) struct Prepared {
+    pub(crate) call: ToolCall,
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) arguments: Value,
 }
 
 impl Agent {
@@ -232,10 +234,16 @@ impl Agent {
     async fn plan_and_run(&mut self, prepared: Prepared, cancel: &CancellationToken) -> ToolOutput {
         let context = Arc::clone(&self.context);
         let tool = Arc::clone(&prepared.tool);
-        let arguments = prepared.arguments;
+        let arguments = prepared.arguments.clone();
         let planned = tokio::task::spawn_blocking(move || tool.plan(&context, &arguments)).await;
         let plan = match planned {
             Ok(Ok(plan)) => plan,
+            Ok(Err(error)) if error.kind == ToolErrorKind::Conflict && self.interactive => {
+                match self.stale_read(&prepared, &error.message, cancel).await {
+                    Ok(plan) => plan,
+                    Err(output) => return output,
+                }
+            }
             Ok(Err(error)) => return ToolOutput::error(error.message),
             Err(error) => return ToolOutput::error(format!("the tool crashed: {error}")),
         };
@@ -327,34 +335,7 @@ impl Agent {
         } else {
             self.approved(call, ApprovedBy::Policy);
         }
-        let context = Arc::clone(&self.context);
-        let to_apply = plan.clone();
-        let pending = self.begin_edit(&plan);
-        let applied =
-            tokio::task::spawn_blocking(move || hone_tools::edit::apply(&context, &to_apply)).await;
-        self.finish_edit(pending, &applied);
-        match applied {
-            Ok(Ok(applied)) => {
-                let paths = plan
-                    .changes
-                    .iter()
-                    .map(|change| {
-                        change
-                            .rename_to
-                            .clone()
-                            .unwrap_or_else(|| change.path.clone())
-                    })
-                    .collect();
-                self.emit(Event::DiffApplied {
-                    call_id: call.id.clone(),
-                    paths,
-                    diff: hone_tools::edit::unified_diff(&plan),
-                });
-                ToolOutput::ok(format!("applied: {}", applied.summary))
-            }
-            Ok(Err(error)) => ToolOutput::error(error.message),
-            Err(error) => ToolOutput::error(format!("the edit crashed: {error}")),
-        }
+        self.write_edit(call, plan, cancel).await
     }
 
     async fn run_command(

@@ -16,6 +16,7 @@
 
 mod audit;
 mod calls;
+mod conflict;
 mod context;
 mod persist;
 mod profile;
@@ -42,7 +43,9 @@ pub use hone_context::{
 pub use hone_memory::UndoEntry;
 pub use persist::Persistence;
 pub use profile::PromptProfile;
-pub use protocol::{ApprovalDecision, ApprovedBy, ErrorChoice, Event, Request, TurnEnd, TurnStats};
+pub use protocol::{
+    ApprovalDecision, ApprovedBy, ConflictChoice, ErrorChoice, Event, Request, TurnEnd, TurnStats,
+};
 pub use session::SessionHandle;
 
 /// Default number of tool rounds per turn.

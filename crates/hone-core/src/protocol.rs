@@ -62,6 +62,33 @@ pub enum Request {
         /// What to do about the failed model request.
         choice: ErrorChoice,
     },
+    /// Answer an [`Event::EditConflict`].
+    ConflictChoice {
+        /// What to do about the edit.
+        choice: ConflictChoice,
+    },
+}
+
+/// What to do about an edit whose file changed since the model read it (or since the
+/// edit was planned), in an interactive session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictChoice {
+    /// Write the proposed change over the file as it is now.
+    ApplyAnyway,
+    /// Do not apply it; the model is told the user skipped it.
+    Skip,
+    /// Do not apply it; the model is asked to read the file again and redo the change.
+    Regenerate,
+}
+
+impl ConflictChoice {
+    /// Every choice, in the order front ends offer them.
+    pub const ALL: [ConflictChoice; 3] = [
+        ConflictChoice::ApplyAnyway,
+        ConflictChoice::Skip,
+        ConflictChoice::Regenerate,
+    ];
 }
 
 /// What to do after a model request failed in an interactive session.
@@ -325,6 +352,18 @@ pub enum Event {
         error: HoneError,
         /// What the front end may answer.
         choices: Vec<ErrorChoice>,
+    },
+    /// An edit's file changed since the model read it or since the edit was planned; the
+    /// call waits for a [`Request::ConflictChoice`] (interactive sessions only: otherwise
+    /// the model is told to read the file again).
+    #[serde(rename = "edit.conflict")]
+    EditConflict {
+        /// The edit's tool call.
+        call_id: String,
+        /// What changed, e.g. `src/a.rs changed after it was read (…)`.
+        message: String,
+        /// What the front end may answer.
+        choices: Vec<ConflictChoice>,
     },
     /// Older turns were compacted to keep the conversation inside the context window.
     #[serde(rename = "context.compacted")]

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::AuditLog;
-use crate::protocol::{ApprovalDecision, ErrorChoice, Event, Request};
+use crate::protocol::{ApprovalDecision, ConflictChoice, ErrorChoice, Event, Request};
 use crate::tools::ToolRegistry;
 use crate::{SessionConfig, prompt};
 
@@ -63,6 +63,7 @@ pub(crate) struct Agent {
     pub(crate) events: mpsc::UnboundedSender<Event>,
     pub(crate) approvals: mpsc::UnboundedReceiver<(String, ApprovalDecision)>,
     pub(crate) error_choices: mpsc::UnboundedReceiver<ErrorChoice>,
+    pub(crate) conflict_choices: mpsc::UnboundedReceiver<ConflictChoice>,
     pub(crate) context_manager: hone_context::ContextManager,
     pub(crate) cancel_slot: CancelSlot,
     pub(crate) audit: AuditLog,
@@ -94,6 +95,7 @@ pub(crate) fn start(
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let (approval_tx, approval_rx) = mpsc::unbounded_channel();
     let (choice_tx, choice_rx) = mpsc::unbounded_channel();
+    let (conflict_tx, conflict_rx) = mpsc::unbounded_channel();
     let (queue_tx, queue_rx) = mpsc::unbounded_channel();
     let cancel_slot = CancelSlot::default();
     let model = if config.model.trim().is_empty() {
@@ -130,6 +132,7 @@ pub(crate) fn start(
         events: event_tx,
         approvals: approval_rx,
         error_choices: choice_rx,
+        conflict_choices: conflict_rx,
         context_manager,
         cancel_slot: cancel_slot.clone(),
         recorder,
@@ -142,8 +145,11 @@ pub(crate) fn start(
     tokio::spawn(route_requests(
         request_rx,
         queue_tx,
-        approval_tx,
-        choice_tx,
+        Choices {
+            approvals: approval_tx,
+            errors: choice_tx,
+            conflicts: conflict_tx,
+        },
         cancel_slot,
     ));
     tokio::spawn(run_session(agent, queue_rx));
@@ -155,22 +161,31 @@ pub(crate) fn start(
     ))
 }
 
-/// Cancels and approvals must reach a running turn at once; everything else waits its turn.
+/// Where the answers a running turn waits for go.
+struct Choices {
+    approvals: mpsc::UnboundedSender<(String, ApprovalDecision)>,
+    errors: mpsc::UnboundedSender<ErrorChoice>,
+    conflicts: mpsc::UnboundedSender<ConflictChoice>,
+}
+
+/// Cancels and answers must reach a running turn at once; everything else waits its turn.
 async fn route_requests(
     mut requests: mpsc::UnboundedReceiver<Request>,
     queue: mpsc::UnboundedSender<Request>,
-    approvals: mpsc::UnboundedSender<(String, ApprovalDecision)>,
-    error_choices: mpsc::UnboundedSender<ErrorChoice>,
+    choices: Choices,
     cancel_slot: CancelSlot,
 ) {
     while let Some(request) = requests.recv().await {
         match request {
             Request::Cancel => cancel_slot.cancel(),
             Request::Approval { call_id, decision } => {
-                let _ = approvals.send((call_id, decision));
+                let _ = choices.approvals.send((call_id, decision));
             }
             Request::ErrorChoice { choice } => {
-                let _ = error_choices.send(choice);
+                let _ = choices.errors.send(choice);
+            }
+            Request::ConflictChoice { choice } => {
+                let _ = choices.conflicts.send(choice);
             }
             Request::Shutdown => {
                 cancel_slot.cancel();
@@ -228,7 +243,10 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
                 agent.save_context();
             }
             Request::Shutdown => break,
-            Request::Cancel | Request::Approval { .. } | Request::ErrorChoice { .. } => {}
+            Request::Cancel
+            | Request::Approval { .. }
+            | Request::ErrorChoice { .. }
+            | Request::ConflictChoice { .. } => {}
         }
     }
 }

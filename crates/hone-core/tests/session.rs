@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{ApprovalDecision, Event, Request, SessionConfig, SessionHandle, TurnEnd};
+use hone_core::{
+    ApprovalDecision, ConflictChoice, Event, Request, SessionConfig, SessionHandle, TurnEnd,
+};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_testkit::{MockServer, Reply};
 use serde_json::json;
@@ -16,6 +18,8 @@ struct Harness {
     server: MockServer,
     handle: SessionHandle,
     events: UnboundedReceiver<Event>,
+    /// How edit conflicts are answered.
+    conflict_choice: ConflictChoice,
 }
 
 async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
@@ -52,6 +56,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         server,
         handle,
         events,
+        conflict_choice: ConflictChoice::Regenerate,
     }
 }
 
@@ -75,6 +80,11 @@ impl Harness {
                 self.handle.send(Request::Approval {
                     call_id: call_id.clone(),
                     decision,
+                });
+            }
+            if let Event::EditConflict { .. } = &event {
+                self.handle.send(Request::ConflictChoice {
+                    choice: self.conflict_choice,
                 });
             }
             let done = matches!(
@@ -330,8 +340,8 @@ async fn parallel_reads_report_results_in_call_order() {
     assert!(outputs[2].1, "a missing file is an error result");
 }
 
-#[tokio::test]
-async fn an_external_change_after_reading_is_a_conflict() {
+/// Reads notes.txt, lets someone else change it, then edits line 2: a stale read.
+async fn stale_edit(choice: ConflictChoice) -> (Harness, Vec<Event>) {
     let mut h = harness(
         ApprovalMode::AutoEdit,
         vec![
@@ -345,18 +355,104 @@ async fn an_external_change_after_reading_is_a_conflict() {
         ],
     )
     .await;
+    h.conflict_choice = choice;
     h.turn("read", |_| None).await;
     std::fs::write(h.root.join("notes.txt"), "someone else\nchanged\nthis\n").unwrap();
     let events = h.turn("edit", |_| None).await;
+    (h, events)
+}
+
+#[tokio::test]
+async fn an_external_change_after_reading_is_a_conflict() {
+    let (h, events) = stale_edit(ConflictChoice::Regenerate).await;
+    assert_eq!(
+        count(
+            &events,
+            |e| matches!(e, Event::EditConflict { message, .. } if message.contains("notes.txt changed since you read it"))
+        ),
+        1
+    );
     let outputs = outputs(&events);
     assert!(outputs[0].1, "{outputs:?}");
     assert!(
-        outputs[0].0.to_lowercase().contains("changed"),
+        outputs[0]
+            .0
+            .contains("read the file again and redo the change"),
         "{outputs:?}"
     );
     assert_eq!(
         std::fs::read_to_string(h.root.join("notes.txt")).unwrap(),
         "someone else\nchanged\nthis\n"
+    );
+}
+
+#[tokio::test]
+async fn a_stale_edit_can_be_applied_anyway_or_skipped() {
+    let (h, events) = stale_edit(ConflictChoice::ApplyAnyway).await;
+    assert!(!outputs(&events)[0].1, "{:?}", outputs(&events));
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("notes.txt")).unwrap(),
+        "someone else\nB\nthis\n"
+    );
+
+    let (h, events) = stale_edit(ConflictChoice::Skip).await;
+    let outputs = outputs(&events);
+    assert!(
+        outputs[0].0.contains("chose to skip this change"),
+        "{outputs:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("notes.txt")).unwrap(),
+        "someone else\nchanged\nthis\n"
+    );
+}
+
+#[tokio::test]
+async fn a_change_on_disk_while_approving_can_be_overwritten() {
+    let mut h = harness(
+        ApprovalMode::Ask,
+        vec![
+            Reply::new().tool_call(
+                "write_file",
+                json!({"path": "new.txt", "content": "mine\n"}),
+            ),
+            Reply::new().text("ok"),
+        ],
+    )
+    .await;
+    h.conflict_choice = ConflictChoice::ApplyAnyway;
+    let root = h.root.clone();
+    let events = h
+        .turn("write new.txt", |event| {
+            let Event::ApprovalNeeded { .. } = event else {
+                return None;
+            };
+            std::fs::write(root.join("new.txt"), "theirs\n").unwrap();
+            Some(ApprovalDecision::Approve)
+        })
+        .await;
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::EditConflict { .. })),
+        1,
+        "{events:?}"
+    );
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::DiffApplied { .. })),
+        1
+    );
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("new.txt")).unwrap(),
+        "mine\n"
+    );
+    h.handle.send(Request::Undo { count: 1 });
+    assert!(matches!(
+        h.events.recv().await.unwrap(),
+        Event::UndoCompleted { .. }
+    ));
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("new.txt")).unwrap(),
+        "theirs\n",
+        "undo restores what was on disk when the change was written"
     );
 }
 

@@ -31,6 +31,11 @@ impl ReadTracker {
         self.lock().get(path).cloned()
     }
 
+    /// Every path the model has seen.
+    pub fn paths(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
+    }
+
     /// Forgets `path` (after it was deleted or moved).
     pub fn forget(&self, path: &str) {
         self.lock().remove(path);

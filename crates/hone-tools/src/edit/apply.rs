@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::edit::transaction::{Expect, Op, Transaction};
-use crate::files::{encode, hash_bytes};
+use crate::files::{encode, hash_bytes, read_text};
 use crate::{EditPlan, FileChange, TextEncoding, ToolContext, ToolError};
 
 /// An edit that was written to disk; [`undo`] takes it back. Serialises (with the full
@@ -55,6 +55,49 @@ pub fn apply(context: &ToolContext, plan: &EditPlan) -> Result<AppliedEdit, Tool
         changes: plan.changes.clone(),
         summary: plan.summary.clone(),
     })
+}
+
+/// `plan` made against the files as they are now: each changed file's `before` becomes its
+/// current content (or absent), so [`apply`] writes the planned content over changes made
+/// since the plan ("apply anyway" after a conflict; undo then restores the current content).
+pub fn rebase(context: &ToolContext, plan: &EditPlan) -> Result<EditPlan, ToolError> {
+    let mut rebased = plan.clone();
+    for change in &mut rebased.changes {
+        let path = context.guard().resolve_write(&change.path)?;
+        change.before = if path.absolute.exists() {
+            Some(read_text(&path)?)
+        } else {
+            None
+        };
+    }
+    Ok(rebased)
+}
+
+/// Counts the files the model read as seen in their current state, so edits planned next
+/// do not conflict with changes made since the reads ("apply anyway" after a stale read).
+/// Returns the paths whose content had changed.
+pub fn accept_current_files(context: &ToolContext) -> Vec<String> {
+    let mut changed = Vec::new();
+    for relative in context.reads().paths() {
+        let Ok(path) = context.guard().resolve_write(&relative) else {
+            continue;
+        };
+        match std::fs::read(&path.absolute) {
+            Ok(bytes) => {
+                let hash = hash_bytes(&bytes);
+                if context.reads().seen(&relative).as_deref() != Some(hash.as_str()) {
+                    context.reads().record(&relative, &hash);
+                    changed.push(relative);
+                }
+            }
+            Err(_) => {
+                context.reads().forget(&relative);
+                changed.push(relative);
+            }
+        }
+    }
+    changed.sort();
+    changed
 }
 
 /// Restores the files of `applied` to their state before it, all-or-nothing. Refused with

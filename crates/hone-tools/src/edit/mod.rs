@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use crate::Tool;
 
-pub use apply::{AppliedEdit, apply, undo};
+pub use apply::{AppliedEdit, accept_current_files, apply, rebase, undo};
 pub use diff::{diff_stats, unified_diff};
 
 /// The write tools.
