@@ -325,6 +325,14 @@ async fn resuming_nothing_is_a_clear_usage_error() {
         "{}",
         stderr(&output)
     );
+    // The prompt right after a bare --resume is taken as the session.
+    let output = sandbox.exec(&server, &["--resume"], "go on please").await;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("hone exec --resume last \"go on please\""),
+        "{}",
+        stderr(&output)
+    );
     assert_eq!(server.request_count(), 0);
 }
 

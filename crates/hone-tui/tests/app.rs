@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use hone_core::{ApprovalDecision, ErrorChoice, Event, Request, TurnEnd};
+use hone_core::{ApprovalDecision, ConflictChoice, ErrorChoice, Event, Request, TurnEnd};
 use hone_protocol::HoneError;
 use hone_tui::{Effect, SessionStart};
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
@@ -433,4 +433,40 @@ fn any_size_renders_without_panicking() {
     for (width, height) in [(3, 3), (40, 10), (80, 24)] {
         draw(&mut app, width, height);
     }
+}
+
+#[test]
+fn an_edit_conflict_offers_apply_anyway_skip_and_regenerate() {
+    let mut app = app();
+    command(&mut app, "hello");
+    feed(
+        &mut app,
+        vec![
+            Event::TurnStarted { turn: 1 },
+            Event::EditConflict {
+                call_id: "call_1".into(),
+                message: "src/math.js changed since you read it".into(),
+                choices: ConflictChoice::ALL.to_vec(),
+            },
+        ],
+    );
+    let shown = screen(&draw(&mut app, 80, 24));
+    assert!(
+        shown.contains("[a] apply anyway")
+            && shown.contains("[s] skip")
+            && shown.contains("[r] regenerate"),
+        "{shown}"
+    );
+    assert!(shown.contains("src/math.js changed"), "{shown}");
+    let effects = app.on_terminal_event(key(KeyCode::Char('a')));
+    assert_eq!(
+        sent(&effects),
+        [Request::ConflictChoice {
+            choice: ConflictChoice::ApplyAnyway
+        }]
+    );
+    assert!(
+        !screen(&draw(&mut app, 80, 24)).contains("[r] regenerate"),
+        "the dialog closed"
+    );
 }

@@ -148,6 +148,28 @@ fn error_choice_after_a_provider_failure() {
 }
 
 #[test]
+fn edit_conflict_choice() {
+    let mut app = app();
+    feed(&mut app, vec![started()]);
+    type_text(&mut app, "rename the helper");
+    app.on_terminal_event(key(KeyCode::Enter));
+    feed(
+        &mut app,
+        vec![
+            Event::TurnStarted { turn: 1 },
+            Event::EditConflict {
+                call_id: "call_1".into(),
+                message: "src/math.js changed after the edit was planned (edited outside this \
+                          conversation or by a command); nothing was written."
+                    .into(),
+                choices: hone_core::ConflictChoice::ALL.to_vec(),
+            },
+        ],
+    );
+    insta::assert_snapshot!(screen(&draw(&mut app, 80, 24)));
+}
+
+#[test]
 fn slash_command_popup() {
     let mut app = app();
     feed(&mut app, vec![started()]);

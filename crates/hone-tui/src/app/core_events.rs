@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use hone_core::{
-    ApprovalDecision, ApprovedBy, CompactionMethod, ErrorChoice, Event, Request, TrackedInfo,
-    TurnEnd, TurnStats,
+    ApprovalDecision, ApprovedBy, CompactionMethod, ConflictChoice, ErrorChoice, Event, Request,
+    TrackedInfo, TurnEnd, TurnStats,
 };
 use hone_protocol::HoneError;
 
@@ -174,6 +174,9 @@ impl App {
                 unmatched,
                 skipped,
             } => self.files_tracked(files, &added, &removed, &unmatched, &skipped),
+            Event::EditConflict {
+                message, choices, ..
+            } => self.offer_conflict_choices(message, &choices),
             Event::TurnError { error, choices } => {
                 self.core_choice_offered = true;
                 self.transcript.push(Entry::Error(error_text(&error)));
@@ -288,6 +291,41 @@ impl App {
         self.open_modal(Modal::Choice(ChoiceModal::new(
             "the model request failed".into(),
             error_text(error),
+            choices,
+        )));
+    }
+
+    /// The core waits after an edit conflict: apply anyway, skip or regenerate.
+    fn offer_conflict_choices(&mut self, message: String, choices: &[ConflictChoice]) {
+        let choices: Vec<Choice> = choices
+            .iter()
+            .map(|choice| {
+                let (key, label) = match choice {
+                    ConflictChoice::ApplyAnyway => {
+                        ('a', "apply anyway (over the file as it is now)")
+                    }
+                    ConflictChoice::Skip => ('s', "skip this change"),
+                    ConflictChoice::Regenerate => {
+                        ('r', "regenerate (the model reads the file again)")
+                    }
+                };
+                Choice {
+                    key,
+                    label: label.into(),
+                    action: ChoiceAction::Conflict(*choice),
+                }
+            })
+            .collect();
+        if choices.is_empty() {
+            return;
+        }
+        self.transcript.push(Entry::Notice(
+            NoticeKind::Warning,
+            format!("edit conflict: {message}"),
+        ));
+        self.open_modal(Modal::Choice(ChoiceModal::new(
+            "the file changed on disk".into(),
+            message,
             choices,
         )));
     }

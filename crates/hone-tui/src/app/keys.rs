@@ -188,6 +188,9 @@ impl App {
             ModalAction::Chose(ChoiceAction::Answer(choice)) => {
                 Self::send(effects, Request::ErrorChoice { choice });
             }
+            ModalAction::Chose(ChoiceAction::Conflict(choice)) => {
+                Self::send(effects, Request::ConflictChoice { choice });
+            }
             ModalAction::Chose(ChoiceAction::Resend(text)) => self.submit_message(text, effects),
             ModalAction::Chose(ChoiceAction::Dismiss) => {}
             ModalAction::LoadSession(id) => {

@@ -1,6 +1,7 @@
-//! A choice after an error: retry / skip / abort (and later: apply anyway / regenerate).
+//! A choice after an error: retry / skip / abort, or apply anyway / skip / regenerate after
+//! an edit conflict.
 
-use hone_core::ErrorChoice;
+use hone_core::{ConflictChoice, ErrorChoice};
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
@@ -16,6 +17,8 @@ use crate::wrap::{self, Mode};
 pub(crate) enum ChoiceAction {
     /// Answer the core's `turn.error` with this choice.
     Answer(ErrorChoice),
+    /// Answer the core's `edit.conflict` with this choice.
+    Conflict(ConflictChoice),
     /// Send this user message again (a new turn).
     Resend(String),
     /// Leave it; nothing more happens.
