@@ -152,7 +152,7 @@ impl Agent {
         });
         let tool = self
             .registry
-            .resolve(&call.name)
+            .resolve_call(call)
             .map_err(ToolOutput::error)?;
         let arguments = parse_arguments(call, &tool.spec()).map_err(ToolOutput::error)?;
         Ok(Prepared {

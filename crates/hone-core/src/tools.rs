@@ -86,6 +86,51 @@ impl ToolRegistry {
     }
 }
 
+impl ToolRegistry {
+    /// Looks up `call`'s tool; for an unknown name the explanation also names the offered
+    /// tool its arguments fit (small models sometimes put the file or function name where
+    /// the tool name goes).
+    pub(crate) fn resolve_call(&self, call: &ToolCall) -> Result<Arc<dyn Tool>, String> {
+        self.resolve(&call.name).map_err(|explanation| {
+            let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(&call.arguments)
+            else {
+                return explanation;
+            };
+            let fitting: Vec<&str> = self
+                .tools
+                .values()
+                .filter(|tool| self.profile.offers(tool.name()))
+                .filter(|tool| arguments_fit(&tool.spec(), &arguments))
+                .map(|tool| tool.name())
+                .collect();
+            match fitting.as_slice() {
+                [name] => format!(
+                    "{explanation} These arguments fit `{name}`: to use it, call `{name}` with them."
+                ),
+                _ => explanation,
+            }
+        })
+    }
+}
+
+/// Whether `arguments` has every required parameter of `spec` and nothing it does not take.
+fn arguments_fit(spec: &ToolSpec, arguments: &serde_json::Map<String, Value>) -> bool {
+    let Some(properties) = spec.parameters.get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    let required_present = spec
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .all(|name| arguments.contains_key(name));
+    !arguments.is_empty()
+        && required_present
+        && arguments.keys().all(|key| properties.contains_key(key))
+}
+
 /// The argument shape of a tool, e.g. `{path, start_line?, end_line?}`, from its schema.
 pub(crate) fn usage(spec: &ToolSpec) -> String {
     let required: Vec<&str> = spec
@@ -223,5 +268,23 @@ mod tests {
         let error = registry.resolve("read_fil").err().unwrap();
         assert!(error.contains("Did you mean `read_file`?"), "{error}");
         assert!(registry.resolve("Read-File").is_ok());
+    }
+
+    #[test]
+    fn an_unknown_name_with_fitting_arguments_names_the_tool() {
+        let registry = ToolRegistry::with(Vec::new(), PromptProfile::Compact);
+        let call = ToolCall {
+            id: "1".into(),
+            name: "greet".into(),
+            arguments: r#"{"path": "greet.py", "old_text": "Hello", "new_text": "Hi"}"#.into(),
+        };
+        let error = registry.resolve_call(&call).err().unwrap();
+        assert!(error.contains("unknown tool `greet`"), "{error}");
+        assert!(error.contains("These arguments fit `edit_file`"), "{error}");
+        let unfit = ToolCall {
+            arguments: r#"{"colour": "red"}"#.into(),
+            ..call
+        };
+        assert!(!registry.resolve_call(&unfit).err().unwrap().contains("fit"));
     }
 }
