@@ -63,6 +63,11 @@ impl Agent {
                 },
                 Reply::Cancelled => return Ending::Cancelled,
             };
+            let message = if tools_allowed {
+                recover_unwrapped_call(message, rounds)
+            } else {
+                message
+            };
             let calls: Vec<ToolCall> = message.tool_calls().cloned().collect();
             self.note_reply(&message);
             self.push_history(message);
@@ -224,5 +229,81 @@ pub(crate) fn refused_results(calls: &[ToolCall], why: &str) -> Message {
                 })
             })
             .collect(),
+    }
+}
+
+/// A reply that is nothing but a tool-call object the parsers did not take as a call
+/// (typically a small model naming a tool that does not exist, e.g. the function it wants
+/// to change) becomes that call, so the model is told what is wrong and can try again
+/// instead of the turn ending on a JSON answer.
+fn recover_unwrapped_call(message: Message, round: u32) -> Message {
+    if message.tool_calls().next().is_some() {
+        return message;
+    }
+    let text = message.text();
+    let trimmed = text
+        .trim()
+        .trim_start_matches("```json")
+        .trim_start_matches("```")
+        .trim_end_matches("```")
+        .trim();
+    let Ok(serde_json::Value::Object(object)) = serde_json::from_str(trimmed) else {
+        return message;
+    };
+    let Some(name) = object.get("name").and_then(serde_json::Value::as_str) else {
+        return message;
+    };
+    let arguments = match object.get("arguments").or_else(|| object.get("parameters")) {
+        Some(serde_json::Value::String(text)) => text.clone(),
+        Some(value @ serde_json::Value::Object(_)) => value.to_string(),
+        _ => return message,
+    };
+    let only_call_keys = object.keys().all(|key| {
+        matches!(
+            key.as_str(),
+            "name" | "arguments" | "parameters" | "id" | "type"
+        )
+    });
+    if !only_call_keys {
+        return message;
+    }
+    Message {
+        role: hone_protocol::Role::Assistant,
+        content: vec![hone_protocol::ContentBlock::ToolCall(ToolCall {
+            id: format!("call_unwrapped_{round}"),
+            name: name.to_string(),
+            arguments,
+        })],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_that_is_only_a_call_object_becomes_a_call() {
+        let reply = Message::assistant(
+            r#"{"name": "greet", "arguments": {"path": "greet.py", "old_text": "Hello"}}"#,
+        );
+        let recovered = recover_unwrapped_call(reply, 2);
+        let calls: Vec<&ToolCall> = recovered.tool_calls().collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].name, "greet");
+        assert_eq!(calls[0].id, "call_unwrapped_2");
+        assert!(calls[0].arguments.contains("greet.py"));
+    }
+
+    #[test]
+    fn other_answers_stay_as_they_are() {
+        for text in [
+            "Done: greet.py now says Hi.",
+            r#"{"name": "x", "version": "1.0"}"#,
+            r#"{"status": "ok"}"#,
+        ] {
+            let recovered = recover_unwrapped_call(Message::assistant(text), 0);
+            assert_eq!(recovered.text(), text);
+            assert_eq!(recovered.tool_calls().count(), 0);
+        }
     }
 }
