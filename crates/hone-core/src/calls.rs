@@ -13,11 +13,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{ApprovalDecision, ApprovedBy, Event};
+use crate::repeats::{self, CallTracker, MAX_IDENTICAL_FAILURES, Repeat};
 use crate::session::Agent;
 use crate::tools::parse_arguments;
-
-/// Identical failing calls allowed before the turn stops.
-const MAX_IDENTICAL_FAILURES: u32 = 3;
 
 /// How a round ended.
 pub(crate) enum RoundOutcome {
@@ -34,26 +32,6 @@ pub(crate) enum RoundOutcome {
     },
 }
 
-/// Counts identical failing calls within a turn.
-#[derive(Debug, Default)]
-pub(crate) struct FailureTracker {
-    failures: HashMap<(String, String), u32>,
-}
-
-impl FailureTracker {
-    fn record(&mut self, call: &ToolCall) -> u32 {
-        let key = (call.name.clone(), normalize_arguments(&call.arguments));
-        let count = self.failures.entry(key).or_insert(0);
-        *count += 1;
-        *count
-    }
-}
-
-fn normalize_arguments(raw: &str) -> String {
-    serde_json::from_str::<Value>(raw)
-        .map_or_else(|_| raw.trim().to_string(), |value| value.to_string())
-}
-
 /// What an approval request shows.
 struct Question {
     summary: String,
@@ -68,6 +46,9 @@ pub(crate) struct Prepared {
     pub(crate) call: ToolCall,
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) arguments: Value,
+    /// Why another tool than the one named runs (an unknown name; see
+    /// `ToolRegistry::resolve_call`), put before the result.
+    pub(crate) correction: Option<String>,
 }
 
 impl Agent {
@@ -76,13 +57,13 @@ impl Agent {
         &mut self,
         calls: &[ToolCall],
         cancel: &CancellationToken,
-        tracker: &mut FailureTracker,
+        tracker: &mut CallTracker,
     ) -> RoundOutcome {
         let mut results = Vec::with_capacity(calls.len());
         let mut repeated: Option<String> = None;
         // Changes and commands already run in this reply, by name and arguments: a model
         // that repeats one in the same reply gets told instead of running it twice.
-        let mut done: HashMap<(String, String), String> = HashMap::new();
+        let mut same_reply: HashMap<(String, String), String> = HashMap::new();
         let mut index = 0;
         while index < calls.len() {
             if cancel.is_cancelled() {
@@ -105,18 +86,21 @@ impl Agent {
             } else {
                 let call = &calls[index];
                 index += 1;
-                let key = (call.name.clone(), normalize_arguments(&call.arguments));
-                let output = match done.get(&key) {
-                    Some(first) => self.skip_repeat(call, first),
+                let output = match tracker.repeat_of(call, &same_reply) {
+                    Some(repeat) => self.skip_repeat(call, &repeat),
                     None => {
-                        done.insert(key, call.id.clone());
-                        self.run_call(call, cancel).await
+                        same_reply.insert(repeats::key(call), call.id.clone());
+                        let output = self.run_call(call, cancel).await;
+                        if !output.is_error && self.is_write(call) {
+                            tracker.record_applied(call);
+                        }
+                        output
                     }
                 };
                 vec![(call.clone(), output)]
             };
             for (call, output) in batch {
-                if output.is_error && tracker.record(&call) >= MAX_IDENTICAL_FAILURES {
+                if output.is_error && tracker.record_failure(&call) >= MAX_IDENTICAL_FAILURES {
                     repeated = Some(format!(
                         "`{}` failed {MAX_IDENTICAL_FAILURES} times with the same arguments, so the turn stopped. \
                          Last error: {}",
@@ -150,7 +134,7 @@ impl Agent {
             name: call.name.clone(),
             arguments: call.arguments.clone(),
         });
-        let tool = self
+        let (tool, correction) = self
             .registry
             .resolve_call(call)
             .map_err(ToolOutput::error)?;
@@ -159,6 +143,7 @@ impl Agent {
             call: call.clone(),
             tool,
             arguments,
+            correction,
         })
     }
 
@@ -204,18 +189,24 @@ impl Agent {
             .collect()
     }
 
-    /// Answers a call identical to `first`, run earlier in the same reply, without running
-    /// it again.
-    fn skip_repeat(&self, call: &ToolCall, first: &str) -> ToolOutput {
+    fn is_write(&self, call: &ToolCall) -> bool {
+        self.registry
+            .resolve_call(call)
+            .is_ok_and(|(tool, _)| tool.kind() == ToolKind::Write)
+    }
+
+    /// Answers a repeated call without running it again.
+    fn skip_repeat(&self, call: &ToolCall, repeat: &Repeat) -> ToolOutput {
         self.emit(Event::ToolRequested {
             call_id: call.id.clone(),
             name: call.name.clone(),
             arguments: call.arguments.clone(),
         });
-        let output = ToolOutput::ok(format!(
-            "not run: this is the same call as {first} earlier in this reply (same tool, same \
-             arguments); its result above stands. Do not repeat a call that already ran."
-        ));
+        let output = if repeat.is_error() {
+            ToolOutput::error(repeat.explanation())
+        } else {
+            ToolOutput::ok(repeat.explanation())
+        };
         self.finish(call, &output, Instant::now());
         output
     }
@@ -224,7 +215,14 @@ impl Agent {
     async fn run_call(&mut self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
         let started = Instant::now();
         let output = match self.prepare(call) {
-            Ok(prepared) => self.plan_and_run(prepared, cancel).await,
+            Ok(prepared) => {
+                let correction = prepared.correction.clone();
+                let mut output = self.plan_and_run(prepared, cancel).await;
+                if let Some(correction) = correction {
+                    output.content.insert_str(0, &correction);
+                }
+                output
+            }
             Err(output) => output,
         };
         self.finish(call, &output, started);
@@ -536,18 +534,5 @@ mod tests {
         assert_eq!(command_prefix("ls -la"), "ls");
         assert_eq!(command_prefix("touch one"), "touch");
         assert_eq!(command_prefix("make"), "make");
-    }
-
-    #[test]
-    fn identical_failures_are_counted_with_normalised_arguments() {
-        let mut tracker = FailureTracker::default();
-        let call = |arguments: &str| ToolCall {
-            id: "x".into(),
-            name: "edit_file".into(),
-            arguments: arguments.into(),
-        };
-        assert_eq!(tracker.record(&call("{\"a\": 1}")), 1);
-        assert_eq!(tracker.record(&call("{\"a\":1}")), 2);
-        assert_eq!(tracker.record(&call("{\"a\":2}")), 1);
     }
 }

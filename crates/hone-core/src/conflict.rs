@@ -9,6 +9,7 @@ use hone_tools::{EditPlan, Plan, ToolErrorKind, ToolOutput};
 use tokio_util::sync::CancellationToken;
 
 use crate::calls::Prepared;
+use crate::profile::PromptProfile;
 use crate::protocol::{ConflictChoice, Event};
 use crate::session::Agent;
 
@@ -101,7 +102,15 @@ impl Agent {
                         paths,
                         diff: hone_tools::edit::unified_diff(&plan),
                     });
-                    return ToolOutput::ok(format!("applied: {}", applied.summary));
+                    let next = match self.registry.profile() {
+                        // Small models tend to repeat a change that worked.
+                        PromptProfile::Compact => {
+                            " If that completes the request, answer the user now in one or \
+                             two sentences, without calling a tool."
+                        }
+                        PromptProfile::Full => "",
+                    };
+                    return ToolOutput::ok(format!("applied: {}.{next}", applied.summary));
                 }
                 Ok(Err(error)) => error,
                 Err(error) => return ToolOutput::error(format!("the edit crashed: {error}")),

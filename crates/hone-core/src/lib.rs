@@ -23,6 +23,7 @@ mod profile;
 mod prompt;
 mod protocol;
 mod recovery;
+mod repeats;
 mod session;
 mod tools;
 mod turn;

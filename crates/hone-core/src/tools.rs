@@ -87,29 +87,38 @@ impl ToolRegistry {
 }
 
 impl ToolRegistry {
-    /// Looks up `call`'s tool; for an unknown name the explanation also names the offered
-    /// tool its arguments fit (small models sometimes put the file or function name where
-    /// the tool name goes).
-    pub(crate) fn resolve_call(&self, call: &ToolCall) -> Result<Arc<dyn Tool>, String> {
-        self.resolve(&call.name).map_err(|explanation| {
-            let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(&call.arguments)
-            else {
-                return explanation;
-            };
-            let fitting: Vec<&str> = self
-                .tools
-                .values()
-                .filter(|tool| self.profile.offers(tool.name()))
-                .filter(|tool| arguments_fit(&tool.spec(), &arguments))
-                .map(|tool| tool.name())
-                .collect();
-            match fitting.as_slice() {
-                [name] => format!(
-                    "{explanation} These arguments fit `{name}`: to use it, call `{name}` with them."
-                ),
-                _ => explanation,
-            }
-        })
+    /// Looks up `call`'s tool. An unknown name whose arguments fit exactly one offered tool
+    /// (small models sometimes put the file or function name where the tool name goes)
+    /// resolves to that tool, with a note for the model.
+    pub(crate) fn resolve_call(
+        &self,
+        call: &ToolCall,
+    ) -> Result<(Arc<dyn Tool>, Option<String>), String> {
+        let explanation = match self.resolve(&call.name) {
+            Ok(tool) => return Ok((tool, None)),
+            Err(explanation) => explanation,
+        };
+        let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(&call.arguments) else {
+            return Err(explanation);
+        };
+        let mut fitting = self
+            .tools
+            .values()
+            .filter(|tool| self.profile.offers(tool.name()))
+            .filter(|tool| arguments_fit(&tool.spec(), &arguments));
+        match (fitting.next(), fitting.next()) {
+            (Some(tool), None) => Ok((
+                Arc::clone(tool),
+                Some(format!(
+                    "(`{}` is not a tool; these arguments fit `{}`, so hone ran `{}`. Call tools \
+                     by their own names.) ",
+                    call.name,
+                    tool.name(),
+                    tool.name()
+                )),
+            )),
+            _ => Err(explanation),
+        }
     }
 }
 
@@ -271,20 +280,22 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_name_with_fitting_arguments_names_the_tool() {
+    fn an_unknown_name_with_fitting_arguments_runs_the_tool_they_fit() {
         let registry = ToolRegistry::with(Vec::new(), PromptProfile::Compact);
         let call = ToolCall {
             id: "1".into(),
             name: "greet".into(),
             arguments: r#"{"path": "greet.py", "old_text": "Hello", "new_text": "Hi"}"#.into(),
         };
-        let error = registry.resolve_call(&call).err().unwrap();
-        assert!(error.contains("unknown tool `greet`"), "{error}");
-        assert!(error.contains("These arguments fit `edit_file`"), "{error}");
+        let (tool, note) = registry.resolve_call(&call).ok().unwrap();
+        assert_eq!(tool.name(), "edit_file");
+        let note = note.unwrap();
+        assert!(note.contains("`greet` is not a tool"), "{note}");
         let unfit = ToolCall {
             arguments: r#"{"colour": "red"}"#.into(),
             ..call
         };
-        assert!(!registry.resolve_call(&unfit).err().unwrap().contains("fit"));
+        let error = registry.resolve_call(&unfit).err().unwrap();
+        assert!(error.contains("unknown tool `greet`"), "{error}");
     }
 }

@@ -50,7 +50,7 @@ impl Agent {
 
     async fn turn_loop(&mut self, cancel: &CancellationToken, stats: &mut TurnStats) -> Ending {
         let mut rounds = 0;
-        let mut repeated = crate::calls::FailureTracker::default();
+        let mut repeated = crate::repeats::CallTracker::default();
         loop {
             let tools_allowed = rounds < self.max_tool_rounds;
             let message = match self.request_model(cancel, stats, tools_allowed).await {

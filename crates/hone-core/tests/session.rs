@@ -169,27 +169,28 @@ async fn an_approved_edit_is_applied_and_undo_takes_it_back() {
 }
 
 #[tokio::test]
-async fn a_change_repeated_in_the_same_reply_runs_once() {
-    let edit = json!({"path": "notes.txt", "old_text": "beta", "new_text": "BETA"});
+async fn a_command_repeated_in_the_same_reply_runs_once() {
+    let command = json!({"command": "echo hi >> log.txt"});
     let mut h = harness(
-        ApprovalMode::AutoEdit,
+        ApprovalMode::FullAuto,
         vec![
             Reply::new()
-                .tool_call("edit_file", edit.clone())
-                .tool_call("edit_file", edit),
+                .tool_call("run_command", command.clone())
+                .tool_call("run_command", command),
             Reply::new().text("Done."),
         ],
     )
     .await;
-    let events = h.turn("shout beta", |_| None).await;
-    assert_eq!(
-        count(&events, |e| matches!(e, Event::DiffApplied { .. })),
-        1
-    );
+    let events = h.turn("log hi", |_| None).await;
     let outputs = outputs(&events);
     assert_eq!(outputs.len(), 2, "{outputs:?}");
     assert!(!outputs[1].1, "{outputs:?}");
-    assert!(outputs[1].0.contains("same call as"), "{outputs:?}");
+    assert!(outputs[1].0.contains("same call as call_0"), "{outputs:?}");
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("log.txt")).unwrap(),
+        "hi\n",
+        "the command ran once"
+    );
     assert!(matches!(
         events.last(),
         Some(Event::TurnCompleted {
@@ -201,6 +202,66 @@ async fn a_change_repeated_in_the_same_reply_runs_once() {
     assert!(
         sent.contains("Do not repeat a call that already ran"),
         "{sent}"
+    );
+}
+
+#[tokio::test]
+async fn a_change_repeated_in_a_later_round_is_not_run_again() {
+    let edit = json!({"path": "notes.txt", "old_text": "beta", "new_text": "BETA"});
+    let mut h = harness(
+        ApprovalMode::AutoEdit,
+        vec![
+            Reply::new().tool_call("edit_file", edit.clone()),
+            Reply::new().tool_call("edit_file", edit),
+            Reply::new().text("Done."),
+        ],
+    )
+    .await;
+    let events = h.turn("shout beta", |_| None).await;
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::DiffApplied { .. })),
+        1
+    );
+    let outputs = outputs(&events);
+    assert!(outputs[1].1, "{outputs:?}");
+    assert!(
+        outputs[1].0.contains("already applied by call_0"),
+        "{outputs:?}"
+    );
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnCompleted {
+            end: TurnEnd::Answered,
+            ..
+        })
+    ));
+}
+
+#[tokio::test]
+async fn an_unknown_tool_name_with_edit_arguments_runs_the_edit() {
+    let mut h = harness(
+        ApprovalMode::AutoEdit,
+        vec![
+            Reply::new().tool_call(
+                "notes",
+                json!({"path": "notes.txt", "old_text": "beta", "new_text": "BETA"}),
+            ),
+            Reply::new().text("Done."),
+        ],
+    )
+    .await;
+    let events = h.turn("shout beta", |_| None).await;
+    let outputs = outputs(&events);
+    assert!(!outputs[0].1, "{outputs:?}");
+    assert!(
+        outputs[0]
+            .0
+            .starts_with("(`notes` is not a tool; these arguments fit `edit_file`"),
+        "{outputs:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("notes.txt")).unwrap(),
+        "alpha\nBETA\ngamma\n"
     );
 }
 
