@@ -86,13 +86,14 @@ impl Agent {
             } else {
                 let call = &calls[index];
                 index += 1;
-                let output = match tracker.repeat_of(call, &same_reply) {
+                let canonical = self.canonical(call);
+                let output = match tracker.repeat_of(&canonical, &same_reply) {
                     Some(repeat) => self.skip_repeat(call, &repeat),
                     None => {
-                        same_reply.insert(repeats::key(call), call.id.clone());
+                        same_reply.insert(repeats::key(&canonical), call.id.clone());
                         let output = self.run_call(call, cancel).await;
                         if !output.is_error && self.is_write(call) {
-                            tracker.record_applied(call);
+                            tracker.record_applied(&canonical);
                         }
                         output
                     }
@@ -100,7 +101,9 @@ impl Agent {
                 vec![(call.clone(), output)]
             };
             for (call, output) in batch {
-                if output.is_error && tracker.record_failure(&call) >= MAX_IDENTICAL_FAILURES {
+                if output.is_error
+                    && tracker.record_failure(&self.canonical(&call)) >= MAX_IDENTICAL_FAILURES
+                {
                     repeated = Some(format!(
                         "`{}` failed {MAX_IDENTICAL_FAILURES} times with the same arguments, so the turn stopped. \
                          Last error: {}",
@@ -187,6 +190,16 @@ impl Agent {
                 (call.clone(), output)
             })
             .collect()
+    }
+
+    /// `call` under the name of the tool it runs (see `ToolRegistry::resolve_call`), so
+    /// repeats are recognised whatever the model called the tool.
+    fn canonical(&self, call: &ToolCall) -> ToolCall {
+        let mut canonical = call.clone();
+        if let Ok((tool, _)) = self.registry.resolve_call(call) {
+            canonical.name = tool.name().to_string();
+        }
+        canonical
     }
 
     fn is_write(&self, call: &ToolCall) -> bool {
