@@ -6,6 +6,7 @@
 //! recent_turns = 4                 # turns kept whole by compaction (1 to 100)
 //! compaction_model = "gpt-4.1-mini" # optional: a cheaper model of the same provider for summaries
 //! instructions_max_bytes = 32768   # cap on AGENTS.md/HONE.md text put into the prompt
+//! prompt_profile = "auto"          # auto | compact | full: tool set and system prompt size
 //! ```
 //!
 //! Each key is layered on its own: the project file's value wins over the user file's. None
@@ -34,6 +35,39 @@ pub const RECENT_TURNS_RANGE: RangeInclusive<usize> = 1..=100;
 /// The values `instructions_max_bytes` accepts (0 leaves the instructions out).
 pub const INSTRUCTIONS_MAX_BYTES_RANGE: RangeInclusive<usize> = 0..=1024 * 1024;
 
+/// `prompt_profile`: which tools and how long a system prompt the model gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PromptProfileSetting {
+    /// Compact for the embedded model and models named as 4B parameters or fewer, full
+    /// otherwise.
+    #[default]
+    Auto,
+    /// The few tools a small model needs, terse descriptions, a short system prompt.
+    Compact,
+    /// Every tool with full descriptions and the full system prompt.
+    Full,
+}
+
+impl PromptProfileSetting {
+    /// The name used in configuration files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Compact => "compact",
+            Self::Full => "full",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Some(Self::Auto),
+            "compact" => Some(Self::Compact),
+            "full" => Some(Self::Full),
+            _ => None,
+        }
+    }
+}
+
 /// The `[context]` settings in effect.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextSettings {
@@ -46,6 +80,8 @@ pub struct ContextSettings {
     pub compaction_model: Option<String>,
     /// Cap on the project instructions' size in bytes.
     pub instructions_max_bytes: usize,
+    /// Tool set and system prompt size.
+    pub prompt_profile: PromptProfileSetting,
 }
 
 impl Default for ContextSettings {
@@ -55,6 +91,7 @@ impl Default for ContextSettings {
             recent_turns: DEFAULT_RECENT_TURNS,
             compaction_model: None,
             instructions_max_bytes: DEFAULT_INSTRUCTIONS_MAX_BYTES,
+            prompt_profile: PromptProfileSetting::Auto,
         }
     }
 }
@@ -67,6 +104,7 @@ pub(crate) struct ContextSection {
     recent_turns: Option<Spanned<i64>>,
     compaction_model: Option<Spanned<String>>,
     instructions_max_bytes: Option<Spanned<i64>>,
+    prompt_profile: Option<Spanned<String>>,
     /// The values above, checked; filled in by [`validate`].
     #[serde(skip)]
     checked: CheckedContext,
@@ -78,6 +116,7 @@ struct CheckedContext {
     recent_turns: Option<usize>,
     compaction_model: Option<String>,
     instructions_max_bytes: Option<usize>,
+    prompt_profile: Option<PromptProfileSetting>,
 }
 
 /// Checks `section`, from the contents `text` of `path`; errors name the file and line.
@@ -146,6 +185,19 @@ pub(crate) fn validate(
         }
         section.checked.compaction_model = Some(model.to_string());
     }
+    if let Some(value) = &section.prompt_profile {
+        let profile = PromptProfileSetting::parse(value.get_ref()).ok_or_else(|| {
+            error(
+                value.span().start,
+                format!(
+                    "invalid `context.prompt_profile` {:?}: expected \"auto\", \"compact\" or \
+                     \"full\"",
+                    value.get_ref()
+                ),
+            )
+        })?;
+        section.checked.prompt_profile = Some(profile);
+    }
     Ok(())
 }
 
@@ -156,6 +208,7 @@ pub(crate) struct ContextLayers {
     recent_turns: Option<Sourced<usize>>,
     compaction_model: Option<Sourced<String>>,
     instructions_max_bytes: Option<Sourced<usize>>,
+    prompt_profile: Option<Sourced<PromptProfileSetting>>,
 }
 
 fn set<T: Clone>(slot: &mut Option<Sourced<T>>, value: Option<&T>, source: &Source) {
@@ -188,6 +241,11 @@ impl ContextLayers {
             checked.instructions_max_bytes.as_ref(),
             source,
         );
+        set(
+            &mut self.prompt_profile,
+            checked.prompt_profile.as_ref(),
+            source,
+        );
     }
 }
 
@@ -197,8 +255,8 @@ fn source_of<T>(slot: &Option<Sourced<T>>) -> Source {
 }
 
 impl Config {
-    /// The `[context]` settings: compaction threshold, recent turns kept, compaction model
-    /// and the cap on project instructions.
+    /// The `[context]` settings: compaction threshold, recent turns kept, compaction model,
+    /// the cap on project instructions and the prompt profile.
     pub fn context_settings(&self) -> ContextSettings {
         let layers = &self.context;
         let defaults = ContextSettings::default();
@@ -219,6 +277,10 @@ impl Config {
                 .instructions_max_bytes
                 .as_ref()
                 .map_or(defaults.instructions_max_bytes, |value| value.value),
+            prompt_profile: layers
+                .prompt_profile
+                .as_ref()
+                .map_or(defaults.prompt_profile, |value| value.value),
         }
     }
 
@@ -256,6 +318,11 @@ impl Config {
             settings.instructions_max_bytes.to_string(),
             source_of(&layers.instructions_max_bytes),
         );
+        shown(
+            "prompt_profile",
+            format!("{:?}", settings.prompt_profile.as_str()),
+            source_of(&layers.prompt_profile),
+        );
     }
 }
 
@@ -277,9 +344,13 @@ mod tests {
     fn values_are_checked_with_their_line() {
         let section = parse(
             "[context]\ncompact_threshold = 0.5\nrecent_turns = 2\ncompaction_model = \"small\"\n\
-             instructions_max_bytes = 0\n",
+             instructions_max_bytes = 0\nprompt_profile = \"Compact\"\n",
         )
         .unwrap();
+        assert_eq!(
+            section.checked.prompt_profile,
+            Some(PromptProfileSetting::Compact)
+        );
         assert_eq!(section.checked.compact_threshold, Some(0.5));
         assert_eq!(section.checked.recent_turns, Some(2));
         assert_eq!(section.checked.compaction_model.as_deref(), Some("small"));
@@ -297,6 +368,10 @@ mod tests {
             ("recent_turns = 0", "from 1 to 100"),
             ("instructions_max_bytes = -1", "from 0 to"),
             ("compaction_model = \" \"", "must not be empty"),
+            (
+                "prompt_profile = \"tiny\"",
+                "expected \"auto\", \"compact\" or \"full\"",
+            ),
         ] {
             match parse(&format!("model = \"m\"\n[context]\n{bad}\n")) {
                 Err(ConfigError::Parse { line, message, .. }) => {

@@ -164,7 +164,7 @@ mod trust;
 pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
 pub use context_settings::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
-    DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, RECENT_TURNS_RANGE,
+    DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, PromptProfileSetting, RECENT_TURNS_RANGE,
 };
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use data_dir::{DATA_DIR_ENV, data_dir};
