@@ -43,7 +43,8 @@ pub(crate) fn system_prompt(
            that failed without changing it.\n\
          - Run the project's tests with run_tests after changing code when tests exist.\n\
          - Edits and commands may need the user's approval; if one is denied, respect the reason.\n\
-         - When the task is done, answer briefly: what you changed and how you checked it.\n",
+         - When the task is done, answer briefly: what you changed and how you checked it.\n\
+         - Answer in the language the user writes in (code, paths and commands stay as they are).\n",
         tools = tools.join(", "),
     );
     if let Some(map) = repo_map.map(str::trim_end).filter(|map| !map.is_empty()) {
@@ -67,7 +68,8 @@ fn compact_system_prompt(project: &str, tools: &[&str], repo_map: Option<&str>) 
          - Read a file before you edit it.\n\
          - edit_file: copy old_text exactly from the file, without the line numbers.\n\
          - If a tool fails, read the error and fix the call.\n\
-         - When done, say in one or two sentences what you changed.\n",
+         - When done, say in one or two sentences what you changed.\n\
+         - Answer in the user's language.\n",
         tools = tools.join(", "),
     );
     if let Some(map) = repo_map.map(str::trim_end).filter(|map| !map.is_empty()) {
@@ -110,6 +112,8 @@ mod tests {
             "{compact}"
         );
         assert!(!compact.contains("git_commit"), "{compact}");
+        assert!(compact.contains("Answer in the user's language."), "{compact}");
+        assert!(full.contains("Answer in the language the user writes in"), "{full}");
         assert!(compact.ends_with("\nFiles:\nsrc/a.ts\n"), "{compact}");
         let names: Vec<String> = registry.specs().into_iter().map(|spec| spec.name).collect();
         assert_eq!(
