@@ -4,7 +4,7 @@
 
 use std::str::FromStr;
 
-use hone_config::{Config, IndexSettings, ProviderConfig};
+use hone_config::{Config, IndexSettings, PromptProfileSetting, ProviderConfig};
 use hone_core::PromptProfile;
 use hone_index::tools::SharedIndex;
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
@@ -40,23 +40,44 @@ pub(crate) fn basics(config: &Config, provider: &ProviderConfig) -> Result<Agent
             .map(|key| key.expose().to_string())
             .collect(),
         model: provider.model.clone(),
-        prompt_profile: PromptProfile::for_model(&provider.kind, &provider.model),
+        prompt_profile: match config.context_settings().prompt_profile {
+            PromptProfileSetting::Auto => PromptProfile::for_model(&provider.kind, &provider.model),
+            PromptProfileSetting::Compact => PromptProfile::Compact,
+            PromptProfileSetting::Full => PromptProfile::Full,
+        },
         permissions: Permissions::new(mode, commands),
         approval: mode.as_str().to_string(),
         max_tool_rounds: config.max_tool_rounds(),
     })
 }
 
-/// The project's code index as `[index]` sets it up, brought up to date.
+/// The project's code index as `[index]` sets it up, brought up to date. An update of more
+/// than [`hone_index::LARGE_REPOSITORY_FILES`] files (a first index of a large project) is
+/// announced on stderr with the way to limit it; it never waits for an answer.
 pub(crate) fn open_code_index(
     root: &std::path::Path,
     settings: &IndexSettings,
 ) -> Result<SharedIndex, HoneError> {
     let mut indexer = crate::index_setup::open_index(root, settings)?;
+    let mut warned = false;
     indexer
-        .update(&mut |_| {})
+        .update(&mut |progress| {
+            if !warned && progress.total > hone_index::LARGE_REPOSITORY_FILES {
+                warned = true;
+                eprintln!("hone: warning: {}", large_update_warning(progress.total));
+            }
+        })
         .map_err(|error| HoneError::config(error.to_string()))?;
     Ok(SharedIndex::new(indexer))
+}
+
+/// The warning before indexing `files` files when the agent starts.
+fn large_update_warning(files: usize) -> String {
+    format!(
+        "{}; indexing all of them before the session starts (`hone index --scope DIR` \
+         limits the index to one sub-directory, `[index] extra_ignores` leaves files out)",
+        crate::index_prompt::large_repository_warning(files)
+    )
 }
 
 /// The repo map of `index` focused on `focus` within the configured budget; `None` when
@@ -69,4 +90,17 @@ pub(crate) fn repo_map(
     hone_index::tools::repo_map(&index.lock(), focus, settings.map_budget)
         .map(|map| Some(map).filter(|map| !map.trim().is_empty()))
         .map_err(|error| format!("no repository map ({error})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_large_update_warning_names_the_count_and_the_ways_out() {
+        let warning = large_update_warning(12_345);
+        assert!(warning.starts_with("12345 files to index"), "{warning}");
+        assert!(warning.contains("--scope DIR"), "{warning}");
+        assert!(warning.contains("extra_ignores"), "{warning}");
+    }
 }

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use hone_config::IndexSettings;
-use hone_core::{ErrorChoice, Event, Request, SessionConfig, TurnEnd, TurnStats};
-use hone_index::tools::{SharedIndex, index_tools};
+use hone_core::{ConflictChoice, ErrorChoice, Event, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_index::tools::index_tools;
 use hone_protocol::HoneError;
 
 use crate::approve;
@@ -32,6 +32,14 @@ pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
 }
 
 async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
+    if args.prompt.is_empty()
+        && let Some(taken) = args.resume.as_deref().filter(|value| value.contains(' '))
+    {
+        return Err(HoneError::validation(format!(
+            "--resume took \"{taken}\" as the session to resume, and no prompt is left; write \
+             `hone exec --resume last \"{taken}\"` (or a session id from `hone sessions list`)"
+        )));
+    }
     let prompt = crate::input::prompt_text(&args.prompt)?;
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
@@ -120,6 +128,15 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
                     choice: ErrorChoice::Abort,
                 });
             }
+            // Nor a conflict dialog: the model reads the file again and redoes the change.
+            Event::EditConflict { message, .. } => {
+                if !args.json {
+                    eprintln!("edit conflict: {message} (the model is asked to redo the change)");
+                }
+                handle.send(Request::ConflictChoice {
+                    choice: ConflictChoice::Regenerate,
+                });
+            }
             Event::TurnFailed { error, stats } => {
                 eprintln!("{}", crate::exit::line(error));
                 view.summary("failed", stats, started);
@@ -145,27 +162,18 @@ fn code_index(
     prompt: &str,
     settings: &IndexSettings,
 ) -> (Vec<std::sync::Arc<dyn hone_tools::Tool>>, Option<String>) {
-    let opened = crate::index_setup::open_index(root, settings).and_then(|mut indexer| {
-        indexer
-            .update(&mut |_| {})
-            .map_err(|error| HoneError::config(error.to_string()))?;
-        Ok(indexer)
-    });
-    let indexer = match opened {
-        Ok(indexer) => indexer,
+    let index = match crate::agent_setup::open_code_index(root, settings) {
+        Ok(index) => index,
         Err(error) => {
             eprintln!("hone: warning: no code index ({error}); continuing without the index tools");
             return (Vec::new(), None);
         }
     };
-    let map = match hone_index::tools::repo_map(&indexer, prompt, settings.map_budget) {
-        Ok(map) => Some(map).filter(|map| !map.trim().is_empty()),
-        Err(error) => {
-            eprintln!("hone: warning: no repository map ({error})");
-            None
-        }
-    };
-    (index_tools(SharedIndex::new(indexer)), map)
+    let map = crate::agent_setup::repo_map(&index, prompt, settings).unwrap_or_else(|warning| {
+        eprintln!("hone: warning: {warning}");
+        None
+    });
+    (index_tools(index), map)
 }
 
 /// Renders events: the answer on stdout, activity on stderr (or JSON lines on stdout).

@@ -199,7 +199,11 @@ async fn watch(indexer: Indexer, as_json: bool, debounce: Duration) -> Result<()
     let _watcher =
         IndexWatcher::start_with_callback(index, debounce, Some(on_update)).map_err(index_error)?;
     if !as_json {
-        eprintln!("hone: watching {root} for changes (Ctrl-C to stop)");
+        eprintln!(
+            "hone: watching {root} for changes (updating {} ms after they settle; Ctrl-C to \
+             stop)",
+            debounce.as_millis()
+        );
     }
     tokio::signal::ctrl_c()
         .await

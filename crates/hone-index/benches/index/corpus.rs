@@ -10,6 +10,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::rng::Rng;
+
 const NOUNS: [&str; 20] = [
     "user", "order", "invoice", "payment", "session", "cart", "product", "account", "report",
     "token", "cache", "queue", "event", "metric", "audit", "profile", "config", "schedule",
@@ -33,36 +35,6 @@ const PY_SUBPACKAGES: [&str; 4] = ["core", "api", "models", "services"];
 
 /// Files per TypeScript package or Python application.
 const FILES_PER_PACKAGE: usize = 40;
-
-/// SplitMix64: tiny, fast and deterministic.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `low..=high`.
-    pub fn range(&mut self, low: usize, high: usize) -> usize {
-        low + (self.next() % (high - low + 1) as u64) as usize
-    }
-
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.range(0, items.len() - 1)]
-    }
-
-    pub fn chance(&mut self, percent: usize) -> bool {
-        self.range(0, 99) < percent
-    }
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Lang {

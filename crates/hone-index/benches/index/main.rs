@@ -25,6 +25,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod corpus;
+mod rng;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
