@@ -86,10 +86,23 @@ pub(crate) fn repo_map(
     index: &SharedIndex,
     focus: &str,
     settings: &IndexSettings,
+    profile: PromptProfile,
 ) -> Result<Option<String>, String> {
-    hone_index::tools::repo_map(&index.lock(), focus, settings.map_budget)
+    hone_index::tools::repo_map(&index.lock(), focus, map_budget(settings, profile))
         .map(|map| Some(map).filter(|map| !map.trim().is_empty()))
         .map_err(|error| format!("no repository map ({error})"))
+}
+
+/// Repo-map tokens at most under the compact prompt profile: a small model on a CPU pays
+/// for every prompt token, and the whole first request should stay near 2,000 tokens.
+pub(crate) const COMPACT_MAP_BUDGET: usize = 1_000;
+
+/// The repo map's token budget: `[index] map_budget`, capped for the compact profile.
+pub(crate) fn map_budget(settings: &IndexSettings, profile: PromptProfile) -> usize {
+    match profile {
+        PromptProfile::Compact => settings.map_budget.min(COMPACT_MAP_BUDGET),
+        PromptProfile::Full => settings.map_budget,
+    }
 }
 
 #[cfg(test)]

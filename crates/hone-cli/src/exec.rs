@@ -63,7 +63,12 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let root = crate::project_dir(global)?;
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let (extra_tools, repo_map) = code_index(&root, &prompt, &config.index_settings());
+    let (extra_tools, repo_map) = code_index(
+        &root,
+        &prompt,
+        &config.index_settings(),
+        basics.prompt_profile,
+    );
     let context = crate::context_cmd::session_context(&config, window, &root);
     let (handle, mut events) = hone_core::start_session(SessionConfig {
         root,
@@ -155,12 +160,13 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
 }
 
 /// The code index tools and the repo map (focused on `prompt`, within the configured
-/// budget) for the project at `root`, set up as `[index]` says. Without an index (it cannot
-/// be opened or updated) the agent runs without both.
+/// budget, smaller for the compact profile) for the project at `root`, set up as `[index]`
+/// says. Without an index (it cannot be opened or updated) the agent runs without both.
 fn code_index(
     root: &std::path::Path,
     prompt: &str,
     settings: &IndexSettings,
+    profile: hone_core::PromptProfile,
 ) -> (Vec<std::sync::Arc<dyn hone_tools::Tool>>, Option<String>) {
     let index = match crate::agent_setup::open_code_index(root, settings) {
         Ok(index) => index,
@@ -169,10 +175,11 @@ fn code_index(
             return (Vec::new(), None);
         }
     };
-    let map = crate::agent_setup::repo_map(&index, prompt, settings).unwrap_or_else(|warning| {
-        eprintln!("hone: warning: {warning}");
-        None
-    });
+    let map =
+        crate::agent_setup::repo_map(&index, prompt, settings, profile).unwrap_or_else(|warning| {
+            eprintln!("hone: warning: {warning}");
+            None
+        });
     (index_tools(index), map)
 }
 

@@ -175,6 +175,15 @@ impl Host for TuiHost {
             .as_ref()
             .map(|index| index_tools(index.clone()))
             .unwrap_or_default();
+        // The map built at start-up has the full budget; the compact profile gets a smaller one.
+        let repo_map = match (basics.prompt_profile, &self.index.index) {
+            (profile @ hone_core::PromptProfile::Compact, Some(index)) => {
+                crate::agent_setup::repo_map(index, "", &config.index_settings(), profile)
+                    .ok()
+                    .flatten()
+            }
+            _ => self.index.repo_map.clone(),
+        };
         let info = SessionInfo {
             provider: provider_name,
             model: basics.model.clone(),
@@ -192,7 +201,7 @@ impl Host for TuiHost {
             audit: true,
             secrets: basics.secrets,
             extra_tools,
-            repo_map: self.index.repo_map.clone(),
+            repo_map,
             prompt_profile: basics.prompt_profile,
             memory,
             context: crate::context_cmd::session_context(&config, context_window, &self.root),
@@ -315,10 +324,12 @@ impl Host for TuiHost {
 pub(crate) fn code_index(root: &std::path::Path, settings: &IndexSettings) -> CodeIndex {
     match crate::agent_setup::open_code_index(root, settings) {
         Ok(index) => {
-            let (repo_map, map_note) = match crate::agent_setup::repo_map(&index, "", settings) {
-                Ok(map) => (map, String::new()),
-                Err(warning) => (None, format!("; {warning}")),
-            };
+            let full = hone_core::PromptProfile::Full;
+            let (repo_map, map_note) =
+                match crate::agent_setup::repo_map(&index, "", settings, full) {
+                    Ok(map) => (map, String::new()),
+                    Err(warning) => (None, format!("; {warning}")),
+                };
             let files = index.lock().files().len();
             CodeIndex {
                 index: Some(index),

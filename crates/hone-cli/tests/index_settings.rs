@@ -262,6 +262,35 @@ async fn exec_cuts_the_repo_map_to_the_configured_budget() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_compact_profile_gets_a_smaller_repo_map() {
+    let dir = project();
+    let root = dir.path();
+    for n in 0..120 {
+        write(
+            root,
+            &format!("src/feature{n}.ts"),
+            &format!("export function feature{n}(input: string): string {{\n  return input;\n}}\n"),
+        );
+    }
+    let whole = exec_first_request(root).await;
+    assert!(!map_omits_files(&whole), "the default budget fits: {whole}");
+    write(
+        root,
+        ".hone/config.toml",
+        "[context]\nprompt_profile = \"compact\"\n",
+    );
+    let compact = exec_first_request(root).await;
+    assert!(compact.contains("Files:"), "{compact}");
+    assert!(map_omits_files(&compact), "{compact}");
+    assert!(
+        compact.len() * 2 < whole.len(),
+        "{} vs {}",
+        compact.len(),
+        whole.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exec_warns_before_a_large_first_index_and_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
