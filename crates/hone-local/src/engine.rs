@@ -36,10 +36,21 @@ pub struct GenerationStats {
 /// Why a generation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Finish {
-    /// The model produced a stop token.
+    /// The model produced a stop token, or the receiver of the text had all it wanted.
     Stop,
     /// The token limit (or the end of the context) was reached.
     MaxTokens,
+}
+
+/// What the receiver of generated text wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// More text.
+    Continue,
+    /// Nothing more: the answer is complete (the model started repeating itself).
+    Stop,
+    /// Nobody is listening any more: the generation is cancelled.
+    Disconnected,
 }
 
 /// Sampling and limits of one generation.
@@ -144,7 +155,7 @@ impl Engine {
     }
 
     /// Generates after `prompt`, stopping at any of `stops`. `on_text` receives the text
-    /// as it is produced and returns `false` to stop (nobody is listening any more).
+    /// as it is produced and says whether to go on.
     pub(crate) fn generate(
         &mut self,
         tokenizer: &ModelTokenizer,
@@ -152,7 +163,7 @@ impl Engine {
         stops: &[u32],
         settings: &Settings,
         cancel: &CancellationToken,
-        on_text: &mut (dyn FnMut(&str) -> bool + Send),
+        on_text: &mut (dyn FnMut(&str) -> Flow + Send),
     ) -> Result<(Finish, GenerationStats), LocalError> {
         let pool = Arc::clone(&self.pool);
         let result = pool.install(|| self.run(tokenizer, prompt, stops, settings, cancel, on_text));
@@ -174,7 +185,7 @@ impl Engine {
         stops: &[u32],
         settings: &Settings,
         cancel: &CancellationToken,
-        on_text: &mut (dyn FnMut(&str) -> bool + Send),
+        on_text: &mut (dyn FnMut(&str) -> Flow + Send),
     ) -> Result<(Finish, GenerationStats), LocalError> {
         let context_size = settings.context_size.min(self.model.max_positions());
         if prompt.is_empty() || prompt.len() >= context_size {
@@ -200,6 +211,8 @@ impl Engine {
         let mut sampler = Sampler::new(settings.temperature, settings.top_p, settings.seed);
         let mut decoder = tokenizer.stream_decoder();
         let mut finish = Finish::MaxTokens;
+        // Whether the receiver wants no more text (then held-back text is not flushed).
+        let mut satisfied = false;
         while stats.generated_tokens < budget {
             let Some(token) = sampler.sample(&logits) else {
                 return Err(LocalError::Inference("the model produced no logits".into()));
@@ -209,10 +222,16 @@ impl Engine {
                 break;
             }
             stats.generated_tokens += 1;
-            if let Some(text) = decoder.push(token)?
-                && !on_text(&text)
-            {
-                return Err(LocalError::Cancelled);
+            if let Some(text) = decoder.push(token)? {
+                match on_text(&text) {
+                    Flow::Continue => {}
+                    Flow::Stop => {
+                        finish = Finish::Stop;
+                        satisfied = true;
+                        break;
+                    }
+                    Flow::Disconnected => return Err(LocalError::Cancelled),
+                }
             }
             if stats.generated_tokens >= budget {
                 break;
@@ -229,8 +248,9 @@ impl Engine {
             stats.decode_time = started.elapsed();
             self.last = stats;
         }
-        if let Some(text) = decoder.finish()?
-            && !on_text(&text)
+        if !satisfied
+            && let Some(text) = decoder.finish()?
+            && on_text(&text) == Flow::Disconnected
         {
             return Err(LocalError::Cancelled);
         }

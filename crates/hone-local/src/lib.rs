@@ -36,6 +36,7 @@ mod error;
 mod model;
 mod options;
 mod provider;
+mod respond;
 mod sampler;
 pub mod template;
 pub mod tokenizer;

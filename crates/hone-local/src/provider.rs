@@ -7,13 +7,14 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError, TryLockError, Wea
 use std::time::Duration;
 
 use futures::StreamExt;
-use futures::channel::mpsc::{UnboundedSender, unbounded};
+use futures::channel::mpsc::unbounded;
 use futures::future::BoxFuture;
 use hone_protocol::{ChatRequest, HoneError, StopReason, StreamEvent, Usage};
 use hone_providers::{EventStream, ModelInfo, Provider};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{Engine, Finish, GenerationStats, Loaded, Settings};
+use crate::engine::{Engine, Finish, Flow, GenerationStats, Loaded, Settings};
+use crate::respond::Responder;
 use crate::{LocalError, LocalOptions};
 
 /// How often a request waiting for the engine (busy with another request) checks for cancellation.
@@ -28,7 +29,8 @@ static ENGINES: LazyLock<Mutex<HashMap<PathBuf, Weak<Loaded>>>> =
 ///
 /// Requests run one at a time on a dedicated thread; their tokens stream back as
 /// [`StreamEvent`]s like any remote provider's, with `<tool_call>` blocks turned into
-/// tool-call events. Consecutive requests that share a prefix (an agent's turns) only
+/// tool-call events; generation stops when the model repeats a call it already made in
+/// the same answer. Consecutive requests that share a prefix (an agent's turns) only
 /// compute the tokens after it.
 pub struct LocalProvider {
     loaded: Arc<Loaded>,
@@ -153,7 +155,7 @@ impl LocalProvider {
             &cancel,
             &mut |text| {
                 middle.push_str(text);
-                true
+                Flow::Continue
             },
         )?;
         Ok(middle)
@@ -185,17 +187,17 @@ impl Provider for LocalProvider {
         let (sender, receiver) = unbounded();
         let loaded = Arc::clone(&self.loaded);
         let settings = self.settings(request.max_tokens, request.temperature);
-        let worker_sender = sender.clone();
+        let mut responder = Responder::new(sender.clone(), known_tools);
         let spawned = std::thread::Builder::new()
             .name("hone-local-request".into())
-            .spawn(move || serve(&loaded, &request, &settings, &cancel, &worker_sender));
+            .spawn(move || serve(&loaded, &request, &settings, &cancel, &mut responder));
         if let Err(error) = spawned {
             let error =
                 HoneError::provider(format!("cannot start the local model thread: {error}"));
             let _ = sender.unbounded_send(StreamEvent::Failed { error });
         }
         drop(sender);
-        client_stream(receiver, known_tools)
+        receiver.boxed()
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, HoneError>> {
@@ -208,26 +210,13 @@ impl Provider for LocalProvider {
     }
 }
 
-/// What the caller of [`Provider::stream`] sees: the engine's events, with `<tool_call>`
-/// blocks in the text turned into tool-call events when the request offered tools.
-fn client_stream(
-    events: impl futures::Stream<Item = StreamEvent> + Send + 'static,
-    known_tools: Vec<String>,
-) -> EventStream {
-    if known_tools.is_empty() {
-        events.boxed()
-    } else {
-        hone_prompt_tools::wrap_stream(events, known_tools).boxed()
-    }
-}
-
 /// Runs one chat request and sends its events, always ending with exactly one terminal event.
 fn serve(
     loaded: &Loaded,
     request: &ChatRequest,
     settings: &Settings,
     cancel: &CancellationToken,
-    sender: &UnboundedSender<StreamEvent>,
+    responder: &mut Responder,
 ) {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let prompt = loaded.template.render(request)?;
@@ -240,13 +229,7 @@ fn serve(
             stops,
             settings,
             cancel,
-            &mut |text| {
-                sender
-                    .unbounded_send(StreamEvent::TextDelta {
-                        text: text.to_owned(),
-                    })
-                    .is_ok()
-            },
+            &mut |text| responder.text(text),
         )
     }));
     let terminal = match outcome {
@@ -257,7 +240,7 @@ fn serve(
                 cached_input_tokens: stats.reused_tokens as u64,
                 reasoning_tokens: 0,
             };
-            let _ = sender.unbounded_send(StreamEvent::Usage { usage });
+            responder.send(StreamEvent::Usage { usage });
             let stop_reason = match finish {
                 Finish::Stop => StopReason::EndTurn,
                 Finish::MaxTokens => StopReason::MaxTokens,
@@ -283,7 +266,7 @@ fn serve(
             }
         }
     };
-    let _ = sender.unbounded_send(terminal);
+    responder.send(terminal);
 }
 
 /// Locks the engine, waiting while another request runs, unless `cancel` fires first.
@@ -316,117 +299,4 @@ fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
         guard.reset();
         guard
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use futures::executor::block_on;
-    use futures::stream;
-    use hone_protocol::ResponseCollector;
-
-    use super::*;
-
-    /// The events of a response whose text arrived in `pieces` (as tokens decode).
-    fn respond(pieces: &[&str]) -> (Vec<StreamEvent>, ResponseCollector) {
-        let mut events: Vec<StreamEvent> = pieces
-            .iter()
-            .map(|piece| StreamEvent::TextDelta {
-                text: (*piece).to_owned(),
-            })
-            .collect();
-        events.push(StreamEvent::Completed {
-            stop_reason: StopReason::EndTurn,
-            usage: Some(Usage::default()),
-        });
-        let known = vec!["read_file".to_owned(), "run".to_owned()];
-        let out: Vec<StreamEvent> = block_on(client_stream(stream::iter(events), known).collect());
-        let mut collector = ResponseCollector::new();
-        out.iter().for_each(|event| collector.push(event));
-        (out, collector)
-    }
-
-    fn stop_reason(events: &[StreamEvent]) -> Option<StopReason> {
-        match events.last() {
-            Some(StreamEvent::Completed { stop_reason, .. }) => Some(stop_reason.clone()),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn a_well_formed_call_becomes_tool_call_events() {
-        let (events, collector) = respond(&[
-            "<tool_call>",
-            "\n",
-            "{\"",
-            "name",
-            "\": \"read_file\", \"arguments\": {\"path\": \"src/",
-            "main.rs\"}}",
-            "\n",
-            "</tool_call>",
-        ]);
-        let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
-        assert_eq!(calls.len(), 1);
-        assert_eq!(calls[0].name, "read_file");
-        assert_eq!(calls[0].arguments, r#"{"path":"src/main.rs"}"#);
-        assert_eq!(collector.message().text(), "");
-        assert_eq!(stop_reason(&events), Some(StopReason::ToolUse));
-    }
-
-    #[test]
-    fn several_calls_keep_their_order_and_get_distinct_ids() {
-        let (events, collector) = respond(&[
-            "I will read both.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}\n</tool_call>",
-            "\n<tool_call>\n{\"name\": \"run\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>",
-        ]);
-        let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
-        assert_eq!(calls.len(), 2);
-        assert_eq!(
-            (calls[0].name.as_str(), calls[1].name.as_str()),
-            ("read_file", "run")
-        );
-        assert_ne!(calls[0].id, calls[1].id);
-        // Text between the blocks stays text, byte for byte.
-        assert_eq!(collector.message().text(), "I will read both.\n\n");
-        assert_eq!(stop_reason(&events), Some(StopReason::ToolUse));
-    }
-
-    #[test]
-    fn malformed_json_with_a_name_is_a_call_the_tool_layer_can_reject() {
-        let (_, collector) = respond(&[
-            "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"\n</tool_call>",
-        ]);
-        let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
-        assert_eq!(calls.len(), 1);
-        assert_eq!(calls[0].name, "read_file");
-        assert!(
-            calls[0].parse_arguments().is_err(),
-            "{:?}",
-            calls[0].arguments
-        );
-    }
-
-    #[test]
-    fn a_block_without_a_call_and_prose_stay_text() {
-        let (events, collector) = respond(&[
-            "Use <tool_call> tags to call tools.\n",
-            "<tool_call>\nnot json at all\n</tool_call>",
-        ]);
-        assert_eq!(collector.message().tool_calls().count(), 0);
-        assert!(collector.message().text().contains("Use <tool_call> tags"));
-        assert!(collector.message().text().contains("not json at all"));
-        assert_eq!(stop_reason(&events), Some(StopReason::EndTurn));
-    }
-
-    #[test]
-    fn without_tools_text_passes_through_untouched() {
-        let events = vec![
-            StreamEvent::TextDelta {
-                text: "<tool_call>{\"name\": \"x\", \"arguments\": {}}</tool_call>".into(),
-            },
-            StreamEvent::Cancelled,
-        ];
-        let out: Vec<StreamEvent> =
-            block_on(client_stream(stream::iter(events.clone()), Vec::new()).collect());
-        assert_eq!(out, events);
-    }
 }

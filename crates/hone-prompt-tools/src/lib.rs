@@ -5,7 +5,9 @@
 //! blocks, with earlier calls and results turned into the same kind of text.
 //! [`ToolCallParser`] finds the calls in the model's streamed answer — leniently,
 //! since small models also write them as fenced or bare JSON — and [`wrap_stream`]
-//! turns a provider's event stream into one with ordinary tool-call events.
+//! turns a provider's event stream into one with ordinary tool-call events
+//! ([`ToolCallEvents`] does the same one event at a time, for a producer that stops
+//! generating when the model starts repeating a call).
 //!
 //! ```
 //! use hone_prompt_tools::{Parsed, ToolCallParser, rewrite_request};
@@ -43,4 +45,4 @@ mod stream;
 pub use parser::{MAX_HELD_BYTES, Parsed, ToolCallParser};
 pub use render::{render_tool_call, render_tool_result, render_tools_prompt};
 pub use request::rewrite_request;
-pub use stream::wrap_stream;
+pub use stream::{ToolCallEvents, wrap_stream};

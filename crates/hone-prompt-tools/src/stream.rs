@@ -6,7 +6,7 @@ use hone_protocol::{StopReason, StreamEvent};
 use crate::parser::{Parsed, ToolCallParser};
 
 /// Routes a response's text through a [`ToolCallParser`], turning the calls it
-/// finds into tool-call events.
+/// finds into tool-call events: [`ToolCallEvents`] applied to every event of `inner`.
 ///
 /// * Text comes out as [`StreamEvent::TextDelta`] as soon as the parser releases it.
 /// * Each call becomes [`StreamEvent::ToolCallStart`], one [`StreamEvent::ToolCallDelta`]
@@ -14,9 +14,13 @@ use crate::parser::{Parsed, ToolCallParser};
 ///   Indexes count up from 0, or from just past the highest index of the native
 ///   tool-call events seen so far (those pass through unchanged). A native call
 ///   arriving after generated ones with a lower index than theirs may still collide.
+/// * A call identical to one already made in the response (same name, same arguments
+///   once parsed) means the model is looping: it is dropped, and so is every later
+///   piece of text or call of the response (see [`ToolCallEvents::repeated`]).
 /// * Before [`StreamEvent::Completed`] the parser is finished (an unclosed
 ///   `<tool_call>` still counts); when any call was found, a stop reason of
-///   `EndTurn` or `StopSequence` becomes [`StopReason::ToolUse`].
+///   `EndTurn` or `StopSequence` becomes [`StopReason::ToolUse`] (any stop reason,
+///   after a repeated call).
 /// * Before [`StreamEvent::Failed`] or [`StreamEvent::Cancelled`] held-back text is
 ///   released verbatim as a `TextDelta`, without looking for calls in it.
 /// * Other events pass through; text held back while they arrive keeps its place
@@ -27,21 +31,15 @@ pub fn wrap_stream<S>(inner: S, known_tools: Vec<String>) -> impl Stream<Item = 
 where
     S: Stream<Item = StreamEvent>,
 {
-    let state = WrapState {
-        parser: ToolCallParser::new(known_tools),
-        next_index: 0,
-        generated: 0,
-        done: false,
-    };
     stream::unfold(
-        (Box::pin(inner), state),
+        (Box::pin(inner), ToolCallEvents::new(known_tools)),
         |(mut inner, mut state)| async move {
             if state.done {
                 return None;
             }
             let events = match inner.next().await {
-                Some(event) => state.handle(event),
-                None => state.end_of_input(),
+                Some(event) => state.push(event),
+                None => state.end(),
             };
             Some((events, (inner, state)))
         },
@@ -49,17 +47,67 @@ where
     .flat_map(stream::iter)
 }
 
-struct WrapState {
+/// The synchronous core of [`wrap_stream`]: turns one response's events, pushed one at
+/// a time, into events with tool calls. For a producer that wants to act on what was
+/// parsed as it generates — stop generating once [`ToolCallEvents::repeated`] says
+/// the model repeats a call.
+#[derive(Debug, Clone)]
+pub struct ToolCallEvents {
     parser: ToolCallParser,
     next_index: usize,
     generated: usize,
+    /// The calls made so far, to recognise a repeated one.
+    made: Vec<(String, CallArguments)>,
+    repeated: bool,
     done: bool,
 }
 
-impl WrapState {
-    fn handle(&mut self, event: StreamEvent) -> Vec<StreamEvent> {
+/// A call's arguments as compared for repetition: parsed JSON, or the raw text when
+/// it does not parse.
+#[derive(Debug, Clone, PartialEq)]
+enum CallArguments {
+    Json(serde_json::Value),
+    Raw(String),
+}
+
+impl CallArguments {
+    fn new(arguments: &str) -> Self {
+        serde_json::from_str(arguments).map_or_else(|_| Self::Raw(arguments.to_owned()), Self::Json)
+    }
+}
+
+impl ToolCallEvents {
+    /// A converter for one response, finding fenced and bare JSON calls to these tools.
+    pub fn new(known_tools: Vec<String>) -> Self {
+        Self {
+            parser: ToolCallParser::new(known_tools),
+            next_index: 0,
+            generated: 0,
+            made: Vec::new(),
+            repeated: false,
+            done: false,
+        }
+    }
+
+    /// Whether the response repeated a call it had already made (same name and same
+    /// arguments, compared as parsed JSON). The repetition and everything after it are
+    /// dropped: nothing useful comes after a model starts looping, so its producer can
+    /// stop generating.
+    pub fn repeated(&self) -> bool {
+        self.repeated
+    }
+
+    /// Converts the next event of the response (see [`wrap_stream`] for the rules).
+    /// After the terminal event, further events are ignored.
+    pub fn push(&mut self, event: StreamEvent) -> Vec<StreamEvent> {
+        if self.done {
+            return Vec::new();
+        }
         match event {
             StreamEvent::TextDelta { text } => {
+                if self.repeated {
+                    return Vec::new();
+                }
                 let parsed = self.parser.push(&text);
                 self.events(parsed)
             }
@@ -73,6 +121,7 @@ impl WrapState {
                 let parsed = self.parser.finish();
                 let mut events = self.events(parsed);
                 let stop_reason = match stop_reason {
+                    _ if self.repeated => StopReason::ToolUse,
                     StopReason::EndTurn | StopReason::StopSequence if self.generated > 0 => {
                         StopReason::ToolUse
                     }
@@ -85,7 +134,7 @@ impl WrapState {
             StreamEvent::Failed { .. } | StreamEvent::Cancelled => {
                 let held = self.parser.flush_raw();
                 let mut events = Vec::with_capacity(2);
-                if !held.is_empty() {
+                if !held.is_empty() && !self.repeated {
                     events.push(StreamEvent::TextDelta { text: held });
                 }
                 events.push(event);
@@ -96,7 +145,11 @@ impl WrapState {
         }
     }
 
-    fn end_of_input(&mut self) -> Vec<StreamEvent> {
+    /// The response ended without a terminal event: decides what the parser held back.
+    pub fn end(&mut self) -> Vec<StreamEvent> {
+        if self.done {
+            return Vec::new();
+        }
         self.done = true;
         let parsed = self.parser.finish();
         self.events(parsed)
@@ -105,6 +158,9 @@ impl WrapState {
     fn events(&mut self, parsed: Vec<Parsed>) -> Vec<StreamEvent> {
         let mut events = Vec::with_capacity(parsed.len());
         for piece in parsed {
+            if self.repeated {
+                break;
+            }
             match piece {
                 Parsed::Text(text) => {
                     if !text.is_empty() {
@@ -112,6 +168,14 @@ impl WrapState {
                     }
                 }
                 Parsed::Call { name, arguments } => {
+                    let parsed_arguments = CallArguments::new(&arguments);
+                    if self.made.iter().any(|(made, made_arguments)| {
+                        *made == name && *made_arguments == parsed_arguments
+                    }) {
+                        self.repeated = true;
+                        break;
+                    }
+                    self.made.push((name.clone(), parsed_arguments));
                     let index = self.next_index;
                     self.next_index += 1;
                     self.generated += 1;
@@ -342,5 +406,82 @@ mod tests {
     fn a_stream_ending_without_a_terminal_event_still_releases_everything() {
         let output = run(vec![text("tail <tool_c")]);
         assert_eq!(output, vec![text("tail "), text("<tool_c")]);
+    }
+
+    fn edit_call(path: &str) -> String {
+        format!(
+            "<tool_call>\n{{\"name\": \"edit_file\", \"arguments\": {{\"path\": \"{path}\", \"old\": \"a\", \"new\": \"b\"}}}}\n</tool_call>"
+        )
+    }
+
+    fn call_names(events: &[StreamEvent]) -> Vec<(String, String)> {
+        events
+            .iter()
+            .filter_map(|event| match event {
+                StreamEvent::ToolCallEnd {
+                    name, arguments, ..
+                } => Some((name.clone(), arguments.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_repeated_call_is_dropped_with_everything_after_it() {
+        // The same call again, with its keys in another order and other spacing.
+        let repeat = "<tool_call>{\"arguments\": {\"new\": \"b\", \"old\": \"a\",\"path\": \"x.rs\"}, \"name\": \"edit_file\"}</tool_call>";
+        let mut input = chunks(&format!("Done.\n{}\n", edit_call("x.rs")), 4);
+        input.extend(chunks(
+            &format!("{repeat}\nmore text{}", edit_call("x.rs")),
+            5,
+        ));
+        input.push(completed(StopReason::MaxTokens));
+        let output = run(input);
+        let calls = call_names(&output);
+        assert_eq!(calls.len(), 1, "{output:?}");
+        assert_eq!(calls[0].0, "edit_file");
+        let mut collector = ResponseCollector::new();
+        output.iter().for_each(|event| collector.push(event));
+        assert_eq!(collector.message().text(), "Done.\n\n");
+        assert_eq!(output.last(), Some(&completed(StopReason::ToolUse)));
+    }
+
+    #[test]
+    fn calls_differing_in_name_or_arguments_are_not_repeats() {
+        let input = vec![
+            text(&edit_call("a.rs")),
+            text(&edit_call("b.rs")),
+            text(
+                "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\", \"old\": \"a\", \"new\": \"b\"}}</tool_call>",
+            ),
+            completed(StopReason::EndTurn),
+        ];
+        let mut events = ToolCallEvents::new(vec!["read_file".into(), "edit_file".into()]);
+        let output: Vec<StreamEvent> = input.into_iter().flat_map(|e| events.push(e)).collect();
+        assert!(!events.repeated());
+        let names: Vec<String> = call_names(&output)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(names, ["edit_file", "edit_file", "read_file"]);
+    }
+
+    #[test]
+    fn the_converter_reports_a_repeat_as_soon_as_the_repeated_call_closes() {
+        let mut events = ToolCallEvents::new(vec!["edit_file".into()]);
+        let first = events.push(text(&edit_call("x.rs")));
+        assert_eq!(call_names(&first).len(), 1);
+        let call = edit_call("x.rs");
+        let (head, tail) = call.split_at(call.len() - 3);
+        assert!(events.push(text(head)).is_empty());
+        assert!(!events.repeated(), "undecided until the call is complete");
+        assert!(events.push(text(tail)).is_empty());
+        assert!(events.repeated());
+        assert!(events.push(text("anything")).is_empty());
+        assert_eq!(
+            events.push(completed(StopReason::EndTurn)),
+            vec![completed(StopReason::ToolUse)]
+        );
+        assert!(events.push(text("after the end")).is_empty());
     }
 }

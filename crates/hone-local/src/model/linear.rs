@@ -11,12 +11,17 @@
 use std::sync::Arc;
 
 use candle_core::quantized::{GgmlDType, QMatMul, QTensor, QuantizedType};
-use candle_core::{CpuStorage, CustomOp1, Layout, Module, Result, Shape, Tensor};
+use candle_core::{CpuStorage, CustomOp1, D, Layout, Module, Result, Shape, Tensor};
 
 use super::weights::{Extent, WeightFile};
 
 /// Rows from which a batch is multiplied through a transient tiled copy of the weights.
 const TRANSIENT_MIN_ROWS: usize = 32;
+
+/// candle's tiled kernels take whole 256-value superblocks of input features and 16-row
+/// tiles of output features.
+const TILE_K: usize = 256;
+const TILE_N: usize = 16;
 
 /// How a layer's weights are kept in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -68,10 +73,24 @@ impl QLinear {
         match self {
             QLinear::Compact { op, extent } => {
                 let rows = x.elem_count() / op.in_features.max(1);
-                if rows >= TRANSIENT_MIN_ROWS && has_tiled_kernels(extent.dtype) {
+                let padded = op.in_features.next_multiple_of(TILE_K);
+                // Q8_0 blocks are 32 wide: a matrix whose rows are not whole superblocks
+                // (the 0.5B model's 896 features) gets zero blocks appended to each row,
+                // and the input zero features to match.
+                let fits = padded == op.in_features || extent.dtype == GgmlDType::Q8_0;
+                if rows >= TRANSIENT_MIN_ROWS
+                    && fits
+                    && op.out_features.is_multiple_of(TILE_N)
+                    && has_tiled_kernels(extent.dtype)
+                {
                     let shape = [op.out_features, op.in_features];
-                    let tiled: QTensor = file.qtensor(*extent, &shape)?;
-                    QMatMul::from_qtensor(tiled)?.forward(x)
+                    let tiled: QTensor = file.qtensor_padded(*extent, &shape, padded)?;
+                    let x = if padded == op.in_features {
+                        x.clone()
+                    } else {
+                        x.pad_with_zeros(D::Minus1, 0, padded - op.in_features)?
+                    };
+                    QMatMul::from_qtensor(tiled)?.forward(&x)
                 } else {
                     x.contiguous()?.apply_op1_no_bwd(op)
                 }
@@ -85,9 +104,15 @@ impl QLinear {
 fn has_tiled_kernels(dtype: GgmlDType) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        matches!(dtype, GgmlDType::Q4K | GgmlDType::Q6K | GgmlDType::Q8_0)
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
+        use std::arch::is_x86_feature_detected as has;
+        let avx2 = has!("avx2") && has!("fma");
+        // Q8_0 tiles need the integer dot-product instructions (VNNI).
+        let vnni = (has!("avx512f") && has!("avx512vnni")) || (avx2 && has!("avxvnni"));
+        match dtype {
+            GgmlDType::Q4K | GgmlDType::Q6K => avx2,
+            GgmlDType::Q8_0 => vnni,
+            _ => false,
+        }
     }
     #[cfg(target_arch = "aarch64")]
     {
@@ -144,5 +169,93 @@ impl CustomOp1 for CompactMatMul {
             *last = self.out_features;
         }
         Ok((CpuStorage::F32(out), Shape::from(out_dims)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use candle_core::Device;
+
+    use super::*;
+
+    /// A `(out, in)` Q8_0 layer read from a file holding only its blocks, and the
+    /// dequantized weights it holds.
+    fn q8_0_layer(out_features: usize, in_features: usize) -> (QLinear, WeightFile, Tensor) {
+        let weights = Tensor::randn(0f32, 1.0, (out_features, in_features), &Device::Cpu).unwrap();
+        let quantized = QTensor::quantize(&weights, GgmlDType::Q8_0).unwrap();
+        let bytes = quantized.data().unwrap();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&bytes).unwrap();
+        let extent = Extent {
+            dtype: GgmlDType::Q8_0,
+            offset: 0,
+            len: bytes.len(),
+        };
+        let mut file = WeightFile::new(file);
+        let shape = [out_features, in_features];
+        let layer = QLinear::load(&mut file, extent, &shape, WeightLayout::Compact).unwrap();
+        (layer, file, quantized.dequantize(&Device::Cpu).unwrap())
+    }
+
+    fn max_difference(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar()
+            .unwrap()
+    }
+
+    #[test]
+    fn rows_of_partial_superblocks_multiply_like_the_dense_weights() {
+        // 896 input features (the 0.5B model's width) are 3.5 superblocks: batches go
+        // through zero-padded tiles, single rows through the blocks as they are.
+        let (layer, mut file, dense) = q8_0_layer(48, 896);
+        for rows in [1, TRANSIENT_MIN_ROWS + 3] {
+            let x = Tensor::randn(0f32, 1.0, (1, rows, 896), &Device::Cpu).unwrap();
+            let got = layer.forward(&x, &mut file).unwrap();
+            assert_eq!(got.dims(), &[1, rows, 48]);
+            let expected = x.broadcast_matmul(&dense.t().unwrap()).unwrap();
+            let scale: f32 = expected
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar()
+                .unwrap();
+            // Activations are quantized to 8 bits too: about 1% of the largest output.
+            let difference = max_difference(&got, &expected);
+            assert!(
+                difference < 0.02 * scale,
+                "{rows} rows: {difference} of {scale}"
+            );
+        }
+    }
+
+    #[test]
+    fn padding_appends_zero_blocks_to_every_row() {
+        let (_, mut file, dense) = q8_0_layer(16, 96);
+        let extent = Extent {
+            dtype: GgmlDType::Q8_0,
+            offset: 0,
+            len: 16 * 3 * GgmlDType::Q8_0.type_size(),
+        };
+        let padded = file
+            .qtensor_padded(extent, &[16, 96], 256)
+            .unwrap()
+            .dequantize(&Device::Cpu)
+            .unwrap();
+        assert_eq!(padded.dims(), &[16, 256]);
+        assert_eq!(
+            max_difference(&padded.narrow(1, 0, 96).unwrap(), &dense),
+            0.0
+        );
+        let tail = padded.narrow(1, 96, 160).unwrap();
+        assert_eq!(max_difference(&tail, &tail.zeros_like().unwrap()), 0.0);
+        assert!(file.qtensor_padded(extent, &[16, 96], 100).is_err());
     }
 }

@@ -51,13 +51,21 @@ impl WeightFile {
 
     /// Reads a tensor's blocks into the shared buffer.
     fn read(&mut self, extent: Extent) -> Result<&[u8]> {
-        let words = extent.len.div_ceil(8);
+        Ok(self.read_into_tail(extent, extent.len)?)
+    }
+
+    /// Makes the shared buffer `len` bytes long and reads a tensor's blocks into its end.
+    fn read_into_tail(&mut self, extent: Extent, len: usize) -> Result<&mut [u8]> {
+        let words = len.div_ceil(8);
         if self.buffer.len() < words {
             self.buffer.resize(words, 0);
         }
-        let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.buffer)[..extent.len];
+        let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.buffer)[..len];
+        let Some(start) = len.checked_sub(extent.len) else {
+            candle_core::bail!("a {len}-byte buffer cannot hold {} bytes", extent.len);
+        };
         self.file.seek(SeekFrom::Start(extent.offset))?;
-        self.file.read_exact(bytes)?;
+        self.file.read_exact(&mut bytes[start..])?;
         Ok(bytes)
     }
 
@@ -74,6 +82,51 @@ impl WeightFile {
         let bytes = self.read(extent)?;
         let storage = QStorage::from_data(Cow::Borrowed(bytes), &Device::Cpu, dtype)?;
         QTensor::new(storage, shape.to_vec())
+    }
+
+    /// A tensor of `shape` `(rows, features)` as a `QTensor` of `(rows, padded)`: each row
+    /// followed by zero blocks up to `padded` features (a multiple of the block size).
+    pub(crate) fn qtensor_padded(
+        &mut self,
+        extent: Extent,
+        shape: &[usize],
+        padded: usize,
+    ) -> Result<QTensor> {
+        let &[rows, features] = shape else {
+            candle_core::bail!("a padded tensor needs two dimensions, not {shape:?}");
+        };
+        if padded == features {
+            return self.qtensor(extent, shape);
+        }
+        let dtype = extent.dtype;
+        let block = dtype.block_size();
+        if !features.is_multiple_of(block) || !padded.is_multiple_of(block) || padded < features {
+            candle_core::bail!(
+                "cannot pad {features} features to {padded} in {block}-value blocks"
+            );
+        }
+        let row_bytes = features / block * dtype.type_size();
+        let padded_row_bytes = padded / block * dtype.type_size();
+        if extent.len != rows * row_bytes {
+            candle_core::bail!(
+                "{} bytes are not {rows} rows of {features} values",
+                extent.len
+            );
+        }
+        // The blocks are read into the end of the buffer and each row moved to its padded
+        // place, front to back: a row's padded place never reaches past the start of the
+        // next unmoved row. Zero bytes are a zero block for every type candle has.
+        let len = rows * padded_row_bytes;
+        let start = len - extent.len;
+        let bytes = self.read_into_tail(extent, len)?;
+        for row in 0..rows {
+            let from = start + row * row_bytes;
+            let to = row * padded_row_bytes;
+            bytes.copy_within(from..from + row_bytes, to);
+            bytes[to + row_bytes..to + padded_row_bytes].fill(0);
+        }
+        let storage = QStorage::from_data(Cow::Borrowed(bytes), &Device::Cpu, dtype)?;
+        QTensor::new(storage, vec![rows, padded])
     }
 
     /// Releases the read buffer (after loading).
