@@ -112,8 +112,14 @@ mod tests {
             "{compact}"
         );
         assert!(!compact.contains("git_commit"), "{compact}");
-        assert!(compact.contains("Answer in the user's language."), "{compact}");
-        assert!(full.contains("Answer in the language the user writes in"), "{full}");
+        assert!(
+            compact.contains("Answer in the user's language."),
+            "{compact}"
+        );
+        assert!(
+            full.contains("Answer in the language the user writes in"),
+            "{full}"
+        );
         assert!(compact.ends_with("\nFiles:\nsrc/a.ts\n"), "{compact}");
         let names: Vec<String> = registry.specs().into_iter().map(|spec| spec.name).collect();
         assert_eq!(
