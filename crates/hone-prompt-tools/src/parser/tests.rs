@@ -562,13 +562,7 @@ fn a_large_call_streamed_in_small_chunks_is_parsed_whole() {
         ),
     ];
     for input in &inputs {
-        let started = std::time::Instant::now();
         let parsed = run(chunked(input, 3));
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(5),
-            "too slow: {:?}",
-            started.elapsed()
-        );
         assert_eq!(parsed.len(), 1);
         let Parsed::Call { name, arguments } = &parsed[0] else {
             panic!("not a call: {parsed:?}");
