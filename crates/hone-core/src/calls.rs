@@ -88,7 +88,12 @@ impl Agent {
                 index += 1;
                 let canonical = self.canonical(call);
                 let output = match tracker.repeat_of(&canonical, &same_reply) {
-                    Some(repeat) => self.skip_repeat(call, &repeat),
+                    Some(repeat) => {
+                        if matches!(repeat, Repeat::AlreadyApplied(_)) {
+                            tracker.record_applied_repeat();
+                        }
+                        self.skip_repeat(call, &repeat)
+                    }
                     None => {
                         same_reply.insert(repeats::key(&canonical), call.id.clone());
                         let output = self.run_call(call, cancel).await;

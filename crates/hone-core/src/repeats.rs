@@ -19,6 +19,8 @@ pub(crate) struct CallTracker {
     failures: HashMap<CallKey, u32>,
     /// Changes applied in this turn → the call that applied them.
     applied: HashMap<CallKey, String>,
+    /// Calls answered as a repeat of an applied change.
+    applied_repeats: u32,
 }
 
 /// Why a call is answered without running.
@@ -67,6 +69,16 @@ impl CallTracker {
         let count = self.failures.entry(key(call)).or_insert(0);
         *count += 1;
         *count
+    }
+
+    /// Records that a call was answered as a repeat of an applied change.
+    pub(crate) fn record_applied_repeat(&mut self) {
+        self.applied_repeats += 1;
+    }
+
+    /// How many calls were answered as repeats of applied changes in this turn.
+    pub(crate) fn applied_repeats(&self) -> u32 {
+        self.applied_repeats
     }
 
     /// Records that `call` applied a change.

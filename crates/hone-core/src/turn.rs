@@ -51,6 +51,10 @@ impl Agent {
     async fn turn_loop(&mut self, cancel: &CancellationToken, stats: &mut TurnStats) -> Ending {
         let mut rounds = 0;
         let mut repeated = crate::repeats::CallTracker::default();
+        // Set once the model re-sends a change it already applied: it is told to answer, and
+        // the turn ends if it calls tools again (small models loop on a change that worked).
+        // The tools stay in the request so its prefix is unchanged.
+        let mut must_answer = false;
         loop {
             let tools_allowed = rounds < self.max_tool_rounds;
             let message = match self.request_model(cancel, stats, tools_allowed).await {
@@ -78,15 +82,31 @@ impl Agent {
                     TurnEnd::RoundLimit
                 });
             }
+            // The model called tools after being told not to: answer the calls so the
+            // history stays valid, and stop.
+            if must_answer {
+                self.push_history(refused_results(
+                    &calls,
+                    "the change was already applied; no more tools in this turn",
+                ));
+                self.emit(Event::Error {
+                    error: HoneError::new(
+                        hone_protocol::ErrorCategory::Tool,
+                        "the model kept re-sending a change it had already applied, so the turn \
+                         stopped (the change is in place)",
+                    ),
+                });
+                return Ending::Done(TurnEnd::RepeatedFailure);
+            }
             if !tools_allowed {
-                // The model called tools after being told not to: answer the calls so the
-                // history stays valid, and stop.
                 self.push_history(refused_results(&calls, "the tool round limit was reached"));
                 return Ending::Done(TurnEnd::RoundLimit);
             }
             rounds += 1;
             stats.tool_calls += u32::try_from(calls.len()).unwrap_or(u32::MAX);
+            let applied_repeats = repeated.applied_repeats();
             let outcome = self.run_round(&calls, cancel, &mut repeated).await;
+            let answer_now = repeated.applied_repeats() > applied_repeats;
             match outcome {
                 RoundOutcome::Continue(mut results) => {
                     self.note_round(&calls, &mut results);
@@ -106,6 +126,14 @@ impl Agent {
                     });
                     return Ending::Done(TurnEnd::RepeatedFailure);
                 }
+            }
+            if answer_now && rounds < self.max_tool_rounds {
+                must_answer = true;
+                self.push_history(Message::user(
+                    "[hone] That change is already in the file. Do not call any more tools in \
+                     this turn: answer the user now in one or two sentences, saying what you \
+                     changed.",
+                ));
             }
             if rounds == self.max_tool_rounds {
                 let note = format!(

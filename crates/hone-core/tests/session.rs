@@ -235,6 +235,40 @@ async fn a_change_repeated_in_a_later_round_is_not_run_again() {
             ..
         })
     ));
+    let last = h.server.requests()[2].json();
+    assert!(
+        last.to_string()
+            .contains("That change is already in the file"),
+        "{last}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_that_keeps_re_sending_an_applied_change_is_stopped() {
+    let edit = json!({"path": "notes.txt", "old_text": "beta", "new_text": "BETA"});
+    let mut h = harness(
+        ApprovalMode::AutoEdit,
+        vec![
+            Reply::new().tool_call("edit_file", edit.clone()),
+            Reply::new().tool_call("edit_file", edit.clone()),
+            Reply::new().tool_call("edit_file", edit),
+            Reply::new().text("never asked"),
+        ],
+    )
+    .await;
+    let events = h.turn("shout beta", |_| None).await;
+    assert_eq!(h.server.request_count(), 3);
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnCompleted {
+            end: TurnEnd::RepeatedFailure,
+            ..
+        })
+    ));
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("notes.txt")).unwrap(),
+        "alpha\nBETA\ngamma\n"
+    );
 }
 
 #[tokio::test]
