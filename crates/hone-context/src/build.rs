@@ -165,24 +165,7 @@ fn carry_compacted_snapshots(
         .into_iter()
         .map(|(index, position)| history[index].content[position].clone())
         .collect();
-    match messages.first_mut() {
-        Some(first)
-            if first.role == Role::User
-                && !first
-                    .content
-                    .iter()
-                    .any(|block| matches!(block, ContentBlock::ToolResult(_))) =>
-        {
-            first.content.splice(0..0, blocks);
-        }
-        _ => messages.insert(
-            0,
-            Message {
-                role: Role::User,
-                content: blocks,
-            },
-        ),
-    }
+    prepend(messages, blocks);
 }
 
 fn message_snapshot_paths(history: &[Message], index: usize) -> BTreeSet<String> {
@@ -425,6 +408,12 @@ fn insert_note(messages: &mut Vec<Message>) {
     let note = ContentBlock::Text {
         text: TRIM_NOTE.to_string(),
     };
+    prepend(messages, vec![note]);
+}
+
+/// Puts `blocks` first: at the start of the first message when it is a user message without
+/// tool results (results must come first after a call), else as a user message of its own.
+fn prepend(messages: &mut Vec<Message>, blocks: Vec<ContentBlock>) {
     match messages.first_mut() {
         Some(first)
             if first.role == Role::User
@@ -433,13 +422,13 @@ fn insert_note(messages: &mut Vec<Message>) {
                     .iter()
                     .any(|block| matches!(block, ContentBlock::ToolResult(_))) =>
         {
-            first.content.insert(0, note);
+            first.content.splice(0..0, blocks);
         }
         _ => messages.insert(
             0,
             Message {
                 role: Role::User,
-                content: vec![note],
+                content: blocks,
             },
         ),
     }
