@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use hone_policy::PathGuard;
 
 use crate::ToolError;
-use crate::command::BackgroundJobs;
+use crate::command::{BackgroundJobs, CommandSetup, Launcher};
 
 /// What the model has seen: root-relative path → SHA-256 of the content it last read
 /// (or wrote). A write to a file whose current hash differs is a conflict.
@@ -48,6 +48,7 @@ pub struct ToolContext {
     guard: PathGuard,
     reads: ReadTracker,
     jobs: BackgroundJobs,
+    launcher: Launcher,
 }
 
 impl ToolContext {
@@ -57,7 +58,26 @@ impl ToolContext {
             guard: PathGuard::new(root)?,
             reads: ReadTracker::default(),
             jobs: BackgroundJobs::default(),
+            launcher: Launcher::default(),
         })
+    }
+
+    /// Starts the commands the model runs as `setup` says (sandbox helper, environment);
+    /// by default they run directly with hone's environment.
+    pub fn with_commands(mut self, setup: CommandSetup) -> Result<Self, ToolError> {
+        self.launcher = Launcher::new(setup)?;
+        Ok(self)
+    }
+
+    /// How commands are started.
+    pub(crate) fn launcher(&self) -> &Launcher {
+        &self.launcher
+    }
+
+    /// The sandbox policy the model's commands run under; `None` when they are not
+    /// sandboxed.
+    pub fn command_sandbox(&self) -> Option<&hone_sandbox::SandboxPolicy> {
+        self.launcher.policy()
     }
 
     /// The path guard of the project.

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::buffer::TailBuffer;
 use super::execute::{Exit, seconds};
+use super::launch::Launcher;
 use super::process::{Ending, ProcessGroup, drive, spawn};
 use super::truncate_output;
 use crate::{CommandPlan, ToolError, ToolErrorKind};
@@ -56,9 +57,15 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl BackgroundJobs {
-    /// Starts `plan` in `root` as a new job and returns its id. Needs a Tokio runtime.
-    pub(crate) fn start(&self, root: &Path, plan: &CommandPlan) -> Result<u64, ToolError> {
-        let (child, group) = spawn(root, &plan.invocation)?;
+    /// Starts `plan` in `root` as `launcher` says, as a new job, and returns its id. Needs
+    /// a Tokio runtime.
+    pub(crate) fn start(
+        &self,
+        launcher: &Launcher,
+        root: &Path,
+        plan: &CommandPlan,
+    ) -> Result<u64, ToolError> {
+        let (child, group) = spawn(launcher, root, &plan.invocation)?;
         let group = Arc::new(group);
         let shared = Arc::new(Mutex::new(JobShared {
             output: TailBuffer::new(JOB_OUTPUT_BYTES),

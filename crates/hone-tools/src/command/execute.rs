@@ -8,6 +8,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::buffer::Capture;
+use super::launch::Launcher;
 use super::process::{Ending, Outcome, Stream, drive, spawn};
 use super::truncate_output;
 use crate::{CommandPlan, ToolContext, ToolOutput};
@@ -23,7 +24,9 @@ pub async fn execute(
     cancel: &CancellationToken,
 ) -> ToolOutput {
     if plan.background {
-        return match context.jobs().start(context.root(), plan) {
+        return match context
+            .jobs()
+            .start(context.launcher(), context.root(), plan) {
             Ok(id) => ToolOutput::ok(format!(
                 "started background job {id}: {}\nSee its output with check_background {{\"id\": {id}}}; \
                  stop it with stop_background {{\"id\": {id}}}.",
@@ -32,12 +35,26 @@ pub async fn execute(
             Err(error) => ToolOutput::error(error.message),
         };
     }
-    run_foreground(context.root(), plan, cancel).await
+    let mut output = run_foreground(context.launcher(), context.root(), plan, cancel).await;
+    if output.is_error
+        && let Some(note) = context
+            .launcher()
+            .denial_note(context.root(), &output.content)
+    {
+        output.content.push_str(&note);
+        output.content.push('\n');
+    }
+    output
 }
 
-async fn run_foreground(root: &Path, plan: &CommandPlan, cancel: &CancellationToken) -> ToolOutput {
+async fn run_foreground(
+    launcher: &Launcher,
+    root: &Path,
+    plan: &CommandPlan,
+    cancel: &CancellationToken,
+) -> ToolOutput {
     let started = Instant::now();
-    let (child, group) = match spawn(root, &plan.invocation) {
+    let (child, group) = match spawn(launcher, root, &plan.invocation) {
         Ok(spawned) => spawned,
         Err(error) => return ToolOutput::error(error.message),
     };

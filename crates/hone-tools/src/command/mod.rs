@@ -10,6 +10,7 @@
 mod background;
 mod buffer;
 mod execute;
+mod launch;
 mod process;
 mod quote;
 mod run_tests;
@@ -22,6 +23,8 @@ use crate::Tool;
 
 pub use background::BackgroundJobs;
 pub use execute::execute;
+pub(crate) use launch::Launcher;
+pub use launch::{CommandSetup, SandboxHelper};
 pub(crate) use quote::shell_quote;
 pub(crate) use truncate::fits_whole;
 pub use truncate::truncate_output;

@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::launch::Launcher;
 use crate::{Invocation, ToolError, ToolErrorKind};
 
 /// How long output is still read after the command ended or was killed; processes that
@@ -108,32 +109,17 @@ fn kill_group(_id: u32) -> bool {
     false
 }
 
-/// Starts `invocation` in `root` with stdin closed and both streams piped, as the leader
-/// of a new process group.
+/// Starts `invocation` in `root` as `launcher` says (sandbox, environment) with stdin
+/// closed and both streams piped, as the leader of a new process group. Through the
+/// sandbox helper the group leader is the helper, which `exec`s the command: the process id
+/// and group stay the same.
 pub(crate) fn spawn(
+    launcher: &Launcher,
     root: &Path,
     invocation: &Invocation,
 ) -> Result<(Child, ProcessGroup), ToolError> {
-    let mut command = match invocation {
-        Invocation::Shell(text) => {
-            let mut command = Command::new("sh");
-            command.arg("-c").arg(text);
-            command
-        }
-        Invocation::Argv(argv) => {
-            let Some((program, arguments)) = argv.split_first() else {
-                return Err(ToolError::new(
-                    ToolErrorKind::Command,
-                    "the command is empty; give a program to run",
-                ));
-            };
-            let mut command = Command::new(program);
-            command.args(arguments);
-            command
-        }
-    };
+    let mut command = launcher.command(root, invocation)?;
     command
-        .current_dir(root)
         .envs(QUIET_ENVIRONMENT)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -264,7 +250,7 @@ mod tests {
     #[tokio::test]
     async fn a_finished_group_is_never_signalled_again() {
         let root = std::env::temp_dir();
-        let (mut child, group) = spawn(&root, &Invocation::Shell("exit 0".to_string())).unwrap();
+        let (mut child, group) = spawn(&Launcher::default(), &root, &Invocation::Shell("exit 0".to_string())).unwrap();
         child.wait().await.unwrap();
         assert!(!group.finish(), "nothing was left behind");
         assert!(!group.kill(), "a retired id must not be signalled");
@@ -274,7 +260,7 @@ mod tests {
     async fn output_is_read_from_both_streams() {
         let root = std::env::temp_dir();
         let invocation = Invocation::Shell("echo out; echo err >&2".to_string());
-        let (child, group) = spawn(&root, &invocation).unwrap();
+        let (child, group) = spawn(&Launcher::default(), &root, &invocation).unwrap();
         let mut seen = Vec::new();
         let outcome = drive(
             child,

@@ -48,9 +48,14 @@ struct GitOutput {
     stderr: String,
 }
 
-/// Runs `git <args>` in `root` and waits for it.
+/// Runs `git <args>` in `root` and waits for it, without the secrets of hone's
+/// environment (every variable named like an API key, token or password).
 fn git(root: &Path, args: &[&str]) -> Result<GitOutput, ToolError> {
-    let output = Command::new("git")
+    let mut command = Command::new("git");
+    for name in hone_sandbox::SecretScrub::default().names_to_remove(std::env::vars_os()) {
+        command.env_remove(name);
+    }
+    let output = command
         .args([
             "--no-pager",
             "-c",
