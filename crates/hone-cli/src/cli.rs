@@ -75,6 +75,11 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "NAME", global = true)]
     pub profile: Option<String>,
 
+    /// How the commands the model runs are sandboxed: read-only, workspace-write or off
+    /// (overrides `[sandbox] mode`).
+    #[arg(long, value_name = "MODE", global = true)]
+    pub sandbox: Option<hone_sandbox::SandboxMode>,
+
     /// Log diagnostics to stderr (repeat for more: -v info, -vv debug).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
@@ -116,6 +121,9 @@ pub enum Command {
     /// Render the project instructions and files (in full or, with --summary, as outlines)
     /// as one markdown document for any chat UI; saved under .hone/context/ and printed.
     Context(crate::context_cmd::ContextArgs),
+    /// Run one command under the OS sandbox (what hone does with every command the model
+    /// runs): writes only under the current directory and --writable paths, no network.
+    Sandbox(crate::sandbox_cmd::SandboxArgs),
 }
 
 /// `hone ask`.

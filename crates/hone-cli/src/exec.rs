@@ -79,6 +79,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         interactive,
         audit: true,
         secrets: basics.secrets,
+        commands: basics.commands,
         extra_tools,
         repo_map,
         prompt_profile: basics.prompt_profile,

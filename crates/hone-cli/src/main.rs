@@ -17,6 +17,7 @@ mod input;
 mod model_cmd;
 mod models;
 mod provider_factory;
+mod sandbox_cmd;
 mod sessions_cmd;
 mod tui_cmd;
 mod tui_host;
@@ -33,6 +34,11 @@ use crate::cli::{Cli, Command, GlobalArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Sandbox(args)) = &cli.command {
+        // Before any runtime thread exists: the restrictions hold for this thread and what
+        // it starts.
+        return sandbox_cmd::run(&cli.global, args);
+    }
     if cli.command.is_some() {
         // The terminal UI logs to a file instead (tui_cmd).
         init_logging(cli.global.verbose);
@@ -72,6 +78,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Sessions(command) => sessions_cmd::run(&cli.global, &command),
         Command::Undo(args) => undo_cmd::run(&cli.global, &args),
         Command::Context(args) => context_cmd::run(&cli.global, &args),
+        Command::Sandbox(args) => Ok(sandbox_cmd::run(&cli.global, &args)),
     }
 }
 

@@ -200,6 +200,7 @@ impl Host for TuiHost {
             interactive: true,
             audit: true,
             secrets: basics.secrets,
+            commands: basics.commands,
             extra_tools,
             repo_map,
             prompt_profile: basics.prompt_profile,

@@ -63,6 +63,9 @@ pub(crate) struct FileConfig {
     /// `[memory]`: undo settings, validated by [`parse`].
     #[serde(default)]
     pub(crate) memory: crate::memory_settings::MemorySection,
+    /// `[sandbox]`: how commands are confined, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) sandbox: crate::sandbox_settings::SandboxSection,
     /// `[context]`: context-window management, validated by [`parse`].
     #[serde(default)]
     pub(crate) context: crate::context_settings::ContextSection,
@@ -141,6 +144,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::index_settings::validate(path, text, &mut file.index)?;
     crate::local_settings::validate(path, text, &file.local)?;
     crate::memory_settings::validate(path, text, &mut file.memory)?;
+    crate::sandbox_settings::validate(path, text, &mut file.sandbox)?;
     crate::context_settings::validate(path, text, &mut file.context)?;
     Ok(file)
 }

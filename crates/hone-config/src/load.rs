@@ -14,6 +14,7 @@ use crate::local_settings::LocalLayers;
 use crate::memory_settings::MemoryLayers;
 use crate::preset::{MaxTokensField, ToolMode};
 use crate::provider::NetworkConfig;
+use crate::sandbox_settings::SandboxLayers;
 use crate::source::{Source, Sourced};
 use crate::sources::{CliOverrides, ConfigSources, Env, HONE_CONFIG_ENV};
 use crate::suggest::closest;
@@ -36,6 +37,7 @@ pub struct Config {
     pub(crate) index: IndexLayers,
     pub(crate) local: LocalLayers,
     pub(crate) memory: MemoryLayers,
+    pub(crate) sandbox: SandboxLayers,
     pub(crate) context: ContextLayers,
 }
 
@@ -112,7 +114,7 @@ fn set<T>(slot: &mut Option<Sourced<T>>, value: Option<T>, source: &Source) {
 }
 
 /// `path` with `~/` expanded and relative paths taken relative to `base` (the config file's directory).
-fn resolve_path(path: &str, base: &Path) -> PathBuf {
+pub(crate) fn resolve_path(path: &str, base: &Path) -> PathBuf {
     if let Some(rest) = path.strip_prefix("~/")
         && let Some(home) = dirs::home_dir()
     {
@@ -232,6 +234,7 @@ struct Builder {
     index: IndexLayers,
     local: LocalLayers,
     memory: MemoryLayers,
+    sandbox: SandboxLayers,
     context: ContextLayers,
 }
 
@@ -294,6 +297,7 @@ impl Builder {
         self.index.merge(&file.index, source);
         self.local.merge(file.local, source);
         self.memory.merge(&file.memory, source);
+        self.sandbox.merge(&file.sandbox, source, base);
         self.context.merge(&file.context, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
@@ -446,6 +450,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         index: builder.index,
         local: builder.local,
         memory: builder.memory,
+        sandbox: builder.sandbox,
         context: builder.context,
     })
 }

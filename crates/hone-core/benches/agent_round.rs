@@ -103,6 +103,7 @@ impl Bench {
             interactive: false,
             audit,
             secrets: vec!["bench-key-0000".into()],
+            commands: Default::default(),
             extra_tools: Vec::new(),
             repo_map: None,
             prompt_profile: hone_core::PromptProfile::Full,

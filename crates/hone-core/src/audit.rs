@@ -103,7 +103,8 @@ impl AuditLog {
         }
     }
 
-    fn redact(&self, text: &str) -> String {
+    /// `text` with every known secret replaced by `[REDACTED]`.
+    pub(crate) fn redact(&self, text: &str) -> String {
         let mut redacted = text.to_string();
         for secret in &self.secrets {
             redacted = redacted.replace(secret.as_str(), "[REDACTED]");

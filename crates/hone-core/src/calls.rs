@@ -191,8 +191,7 @@ impl Agent {
             .map(|(call, output)| {
                 let output =
                     output.unwrap_or_else(|| ToolOutput::error("the tool produced no result"));
-                self.finish(call, &output, started);
-                (call.clone(), output)
+                (call.clone(), self.finish(call, output, started))
             })
             .collect()
     }
@@ -243,8 +242,7 @@ impl Agent {
             }
             Err(output) => output,
         };
-        self.finish(call, &output, started);
-        output
+        self.finish(call, output, started)
     }
 
     async fn plan_and_run(&mut self, prepared: Prepared, cancel: &CancellationToken) -> ToolOutput {
@@ -276,7 +274,11 @@ impl Agent {
         }
     }
 
-    fn finish(&self, call: &ToolCall, output: &ToolOutput, started: Instant) {
+    /// Logs and announces a call's result with known secrets redacted, and returns it so
+    /// redacted: the model, the front end and the session store never see a secret a
+    /// command printed.
+    fn finish(&self, call: &ToolCall, mut output: ToolOutput, started: Instant) -> ToolOutput {
+        output.content = self.audit.redact(&output.content);
         self.audit.tool(
             &call.id,
             &call.name,
@@ -291,6 +293,7 @@ impl Agent {
             is_error: output.is_error,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
+        output
     }
 
     async fn run_edit(

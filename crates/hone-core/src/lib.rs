@@ -69,8 +69,12 @@ pub struct SessionConfig {
     pub interactive: bool,
     /// Whether to write audit logs under `<root>/.hone/logs/`.
     pub audit: bool,
-    /// Secret values (API keys) to redact from every log line.
+    /// Secret values (API keys) to redact from every log line and every tool result.
     pub secrets: Vec<String>,
+    /// How the commands the model runs are started: the OS sandbox helper and the
+    /// environment variables kept from them ([`hone_tools::command::CommandSetup`]; the
+    /// default runs them directly with hone's environment).
+    pub commands: hone_tools::command::CommandSetup,
     /// Tools offered besides the built-in ones (e.g. the code index tools); a tool with a
     /// built-in's name replaces it.
     pub extra_tools: Vec<Arc<dyn hone_tools::Tool>>,

@@ -43,6 +43,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         interactive: true,
         audit: false,
         secrets: Vec::new(),
+        commands: Default::default(),
         extra_tools: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,

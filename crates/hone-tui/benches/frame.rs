@@ -224,6 +224,7 @@ async fn input_latency() {
         interactive: true,
         audit: false,
         secrets: Vec::new(),
+        commands: Default::default(),
         extra_tools: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
