@@ -122,6 +122,7 @@ pub(crate) struct NetworkSection {
     pub(crate) retry_max_delay_ms: Option<u64>,
     pub(crate) idle_timeout_secs: Option<u64>,
     pub(crate) connect_timeout_secs: Option<u64>,
+    pub(crate) header_timeout_secs: Option<u64>,
 }
 
 /// Reads and parses `path`, the file playing `role`; `Ok(None)` when the file does not exist.

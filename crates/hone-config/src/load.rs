@@ -85,6 +85,7 @@ pub(crate) struct NetworkSettings {
     pub(crate) retry_max_delay_ms: Option<Sourced<u64>>,
     pub(crate) idle_timeout_secs: Option<Sourced<u64>>,
     pub(crate) connect_timeout_secs: Option<Sourced<u64>>,
+    pub(crate) header_timeout_secs: Option<Sourced<u64>>,
 }
 
 /// A `[profiles.NAME]` merged over the files.
@@ -166,6 +167,11 @@ impl NetworkSettings {
             section.connect_timeout_secs,
             source,
         );
+        set(
+            &mut self.header_timeout_secs,
+            section.header_timeout_secs,
+            source,
+        );
     }
 
     /// The merged settings over [`NetworkConfig::default`].
@@ -188,6 +194,7 @@ impl NetworkSettings {
             retry_max_delay: millis(&self.retry_max_delay_ms, defaults.retry_max_delay),
             idle_timeout: secs(&self.idle_timeout_secs, defaults.idle_timeout),
             connect_timeout: secs(&self.connect_timeout_secs, defaults.connect_timeout),
+            header_timeout: secs(&self.header_timeout_secs, defaults.header_timeout),
         }
     }
 }

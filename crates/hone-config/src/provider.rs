@@ -56,6 +56,8 @@ pub struct NetworkConfig {
     pub idle_timeout: Duration,
     /// Time allowed to establish a connection.
     pub connect_timeout: Duration,
+    /// Time allowed, once a request is sent, for the response headers to arrive.
+    pub header_timeout: Duration,
 }
 
 impl Default for NetworkConfig {
@@ -66,6 +68,7 @@ impl Default for NetworkConfig {
             retry_max_delay: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(120),
             connect_timeout: Duration::from_secs(10),
+            header_timeout: Duration::from_secs(120),
         }
     }
 }

@@ -196,6 +196,11 @@ impl Config {
             network.connect_timeout_secs.as_ref(),
             defaults.connect_timeout.as_secs(),
         );
+        section.number(
+            "header_timeout_secs",
+            network.header_timeout_secs.as_ref(),
+            defaults.header_timeout.as_secs(),
+        );
         let mut section = Section {
             name: "permissions".to_string(),
             values: &mut values,

@@ -37,7 +37,13 @@ pub(crate) async fn send_with_retries(
         let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(HoneError::cancelled()),
-            outcome = send_once(client, request, &headers) => outcome,
+            outcome = tokio::time::timeout(
+                config.network.header_timeout,
+                send_once(client, request, &headers),
+            ) => match outcome {
+                Ok(outcome) => outcome,
+                Err(_) => return Err(header_timeout_error(config)),
+            },
         };
         let failure = match outcome {
             Ok(response) if response.status().is_success() => return Ok(response),
@@ -84,6 +90,18 @@ pub(crate) async fn send_with_retries(
         }
         attempt += 1;
     }
+}
+
+/// The server accepted the request but sent no response headers in time. Not retried: a
+/// server that hangs once is likely to hang again, and the user waited long enough.
+fn header_timeout_error(config: &ProviderConfig) -> HoneError {
+    HoneError::network(format!(
+        "timed out after {} s waiting for {} (provider `{}`) to answer: no response headers \
+         arrived; raise `[network] header_timeout_secs` if the server is just slow to start",
+        config.network.header_timeout.as_secs(),
+        config.base_url,
+        config.name
+    ))
 }
 
 struct Failure {

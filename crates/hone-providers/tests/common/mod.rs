@@ -31,6 +31,7 @@ pub fn fast_network() -> NetworkConfig {
         retry_max_delay: Duration::from_secs(2),
         idle_timeout: Duration::from_millis(400),
         connect_timeout: Duration::from_secs(2),
+        header_timeout: Duration::from_secs(2),
     }
 }
 
