@@ -24,6 +24,10 @@ pub(crate) struct AgentBasics {
     pub(crate) approval: String,
     /// Tool rounds per turn.
     pub(crate) max_tool_rounds: u32,
+    /// How the model's commands are started (sandbox, environment).
+    pub(crate) commands: hone_tools::command::CommandSetup,
+    /// One line about the sandbox for `/status`.
+    pub(crate) sandbox_status: String,
 }
 
 /// The basics for `provider` under `config`.
@@ -33,12 +37,9 @@ pub(crate) fn basics(config: &Config, provider: &ProviderConfig) -> Result<Agent
     let rules = config.permission_rules();
     let commands = CommandPolicy::new(&rules.allow, &rules.deny)
         .map_err(|error| HoneError::config(format!("invalid [permissions] rule: {error}")))?;
+    let sandbox = crate::sandbox_setup::command_sandbox(config, mode);
     Ok(AgentBasics {
-        secrets: provider
-            .api_key
-            .iter()
-            .map(|key| key.expose().to_string())
-            .collect(),
+        secrets: crate::sandbox_setup::secrets(config, provider),
         model: provider.model.clone(),
         prompt_profile: match config.context_settings().prompt_profile {
             PromptProfileSetting::Auto => PromptProfile::for_model(&provider.kind, &provider.model),
@@ -48,6 +49,8 @@ pub(crate) fn basics(config: &Config, provider: &ProviderConfig) -> Result<Agent
         permissions: Permissions::new(mode, commands),
         approval: mode.as_str().to_string(),
         max_tool_rounds: config.max_tool_rounds(),
+        commands: sandbox.setup,
+        sandbox_status: sandbox.status,
     })
 }
 

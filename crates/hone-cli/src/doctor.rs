@@ -25,6 +25,7 @@ pub(crate) async fn run(global: &GlobalArgs) -> Result<ExitCode, HoneError> {
     keys(&config, &mut out, &mut usable);
     servers(&config, &mut out, &mut usable).await;
     embedded(&config, &mut out, &mut usable);
+    sandbox(&config, &mut out)?;
     let _ = writeln!(
         out,
         "\nusable now: {}",
@@ -55,6 +56,30 @@ fn selected(config: &Config, out: &mut String) {
             let _ = writeln!(out, "  problem: {error}");
         }
     }
+}
+
+/// How the model's commands would be sandboxed under the configured approval mode.
+fn sandbox(config: &Config, out: &mut String) -> Result<(), HoneError> {
+    let approval = config
+        .approval()
+        .as_str()
+        .parse::<hone_policy::ApprovalMode>()
+        .map_err(|error| HoneError::config(error.to_string()))?;
+    let commands = crate::sandbox_setup::command_sandbox(config, approval);
+    let _ = writeln!(out, "\ncommand sandbox:");
+    let _ = writeln!(
+        out,
+        "  {:<20} {}",
+        if commands.sandboxed { "on" } else { "off" },
+        commands.status
+    );
+    let hidden = commands.setup.remove_env.len();
+    let _ = writeln!(
+        out,
+        "  {:<20} {hidden} secret variable(s) kept from commands",
+        "environment"
+    );
+    Ok(())
 }
 
 /// One line per cloud preset: whether its key variable is set (never the key itself).

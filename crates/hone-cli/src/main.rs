@@ -18,6 +18,7 @@ mod model_cmd;
 mod models;
 mod provider_factory;
 mod sandbox_cmd;
+mod sandbox_setup;
 mod sessions_cmd;
 mod tui_cmd;
 mod tui_host;
@@ -103,6 +104,7 @@ pub(crate) fn overrides(global: &GlobalArgs) -> CliOverrides {
         model: global.model.clone(),
         base_url: global.base_url.clone(),
         profile: global.profile.clone(),
+        sandbox: global.sandbox,
         ..CliOverrides::default()
     }
 }

@@ -190,6 +190,7 @@ impl Host for TuiHost {
             approval: basics.approval.clone(),
             context_window,
             index: self.index.status.clone(),
+            sandbox: basics.sandbox_status.clone(),
         };
         let (handle, events) = hone_core::start_session(SessionConfig {
             root: self.root.clone(),

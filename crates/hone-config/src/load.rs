@@ -429,6 +429,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
             (cli.profile.as_deref(), flag("--profile")),
         ])
     });
+    builder.sandbox.set_cli(cli.sandbox);
     let selection = builder.select(default_provider(&env))?;
     let trust = ProjectTrust::new(
         sources.project_dir.as_deref(),

@@ -80,9 +80,15 @@ struct Layer {
 pub(crate) struct SandboxLayers {
     user: Layer,
     project: Layer,
+    cli: Option<Sourced<SandboxMode>>,
 }
 
 impl SandboxLayers {
+    /// Records the `--sandbox` flag, which wins over both files.
+    pub(crate) fn set_cli(&mut self, mode: Option<SandboxMode>) {
+        self.cli = mode.map(|mode| Sourced::new(mode, Source::Cli("--sandbox".to_string())));
+    }
+
     /// Layers `section`, read from `source` (a file in directory `base`).
     pub(crate) fn merge(&mut self, section: &SandboxSection, source: &Source, base: &Path) {
         let layer = match source {
@@ -141,6 +147,9 @@ impl Config {
             } else {
                 ignored.push(format!("mode = \"{}\"", wanted.value));
             }
+        }
+        if let Some(flag) = &self.sandbox.cli {
+            mode = Some(flag.clone());
         }
         let mut network = user.network.as_ref().is_some_and(|network| network.value);
         if let Some(wanted) = &project.network {

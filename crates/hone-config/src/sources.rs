@@ -75,6 +75,8 @@ pub struct CliOverrides {
     pub approval: Option<String>,
     /// `--max-tool-rounds N`: 1 to 1000.
     pub max_tool_rounds: Option<u32>,
+    /// `--sandbox MODE`: how the model's commands are sandboxed.
+    pub sandbox: Option<hone_sandbox::SandboxMode>,
 }
 
 /// A snapshot of environment variables; `Debug` shows names only, never values.

@@ -224,8 +224,7 @@ impl Agent {
         } else {
             ToolOutput::ok(repeat.explanation())
         };
-        self.finish(call, &output, Instant::now());
-        output
+        self.finish(call, output, Instant::now())
     }
 
     /// Runs one call through planning, policy, approval and execution.

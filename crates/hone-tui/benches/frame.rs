@@ -69,6 +69,7 @@ fn options() -> AppOptions {
             approval: "ask".into(),
             context_window: Some(128_000),
             index: "none".into(),
+            sandbox: "workspace-write, network off".into(),
         },
         ..AppOptions::default()
     }

@@ -26,7 +26,8 @@ pub async fn execute(
     if plan.background {
         return match context
             .jobs()
-            .start(context.launcher(), context.root(), plan) {
+            .start(context.launcher(), context.root(), plan)
+        {
             Ok(id) => ToolOutput::ok(format!(
                 "started background job {id}: {}\nSee its output with check_background {{\"id\": {id}}}; \
                  stop it with stop_background {{\"id\": {id}}}.",

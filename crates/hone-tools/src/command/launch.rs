@@ -72,7 +72,11 @@ impl Launcher {
 
     /// The process to start for `invocation` in `root` (environment and working directory
     /// set; streams and process group are the caller's).
-    pub(crate) fn command(&self, root: &Path, invocation: &Invocation) -> Result<Command, ToolError> {
+    pub(crate) fn command(
+        &self,
+        root: &Path,
+        invocation: &Invocation,
+    ) -> Result<Command, ToolError> {
         let argv: Vec<OsString> = match invocation {
             Invocation::Shell(text) => vec!["sh".into(), "-c".into(), text.into()],
             Invocation::Argv(argv) if argv.is_empty() => {
@@ -145,7 +149,13 @@ mod tests {
     use super::*;
 
     fn temp_dir(launcher: &Launcher) -> PathBuf {
-        launcher.policy().unwrap().writable_roots.last().unwrap().clone()
+        launcher
+            .policy()
+            .unwrap()
+            .writable_roots
+            .last()
+            .unwrap()
+            .clone()
     }
 
     fn sandboxed() -> Launcher {
@@ -235,11 +245,18 @@ mod tests {
     fn a_denial_note_appears_only_for_sandboxed_denials() {
         let launcher = sandboxed();
         let note = launcher
-            .denial_note(Path::new("/proj"), "touch: cannot touch '/x': Permission denied")
+            .denial_note(
+                Path::new("/proj"),
+                "touch: cannot touch '/x': Permission denied",
+            )
             .unwrap();
         assert!(note.contains("mode workspace-write"), "{note}");
         assert!(note.contains("/proj"), "{note}");
-        assert!(launcher.denial_note(Path::new("/proj"), "all good").is_none());
+        assert!(
+            launcher
+                .denial_note(Path::new("/proj"), "all good")
+                .is_none()
+        );
         let direct = Launcher::new(CommandSetup::default()).unwrap();
         assert!(
             direct

@@ -250,7 +250,12 @@ mod tests {
     #[tokio::test]
     async fn a_finished_group_is_never_signalled_again() {
         let root = std::env::temp_dir();
-        let (mut child, group) = spawn(&Launcher::default(), &root, &Invocation::Shell("exit 0".to_string())).unwrap();
+        let (mut child, group) = spawn(
+            &Launcher::default(),
+            &root,
+            &Invocation::Shell("exit 0".to_string()),
+        )
+        .unwrap();
         child.wait().await.unwrap();
         assert!(!group.finish(), "nothing was left behind");
         assert!(!group.kill(), "a retired id must not be signalled");

@@ -234,6 +234,7 @@ impl App {
             ),
             ("project", self.options.root.display().to_string()),
             ("index", session.index.clone()),
+            ("sandbox", session.sandbox.clone()),
             ("context", context),
             ("session time", clock(self.elapsed)),
             ("turns", totals.turns.to_string()),

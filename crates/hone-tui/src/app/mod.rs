@@ -39,6 +39,8 @@ pub struct SessionInfo {
     pub context_window: Option<u32>,
     /// One line about the code index (`412 files indexed`, `no index: …`).
     pub index: String,
+    /// One line about the commands' sandbox (`workspace-write, network off (…)`).
+    pub sandbox: String,
 }
 
 /// How the app starts.

@@ -27,6 +27,7 @@ pub fn app_with(approval: &str) -> App {
             approval: approval.into(),
             context_window: Some(128_000),
             index: "12 files indexed".into(),
+            sandbox: "workspace-write, network off".into(),
         },
         history: vec!["an earlier question".into()],
         external_editor: false,
