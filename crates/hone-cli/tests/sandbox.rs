@@ -286,6 +286,21 @@ async fn the_model_cannot_write_outside_the_project_in_full_auto() {
     assert!(events.contains("commands run in a sandbox"), "{events}");
     assert!(events.contains("tmp=/"), "{events}");
 
+    let timed = [
+        Reply::new().tool_call(
+            "run_command",
+            json!({ "command": "sleep 30", "timeout_secs": 1 }),
+        ),
+        Reply::new().text("done"),
+    ];
+    let output = exec(&layout, &[], &[], &timed).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("timed out after 1 s; killed"),
+        "the timeout kills a sandboxed command: {}",
+        stdout(&output)
+    );
+
     let replies = [replies[0].clone(), Reply::new().text("done")];
     let off = exec(&layout, &[], &["--sandbox", "off"], &replies).await;
     assert!(off.status.success(), "{}", stderr(&off));

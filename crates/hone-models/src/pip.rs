@@ -80,7 +80,12 @@ pub(crate) async fn assemble(
 
 /// Runs pip for one requirement.
 async fn download(python: &str, requirement: &str, dir: &Path) -> Result<(), String> {
-    let output = tokio::process::Command::new(python)
+    let mut command = tokio::process::Command::new(python);
+    // pip needs no API key: keep every secret-looking variable from it.
+    for name in hone_sandbox::SecretScrub::default().names_to_remove(std::env::vars_os()) {
+        command.env_remove(name);
+    }
+    let output = command
         .args(pip_args(requirement, dir))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
