@@ -131,8 +131,9 @@ impl SandboxPolicy {
 /// Whether the running system can sandbox commands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Support {
-    /// Linux with Landlock at this ABI version; `network_rules` when it has Landlock's TCP
-    /// rules (ABI 4 and later); the seccomp socket filter is used either way.
+    /// Linux with Landlock at this ABI version (6 means 6 or later); `network_rules` when it
+    /// has Landlock's TCP rules (ABI 4 and later); the seccomp socket filter is used either
+    /// way.
     Landlock {
         /// The kernel's Landlock ABI as far as the landlock crate knows it.
         abi: u32,
@@ -155,7 +156,8 @@ impl Support {
     pub fn describe(&self) -> String {
         match self {
             Self::Landlock { abi, network_rules } => format!(
-                "Landlock ABI {abi}{} and a seccomp socket filter",
+                "Landlock ABI {abi}{}{} and a seccomp socket filter",
+                if *abi >= 6 { " or later" } else { "" },
                 if *network_rules {
                     " (files and TCP)"
                 } else {

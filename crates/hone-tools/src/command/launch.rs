@@ -241,6 +241,46 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_helper_runs_the_command_with_the_temp_dir_and_without_removed_variables() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        // A stand-in for `hone sandbox --exec`: drops its own flags and becomes the command.
+        let helper = dir.path().join("helper");
+        std::fs::write(
+            &helper,
+            "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let launcher = Launcher::new(CommandSetup {
+            remove_env: vec!["HOME".into()],
+            sandbox: Some(SandboxHelper {
+                program: helper,
+                args: vec!["sandbox".into(), "--exec".into()],
+                policy: SandboxPolicy::new(SandboxMode::WorkspaceWrite),
+            }),
+        })
+        .unwrap();
+        let temp = temp_dir(&launcher);
+        let invocation =
+            Invocation::Shell("echo \"tmp=$TMPDIR home=${HOME:-none}\"; pwd".into());
+        let output = launcher
+            .command(dir.path(), &invocation)
+            .unwrap()
+            .output()
+            .await
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(output.status.success(), "{text}");
+        assert!(
+            text.contains(&format!("tmp={} home=none", temp.display())),
+            "{text}"
+        );
+        assert!(text.contains(&dir.path().display().to_string()), "{text}");
+    }
+
     #[test]
     fn a_denial_note_appears_only_for_sandboxed_denials() {
         let launcher = sandboxed();
