@@ -19,8 +19,8 @@ const NOT_STARTED: u8 = 127;
 /// `hone sandbox`.
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
-    /// How much the command may write: read-only (only the --writable paths),
-    /// workspace-write (the current directory and the --writable paths; the default) or off.
+    /// How much the command may write: read-only (only the --writable paths and its private
+    /// TMPDIR), workspace-write (also the current directory; the default) or off.
     #[arg(long, value_name = "MODE")]
     pub mode: Option<SandboxMode>,
 
@@ -36,7 +36,8 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub explain: bool,
 
-    /// Replace hone with the command instead of waiting for it (no note on failure).
+    /// Replace hone with the command instead of waiting for it: no note on failure and no
+    /// private temporary directory (hone passes its own with --writable and TMPDIR).
     #[arg(long)]
     pub exec: bool,
 
@@ -58,7 +59,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
             return ExitCode::from(SETUP_FAILED);
         }
     };
-    let policy = SandboxPolicy {
+    let mut policy = SandboxPolicy {
         mode: args
             .mode
             .or(global.sandbox)
@@ -66,26 +67,56 @@ pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
         writable_roots: args.writable.clone(),
         network: args.allow_network,
     };
+    // Without --exec the command gets a private, writable TMPDIR, removed when it ends
+    // (compilers and test runners need one; /tmp itself is not writable).
+    let temp = if args.exec || policy.mode == SandboxMode::Off {
+        None
+    } else {
+        match tempfile::Builder::new().prefix("hone-sandbox-").tempdir() {
+            Ok(temp) => {
+                policy.writable_roots.push(temp.path().to_path_buf());
+                Some(temp)
+            }
+            Err(error) => {
+                eprintln!("hone sandbox: could not create a temporary directory: {error}");
+                return ExitCode::from(SETUP_FAILED);
+            }
+        }
+    };
     if args.explain || global.verbose > 0 {
         for line in policy.describe(&workdir).lines() {
             eprintln!("hone sandbox: {line}");
         }
     }
-    let mut command = match hone_sandbox::prepare(&policy, &workdir, &args.command) {
-        Ok(command) => command,
-        Err(error) => {
-            eprintln!("hone sandbox: {error}; run the command with `--mode off` to go without");
-            return ExitCode::from(SETUP_FAILED);
-        }
-    };
-    command.current_dir(&workdir);
     let program = args.command.first().map_or_else(String::new, |program| {
         program.to_string_lossy().into_owned()
     });
     if args.exec {
-        return exec(command, &program);
+        return match start(&policy, &workdir, &args.command, None) {
+            Ok(command) => exec(command, &program),
+            Err(code) => code,
+        };
     }
-    match command.status() {
+    // The restrictions hold for the thread that applies them and what it starts: a thread
+    // of its own leaves this one free to remove the temporary directory afterwards.
+    let status = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let mut command = start(
+                    &policy,
+                    &workdir,
+                    &args.command,
+                    temp.as_ref().map(tempfile::TempDir::path),
+                )?;
+                command.status().map_err(|error| {
+                    eprintln!("hone sandbox: could not run `{program}`: {error}");
+                    ExitCode::from(NOT_STARTED)
+                })
+            })
+            .join()
+            .unwrap_or_else(|_| Err(ExitCode::from(SETUP_FAILED)))
+    });
+    match status {
         Ok(status) if status.success() => ExitCode::SUCCESS,
         Ok(status) => {
             let code = exit_code(&status);
@@ -94,11 +125,28 @@ pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
             }
             ExitCode::from(code)
         }
-        Err(error) => {
-            eprintln!("hone sandbox: could not run `{program}`: {error}");
-            ExitCode::from(NOT_STARTED)
-        }
+        Err(code) => code,
     }
+}
+
+/// Applies `policy` to the calling thread and returns the command to start from it, in
+/// `workdir`, with `TMPDIR` set to `temp` when given; on failure, the exit code after the
+/// reason was printed.
+fn start(
+    policy: &SandboxPolicy,
+    workdir: &Path,
+    argv: &[OsString],
+    temp: Option<&Path>,
+) -> Result<std::process::Command, ExitCode> {
+    let mut command = hone_sandbox::prepare(policy, workdir, argv).map_err(|error| {
+        eprintln!("hone sandbox: {error}; run the command with `--mode off` to go without");
+        ExitCode::from(SETUP_FAILED)
+    })?;
+    command.current_dir(workdir);
+    if let Some(temp) = temp {
+        command.env("TMPDIR", temp);
+    }
+    Ok(command)
 }
 
 #[cfg(unix)]

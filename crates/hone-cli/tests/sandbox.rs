@@ -108,6 +108,27 @@ fn a_sandboxed_command_writes_inside_the_root_only_and_is_told_why() {
     assert!(inside.status.success(), "{}", stderr(&inside));
     assert!(root.join("inside.txt").exists());
 
+    let temp = run(
+        root,
+        &[
+            "sandbox",
+            "--",
+            "sh",
+            "-c",
+            "touch \"$TMPDIR/scratch\" && echo $TMPDIR",
+        ],
+    );
+    assert!(
+        temp.status.success(),
+        "a private TMPDIR is writable: {}",
+        stderr(&temp)
+    );
+    let temp_dir = stdout(&temp).trim().to_string();
+    assert!(
+        !temp_dir.is_empty() && !Path::new(&temp_dir).exists(),
+        "and removed: {temp_dir}"
+    );
+
     let extra = layout.outside.join("extra");
     std::fs::create_dir_all(&extra).unwrap();
     let extra_text = extra.display().to_string();
@@ -132,8 +153,8 @@ fn a_sandboxed_command_writes_inside_the_root_only_and_is_told_why() {
     assert!(!read_only.status.success());
     assert!(!root.join("ro.txt").exists());
     assert!(
-        stderr(&read_only).contains("writes nowhere"),
-        "{}",
+        stderr(&read_only).contains("mode read-only: writes only under"),
+        "only the private TMPDIR is writable: {}",
         stderr(&read_only)
     );
 

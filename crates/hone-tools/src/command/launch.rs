@@ -264,8 +264,7 @@ mod tests {
         })
         .unwrap();
         let temp = temp_dir(&launcher);
-        let invocation =
-            Invocation::Shell("echo \"tmp=$TMPDIR home=${HOME:-none}\"; pwd".into());
+        let invocation = Invocation::Shell("echo \"tmp=$TMPDIR home=${HOME:-none}\"; pwd".into());
         let output = launcher
             .command(dir.path(), &invocation)
             .unwrap()
