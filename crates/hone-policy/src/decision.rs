@@ -535,5 +535,22 @@ mod tests {
             permissions.decide("shell", &command("cat plain.txt")),
             Decision::Allow
         );
+        // An embedded bare repository brings its own configuration (core.fsmonitor…).
+        std::fs::create_dir_all(root.join("sub/objects")).unwrap();
+        std::fs::write(root.join("sub/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(root.join("sub/config"), "[core]\n\tfsmonitor = touch canary\n").unwrap();
+        for line in ["git -C sub status", "cd sub && git status"] {
+            assert!(
+                matches!(
+                    permissions.decide("shell", &command(line)),
+                    Decision::Ask { reason } if reason.contains("git repository")
+                ),
+                "{line}"
+            );
+        }
+        assert_eq!(
+            permissions.decide("shell", &command("git status")),
+            Decision::Allow
+        );
     }
 }
