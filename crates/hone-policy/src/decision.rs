@@ -538,7 +538,11 @@ mod tests {
         // An embedded bare repository brings its own configuration (core.fsmonitor…).
         std::fs::create_dir_all(root.join("sub/objects")).unwrap();
         std::fs::write(root.join("sub/HEAD"), "ref: refs/heads/main\n").unwrap();
-        std::fs::write(root.join("sub/config"), "[core]\n\tfsmonitor = touch canary\n").unwrap();
+        std::fs::write(
+            root.join("sub/config"),
+            "[core]\n\tfsmonitor = touch canary\n",
+        )
+        .unwrap();
         for line in ["git -C sub status", "cd sub && git status"] {
             assert!(
                 matches!(
