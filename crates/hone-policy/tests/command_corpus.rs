@@ -140,6 +140,23 @@ const CORPUS: &[(&str, CommandClass, &str)] = &[
     ("cd .. && ls", Ask, "outside the project"),
     ("cd && cat .ssh/id_rsa", Ask, "outside the project"),
     ("f=~/.ssh/id_rsa; cat $f", Ask, "outside the project"),
+    // The walk follows the text, not the run: a variable set twice, or named by a command
+    // that may set it, is only known when the command runs.
+    (
+        "f=~/.ssh/id_rsa; (f=README.md); cat $f",
+        Ask,
+        "only known when it runs",
+    ),
+    (
+        "f=README.md; read f <<< ~/.ssh/id_rsa; cat $f",
+        Ask,
+        "only known when it runs",
+    ),
+    (
+        "f=README.md; printf -v f %s ~/.ssh/id_rsa; cat $f",
+        Ask,
+        "only known when it runs",
+    ),
     (
         "for f in a ../b; do cat $f; done",
         Ask,

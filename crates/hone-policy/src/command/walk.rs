@@ -2,7 +2,7 @@
 //! written out, the ones inside substitutions, `bash -c` scripts, `eval`, `find -exec`,
 //! and the ones behind wrappers such as `env`, `timeout` and `xargs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use super::CommandClass;
@@ -34,6 +34,7 @@ pub(crate) fn analyse(rules: &RuleSet, guard: Option<&PathGuard>, command: &str)
         rules,
         guard,
         values: HashMap::new(),
+        assigned: HashSet::new(),
         analysis: Analysis::default(),
     };
     walker.source(command, 0, &Context::default());
@@ -79,6 +80,8 @@ struct Walker<'r> {
     guard: Option<&'r PathGuard>,
     /// Values of variables assigned literally earlier in the line, or listed by `for`.
     values: HashMap<String, Vec<String>>,
+    /// Variables assigned (or possibly set by a command) so far in the line.
+    assigned: HashSet<String>,
     analysis: Analysis,
 }
 
@@ -234,6 +237,9 @@ impl Walker<'_> {
                 );
             }
             return;
+        }
+        if !matches!(args[0].text.as_str(), "for" | "select") {
+            self.forget_named_variables(&args[1..]);
         }
         self.command(&args, &context, depth);
     }

@@ -75,7 +75,8 @@ impl Walker<'_> {
     }
 
     /// Remembers the literal values of bare assignments (`dir=src`) for later `$dir`;
-    /// a value only known at run time forgets the variable.
+    /// a value only known at run time forgets the variable. A variable assigned twice is
+    /// forgotten for good: the walk follows the text, not the run (`f=a; (f=b); cat $f`).
     pub(super) fn remember_assignments(&mut self, assignments: &[Word]) {
         for word in assignments {
             let Some(name) = word.assigned_name() else {
@@ -84,14 +85,41 @@ impl Walker<'_> {
             let value = word
                 .text
                 .split_once('=')
-                .map(|(_, value)| value.to_string());
-            match value.filter(|_| !word.expanded && !word.text.contains("+=")) {
-                Some(value) => {
-                    self.values.insert(name.to_string(), vec![value]);
-                }
-                None => {
-                    self.values.remove(name);
-                }
+                .map(|(_, value)| value.to_string())
+                .filter(|_| !word.expanded && !word.text.contains("+="));
+            self.remember(name, value.map(|value| vec![value]));
+        }
+    }
+
+    /// Records `values` for `name` when it is its first assignment; forgets it otherwise.
+    fn remember(&mut self, name: &str, values: Option<Vec<String>>) {
+        let first = self.assigned.insert(name.to_string());
+        match values.filter(|_| first) {
+            Some(values) => {
+                self.values.insert(name.to_string(), values);
+            }
+            None => {
+                self.values.remove(name);
+            }
+        }
+    }
+
+    /// A command that names a variable in its arguments may set it (`read f`,
+    /// `export f=x`, `printf -v f`): its value is no longer known.
+    pub(super) fn forget_named_variables(&mut self, args: &[Arg]) {
+        for arg in args {
+            let name = arg
+                .text
+                .split_once('=')
+                .map_or(arg.text.as_str(), |(name, _)| name);
+            let identifier = name
+                .chars()
+                .next()
+                .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if identifier {
+                self.assigned.insert(name.to_string());
+                self.values.remove(name);
             }
         }
     }
@@ -103,12 +131,9 @@ impl Walker<'_> {
         };
         let listed = args.get(2).is_some_and(|word| word.text == "in");
         let values = &args[3.min(args.len())..];
-        if listed && values.iter().all(|arg| arg.known) && values.len() <= MAX_VALUES {
-            let values = values.iter().map(|arg| arg.text.clone()).collect();
-            self.values.insert(name.text.clone(), values);
-        } else {
-            self.values.remove(&name.text);
-        }
+        let known = listed && values.iter().all(|arg| arg.known) && values.len() <= MAX_VALUES;
+        let values = known.then(|| values.iter().map(|arg| arg.text.clone()).collect());
+        self.remember(&name.text.clone(), values);
     }
 
     /// Every text `word` can stand for when its only expansions are variables with known
