@@ -97,3 +97,52 @@ async fn a_hone_dir_that_is_a_symlink_is_refused_with_a_message() {
     assert!(stderr.contains("symbolic link"), "{stderr}");
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_auto_does_not_run_a_command_it_cannot_see_without_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path());
+    let canary = dir.path().join("canary");
+    std::fs::create_dir_all(&canary).unwrap();
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .tool_call(
+                "run_command",
+                serde_json::json!({"command": "RM=rm; $RM -rf ../canary"}),
+            )
+            .openai_chat(),
+    );
+    server.enqueue(Reply::new().text("Done.").openai_chat());
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hone"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", root.join(".home"))
+        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
+        .current_dir(&root)
+        .stdin(std::process::Stdio::null())
+        .args([
+            "exec",
+            "--approval",
+            "full-auto",
+            "--provider",
+            "lmstudio",
+            "--base-url",
+            &server.url(),
+            "--json",
+            "clean up",
+        ]);
+    let output = tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(canary.is_dir(), "the unseen command did not run");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("tool.denied"), "{stdout}");
+    assert!(stdout.contains("sandbox"), "{stdout}");
+}
