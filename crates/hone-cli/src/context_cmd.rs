@@ -187,23 +187,22 @@ fn save(root: &Path, stem: &str, document: &str) -> Result<PathBuf, HoneError> {
             dir.display()
         ))
     };
-    std::fs::create_dir_all(&dir).map_err(failed)?;
+    // Through real directories only: a `.hone` symlinked elsewhere is refused.
+    hone_fs::hone_dir(root)
+        .and_then(|_| hone_fs::create_dir_inside(root, Path::new(CONTEXT_DIR)))
+        .map_err(failed)?;
     let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        std::fs::write(&ignore, "*\n").map_err(failed)?;
+    if std::fs::symlink_metadata(&ignore).is_err() {
+        hone_fs::replace_regular(&ignore, b"*\n").map_err(failed)?;
     }
     let mut path = dir.join(format!("{stem}.md"));
     let mut suffix = 1;
-    while path.exists() {
+    // A dangling symlink takes its name too: the document never goes through a link.
+    while std::fs::symlink_metadata(&path).is_ok() {
         suffix += 1;
         path = dir.join(format!("{stem}-{suffix}.md"));
     }
-    let temporary = dir.join(format!(".{stem}-{}.tmp", std::process::id()));
-    std::fs::write(&temporary, document).map_err(failed)?;
-    std::fs::rename(&temporary, &path).map_err(|error| {
-        let _ = std::fs::remove_file(&temporary);
-        failed(error)
-    })?;
+    hone_fs::write_atomically(&path, document.as_bytes(), None).map_err(failed)?;
     Ok(path)
 }
 

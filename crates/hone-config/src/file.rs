@@ -126,8 +126,14 @@ pub(crate) struct NetworkSection {
 }
 
 /// Reads and parses `path`, the file playing `role`; `Ok(None)` when the file does not exist.
+/// A project's file is read through `hone_fs`: no symlinked `.hone` or `config.toml`, and
+/// regular files only, so a repository cannot point hone at a file elsewhere.
 pub(crate) fn read(path: &Path, role: FileRole) -> Result<Option<FileConfig>, ConfigError> {
-    match std::fs::read_to_string(path) {
+    let text = match role {
+        FileRole::User => std::fs::read_to_string(path),
+        FileRole::Project => project_text(path),
+    };
+    match text {
         Ok(text) => parse(path, &text, role).map(Some),
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(ConfigError::Read {
@@ -135,6 +141,15 @@ pub(crate) fn read(path: &Path, role: FileRole) -> Result<Option<FileConfig>, Co
             source,
         }),
     }
+}
+
+/// The text of a project's `.hone/config.toml`, refused when `.hone` or the file is a
+/// symlink or not regular.
+fn project_text(path: &Path) -> io::Result<String> {
+    if let Some(project) = path.parent().and_then(Path::parent) {
+        hone_fs::hone_dir(project)?;
+    }
+    hone_fs::read_to_string_regular(path)
 }
 
 /// Parses `text`, the contents of `path`, the file playing `role`.
@@ -263,5 +278,26 @@ mod tests {
     fn columns_count_characters() {
         assert_eq!(line_and_column("ab\ncé d", 7), (2, 4));
         assert_eq!(line_and_column("abc", 0), (1, 1));
+    }
+
+    #[test]
+    fn a_project_file_behind_a_symlink_is_refused_with_a_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("config.toml"), "approval = \"full-auto\"\n").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, project.join(".hone")).unwrap();
+        let error = read(&project.join(".hone/config.toml"), FileRole::Project).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        std::fs::remove_file(project.join(".hone")).unwrap();
+        std::fs::create_dir(project.join(".hone")).unwrap();
+        std::os::unix::fs::symlink(
+            elsewhere.join("config.toml"),
+            project.join(".hone/config.toml"),
+        )
+        .unwrap();
+        assert!(read(&project.join(".hone/config.toml"), FileRole::Project).is_err());
     }
 }

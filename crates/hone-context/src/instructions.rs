@@ -45,27 +45,38 @@ impl Instructions {
         let working_dir = working_dir
             .canonicalize()
             .unwrap_or_else(|_| working_dir.to_path_buf());
-        let mut found: Vec<PathBuf> = Vec::new();
+        // The user's own files may be symlinks anywhere; a project's may only point inside
+        // the project (a repository could link `AGENTS.md` to `~/.ssh/id_rsa`).
+        let mut found: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
         if let Some(user_dir) = user_dir {
-            found.extend(files_in(user_dir));
+            found.extend(files_in(user_dir).into_iter().map(|path| (path, None)));
         }
-        for directory in directories(&working_dir) {
-            found.extend(files_in(&directory));
+        let project_dirs = directories(&working_dir);
+        let boundary = project_dirs.first().cloned();
+        for directory in &project_dirs {
+            found.extend(
+                files_in(directory)
+                    .into_iter()
+                    .map(|path| (path, boundary.clone())),
+            );
         }
-        let mut unique: Vec<PathBuf> = Vec::new();
-        for path in found {
-            let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
-            if !unique
-                .iter()
-                .any(|seen| seen.canonicalize().unwrap_or_else(|_| seen.clone()) == canonical)
-            {
-                unique.push(path);
+        let mut unique: Vec<(PathBuf, PathBuf)> = Vec::new();
+        for (path, boundary) in found {
+            let Ok(canonical) = path.canonicalize() else {
+                continue;
+            };
+            if boundary.is_some_and(|boundary| !canonical.starts_with(boundary)) {
+                continue;
+            }
+            if !unique.iter().any(|(_, seen)| *seen == canonical) {
+                unique.push((path, canonical));
             }
         }
         let texts: Vec<(PathBuf, String)> = unique
             .into_iter()
-            .filter_map(|path| {
-                let text = std::fs::read_to_string(&path).ok()?;
+            .filter_map(|(path, canonical)| {
+                // Regular files only: a FIFO would hang, `/proc` files are no instructions.
+                let text = hone_fs::read_to_string_regular(&canonical).ok()?;
                 (!text.trim().is_empty()).then_some((path, text))
             })
             .collect();
@@ -203,5 +214,37 @@ mod tests {
              first; a later file takes precedence over an earlier one.\n\n## HONE.md\n\nhere\n"
         );
         assert!(Instructions::default().render().is_empty());
+    }
+
+    #[test]
+    fn project_instruction_files_that_link_outside_are_left_out() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(project.join("sub")).unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "canary-secret\n").unwrap();
+        symlink("../secret.txt", project.join("AGENTS.md")).unwrap();
+        symlink("/proc/self/environ", project.join("HONE.md")).unwrap();
+        std::fs::write(project.join("sub/real.md"), "inside\n").unwrap();
+        symlink("real.md", project.join("sub/AGENTS.md")).unwrap();
+        let found = Instructions::discover(&project.join("sub"), None, 10_000);
+        let texts: Vec<&str> = found.files.iter().map(|file| file.text.as_str()).collect();
+        assert_eq!(texts, ["inside\n"]);
+    }
+
+    #[test]
+    fn a_fifo_named_like_an_instruction_file_does_not_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("AGENTS.md"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(
+            Instructions::discover(dir.path(), None, 1_000)
+                .files
+                .is_empty()
+        );
     }
 }

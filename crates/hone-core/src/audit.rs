@@ -1,8 +1,11 @@
 //! Audit logs under `<root>/.hone/logs/`: every model request and response (`comms.jsonl`),
 //! every tool call with its full result (`tools.jsonl`), and every approved command as a
 //! script (`commands/`). Known secrets are redacted from every line; logging never fails a turn.
+//!
+//! The files are opened through `hone_fs`: a `.hone` that is a symlink turns logging off
+//! with a warning, and no log file that is a symlink (committed to the repository, say) is
+//! followed.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,13 +28,7 @@ impl AuditLog {
     /// Logs under `root/.hone/logs` when `enabled`. Secrets shorter than 6 characters are
     /// not redacted (they would mangle ordinary text and cannot be real keys).
     pub(crate) fn new(root: &Path, enabled: bool, secrets: Vec<String>) -> Self {
-        let dir = enabled.then(|| root.join(AUDIT_DIR));
-        if let Some(dir) = &dir
-            && std::fs::create_dir_all(dir).is_ok()
-        {
-            // The logs hold code and prompts: keep them out of the repository.
-            let _ = std::fs::write(dir.join(".gitignore"), "*\n");
-        }
+        let dir = if enabled { log_dir(root) } else { None };
         let session = format!("{}-{}", now_millis(), std::process::id());
         Self {
             dir,
@@ -77,8 +74,7 @@ impl AuditLog {
 
     /// Saves an approved command as a script file and returns its path.
     pub(crate) fn command_script(&self, command: &str) -> Option<PathBuf> {
-        let dir = self.dir.as_ref()?.join("commands");
-        std::fs::create_dir_all(&dir).ok()?;
+        let dir = hone_fs::create_dir_inside(self.dir.as_ref()?, Path::new("commands")).ok()?;
         let number = self.scripts.fetch_add(1, Ordering::Relaxed) + 1;
         let path = dir.join(format!("{}-{number:03}.sh", self.session));
         let script = format!(
@@ -86,18 +82,15 @@ impl AuditLog {
             self.session,
             self.redact(command)
         );
-        std::fs::write(&path, script).ok()?;
+        hone_fs::replace_regular(&path, script.as_bytes()).ok()?;
         Some(path)
     }
 
     fn append(&self, file: &str, line: Value) {
         let Some(dir) = &self.dir else { return };
         let text = self.redact(&line.to_string());
-        let result = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join(file))
-            .and_then(|mut handle| writeln!(handle, "{text}"));
+        let result =
+            hone_fs::open_append(&dir.join(file)).and_then(|mut handle| writeln!(handle, "{text}"));
         if let Err(error) = result {
             tracing::warn!(%error, file, "could not write the audit log");
         }
@@ -111,6 +104,26 @@ impl AuditLog {
         }
         redacted
     }
+}
+
+/// `root/.hone/logs`, created through real directories only, with a `.gitignore` that
+/// keeps the logs out of the repository; `None` (after a warning) when that is not safe.
+fn log_dir(root: &Path) -> Option<PathBuf> {
+    let result = hone_fs::hone_dir(root)
+        .and_then(|_| hone_fs::create_dir_inside(root, Path::new(AUDIT_DIR)));
+    let dir = match result {
+        Ok(dir) => dir,
+        Err(error) => {
+            tracing::warn!(%error, "audit logging is off");
+            eprintln!("hone: warning: audit logs are not written: {error}");
+            return None;
+        }
+    };
+    // The logs hold code and prompts: keep them out of the repository.
+    if let Err(error) = hone_fs::replace_regular(&dir.join(".gitignore"), b"*\n") {
+        tracing::warn!(%error, "the audit logs' .gitignore was not written");
+    }
+    Some(dir)
 }
 
 fn now_millis() -> u128 {
@@ -160,5 +173,37 @@ mod tests {
         log.comms("request", json!({}));
         assert!(log.command_script("ls").is_none());
         assert!(!dir.path().join(".hone").exists());
+    }
+
+    #[test]
+    fn symlinked_log_files_and_gitignore_are_not_followed() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        let logs = root.join(".hone/logs");
+        std::fs::create_dir_all(&logs).unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::write(&outside, "canary\n").unwrap();
+        symlink("../../../outside", logs.join("comms.jsonl")).unwrap();
+        symlink("../../../outside", logs.join(".gitignore")).unwrap();
+        let log = AuditLog::new(&root, true, Vec::new());
+        log.comms("request", json!({"x": 1}));
+        log.tool("c1", "read_file", "{}", "out", false);
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "canary\n");
+        assert!(logs.join("tools.jsonl").is_file());
+    }
+
+    #[test]
+    fn a_hone_dir_that_is_a_symlink_turns_logging_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join(".hone")).unwrap();
+        let log = AuditLog::new(&root, true, Vec::new());
+        log.comms("request", json!({"x": 1}));
+        assert!(log.command_script("ls").is_none());
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 }

@@ -120,6 +120,9 @@ pub(crate) fn start(
     if !restored {
         context_manager.replay(&history);
     }
+    // Commands' paths are judged against this project (symlinks, nested repositories).
+    let mut permissions = config.permissions;
+    permissions.set_project(context.guard().clone());
     let agent = Agent {
         system_prompt: prompt::system_prompt(context.root(), &registry, config.repo_map.as_deref()),
         provider: config.provider,
@@ -127,7 +130,7 @@ pub(crate) fn start(
         registry,
         audit: AuditLog::new(context.root(), config.audit, config.secrets),
         context,
-        permissions: config.permissions,
+        permissions,
         max_tool_rounds: config.max_tool_rounds.max(1),
         interactive: config.interactive,
         history,

@@ -429,3 +429,22 @@ fn edits_re_resolve_the_edited_file_and_new_files_resolve_earlier_imports() {
     assert_eq!(report.edges, first.edges - 1);
     assert_eq!(targets(&reopened, "src/app.ts"), ["src/extra.ts"]);
 }
+
+#[test]
+fn a_symlinked_hone_dir_or_database_is_refused_and_nothing_is_written_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, root.join(".hone")).unwrap();
+    let error = Indexer::open(&root, &IndexOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("symbolic link"), "{error}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    std::fs::remove_file(root.join(".hone")).unwrap();
+    std::fs::create_dir(root.join(".hone")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("index.db"), root.join(".hone/index.db")).unwrap();
+    assert!(Indexer::open(&root, &IndexOptions::default()).is_err());
+    assert!(!elsewhere.join("index.db").exists());
+}

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::command::{Analysis, Leaf, Rule};
-use crate::{ApprovalMode, CommandClass, CommandPolicy};
+use crate::{ApprovalMode, CommandClass, CommandPolicy, PathGuard};
 
 /// What a tool call wants to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +123,8 @@ pub struct Permissions {
     mode: ApprovalMode,
     commands: CommandPolicy,
     grants: SessionGrants,
+    /// Commands run inside the OS sandbox, so full-auto may run what the policy cannot see.
+    commands_sandboxed: bool,
 }
 
 impl Permissions {
@@ -132,7 +134,30 @@ impl Permissions {
             mode,
             commands,
             grants: SessionGrants::default(),
+            commands_sandboxed: false,
         }
+    }
+
+    /// Tells the policy whether commands run inside the OS sandbox (`false` by default).
+    /// Only then does full-auto run, without asking, commands the policy cannot fully see:
+    /// a program or script only known at run time (`$RM -rf x`, `eval "$X"`,
+    /// `sh -c "$(…)"`), code piped into a shell (`… | base64 -d | sh`), wrappers hone does
+    /// not take apart (`strace CMD`), commands that run or write outside the project, and
+    /// lines that could not be fully parsed. Without the sandbox they ask in every mode.
+    pub fn with_commands_sandboxed(mut self, sandboxed: bool) -> Self {
+        self.commands_sandboxed = sandboxed;
+        self
+    }
+
+    /// Whether commands are known to run inside the OS sandbox.
+    pub fn commands_sandboxed(&self) -> bool {
+        self.commands_sandboxed
+    }
+
+    /// Judges the paths of commands against the project of `guard` (symlinks,
+    /// `.honeignore`, nested repositories); see [`CommandPolicy::with_project`].
+    pub fn set_project(&mut self, guard: PathGuard) {
+        self.commands = std::mem::take(&mut self.commands).with_project(guard);
     }
 
     /// The current approval mode.
@@ -208,8 +233,15 @@ impl Permissions {
             (
                 CommandClass::Allow,
                 ApprovalMode::Ask | ApprovalMode::AutoEdit | ApprovalMode::FullAuto,
-            )
-            | (CommandClass::Ask, ApprovalMode::FullAuto) => Decision::Allow,
+            ) => Decision::Allow,
+            (CommandClass::Ask, ApprovalMode::FullAuto) => match analysis.unchecked() {
+                Some(reason) if !self.commands_sandboxed => Decision::Ask {
+                    reason: format!(
+                        "{reason}; full-auto runs commands it cannot check only inside the sandbox"
+                    ),
+                },
+                Some(_) | None => Decision::Allow,
+            },
             (CommandClass::Ask, ApprovalMode::Ask | ApprovalMode::AutoEdit) => {
                 match self.grants.uncovered(&analysis, &verdict.reason) {
                     Some(reason) => Decision::Ask { reason },
@@ -416,5 +448,113 @@ mod tests {
         ));
         permissions.set_mode(ApprovalMode::Ask);
         assert_eq!(permissions.decide("edit_file", &WRITE), Decision::Allow);
+    }
+
+    #[test]
+    fn full_auto_asks_for_what_the_policy_cannot_see_unless_sandboxed() {
+        let unseen = [
+            "RM=rm; $RM -rf ../x",
+            "$(printf rm) -rf x",
+            "eval \"$X\"",
+            "echo cm0gLXJmIHgK | base64 -d | sh",
+            "sh -c \"$(cat script)\"",
+            "strace rm -rf x",
+            "trap -- \"$X\" EXIT",
+            "env -C /tmp rm x",
+            "python3 x.py > ~/.bashrc",
+            "case $x in a) ls;; esac",
+        ];
+        let full_auto = permissions(ApprovalMode::FullAuto);
+        let sandboxed = permissions(ApprovalMode::FullAuto).with_commands_sandboxed(true);
+        assert!(sandboxed.commands_sandboxed());
+        for line in unseen {
+            let decision = full_auto.decide("shell", &command(line));
+            assert!(
+                matches!(&decision, Decision::Ask { reason } if reason.contains("sandbox")),
+                "{line}: {decision:?}"
+            );
+            assert_eq!(
+                sandboxed.decide("shell", &command(line)),
+                Decision::Allow,
+                "{line}"
+            );
+        }
+        for line in [
+            "cargo test",
+            "npm install",
+            "python3 x.py",
+            "echo hi > notes.md",
+        ] {
+            assert_eq!(
+                full_auto.decide("shell", &command(line)),
+                Decision::Allow,
+                "{line}"
+            );
+        }
+        assert!(matches!(
+            sandboxed.decide("shell", &command("rm -rf x")),
+            Decision::Deny { .. }
+        ));
+    }
+
+    #[test]
+    fn unseen_commands_cannot_be_granted_by_prefix() {
+        let mut permissions = permissions(ApprovalMode::Ask);
+        permissions.grant_command_prefix("strace");
+        permissions.grant_command_prefix("env");
+        for line in ["strace rm x", "env -C /tmp rm x"] {
+            assert!(
+                matches!(
+                    permissions.decide("shell", &command(line)),
+                    Decision::Ask { .. }
+                ),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_project_makes_symlinks_that_leave_it_ask() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "canary").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("link")).unwrap();
+        std::fs::write(root.join("plain.txt"), "x").unwrap();
+        let mut permissions = permissions(ApprovalMode::Ask);
+        assert_eq!(
+            permissions.decide("shell", &command("cat link")),
+            Decision::Allow
+        );
+        permissions.set_project(PathGuard::new(&root).unwrap());
+        assert!(matches!(
+            permissions.decide("shell", &command("cat link")),
+            Decision::Ask { reason } if reason.contains("outside the project")
+        ));
+        assert_eq!(
+            permissions.decide("shell", &command("cat plain.txt")),
+            Decision::Allow
+        );
+        // An embedded bare repository brings its own configuration (core.fsmonitor…).
+        std::fs::create_dir_all(root.join("sub/objects")).unwrap();
+        std::fs::write(root.join("sub/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(
+            root.join("sub/config"),
+            "[core]\n\tfsmonitor = touch canary\n",
+        )
+        .unwrap();
+        for line in ["git -C sub status", "cd sub && git status"] {
+            assert!(
+                matches!(
+                    permissions.decide("shell", &command(line)),
+                    Decision::Ask { reason } if reason.contains("git repository")
+                ),
+                "{line}"
+            );
+        }
+        assert_eq!(
+            permissions.decide("shell", &command("git status")),
+            Decision::Allow
+        );
     }
 }

@@ -21,6 +21,15 @@
 //! | denied command | deny | deny | deny | deny |
 //! | allow-listed command | deny | allow | allow | allow |
 //! | other command | deny | ask (allow if granted) | ask (allow if granted) | allow |
+//! | command the policy cannot see | deny | ask | ask | ask (allow when sandboxed) |
+//!
+//! A command the policy cannot see is one whose program or script is only known when it
+//! runs (`$RM -rf x`, `eval "$X"`, `sh -c "$(…)"`), that runs code piped into a shell
+//! (`… | base64 -d | sh`), that goes through a wrapper hone does not take apart
+//! (`strace CMD`), that runs or writes outside the project, or a line that could not be
+//! fully parsed; see [`Permissions::with_commands_sandboxed`]. Allow-listed readers whose
+//! paths leave the project (`cat ~/.ssh/id_rsa`, `git -C ../other`, `git diff --no-index
+//! a ../b`) and commands that print the environment (`env`, `printenv`) ask.
 //!
 //! ```
 //! use hone_policy::{Action, ApprovalMode, CommandPolicy, Decision, Permissions};

@@ -392,3 +392,17 @@ fn file_hash_reports_and_records_the_sha256() {
     assert_eq!(out, format!("{hash}  a.txt (3 bytes)"));
     assert_eq!(context.reads().seen("a.txt").as_deref(), Some(hash));
 }
+
+#[test]
+fn a_fifo_is_refused_by_read_file_and_skipped_by_search_instead_of_hanging() {
+    let (dir, context) = project(&[("a.txt", b"needle\n")]);
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let error = call(&context, "read_file", json!({"path": "pipe"})).unwrap_err();
+    assert!(error.message.contains("not a regular file"), "{error}");
+    let found = call(&context, "search_files", json!({"pattern": "needle"})).unwrap();
+    assert!(found.contains("a.txt"), "{found}");
+}

@@ -1,7 +1,6 @@
 //! The input history of a project as a file (`.hone/input_history.jsonl`, one JSON string
 //! per line), for hosts without a session store.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +23,7 @@ impl FileHistory {
 
     /// Entries, oldest first (unreadable lines are skipped; a missing file is empty).
     pub fn load(&self) -> Vec<String> {
-        let Ok(text) = std::fs::read_to_string(&self.path) else {
+        let Ok(text) = hone_fs::read_to_string_regular(&self.path) else {
             return Vec::new();
         };
         let mut entries: Vec<String> = text
@@ -39,17 +38,16 @@ impl FileHistory {
     /// Appends one entry; past twice the kept size the file is rewritten (atomically) with
     /// the newest entries only.
     pub fn append(&self, entry: &str) -> std::io::Result<()> {
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
+        // `.hone` and the file itself are never followed through a symlink.
+        if let Some(root) = self.path.parent().and_then(Path::parent) {
+            hone_fs::hone_dir(root)?;
+            hone_fs::create_dir_inside(root, Path::new(".hone"))?;
         }
         let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
+        let mut file = hone_fs::open_append(&self.path)?;
         writeln!(file, "{line}")?;
         drop(file);
-        let count = std::fs::read_to_string(&self.path)?.lines().count();
+        let count = hone_fs::read_to_string_regular(&self.path)?.lines().count();
         if count > 2 * KEEP {
             self.rewrite(&self.load())?;
         }
@@ -62,11 +60,7 @@ impl FileHistory {
             text.push_str(&serde_json::to_string(entry).map_err(std::io::Error::other)?);
             text.push('\n');
         }
-        let temp = self
-            .path
-            .with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&temp, text)?;
-        std::fs::rename(&temp, &self.path)
+        hone_fs::write_atomically(&self.path, text.as_bytes(), None)
     }
 }
 
@@ -99,5 +93,19 @@ mod tests {
             .lines()
             .count();
         assert_eq!(lines, KEEP);
+    }
+
+    #[test]
+    fn a_symlinked_history_file_is_neither_read_nor_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join(".hone")).unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::write(&outside, "\"canary\"\n").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join(".hone/input_history.jsonl")).unwrap();
+        let history = FileHistory::for_project(&root);
+        assert!(history.load().is_empty());
+        assert!(history.append("x").is_err());
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "\"canary\"\n");
     }
 }

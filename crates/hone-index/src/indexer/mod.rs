@@ -131,9 +131,38 @@ impl std::fmt::Debug for Indexer {
 /// `.hone/` (the project configuration) stays committable. Best effort.
 fn keep_database_out_of_git(root: &Path) {
     let ignore_file = root.join(".hone").join(".gitignore");
-    if !ignore_file.exists() {
-        let _ = std::fs::write(ignore_file, "index.db*\n.gitignore\n");
+    if std::fs::symlink_metadata(&ignore_file).is_err() {
+        let _ = hone_fs::replace_regular(&ignore_file, b"index.db*\n.gitignore\n");
     }
+}
+
+/// Creates the directory of the project's database through real directories only, and
+/// refuses a database (or its journal files) that is a symlink: a repository could point
+/// `.hone` or `.hone/index.db` anywhere.
+fn project_database_dir(root: &Path, db_path: &Path) -> Result<(), IndexError> {
+    let refuse = |dir: &Path, source: std::io::Error| IndexError::CreateDir {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    hone_fs::hone_dir(root).map_err(|source| refuse(&root.join(".hone"), source))?;
+    let relative = db_path
+        .parent()
+        .and_then(|dir| dir.strip_prefix(root).ok())
+        .unwrap_or(Path::new(".hone"));
+    hone_fs::create_dir_inside(root, relative).map_err(|source| refuse(relative, source))?;
+    for file in database_files(db_path) {
+        let special = std::fs::symlink_metadata(&file).is_ok_and(|meta| !meta.is_file());
+        if special {
+            return Err(refuse(
+                &file,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "it is a symbolic link or not a regular file; hone does not follow it",
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Indexer {
@@ -149,6 +178,9 @@ impl Indexer {
                 .as_deref()
                 .unwrap_or(Path::new(DEFAULT_DB_PATH)),
         );
+        if options.db_path.is_none() {
+            project_database_dir(&canonical, &db_path)?;
+        }
         let store = SqliteStore::open(&db_path)?;
         if options.db_path.is_none() {
             keep_database_out_of_git(&canonical);

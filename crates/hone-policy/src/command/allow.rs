@@ -58,7 +58,6 @@ const READ_ONLY: &[&str] = &[
     "whoami",
     "id",
     "uname",
-    "printenv",
     "cut",
     "tr",
     "paste",
@@ -77,7 +76,6 @@ const READ_ONLY: &[&str] = &[
     "alias",
     "trap",
     "read",
-    "set",
     "shift",
     "exit",
     "return",
@@ -105,6 +103,11 @@ pub(crate) fn builtin_allow(words: &[String], args_known: bool) -> AllowCheck {
         "date" => date(args),
         "rg" => rg(args),
         "git" => git(args),
+        "printenv" => ask("`printenv` prints the environment, which can hold secrets"),
+        "set" if args.is_empty() => {
+            ask("`set` without arguments prints every variable, which can hold secrets")
+        }
+        "set" => AllowCheck::Allowed,
         _ => return AllowCheck::NotListed,
     };
     match check {
@@ -430,5 +433,13 @@ mod tests {
         assert!(matches!(builtin_allow(&words, false), AllowCheck::Ask(_)));
         let words: Vec<String> = ["cat", "$FILE"].map(String::from).to_vec();
         assert_eq!(builtin_allow(&words, false), AllowCheck::Allowed);
+    }
+
+    #[test]
+    fn printing_the_environment_asks() {
+        assert!(matches!(check("printenv"), AllowCheck::Ask(_)));
+        assert!(matches!(check("printenv HOME"), AllowCheck::Ask(_)));
+        assert!(matches!(check("set"), AllowCheck::Ask(_)));
+        assert!(allowed("set -euo pipefail"));
     }
 }

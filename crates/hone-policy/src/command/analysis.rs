@@ -16,6 +16,11 @@ pub(crate) struct Leaf {
     pub(crate) reason: String,
     /// It asks only because of its words, so a session grant of a prefix may allow it.
     pub(crate) grantable: bool,
+    /// The policy cannot see all it does: its program or script is only known when it
+    /// runs, it runs code piped from another command, a wrapper hone does not take apart,
+    /// or it runs or writes outside the project. Full-auto asks for it unless commands
+    /// run in the OS sandbox.
+    pub(crate) unchecked: bool,
     /// What it means for the commands it is piped into.
     pub(super) traits: Traits,
 }
@@ -43,6 +48,20 @@ pub(crate) struct Analysis {
 }
 
 impl Analysis {
+    /// Why full-auto must not run the line outside the sandbox: the reason of its first
+    /// unchecked part, or the parse problem that hides part of it.
+    pub(crate) fn unchecked(&self) -> Option<String> {
+        if let Some(problem) = self.problems.first() {
+            return Some(format!(
+                "the command could not be fully understood ({problem})"
+            ));
+        }
+        self.leaves
+            .iter()
+            .find(|leaf| leaf.unchecked)
+            .map(|leaf| leaf.reason.clone())
+    }
+
     /// The verdict for the whole command line: deny wins, then parse problems and asks.
     pub(crate) fn verdict(&self) -> CommandVerdict {
         let sub_commands = self.leaves.iter().map(|leaf| leaf.text.clone()).collect();
@@ -92,9 +111,13 @@ mod tests {
 
     #[test]
     fn deny_beats_parse_problems_and_problems_beat_asks() {
-        let analysis = analyse(&RuleSet::default(), "cargo test; rm -rf x; echo 'open");
+        let analysis = analyse(
+            &RuleSet::default(),
+            None,
+            "cargo test; rm -rf x; echo 'open",
+        );
         assert_eq!(analysis.verdict().class, CommandClass::Deny);
-        let analysis = analyse(&RuleSet::default(), "cargo test; echo 'open");
+        let analysis = analyse(&RuleSet::default(), None, "cargo test; echo 'open");
         let verdict = analysis.verdict();
         assert_eq!(verdict.class, CommandClass::Ask);
         assert!(verdict.reason.contains("single quote"), "{verdict:?}");
@@ -102,10 +125,10 @@ mod tests {
 
     #[test]
     fn nothing_to_run_is_denied_but_bare_assignments_are_allowed() {
-        let empty = analyse(&RuleSet::default(), " # just a comment").verdict();
+        let empty = analyse(&RuleSet::default(), None, " # just a comment").verdict();
         assert_eq!(empty.class, CommandClass::Deny);
         assert!(empty.reason.contains("empty"), "{empty:?}");
-        let assignment = analyse(&RuleSet::default(), "count=3").verdict();
+        let assignment = analyse(&RuleSet::default(), None, "count=3").verdict();
         assert_eq!(assignment.class, CommandClass::Allow);
         assert!(assignment.sub_commands.is_empty());
     }

@@ -112,11 +112,21 @@ pub(super) struct Context {
     pub(super) input: Option<String>,
     /// A wrapper appends arguments read from input (`xargs`).
     pub(super) extra_args: bool,
+    /// Its standard input comes from the command before it in a pipeline.
+    pub(super) piped: bool,
+    /// It runs in a directory outside the project or only known when it runs
+    /// (`env -C DIR`), as a phrase (``"it runs in `/tmp`, which is outside the project"``).
+    pub(super) elsewhere: Option<String>,
+    /// A redirection reads a file outside the project (`< ~/.ssh/id_rsa`), as a phrase.
+    pub(super) reads_elsewhere: Option<String>,
 }
 
 impl Context {
     /// Why an otherwise allowed command must ask in this context.
     pub(super) fn hazard(&self, text: &str) -> Option<String> {
+        if let Some(why) = self.elsewhere.as_ref().or(self.reads_elsewhere.as_ref()) {
+            return Some(format!("`{}`: {why}", shorten(text)));
+        }
         if let Some(output) = self
             .outputs
             .iter()
@@ -155,15 +165,20 @@ impl Context {
         for redirect in redirects {
             self.outputs.extend(OutputTarget::of(redirect));
             match redirect.kind {
-                RedirectKind::HereDocument => self.input = Some(redirect.body.clone()),
+                RedirectKind::HereDocument => {
+                    self.input = Some(redirect.body.clone());
+                    self.piped = false;
+                }
                 RedirectKind::HereString if !redirect.target.expanded => {
                     self.input = Some(format!("{}\n", redirect.target.text));
+                    self.piped = false;
                 }
                 RedirectKind::HereString
                 | RedirectKind::Read
                 | RedirectKind::ReadWrite
                 | RedirectKind::DuplicateInput => {
                     self.input = None;
+                    self.piped = false;
                 }
                 RedirectKind::Write | RedirectKind::Append | RedirectKind::DuplicateOutput => {}
             }

@@ -70,8 +70,24 @@ fn git_denied(args: &[String]) -> Option<&'static str> {
         "push" if force_pushes(call.args) => {
             Some("a force push can overwrite commits on the remote")
         }
-        "reset" if options.iter().any(|arg| is_long(arg, "hard", 2)) => {
-            Some("`git reset --hard` discards uncommitted changes")
+        "push" if deletes_remote_branch(call.args) => {
+            Some("`git push --delete` deletes branches or tags on the remote")
+        }
+        "reset"
+            if options.iter().any(|arg| {
+                is_long(arg, "hard", 2) || is_long(arg, "keep", 1) || is_long(arg, "merge", 1)
+            }) =>
+        {
+            Some("`git reset --hard/--keep/--merge` discards uncommitted changes or commits")
+        }
+        "checkout" if checkout_discards(call.args) => {
+            Some("`git checkout -- PATHS` discards uncommitted changes to those files")
+        }
+        "restore" if restore_discards(options) => {
+            Some("`git restore` discards uncommitted changes to the working tree")
+        }
+        "worktree" if worktree_outside(call.args) => {
+            Some("`git worktree add` outside the project writes files elsewhere")
         }
         "clean" => {
             let force = options
@@ -111,6 +127,85 @@ fn force_pushes(args: &[String]) -> bool {
         }
     }
     false
+}
+
+/// `--delete`/`-d` (also in clusters), or a refspec with an empty source (`:branch`).
+fn deletes_remote_branch(args: &[String]) -> bool {
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            return iter.any(|refspec| refspec.starts_with(':'));
+        }
+        if matches!(
+            arg.as_str(),
+            "-o" | "--push-option" | "--repo" | "--receive-pack" | "--exec"
+        ) {
+            iter.next();
+            continue;
+        }
+        if has_short(arg, 'd', "o") || is_long(arg, "delete", 3) || arg.starts_with(':') {
+            return true;
+        }
+    }
+    false
+}
+
+/// `git checkout` that overwrites files: paths after `--`, `.` (or any path ending in `/.`)
+/// as an argument, `-f`/`--force`, or `-p`… restores from the index.
+fn checkout_discards(args: &[String]) -> bool {
+    let mut after_dashes = false;
+    for arg in args {
+        if after_dashes {
+            return true;
+        }
+        match arg.as_str() {
+            "--" => after_dashes = true,
+            "." | "./" | ":/" => return true,
+            _ if arg.ends_with("/.") => return true,
+            _ if has_short(arg, 'f', "bBt") || is_long(arg, "force", 2) => return true,
+            _ if arg.starts_with("--pathspec-from-file") => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `git restore` discards working-tree changes unless it only unstages (`--staged`
+/// without `--worktree`).
+fn restore_discards(options: &[String]) -> bool {
+    let staged = options
+        .iter()
+        .any(|arg| has_short(arg, 'S', "sU") || is_long(arg, "staged", 2));
+    let worktree = options
+        .iter()
+        .any(|arg| has_short(arg, 'W', "sU") || is_long(arg, "worktree", 1));
+    !staged || worktree
+}
+
+/// `git worktree add PATH` with a path that leaves the project by its text: absolute,
+/// `~`, or climbing out with `..`.
+fn worktree_outside(args: &[String]) -> bool {
+    let Some((action, rest)) = args.split_first() else {
+        return false;
+    };
+    if action != "add" {
+        return false;
+    }
+    let path = super::args::positionals(rest, &["-b", "-B", "--reason"])
+        .into_iter()
+        .next();
+    path.is_some_and(|path| {
+        path.starts_with('/')
+            || path.starts_with('~')
+            || std::path::Path::new(path)
+                .components()
+                .try_fold(0usize, |depth, component| match component {
+                    std::path::Component::ParentDir => depth.checked_sub(1),
+                    std::path::Component::Normal(_) => Some(depth + 1),
+                    _ => Some(depth),
+                })
+                .is_none()
+    })
 }
 
 /// `publish` as the subcommand (one of the first two words that are not options, so
@@ -191,11 +286,59 @@ mod tests {
     }
 
     #[test]
-    fn git_reset_is_only_denied_when_hard() {
+    fn git_reset_is_only_denied_when_it_discards() {
         assert!(denied("git reset --hard HEAD~1"));
         assert!(denied("git reset --har"));
+        assert!(denied("git reset --keep HEAD~1"));
+        assert!(denied("git reset --merge"));
         assert!(!denied("git reset --soft HEAD~1"));
         assert!(!denied("git reset file.rs"));
+    }
+
+    #[test]
+    fn discarding_working_tree_changes_is_denied() {
+        for line in [
+            "git checkout -- src",
+            "git checkout HEAD -- a.rs",
+            "git checkout .",
+            "git checkout -f main",
+            "git checkout --force main",
+            "git restore src",
+            "git restore --worktree --staged x",
+            "git restore -SW x",
+        ] {
+            assert!(denied(line), "{line}");
+        }
+        for line in [
+            "git checkout main",
+            "git checkout -b feature",
+            "git restore --staged x",
+            "git restore -S x",
+        ] {
+            assert!(!denied(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn deleting_remote_branches_and_outside_worktrees_are_denied() {
+        for line in [
+            "git push --delete origin x",
+            "git push -d origin x",
+            "git push origin :branch",
+            "git push origin -- :branch",
+            "git worktree add ../x",
+            "git worktree add -b b /tmp/x",
+            "git worktree add ~/x",
+        ] {
+            assert!(denied(line), "{line}");
+        }
+        for line in [
+            "git push origin main:main",
+            "git worktree add wt/x",
+            "git worktree list",
+        ] {
+            assert!(!denied(line), "{line}");
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod deny;
 mod git;
 mod lexer;
 mod parse;
+mod reads;
 mod rules;
 mod text;
 mod walk;
@@ -21,7 +22,7 @@ pub(crate) use rules::Rule;
 
 use rules::RuleSet;
 
-use crate::PolicyError;
+use crate::{PathGuard, PolicyError};
 
 /// How a command is treated before the approval mode is considered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,6 +63,8 @@ pub struct CommandVerdict {
 #[derive(Debug, Clone, Default)]
 pub struct CommandPolicy {
     rules: RuleSet,
+    /// The project whose paths stay inside; without it paths are judged by their text.
+    project: Option<PathGuard>,
 }
 
 impl CommandPolicy {
@@ -73,7 +76,16 @@ impl CommandPolicy {
     pub fn new(extra_allow: &[String], extra_deny: &[String]) -> Result<Self, PolicyError> {
         Ok(Self {
             rules: RuleSet::new(extra_allow, extra_deny)?,
+            project: None,
         })
+    }
+
+    /// Judges the paths commands read against this project: symlinks are resolved,
+    /// `.honeignore` is honoured, and `cd`/`git -C` into a nested git repository asks.
+    /// Without it, `~`, absolute paths and `..` that climbs out ask.
+    pub fn with_project(mut self, guard: PathGuard) -> Self {
+        self.project = Some(guard);
+        self
     }
 
     /// Classifies a command line. Never panics: input that cannot be fully parsed
@@ -85,7 +97,7 @@ impl CommandPolicy {
 
     /// Every simple command of `command` with its class, for session grants.
     pub(crate) fn analyse(&self, command: &str) -> Analysis {
-        walk::analyse(&self.rules, command)
+        walk::analyse(&self.rules, self.project.as_ref(), command)
     }
 }
 

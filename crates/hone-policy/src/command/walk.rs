@@ -2,6 +2,7 @@
 //! written out, the ones inside substitutions, `bash -c` scripts, `eval`, `find -exec`,
 //! and the ones behind wrappers such as `env`, `timeout` and `xargs`.
 
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use super::CommandClass;
@@ -14,16 +15,26 @@ use super::parse::{Pipeline, Script, SimpleCommand, Stage, parse};
 use super::rules::{CommandWords, RuleSet};
 use super::text::{display, expand_braces, quote, shorten};
 use super::wrappers::{self, ShellRun, Unwrapped};
+use crate::PathGuard;
+
+mod places;
 
 /// How many levels of nested scripts (substitutions, `bash -c`, `eval`, `find -exec`) are
 /// analysed. A command nested deeper is denied: it cannot be checked, and no honest
 /// command needs that many levels.
 const MAX_DEPTH: usize = 12;
 
-/// Analyses `command` against the built-in lists and `rules`.
-pub(crate) fn analyse(rules: &RuleSet, command: &str) -> Analysis {
+/// How many values a variable may stand for before its uses count as unknown.
+const MAX_VALUES: usize = 64;
+
+/// Analyses `command` against the built-in lists and `rules`; paths are judged against the
+/// project of `guard` when given, else by their text alone.
+pub(crate) fn analyse(rules: &RuleSet, guard: Option<&PathGuard>, command: &str) -> Analysis {
     let mut walker = Walker {
         rules,
+        guard,
+        values: HashMap::new(),
+        assigned: HashSet::new(),
         analysis: Analysis::default(),
     };
     walker.source(command, 0, &Context::default());
@@ -43,12 +54,34 @@ struct Arg {
 /// The verdict on one command's words, before its context is applied.
 enum WordsVerdict {
     Allow(String),
-    Ask { reason: String, grantable: bool },
+    /// `unchecked`: what it runs is hidden from the policy (see [`Leaf::unchecked`]).
+    Ask {
+        reason: String,
+        grantable: bool,
+        unchecked: bool,
+    },
     Deny(String),
+}
+
+impl WordsVerdict {
+    /// An ask for something the policy cannot see: never granted by a prefix, and not run
+    /// by full-auto outside the sandbox.
+    fn unchecked(reason: String) -> Self {
+        WordsVerdict::Ask {
+            reason,
+            grantable: false,
+            unchecked: true,
+        }
+    }
 }
 
 struct Walker<'r> {
     rules: &'r RuleSet,
+    guard: Option<&'r PathGuard>,
+    /// Values of variables assigned literally earlier in the line, or listed by `for`.
+    values: HashMap<String, Vec<String>>,
+    /// Variables assigned (or possibly set by a command) so far in the line.
+    assigned: HashSet<String>,
     analysis: Analysis,
 }
 
@@ -85,6 +118,7 @@ impl Walker<'_> {
             let mut context = context.clone();
             if index > 0 {
                 context.input = piped.take();
+                context.piped = true;
             }
             match stage {
                 Stage::Simple(command) => {
@@ -95,7 +129,7 @@ impl Walker<'_> {
                     for redirect in redirects {
                         self.substitutions(&redirect.target, depth);
                     }
-                    context.redirect(redirects);
+                    self.redirect(&mut context, redirects);
                     self.script(body, depth, &context);
                 }
             }
@@ -166,7 +200,7 @@ impl Walker<'_> {
         for redirect in &command.redirects {
             self.substitutions(&redirect.target, depth);
         }
-        context.redirect(&command.redirects);
+        self.redirect(&mut context, &command.redirects);
         if command.assignments.is_empty()
             && command.words.is_empty()
             && command.redirects.is_empty()
@@ -175,6 +209,7 @@ impl Walker<'_> {
         }
         self.analysis.commands += 1;
         if args.is_empty() {
+            self.remember_assignments(&command.assignments);
             // Bare assignments and redirections: `PATH=.` changes what later commands run,
             // `> file` truncates a file.
             let assignments = command
@@ -203,6 +238,9 @@ impl Walker<'_> {
             }
             return;
         }
+        if !matches!(args[0].text.as_str(), "for" | "select") {
+            self.forget_named_variables(&args[1..]);
+        }
         self.command(&args, &context, depth);
     }
 
@@ -228,10 +266,7 @@ impl Walker<'_> {
                     "the program `{}` is only known when the command runs",
                     shorten(&program.text)
                 );
-                let verdict = WordsVerdict::Ask {
-                    reason,
-                    grantable: false,
-                };
+                let verdict = WordsVerdict::unchecked(reason);
                 self.push(
                     CommandWords::new(vec![program.text.clone()]),
                     text,
@@ -251,9 +286,13 @@ impl Walker<'_> {
                     start,
                     assignments,
                     extra_args,
+                    directory,
                 } => {
                     context.variables.extend(assignments);
                     context.extra_args |= extra_args;
+                    if let Some(directory) = directory {
+                        self.change_directory(&mut context, &args[..start], &directory);
+                    }
                     args = &args[start..];
                 }
                 Unwrapped::Script {
@@ -264,14 +303,24 @@ impl Walker<'_> {
                     return;
                 }
                 Unwrapped::Nothing => {
-                    let reason = format!("`{}` runs no other command", shorten(&text));
-                    self.push(
-                        words,
-                        text,
-                        &context,
-                        WordsVerdict::Allow(reason),
-                        Traits::default(),
-                    );
+                    let verdict = if words.program() == "env" {
+                        WordsVerdict::Ask {
+                            reason: format!(
+                                "`{}` prints the environment, which can hold secrets",
+                                shorten(&text)
+                            ),
+                            grantable: true,
+                            unchecked: false,
+                        }
+                    } else {
+                        WordsVerdict::Allow(format!("`{}` runs no other command", shorten(&text)))
+                    };
+                    self.push(words, text, &context, verdict, Traits::default());
+                    return;
+                }
+                Unwrapped::Unchecked(reason) => {
+                    let verdict = WordsVerdict::unchecked(reason);
+                    self.push(words, text, &context, verdict, Traits::default());
                     return;
                 }
                 Unwrapped::NotWrapper => {
@@ -357,11 +406,29 @@ impl Walker<'_> {
                 }
             }
             "trap" => {
-                if let Some(handler) = args
-                    .get(1)
-                    .filter(|arg| arg.known && !arg.text.starts_with('-'))
-                {
-                    self.source(&handler.text, depth + 1, &Context::default());
+                // `trap [--] HANDLER SIGNAL…`; `-p` and `-l` print, `-` resets.
+                let handler = match args.get(1).map(|arg| arg.text.as_str()) {
+                    Some("--") => args.get(2),
+                    Some(first) if first.starts_with('-') => None,
+                    _ => args.get(1),
+                };
+                if let Some(handler) = handler.filter(|_| args.len() > 2) {
+                    if handler.known {
+                        self.source(&handler.text, depth + 1, &Context::default());
+                    } else {
+                        let reason = format!(
+                            "the command run by `{}` is only known when the command runs",
+                            shorten(&text)
+                        );
+                        self.push(
+                            words,
+                            text,
+                            context,
+                            WordsVerdict::unchecked(reason),
+                            Traits::default(),
+                        );
+                        return;
+                    }
                 }
             }
             "find" => {
@@ -369,13 +436,23 @@ impl Walker<'_> {
                     self.command(&args[range.start + 1..range.end + 1], context, depth + 1);
                 }
             }
-            "for" | "select" if args.len() > 1 => return,
+            "for" | "select" if args.len() > 1 => {
+                self.remember_loop(args);
+                return;
+            }
             _ => {}
         }
-        let verdict = self.words_verdict(args, &words, &text, context);
         let traits = Traits {
             downloads: matches!(name.as_str(), "curl" | "wget"),
             runs_input_as_code: wrappers::runs_code_from_input(words.words()),
+        };
+        let verdict = if traits.runs_input_as_code && context.piped && context.input.is_none() {
+            WordsVerdict::unchecked(format!(
+                "`{}` runs code piped from another command, which hone cannot check",
+                shorten(&text)
+            ))
+        } else {
+            self.words_verdict(args, &words, &text, context)
         };
         self.push(words, text, context, verdict, traits);
     }
@@ -399,10 +476,7 @@ impl Walker<'_> {
             "the script run by `{}` is only known when the command runs",
             shorten(&text)
         );
-        let verdict = WordsVerdict::Ask {
-            reason,
-            grantable: false,
-        };
+        let verdict = WordsVerdict::unchecked(reason);
         self.push(words.clone(), text, context, verdict, Traits::default());
     }
 
@@ -420,6 +494,7 @@ impl Walker<'_> {
         let not_listed = || WordsVerdict::Ask {
             reason: format!("`{text}` is not on the allow list"),
             grantable: true,
+            unchecked: false,
         };
         if words.runs_project_file() {
             return not_listed();
@@ -427,10 +502,18 @@ impl Walker<'_> {
         let args_known = !context.extra_args && args.iter().all(|arg| arg.known);
         match builtin_allow(words.words(), args_known) {
             AllowCheck::NotListed => not_listed(),
-            AllowCheck::Allowed => WordsVerdict::Allow(format!("`{text}` is on the allow list")),
+            AllowCheck::Allowed => match self.reads_elsewhere(args, words, &text, context) {
+                Some(reason) => WordsVerdict::Ask {
+                    reason,
+                    grantable: false,
+                    unchecked: false,
+                },
+                None => WordsVerdict::Allow(format!("`{text}` is on the allow list")),
+            },
             AllowCheck::Ask(reason) => WordsVerdict::Ask {
                 reason,
                 grantable: true,
+                unchecked: false,
             },
         }
     }
@@ -446,6 +529,8 @@ impl Walker<'_> {
         traits: Traits,
     ) {
         let short = shorten(&text);
+        let writes_elsewhere = self.writes_elsewhere(context);
+        let mut unchecked = context.elsewhere.is_some() || writes_elsewhere.is_some();
         let (class, reason, grantable) = match (verdict, context.denied_output()) {
             (WordsVerdict::Deny(reason), _) => (CommandClass::Deny, reason, false),
             (WordsVerdict::Allow(_) | WordsVerdict::Ask { .. }, Some(why)) => (
@@ -457,11 +542,28 @@ impl Walker<'_> {
                 Some(hazard) => (CommandClass::Ask, hazard, false),
                 None => (CommandClass::Allow, reason, false),
             },
-            (WordsVerdict::Ask { reason, grantable }, None) => (
-                CommandClass::Ask,
-                reason,
-                grantable && context.hazard(&text).is_none(),
-            ),
+            (
+                WordsVerdict::Ask {
+                    reason,
+                    grantable,
+                    unchecked: hidden,
+                },
+                None,
+            ) => {
+                unchecked |= hidden;
+                let reason = match (&context.elsewhere, writes_elsewhere) {
+                    (Some(elsewhere), _) => format!("`{short}`: {elsewhere}"),
+                    (None, Some(target)) => {
+                        format!("`{short}` writes to `{target}`, outside the project")
+                    }
+                    (None, None) => reason,
+                };
+                (
+                    CommandClass::Ask,
+                    reason,
+                    grantable && context.hazard(&text).is_none(),
+                )
+            }
         };
         self.analysis.leaves.push(Leaf {
             words,
@@ -469,6 +571,7 @@ impl Walker<'_> {
             class,
             reason,
             grantable,
+            unchecked,
             traits,
         });
     }
@@ -479,7 +582,7 @@ mod tests {
     use super::*;
 
     fn leaves(source: &str) -> Vec<Leaf> {
-        analyse(&RuleSet::default(), source).leaves
+        analyse(&RuleSet::default(), None, source).leaves
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+mod env;
+
 /// What a wrapper runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Unwrapped {
@@ -17,6 +19,8 @@ pub(crate) enum Unwrapped {
         assignments: Vec<String>,
         /// The wrapper appends arguments read from its input (`xargs`).
         extra_args: bool,
+        /// The directory the wrapper changes into first (`env -C DIR`).
+        directory: Option<String>,
     },
     /// It runs `text` as a shell script (`watch`, `env -S`), made of the words in `words`.
     Script {
@@ -27,7 +31,53 @@ pub(crate) enum Unwrapped {
     },
     /// It runs no other command (`env` printing the environment, `command -v`).
     Nothing,
+    /// It runs something hone cannot check: an unknown option of a wrapper, or a program
+    /// that runs commands in a way hone does not take apart (`strace CMD`, `chroot DIR CMD`).
+    /// The sentence says why.
+    Unchecked(String),
 }
+
+/// Programs that run another command given in their arguments, which hone does not take
+/// apart: whatever they run is only known to them.
+const UNCHECKED_WRAPPERS: &[&str] = &[
+    "strace",
+    "ltrace",
+    "gdb",
+    "valgrind",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "flock",
+    "ionice",
+    "taskset",
+    "chrt",
+    "setarch",
+    "linux32",
+    "linux64",
+    "prlimit",
+    "systemd-run",
+    "script",
+    "parallel",
+    "firejail",
+    "bwrap",
+    "fakeroot",
+    "proot",
+    "unbuffer",
+    "rlwrap",
+    "faketime",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "xvfb-run",
+    "dbus-run-session",
+    "sg",
+    "numactl",
+    "cpulimit",
+    "at",
+    "batch",
+    "entr",
+    "expect",
+];
 
 /// How a shell was asked to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +123,7 @@ pub(crate) fn unwrap(words: &[String]) -> Unwrapped {
         skip_options(words, 1, value_options, value_prefixes)
     };
     let start = match name.as_str() {
-        "env" => return env(words),
+        "env" => return env::env(words),
         "xargs" => {
             let start = after_options(
                 &[
@@ -117,6 +167,11 @@ pub(crate) fn unwrap(words: &[String]) -> Unwrapped {
         "exec" => after_options(&["-a"], &[]),
         "nohup" | "setsid" | "command" | "builtin" => after_options(&[], &[]),
         "busybox" if words.get(1).is_some_and(|applet| !applet.starts_with('-')) => 1,
+        unchecked if UNCHECKED_WRAPPERS.contains(&unchecked) && words.len() > 1 => {
+            return Unwrapped::Unchecked(format!(
+                "`{unchecked}` runs commands that hone cannot check"
+            ));
+        }
         _ => return Unwrapped::NotWrapper,
     };
     inner(words, start, Vec::new(), false)
@@ -128,6 +183,7 @@ fn inner(words: &[String], start: usize, assignments: Vec<String>, extra_args: b
             start,
             assignments,
             extra_args,
+            directory: None,
         }
     } else {
         Unwrapped::Nothing
@@ -161,55 +217,6 @@ fn skip_options(
         };
     }
     index
-}
-
-fn env(words: &[String]) -> Unwrapped {
-    let mut index = 1;
-    while let Some(word) = words.get(index) {
-        match word.as_str() {
-            "--" => {
-                index += 1;
-                break;
-            }
-            "-S" | "--split-string" => {
-                return split_string(words, index + 1, words.get(index + 1).cloned());
-            }
-            "-u" | "-C" | "--unset" | "--chdir" => index += 2,
-            _ if word.starts_with("--split-string=") => {
-                let text = word.trim_start_matches("--split-string=").to_string();
-                return split_string(words, index, Some(text));
-            }
-            _ if word.starts_with("-S") => {
-                return split_string(words, index, Some(word[2..].to_string()));
-            }
-            _ if word.starts_with('-') => index += 1,
-            _ => break,
-        }
-    }
-    let mut assignments = Vec::new();
-    while let Some((name, _)) = words.get(index).and_then(|word| word.split_once('=')) {
-        assignments.push(name.to_string());
-        index += 1;
-    }
-    inner(words, index, assignments, false)
-}
-
-/// `env -S 'a b c'` splits its argument into a command line; the rest are more arguments.
-fn split_string(words: &[String], index: usize, text: Option<String>) -> Unwrapped {
-    match text {
-        Some(text) => {
-            let rest = words.get(index + 1..).unwrap_or_default();
-            let text = std::iter::once(text)
-                .chain(rest.iter().cloned())
-                .collect::<Vec<_>>()
-                .join(" ");
-            Unwrapped::Script {
-                text,
-                words: index.min(words.len())..words.len(),
-            }
-        }
-        None => Unwrapped::Nothing,
-    }
 }
 
 /// `watch` passes its arguments, joined, to `sh -c` unless given `-x`.
@@ -345,7 +352,10 @@ mod tests {
         let words = words(line);
         match unwrap(&words) {
             Unwrapped::Command { start, .. } => Some(words[start].clone()),
-            Unwrapped::NotWrapper | Unwrapped::Script { .. } | Unwrapped::Nothing => None,
+            Unwrapped::NotWrapper
+            | Unwrapped::Script { .. }
+            | Unwrapped::Nothing
+            | Unwrapped::Unchecked(_) => None,
         }
     }
 
@@ -389,6 +399,7 @@ mod tests {
                 start: 3,
                 assignments: vec!["PATH".into(), "FOO".into()],
                 extra_args: false,
+                directory: None,
             }
         );
     }
@@ -418,7 +429,55 @@ mod tests {
             }
         );
         let split = vec!["env".to_string(), "-S".to_string(), "rm -rf /".to_string()];
-        assert!(matches!(unwrap(&split), Unwrapped::Script { text, .. } if text == "rm -rf /"));
+        assert!(matches!(unwrap(&split), Unwrapped::Script { text, .. } if text == "env rm -rf /"));
+    }
+
+    #[test]
+    fn env_reads_short_option_clusters_and_long_options_like_gnu_env() {
+        let script =
+            |words: &[&str]| match unwrap(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>())
+            {
+                Unwrapped::Script { text, .. } => Some(text),
+                _ => None,
+            };
+        assert_eq!(
+            script(&["env", "-iSrm -rf ../x"]).as_deref(),
+            Some("env rm -rf ../x")
+        );
+        assert_eq!(
+            script(&["env", "-i", "-S", "rm x", "y"]).as_deref(),
+            Some("env rm x y")
+        );
+        assert_eq!(
+            script(&["env", "-uHOME", "-S", "ls"]).as_deref(),
+            Some("env ls")
+        );
+        assert_eq!(
+            script(&["env", "--split-str=rm x"]).as_deref(),
+            Some("env rm x")
+        );
+        assert_eq!(inner_program("env -iu HOME rm").as_deref(), Some("rm"));
+        assert_eq!(
+            inner_program("env --unset HOME --ignore-env rm").as_deref(),
+            Some("rm")
+        );
+        let chdir = words("env -C /tmp cat x");
+        assert!(matches!(
+            unwrap(&chdir),
+            Unwrapped::Command { start: 3, directory: Some(dir), .. } if dir == "/tmp"
+        ));
+        assert!(matches!(
+            unwrap(&words("env -Z rm")),
+            Unwrapped::Unchecked(_)
+        ));
+        assert!(matches!(
+            unwrap(&words("env --frobnicate rm")),
+            Unwrapped::Unchecked(_)
+        ));
+        assert!(matches!(
+            unwrap(&words("strace rm -rf x")),
+            Unwrapped::Unchecked(_)
+        ));
     }
 
     #[test]

@@ -3,10 +3,9 @@
 //! failure part-way restores the files already touched.
 
 use std::collections::HashMap;
-use std::fs::{self, OpenOptions, Permissions};
-use std::io::{ErrorKind, Write};
+use std::fs::{self, Permissions};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use hone_policy::ResolvedPath;
 
@@ -199,7 +198,7 @@ fn execute(
             if let Some(parent) = absolute.parent() {
                 create_parents(parent, created_dirs)?;
             }
-            write_atomically(absolute, bytes, mode)
+            hone_fs::write_atomically(absolute, bytes, mode)
         }
         // Removing a file that is expected to be absent already is nothing to do.
         OpKind::Remove => match fs::remove_file(absolute) {
@@ -224,35 +223,6 @@ fn create_parents(directory: &Path, created: &mut Vec<PathBuf>) -> std::io::Resu
     Ok(())
 }
 
-/// Writes `bytes` to a temporary file next to `path`, then renames it over `path`.
-fn write_atomically(path: &Path, bytes: &[u8], mode: Option<Permissions>) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let temporary = path.with_file_name(format!(
-        ".{name}.hone-{}-{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        if let Some(mode) = mode {
-            fs::set_permissions(&temporary, mode)?;
-        }
-        fs::rename(&temporary, path)
-    })();
-    if result.is_err() {
-        // The temporary file may not exist; the write error is what matters.
-        let _ = fs::remove_file(&temporary);
-    }
-    result
-}
-
 /// Puts the `touched` files back as they were; returns the ones that could not be restored.
 fn rollback(originals: &[Original], touched: &[&PathBuf], created_dirs: &[PathBuf]) -> Vec<String> {
     let mut failed = Vec::new();
@@ -262,7 +232,7 @@ fn rollback(originals: &[Original], touched: &[&PathBuf], created_dirs: &[PathBu
         }
         let restored = match &original.bytes {
             Some(bytes) => {
-                write_atomically(&original.absolute, bytes, original.permissions.clone())
+                hone_fs::write_atomically(&original.absolute, bytes, original.permissions.clone())
             }
             // Only what the transaction created is removed (the path may not even be
             // reachable, e.g. when creating its directory failed).

@@ -180,9 +180,12 @@ fn search(
             }
             let mut lines: Vec<(u64, String)> = Vec::new();
             // A file that cannot be read is skipped like a binary one.
-            let _ = searcher.search_path(
+            let Ok(file) = hone_fs::open_regular(entry.path()) else {
+                return WalkState::Continue;
+            };
+            let _ = searcher.search_file(
                 &matcher,
-                entry.path(),
+                &file,
                 Lossy(|line, text| {
                     lines.push((line, shorten(text)));
                     Ok(lines.len() < MAX_COUNTED)

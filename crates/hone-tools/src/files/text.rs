@@ -75,6 +75,12 @@ pub(crate) fn read_bytes(path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
             "`{shown}` is a directory, not a file; use list_dir to see what it contains"
         )));
     }
+    if !metadata.is_file() {
+        // Opening a FIFO would wait for a writer; a device or socket is no source file.
+        return Err(ToolError::invalid(format!(
+            "`{shown}` is not a regular file (a named pipe, device or socket), so the file              tools do not read it"
+        )));
+    }
     if metadata.len() > MAX_FILE_BYTES {
         return Err(ToolError::invalid(format!(
             "`{shown}` is too large for the file tools ({} MB, the limit is {} MB); use \
@@ -83,7 +89,13 @@ pub(crate) fn read_bytes(path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
             MAX_FILE_BYTES / (1024 * 1024)
         )));
     }
-    std::fs::read(&path.absolute).map_err(|error| io_error(&shown, &error))
+    // Opened without following a symlink swapped in since the path was resolved, and
+    // without blocking should the file have become a FIFO.
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    hone_fs::open_regular(&path.absolute)
+        .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
+        .map_err(|error| io_error(&shown, &error))?;
+    Ok(bytes)
 }
 
 /// The state of a file with content `bytes`: decoded text, hash and encoding.

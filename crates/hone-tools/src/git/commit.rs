@@ -16,7 +16,9 @@ use std::time::Duration;
 use hone_protocol::ToolSpec;
 use serde_json::{Value, json};
 
-use super::{git, git_ok, project_path, project_prefix};
+use super::{
+    HARDENING, environment_argv, git, git_ok, hardened_argv, project_path, project_prefix,
+};
 use crate::command::shell_quote;
 use crate::{
     Args, CommandPlan, Invocation, Plan, Tool, ToolContext, ToolError, ToolErrorKind, ToolKind,
@@ -27,9 +29,10 @@ const COMMIT_TIMEOUT_SECS: u64 = 300;
 /// Untracked files named in the "nothing to commit" message.
 const MAX_UNTRACKED_LISTED: usize = 10;
 
-/// Adds the paths, then commits only them. `$1` is the message, the rest are the paths.
+/// Adds the paths, then commits only them. `$1` is the message, the rest are the paths;
+/// `{git}` is git with its hardening options.
 const ADD_AND_COMMIT: &str =
-    r#"message=$1; shift; git add -- "$@" && git commit --only -m "$message" -- "$@""#;
+    r#"message=$1; shift; {git} add -- "$@" && {git} commit --only -m "$message" -- "$@""#;
 
 /// The `git_commit` tool.
 pub(crate) struct GitCommit;
@@ -133,10 +136,17 @@ fn commit_paths(
         "git add -- {quoted} && git commit --only -m {} -- {quoted}",
         shell_quote(message)
     );
-    let mut argv: Vec<String> = ["sh", "-c", ADD_AND_COMMIT, "git_commit", message]
-        .iter()
-        .map(|part| part.to_string())
-        .collect();
+    let git = std::iter::once("git")
+        .chain(HARDENING)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let script = ADD_AND_COMMIT.replace("{git}", &git);
+    let mut argv = environment_argv();
+    argv.extend(
+        ["sh", "-c", &script, "git_commit", message]
+            .iter()
+            .map(|part| part.to_string()),
+    );
     argv.extend(paths.iter().cloned());
     Ok((display, argv))
 }
@@ -151,7 +161,7 @@ fn commit_changes(
     if has_differences(root, &["diff", "--cached", "--quiet"])? {
         return Ok((
             format!("git commit -m {quoted}"),
-            argv(&["git", "commit", "-m", message]),
+            hardened_argv(&["commit", "-m", message]),
         ));
     }
     if has_differences(root, &["diff", "--quiet", "--", "."])? {
@@ -159,12 +169,12 @@ fn commit_changes(
         return Ok(if prefix.is_empty() {
             (
                 format!("git commit -a -m {quoted}"),
-                argv(&["git", "commit", "-a", "-m", message]),
+                hardened_argv(&["commit", "-a", "-m", message]),
             )
         } else {
             (
                 format!("git commit --only -m {quoted} -- ."),
-                argv(&["git", "commit", "--only", "-m", message, "--", "."]),
+                hardened_argv(&["commit", "--only", "-m", message, "--", "."]),
             )
         });
     }
@@ -216,8 +226,4 @@ fn has_differences(root: &Path, args: &[&str]) -> Result<bool, ToolError> {
             format!("`git {}` failed: {}", args.join(" "), output.stderr.trim()),
         )),
     }
-}
-
-fn argv(parts: &[&str]) -> Vec<String> {
-    parts.iter().map(|part| part.to_string()).collect()
 }

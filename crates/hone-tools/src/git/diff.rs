@@ -52,14 +52,33 @@ impl Tool for GitDiff {
         let root = context.root();
         project_prefix(root)?;
         // `--relative` limits the diff to the project and shows project-relative paths.
-        let mut base = vec!["diff", "--no-color", "--no-ext-diff", "--relative"];
+        let mut base = vec![
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--relative",
+        ];
         if staged {
             base.push("--cached");
         }
-        let pathspec: Vec<&str> = match path.as_deref() {
+        let mut pathspec: Vec<String> = match path.as_deref() {
             Some("") | None => Vec::new(),
-            Some(path) => vec!["--", path],
+            Some(path) => vec!["--".to_string(), path.to_string()],
         };
+        // Files hidden by `.honeignore` are left out, like every other tool leaves them out.
+        let hidden = hidden_files(context, &base, &pathspec)?;
+        if !hidden.is_empty() {
+            if pathspec.is_empty() {
+                pathspec = vec!["--".to_string(), ".".to_string()];
+            }
+            pathspec.extend(
+                hidden
+                    .iter()
+                    .map(|file| format!(":(exclude,literal){file}")),
+            );
+        }
+        let pathspec: Vec<&str> = pathspec.iter().map(String::as_str).collect();
         let diff = git_ok(root, &[base.as_slice(), &pathspec].concat())?;
         if diff.trim().is_empty() {
             return Ok(Plan::Done(ToolOutput::ok(no_changes(
@@ -80,6 +99,24 @@ impl Tool for GitDiff {
             truncate_output(&diff)
         ))))
     }
+}
+
+/// The changed files of the diff `base … pathspec` that `.honeignore` hides.
+fn hidden_files(
+    context: &ToolContext,
+    base: &[&str],
+    pathspec: &[String],
+) -> Result<Vec<String>, ToolError> {
+    let pathspec: Vec<&str> = pathspec.iter().map(String::as_str).collect();
+    let names = git_ok(
+        context.root(),
+        &[base, &["--name-only", "-z"], pathspec.as_slice()].concat(),
+    )?;
+    Ok(names
+        .split('\0')
+        .filter(|name| !name.is_empty() && context.guard().is_ignored(name, false))
+        .map(String::from)
+        .collect())
 }
 
 fn no_changes(path: Option<&str>, staged: bool) -> String {

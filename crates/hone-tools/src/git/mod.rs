@@ -5,6 +5,12 @@
 //! optional locks, so they never hang and never rewrite the index. When the project is a
 //! subdirectory of a repository, reads are limited to the project and paths are shown
 //! relative to it.
+//!
+//! No git that hone runs starts a program the repository chose: every invocation (the
+//! commit included) turns off `core.fsmonitor` and hooks, clears `diff.external`, skips
+//! the system configuration, and refuses to discover bare repositories implicitly; reads
+//! also take attributes from the empty tree (no textconv, filter or diff drivers from
+//! `.gitattributes`) and pass `--no-textconv --no-ext-diff` where git shows diffs.
 
 mod commit;
 mod diff;
@@ -28,15 +34,67 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
     ]
 }
 
-/// Environment for git reads: no pager, no credential prompt, no index refresh on disk,
-/// and English messages (so a missing repository can be recognised).
-const READ_ENVIRONMENT: [(&str, &str); 5] = [
+/// Configuration given to every git hone runs, so that a repository's own configuration
+/// (a `.git/config` that came with the project) starts no program: no file-system monitor,
+/// no hooks, no external diff, no pager, standard diff prefixes, and no bare repository
+/// found by walking up from the project (`safe.bareRepository=explicit`).
+pub(crate) const HARDENING: [&str; 14] = [
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "diff.external=",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "diff.noprefix=false",
+    "-c",
+    "safe.bareRepository=explicit",
+    "-c",
+    "core.untrackedCache=false",
+];
+
+/// Environment of every git hone runs: no system configuration, no pager, no credential
+/// prompt.
+pub(crate) const ENVIRONMENT: [(&str, &str); 3] = [
+    ("GIT_CONFIG_NOSYSTEM", "1"),
     ("GIT_PAGER", "cat"),
     ("GIT_TERMINAL_PROMPT", "0"),
+];
+
+/// The empty tree: reads take `.gitattributes` from it, so no attribute names a textconv,
+/// filter or diff driver.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// More environment for git reads: attributes from the empty tree, no index refresh on
+/// disk, and English messages (so a missing repository can be recognised).
+const READ_ENVIRONMENT: [(&str, &str); 4] = [
+    ("GIT_ATTR_SOURCE", EMPTY_TREE),
     ("GIT_OPTIONAL_LOCKS", "0"),
     ("LC_ALL", "C"),
     ("LANGUAGE", "C"),
 ];
+
+/// `env NAME=value…` with [`ENVIRONMENT`]: the start of a planned command's argv.
+pub(crate) fn environment_argv() -> Vec<String> {
+    std::iter::once("env".to_string())
+        .chain(
+            ENVIRONMENT
+                .iter()
+                .map(|(name, value)| format!("{name}={value}")),
+        )
+        .collect()
+}
+
+/// The argv of `git ARGS` run as a planned command (the commit): through `env` so that it
+/// gets [`ENVIRONMENT`], with [`HARDENING`] before `ARGS`.
+pub(crate) fn hardened_argv(args: &[&str]) -> Vec<String> {
+    let mut argv = environment_argv();
+    argv.push("git".to_string());
+    argv.extend(HARDENING.iter().chain(args).map(|part| part.to_string()));
+    argv
+}
 
 /// What a finished git command printed.
 struct GitOutput {
@@ -63,8 +121,14 @@ fn git(root: &Path, args: &[&str]) -> Result<GitOutput, ToolError> {
             "-c",
             "color.ui=false",
         ])
+        .args(HARDENING)
         .args(args)
         .current_dir(root)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_EXTERNAL_DIFF")
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .envs(ENVIRONMENT)
         .envs(READ_ENVIRONMENT)
         .stdin(Stdio::null())
         .output()
