@@ -46,7 +46,7 @@ pub(crate) fn basics(config: &Config, provider: &ProviderConfig) -> Result<Agent
             PromptProfileSetting::Compact => PromptProfile::Compact,
             PromptProfileSetting::Full => PromptProfile::Full,
         },
-        permissions: Permissions::new(mode, commands),
+        permissions: Permissions::new(mode, commands).with_commands_sandboxed(sandbox.sandboxed),
         approval: mode.as_str().to_string(),
         max_tool_rounds: config.max_tool_rounds(),
         commands: sandbox.setup,
