@@ -100,6 +100,44 @@ async fn a_hone_dir_that_is_a_symlink_is_refused_with_a_message() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn full_auto_does_not_run_a_command_it_cannot_see_without_a_terminal() {
+    let (output, canary, _dir) = full_auto_computed_rm("off").await;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(canary.is_dir(), "the unseen command did not run");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("tool.denied"), "{stdout}");
+    assert!(stdout.contains("sandbox"), "{stdout}");
+}
+
+#[tokio::test]
+async fn full_auto_runs_a_command_it_cannot_see_only_inside_the_sandbox() {
+    let (output, canary, _dir) = full_auto_computed_rm("workspace-write").await;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !hone_sandbox::support().is_available() {
+        eprintln!("SKIPPED: no Landlock on this kernel");
+        return;
+    }
+    assert!(!stdout.contains("tool.denied"), "{stdout}");
+    assert!(
+        canary.is_dir(),
+        "the sandbox kept the command inside the project"
+    );
+}
+
+/// Runs `hone exec --approval full-auto --sandbox MODE` with a model that asks for a
+/// computed `rm -rf` of a directory outside the project; returns the output and that
+/// directory (with the temporary directory that holds everything).
+async fn full_auto_computed_rm(
+    sandbox: &str,
+) -> (std::process::Output, std::path::PathBuf, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let root = project(dir.path());
     let canary = dir.path().join("canary");
@@ -126,6 +164,8 @@ async fn full_auto_does_not_run_a_command_it_cannot_see_without_a_terminal() {
             "exec",
             "--approval",
             "full-auto",
+            "--sandbox",
+            sandbox,
             "--provider",
             "lmstudio",
             "--base-url",
@@ -136,13 +176,5 @@ async fn full_auto_does_not_run_a_command_it_cannot_see_without_a_terminal() {
     let output = tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
         .await
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(canary.is_dir(), "the unseen command did not run");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("tool.denied"), "{stdout}");
-    assert!(stdout.contains("sandbox"), "{stdout}");
+    (output, canary, dir)
 }
