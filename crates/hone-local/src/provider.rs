@@ -152,16 +152,10 @@ impl LocalProvider {
             stops: tokenizer.fim_stops(),
             guide: None,
         };
-        engine.generate(
-            tokenizer,
-            job,
-            &settings,
-            &cancel,
-            &mut |text| {
-                middle.push_str(text);
-                Flow::Continue
-            },
-        )?;
+        engine.generate(tokenizer, job, &settings, &cancel, &mut |text| {
+            middle.push_str(text);
+            Flow::Continue
+        })?;
         Ok(middle)
     }
 
@@ -239,13 +233,9 @@ fn serve(
             guide,
         };
         let mut engine = wait_for(&loaded.engine, cancel)?;
-        engine.generate(
-            &loaded.tokenizer,
-            job,
-            settings,
-            cancel,
-            &mut |text| responder.text(text),
-        )
+        engine.generate(&loaded.tokenizer, job, settings, cancel, &mut |text| {
+            responder.text(text)
+        })
     }));
     let terminal = match outcome {
         Ok(Ok((finish, stats))) => {

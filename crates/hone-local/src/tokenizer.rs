@@ -77,7 +77,10 @@ impl ModelTokenizer {
     }
 
     /// Wraps a byte-level BPE tokenizer whose end-of-sequence id is `eos` (if known).
-    pub(crate) fn from_tokenizer(tokenizer: Tokenizer, eos: Option<u32>) -> Result<Self, LocalError> {
+    pub(crate) fn from_tokenizer(
+        tokenizer: Tokenizer,
+        eos: Option<u32>,
+    ) -> Result<Self, LocalError> {
         let id = |token: &str| tokenizer.token_to_id(token);
         let mut chat_stops: Vec<u32> = [IM_END, END_OF_TEXT].into_iter().filter_map(id).collect();
         if let Some(eos) = eos

@@ -108,7 +108,10 @@ mod tests {
         })));
         assert_eq!(open.arguments["additionalProperties"], json!(true));
         // Not a schema object at all: any object.
-        assert_eq!(ToolSchema::strict(&spec(Value::Null)).arguments, any_object());
+        assert_eq!(
+            ToolSchema::strict(&spec(Value::Null)).arguments,
+            any_object()
+        );
         assert_eq!(strict.loose().arguments, any_object());
     }
 

@@ -78,22 +78,29 @@ pub(crate) fn token_env(tokenizer: &ModelTokenizer) -> Result<TokEnv, LocalError
     Ok(Arc::new(env))
 }
 
-/// GPT-2's byte-level alphabet: the character that stands for each byte in a token's text.
-fn byte_level_chars() -> HashMap<char, u8> {
+/// GPT-2's byte-level alphabet: the character that stands for each byte in a token's
+/// text (printable bytes for themselves, the others for U+0100 onwards in order).
+pub(super) fn byte_chars() -> [char; 256] {
     let printable = |b: u8| matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
     let mut next = 0x100u32;
-    let mut map = HashMap::with_capacity(256);
-    for byte in 0..=255u8 {
-        if printable(byte) {
-            map.insert(char::from(byte), byte);
+    let mut chars = ['\0'; 256];
+    for (byte, slot) in (0..=255u8).zip(chars.iter_mut()) {
+        *slot = if printable(byte) {
+            char::from(byte)
         } else {
-            if let Some(c) = char::from_u32(next) {
-                map.insert(c, byte);
-            }
             next += 1;
-        }
+            char::from_u32(next - 1).unwrap_or(char::REPLACEMENT_CHARACTER)
+        };
     }
-    map
+    chars
+}
+
+/// The byte each character of the byte-level alphabet stands for.
+fn byte_level_chars() -> HashMap<char, u8> {
+    (0..=255u8)
+        .zip(byte_chars())
+        .map(|(byte, c)| (c, byte))
+        .collect()
 }
 
 #[cfg(test)]
