@@ -355,3 +355,17 @@ fn the_compiled_grammar_is_reused_for_the_same_tools() {
     guidance.tool_calls(&tokenizer, &tools()[..1]).unwrap();
     assert_ne!(guidance.last.lock().unwrap().as_ref().unwrap().0, first);
 }
+
+#[test]
+fn every_builtin_tool_schema_compiles() {
+    let specs: Vec<ToolSpec> = hone_tools::builtin_tools()
+        .iter()
+        .map(|tool| tool.spec())
+        .collect();
+    assert!(specs.len() > 3);
+    let tokenizer = small_tokenizer();
+    let guidance = Guidance::new();
+    assert!(guidance.tool_calls(&tokenizer, &specs).is_some());
+    let loosened = guidance.loosened.lock().unwrap();
+    assert!(loosened.is_empty(), "loosened: {loosened:?}");
+}
