@@ -32,6 +32,11 @@ pub struct GenerationStats {
     pub prompt_time: Duration,
     /// Time spent generating after the prompt.
     pub decode_time: Duration,
+    /// Generated tokens chosen under the tool-call constraint.
+    pub constrained_tokens: usize,
+    /// Part of `decode_time` spent in the tool-call constraint (computing and applying
+    /// token masks, advancing the grammar, watching for `<tool_call>`).
+    pub constraint_time: Duration,
 }
 
 /// Why a generation ended.
@@ -235,11 +240,19 @@ impl Engine {
         let mut satisfied = false;
         while stats.generated_tokens < budget {
             if let Some(guide) = &mut guide {
+                let guide_started = Instant::now();
+                if guide.in_call() {
+                    stats.constrained_tokens += 1;
+                }
                 guide.constrain(&mut logits);
+                stats.constraint_time += guide_started.elapsed();
             }
-            let Some(token) = sampler.sample(&logits) else {
+            let Some(mut token) = sampler.sample(&logits) else {
                 return Err(LocalError::Inference("the model produced no logits".into()));
             };
+            if let Some(guide) = &mut guide {
+                token = guide.redirect(token, tokenizer);
+            }
             if stops.contains(&token) {
                 finish = Finish::Stop;
                 break;
@@ -247,7 +260,9 @@ impl Engine {
             stats.generated_tokens += 1;
             let text = decoder.push(token)?;
             if let Some(guide) = &mut guide {
+                let guide_started = Instant::now();
                 guide.accept(token, text.as_deref());
+                stats.constraint_time += guide_started.elapsed();
             }
             if let Some(text) = text {
                 match on_text(&text) {

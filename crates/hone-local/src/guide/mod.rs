@@ -60,7 +60,7 @@ impl Guidance {
         if let Some((cached, start)) = last.as_ref()
             && *cached == key
         {
-            return Some(ToolGuide::new(start.deep_clone()));
+            return Some(ToolGuide::new(start.deep_clone(), tokenizer));
         }
         let start = match compile(factory, &key) {
             Ok(start) => start,
@@ -75,7 +75,7 @@ impl Guidance {
                 }
             }
         };
-        let guide = ToolGuide::new(start.deep_clone());
+        let guide = ToolGuide::new(start.deep_clone(), tokenizer);
         *last = Some((key, start));
         Some(guide)
     }
@@ -141,6 +141,11 @@ fn compile(factory: &ParserFactory, grammar: &str) -> Result<Matcher, String> {
 /// The constraint state of one answer.
 pub(crate) struct ToolGuide {
     start: Matcher,
+    /// `<tool_call>` as one token, and whether the answer has no visible text yet: an
+    /// answer that starts with `{` is a call written without its tag (small models do
+    /// that), so the tag is put in its place.
+    open: Option<u32>,
+    at_start: bool,
     /// The call being written, when the model is inside one.
     call: Option<Matcher>,
     /// The end of the text so far, to see the opening tag arrive.
@@ -148,16 +153,17 @@ pub(crate) struct ToolGuide {
 }
 
 impl ToolGuide {
-    fn new(start: Matcher) -> Self {
+    fn new(start: Matcher, tokenizer: &ModelTokenizer) -> Self {
         Self {
             start,
+            open: tokenizer.token_id(OPEN_TAG),
+            at_start: true,
             call: None,
             tail: String::new(),
         }
     }
 
     /// Whether the model is writing a call (its next token is constrained).
-    #[cfg(test)]
     pub(crate) fn in_call(&self) -> bool {
         self.call.is_some()
     }
@@ -170,6 +176,24 @@ impl ToolGuide {
             Ok(mask) if !mask.is_zero() => mask_logits(logits, mask.as_slice()),
             Ok(_) => self.give_up("no token is allowed"),
             Err(error) => self.give_up(&error.to_string()),
+        }
+    }
+
+    /// The token to use for the one sampled: `<tool_call>` instead of a first token that
+    /// starts the answer with `{` (whitespace before it aside), else the token itself.
+    pub(crate) fn redirect(&mut self, token: u32, tokenizer: &ModelTokenizer) -> u32 {
+        if !self.at_start || self.call.is_some() {
+            return token;
+        }
+        let text = tokenizer.decode(&[token]).unwrap_or_default();
+        let visible = text.trim_start();
+        if visible.is_empty() {
+            return token;
+        }
+        self.at_start = false;
+        match self.open {
+            Some(open) if visible.starts_with('{') => open,
+            _ => token,
         }
     }
 

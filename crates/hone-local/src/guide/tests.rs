@@ -369,3 +369,26 @@ fn every_builtin_tool_schema_compiles() {
     let loosened = guidance.loosened.lock().unwrap();
     assert!(loosened.is_empty(), "loosened: {loosened:?}");
 }
+
+#[test]
+fn an_answer_that_starts_with_a_brace_gets_the_opening_tag() {
+    let tokenizer = small_tokenizer();
+    let guidance = Guidance::new();
+    let open = tokenizer.token_id(OPEN_TAG).unwrap();
+    let brace = tokenizer.token_id(&byte_level("{\"")).unwrap();
+    let newline = tokenizer.token_id(&byte_level("\n")).unwrap();
+    // Leading whitespace is kept; the brace becomes the tag, and the call is constrained.
+    let mut guide = guidance.tool_calls(&tokenizer, &tools()).unwrap();
+    assert_eq!(guide.redirect(newline, &tokenizer), newline);
+    guide.accept(newline, Some("\n"));
+    assert_eq!(guide.redirect(brace, &tokenizer), open);
+    guide.accept(open, Some(OPEN_TAG));
+    assert!(guide.in_call());
+    // Prose first: a brace later is left alone.
+    let mut guide = guidance.tool_calls(&tokenizer, &tools()).unwrap();
+    let word = tokenizer.token_id("name").unwrap();
+    assert_eq!(guide.redirect(word, &tokenizer), word);
+    guide.accept(word, Some("name"));
+    assert_eq!(guide.redirect(brace, &tokenizer), brace);
+    assert!(!guide.in_call());
+}
