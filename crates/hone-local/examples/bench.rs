@@ -117,7 +117,11 @@ fn tool_calls(args: &Args, constrained: &Arc<LocalProvider>) {
     )
     .unwrap();
     let mut request = ChatRequest::new("", "Read the file src/main.rs.");
-    request.system = Some("You are hone, a coding agent. Use the tools to act.".into());
+    request.system = Some(
+        "You are hone, a coding agent. Use the tools to act. Reply with the tool call only: \
+         no prose, no code fence."
+            .into(),
+    );
     request.tools = hone_tools::builtin_tools()
         .iter()
         .map(|tool| tool.spec())
