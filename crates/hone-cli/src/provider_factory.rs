@@ -115,6 +115,9 @@ fn local_options(settings: &LocalSettings) -> LocalOptions {
         temperature: settings.temperature.unwrap_or(defaults.temperature),
         top_p: settings.top_p.or(defaults.top_p),
         seed: settings.seed.unwrap_or(defaults.seed),
+        constrained_tools: settings
+            .constrained_tools
+            .unwrap_or(defaults.constrained_tools),
         ..defaults
     }
 }
@@ -129,8 +132,10 @@ mod tests {
         let options = local_options(&LocalSettings {
             threads: Some(3),
             temperature: Some(0.0),
+            constrained_tools: Some(false),
             ..LocalSettings::default()
         });
+        assert!(!options.constrained_tools);
         assert_eq!(options.threads, Some(3));
         assert_eq!(options.temperature, 0.0);
         assert_eq!(options.context_size, defaults.context_size);

@@ -8,6 +8,7 @@
 //! temperature = 0.2             # 0 = greedy
 //! top_p = 0.9
 //! seed = 42
+//! constrained_tools = true      # tool calls constrained to the offered tools' schemas
 //! ```
 //!
 //! Every key is optional; unset keys use the local provider's own defaults. The user file
@@ -42,6 +43,8 @@ pub struct LocalSettings {
     pub seed: Option<u64>,
     /// Default model of the local provider: a catalog name or a path to a GGUF file.
     pub model: Option<String>,
+    /// Whether tool calls are constrained to valid JSON matching the offered tools.
+    pub constrained_tools: Option<bool>,
 }
 
 /// `[local]` as written in a file; spans locate values for error messages.
@@ -54,6 +57,7 @@ pub(crate) struct LocalSection {
     top_p: Option<Spanned<f64>>,
     seed: Option<Spanned<i64>>,
     model: Option<Spanned<String>>,
+    constrained_tools: Option<bool>,
 }
 
 /// The accepted ranges, for validation and messages.
@@ -134,6 +138,7 @@ pub(crate) struct LocalLayers {
     top_p: Option<Sourced<f64>>,
     seed: Option<Sourced<u64>>,
     pub(crate) model: Option<Sourced<String>>,
+    constrained_tools: Option<Sourced<bool>>,
 }
 
 impl LocalLayers {
@@ -156,6 +161,9 @@ impl LocalLayers {
         if let Some(value) = section.top_p {
             self.top_p = Some(Sourced::new(value.into_inner(), source.clone()));
         }
+        if let Some(value) = section.constrained_tools {
+            self.constrained_tools = Some(Sourced::new(value, source.clone()));
+        }
         if let Some(value) = section.model {
             let model = value.into_inner().trim().to_string();
             self.model = Some(Sourced::new(model, source.clone()));
@@ -171,6 +179,7 @@ impl LocalLayers {
             top_p: self.top_p.as_ref().map(|value| value.value),
             seed: self.seed.as_ref().map(|value| value.value),
             model: self.model.as_ref().map(|value| value.value.clone()),
+            constrained_tools: self.constrained_tools.as_ref().map(|value| value.value),
         }
     }
 
@@ -199,6 +208,7 @@ impl LocalLayers {
         push("temperature", text(&self.temperature));
         push("top_p", text(&self.top_p));
         push("seed", text(&self.seed));
+        push("constrained_tools", text(&self.constrained_tools));
     }
 }
 
@@ -234,7 +244,7 @@ mod tests {
         let mut layers = LocalLayers::default();
         let source = Source::UserFile("/u.toml".into());
         layers.merge(section, &source);
-        let later = parse("[local]\nthreads = 2\nseed = 9\n").unwrap();
+        let later = parse("[local]\nthreads = 2\nseed = 9\nconstrained_tools = false\n").unwrap();
         layers.merge(later, &Source::ProjectFile("/p.toml".into()));
         let settings = layers.settings();
         assert_eq!(settings.threads, Some(2));
@@ -242,6 +252,7 @@ mod tests {
         assert_eq!(settings.seed, Some(9));
         assert_eq!(settings.model.as_deref(), Some("m"));
         assert_eq!(settings.context_size, None);
+        assert_eq!(settings.constrained_tools, Some(false));
         let mut values = Vec::new();
         layers.show(&mut values);
         let threads = values.iter().find(|value| value.key == "threads").unwrap();

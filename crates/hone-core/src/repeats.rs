@@ -59,8 +59,15 @@ pub(crate) fn key(call: &ToolCall) -> CallKey {
 }
 
 fn normalize_arguments(raw: &str) -> String {
-    serde_json::from_str::<Value>(raw)
-        .map_or_else(|_| raw.trim().to_string(), |value| value.to_string())
+    // Keys sorted explicitly: serde_json keeps insertion order when a dependency elsewhere
+    // in the build turns on its `preserve_order` feature (llguidance does).
+    serde_json::from_str::<Value>(raw).map_or_else(
+        |_| raw.trim().to_string(),
+        |mut value| {
+            value.sort_all_objects();
+            value.to_string()
+        },
+    )
 }
 
 impl CallTracker {

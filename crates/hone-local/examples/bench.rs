@@ -3,12 +3,15 @@
 //! ```text
 //! cargo run --release -p hone-local --example bench -- MODEL.gguf [--threads N]
 //!     [--prompt TOKENS] [--decode TOKENS] [--prefix TOKENS] [--layout compact|repacked]
+//!     [--calls ROUNDS]
 //! ```
 //!
 //! Reports prompt tokens/s (a `--prompt`-token prompt read from cold), decode tokens/s
 //! (`--decode` tokens generated greedily), the latency of a follow-up turn that adds
 //! about 50 tokens to a `--prefix`-token conversation (cold, and with the prefix reused
-//! from the key/value cache), and the peak resident memory (VmHWM) against the file size.
+//! from the key/value cache), the decode speed of a tool call with and without constrained
+//! tool calls (`--calls` rounds of each, alternating, with hone's built-in tools offered),
+//! and the peak resident memory (VmHWM) against the file size.
 //! candle's matrix kernels take their thread count from `CANDLE_NUM_THREADS` (else the
 //! physical cores); `--threads` sizes hone's own pool — set both for a fixed count.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
@@ -35,6 +38,7 @@ struct Args {
     decode: u32,
     prefix: usize,
     layout: WeightLayout,
+    calls: usize,
 }
 
 fn parse_args() -> Args {
@@ -45,6 +49,7 @@ fn parse_args() -> Args {
         decode: 64,
         prefix: 2000,
         layout: WeightLayout::Compact,
+        calls: 2,
     };
     let mut iter = std::env::args().skip(1);
     while let Some(arg) = iter.next() {
@@ -54,6 +59,7 @@ fn parse_args() -> Args {
             "--prompt" => args.prompt = value().parse().expect("a number"),
             "--decode" => args.decode = value().parse().expect("a number"),
             "--prefix" => args.prefix = value().parse().expect("a number"),
+            "--calls" => args.calls = value().parse().expect("a number"),
             "--layout" => {
                 args.layout = match value().as_str() {
                     "repacked" => WeightLayout::Repacked,
@@ -88,12 +94,84 @@ fn run(provider: &LocalProvider, request: ChatRequest) -> (String, GenerationSta
         while let Some(event) = events.next().await {
             match event {
                 StreamEvent::TextDelta { text: piece } => text.push_str(&piece),
+                StreamEvent::ToolCallEnd {
+                    name, arguments, ..
+                } => text.push_str(&format!("[call {name} {arguments}]")),
                 StreamEvent::Failed { error } => panic!("generation failed: {error}"),
                 _ => {}
             }
         }
     });
     (text, provider.last_stats())
+}
+
+/// Decode speed of the same tool-calling request with and without the constraint.
+fn tool_calls(args: &Args, constrained: &Arc<LocalProvider>) {
+    let free = LocalProvider::load(
+        &args.model,
+        "bench",
+        LocalOptions {
+            constrained_tools: false,
+            ..constrained.options().clone()
+        },
+    )
+    .unwrap();
+    let mut request = ChatRequest::new("", "Read the file src/main.rs.");
+    request.system = Some(
+        "You are hone, a coding agent. Use the tools to act. Reply with the tool call only: \
+         no prose, no code fence."
+            .into(),
+    );
+    request.tools = hone_tools::builtin_tools()
+        .iter()
+        .map(|tool| tool.spec())
+        .collect();
+    request.max_tokens = Some(args.decode);
+    // The first constrained request builds the vocabulary trie and compiles the grammar.
+    let started = Instant::now();
+    run(constrained, request.clone());
+    println!(
+        "tool call: first constrained request {:.2} s (includes building the token trie and grammar)",
+        started.elapsed().as_secs_f64()
+    );
+    run(&free, request.clone());
+    let mut totals = [(0usize, 0.0f64); 2];
+    let mut texts = [String::new(), String::new()];
+    let (mut guided_tokens, mut guide_time) = (0, 0.0);
+    for _ in 0..args.calls {
+        for (index, provider) in [constrained, &free].into_iter().enumerate() {
+            let (text, stats) = run(provider, request.clone());
+            totals[index].0 += stats.generated_tokens.saturating_sub(1);
+            totals[index].1 += stats.decode_time.as_secs_f64();
+            texts[index] = text;
+            if index == 0 {
+                guided_tokens += stats.constrained_tokens;
+                guide_time += stats.constraint_time.as_secs_f64();
+            }
+        }
+    }
+    let [(on_steps, on_time), (off_steps, off_time)] = totals;
+    let (on, off) = (
+        per_second(on_steps, on_time),
+        per_second(off_steps, off_time),
+    );
+    for (label, rate, text) in [
+        ("constrained", on, &texts[0]),
+        ("unconstrained", off, &texts[1]),
+    ] {
+        println!(
+            "tool call decode, {label}: {rate:.1} tok/s  ({:?}…)",
+            text.chars().take(100).collect::<String>()
+        );
+    }
+    println!(
+        "constraint overhead: {:.1} % per token by throughput; time in the constraint {:.2} ms \
+         per constrained token ({guided_tokens} tokens) = {:.1} % of an unconstrained token's {:.1} ms",
+        (off / on.max(1e-9) - 1.0) * 100.0,
+        guide_time * 1e3 / guided_tokens.max(1) as f64,
+        guide_time / guided_tokens.max(1) as f64 * off * 100.0,
+        1e3 / off.max(1e-9),
+    );
 }
 
 fn peak_rss_bytes() -> u64 {
@@ -215,6 +293,8 @@ fn main() {
         warm_stats.computed_tokens,
         warm_stats.reused_tokens,
     );
+
+    tool_calls(&args, &provider);
 
     let size = std::fs::metadata(&args.model).unwrap().len();
     let peak = peak_rss_bytes();

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use candle_core::quantized::gguf_file;
 use tokio_util::sync::CancellationToken;
 
+use crate::guide::{Guidance, ToolGuide};
 use crate::model::Qwen2;
 use crate::sampler::Sampler;
 use crate::template::ChatTemplate;
@@ -31,6 +32,11 @@ pub struct GenerationStats {
     pub prompt_time: Duration,
     /// Time spent generating after the prompt.
     pub decode_time: Duration,
+    /// Generated tokens chosen under the tool-call constraint.
+    pub constrained_tokens: usize,
+    /// Part of `decode_time` spent in the tool-call constraint (computing and applying
+    /// token masks, advancing the grammar, watching for `<tool_call>`).
+    pub constraint_time: Duration,
 }
 
 /// Why a generation ended.
@@ -62,11 +68,25 @@ pub(crate) struct Settings {
     pub(crate) max_tokens: usize,
     pub(crate) context_size: usize,
     pub(crate) prompt_batch: usize,
+    /// Whether tool calls are constrained to the offered tools' schemas.
+    pub(crate) constrained_tools: bool,
+}
+
+/// What one generation reads from and stops at.
+pub(crate) struct Job<'a> {
+    /// The prompt's tokens.
+    pub(crate) prompt: &'a [u32],
+    /// Tokens that end the answer.
+    pub(crate) stops: &'a [u32],
+    /// The constraint on tool calls, if any.
+    pub(crate) guide: Option<ToolGuide>,
 }
 
 /// A loaded model file: the parts requests only read, and the engine they take turns on.
 pub(crate) struct Loaded {
     pub(crate) tokenizer: ModelTokenizer,
+    /// Constrained decoding of tool calls (built at the first request with tools).
+    pub(crate) guidance: Guidance,
     pub(crate) template: ChatTemplate,
     /// Most positions the cache can hold (the model's context length).
     pub(crate) max_positions: usize,
@@ -135,6 +155,7 @@ impl Loaded {
         };
         Ok(Self {
             tokenizer,
+            guidance: Guidance::new(),
             template,
             max_positions,
             engine: std::sync::Mutex::new(engine),
@@ -154,19 +175,19 @@ impl Engine {
         self.cached.clear();
     }
 
-    /// Generates after `prompt`, stopping at any of `stops`. `on_text` receives the text
-    /// as it is produced and says whether to go on.
+    /// Generates after the job's prompt, stopping at any of its stops, constraining tool
+    /// calls with its guide. `on_text` receives the text as it is produced and says
+    /// whether to go on.
     pub(crate) fn generate(
         &mut self,
         tokenizer: &ModelTokenizer,
-        prompt: &[u32],
-        stops: &[u32],
+        job: Job<'_>,
         settings: &Settings,
         cancel: &CancellationToken,
         on_text: &mut (dyn FnMut(&str) -> Flow + Send),
     ) -> Result<(Finish, GenerationStats), LocalError> {
         let pool = Arc::clone(&self.pool);
-        let result = pool.install(|| self.run(tokenizer, prompt, stops, settings, cancel, on_text));
+        let result = pool.install(|| self.run(tokenizer, job, settings, cancel, on_text));
         if let Err(error) = &result
             && !matches!(
                 error,
@@ -181,12 +202,16 @@ impl Engine {
     fn run(
         &mut self,
         tokenizer: &ModelTokenizer,
-        prompt: &[u32],
-        stops: &[u32],
+        job: Job<'_>,
         settings: &Settings,
         cancel: &CancellationToken,
         on_text: &mut (dyn FnMut(&str) -> Flow + Send),
     ) -> Result<(Finish, GenerationStats), LocalError> {
+        let Job {
+            prompt,
+            stops,
+            mut guide,
+        } = job;
         let context_size = settings.context_size.min(self.model.max_positions());
         if prompt.is_empty() || prompt.len() >= context_size {
             return Err(LocalError::ContextOverflow {
@@ -214,15 +239,32 @@ impl Engine {
         // Whether the receiver wants no more text (then held-back text is not flushed).
         let mut satisfied = false;
         while stats.generated_tokens < budget {
-            let Some(token) = sampler.sample(&logits) else {
+            if let Some(guide) = &mut guide {
+                let guide_started = Instant::now();
+                if guide.in_call() {
+                    stats.constrained_tokens += 1;
+                }
+                guide.constrain(&mut logits);
+                stats.constraint_time += guide_started.elapsed();
+            }
+            let Some(mut token) = sampler.sample(&logits) else {
                 return Err(LocalError::Inference("the model produced no logits".into()));
             };
+            if let Some(guide) = &mut guide {
+                token = guide.redirect(token, tokenizer);
+            }
             if stops.contains(&token) {
                 finish = Finish::Stop;
                 break;
             }
             stats.generated_tokens += 1;
-            if let Some(text) = decoder.push(token)? {
+            let text = decoder.push(token)?;
+            if let Some(guide) = &mut guide {
+                let guide_started = Instant::now();
+                guide.accept(token, text.as_deref());
+                stats.constraint_time += guide_started.elapsed();
+            }
+            if let Some(text) = text {
                 match on_text(&text) {
                     Flow::Continue => {}
                     Flow::Stop => {

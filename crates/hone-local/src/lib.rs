@@ -33,6 +33,7 @@
 
 mod engine;
 mod error;
+mod guide;
 mod model;
 mod options;
 mod provider;

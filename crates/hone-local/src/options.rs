@@ -29,6 +29,10 @@ pub struct LocalOptions {
     pub prompt_batch: usize,
     /// How the weights are kept in memory (see [`WeightLayout`]).
     pub weight_layout: WeightLayout,
+    /// Constrain tool calls: once the model writes `<tool_call>`, only tokens that keep
+    /// the call valid JSON naming an offered tool, with arguments matching its schema,
+    /// can be sampled.
+    pub constrained_tools: bool,
 }
 
 impl Default for LocalOptions {
@@ -42,6 +46,7 @@ impl Default for LocalOptions {
             max_output_tokens: 1024,
             prompt_batch: 512,
             weight_layout: WeightLayout::default(),
+            constrained_tools: true,
         }
     }
 }
@@ -69,6 +74,7 @@ mod tests {
     fn defaults_are_sensible() {
         let options = LocalOptions::default();
         assert_eq!(options.context_size, 8192);
+        assert!(options.constrained_tools);
         assert!(options.temperature > 0.0 && options.temperature < 1.0);
         assert!(options.effective_threads() >= 1);
         let explicit = LocalOptions {

@@ -13,7 +13,7 @@ use hone_protocol::{ChatRequest, HoneError, StopReason, StreamEvent, Usage};
 use hone_providers::{EventStream, ModelInfo, Provider};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{Engine, Finish, Flow, GenerationStats, Loaded, Settings};
+use crate::engine::{Engine, Finish, Flow, GenerationStats, Job, Loaded, Settings};
 use crate::respond::Responder;
 use crate::{LocalError, LocalOptions};
 
@@ -147,17 +147,15 @@ impl LocalProvider {
         let settings = self.settings(Some(max_tokens), None);
         let mut middle = String::new();
         let mut engine = wait_for(&self.loaded.engine, &cancel)?;
-        engine.generate(
-            tokenizer,
-            &prompt,
-            tokenizer.fim_stops(),
-            &settings,
-            &cancel,
-            &mut |text| {
-                middle.push_str(text);
-                Flow::Continue
-            },
-        )?;
+        let job = Job {
+            prompt: &prompt,
+            stops: tokenizer.fim_stops(),
+            guide: None,
+        };
+        engine.generate(tokenizer, job, &settings, &cancel, &mut |text| {
+            middle.push_str(text);
+            Flow::Continue
+        })?;
         Ok(middle)
     }
 
@@ -169,6 +167,7 @@ impl LocalProvider {
             max_tokens: max_tokens.unwrap_or(self.options.max_output_tokens) as usize,
             context_size: self.context_size,
             prompt_batch: self.options.prompt_batch,
+            constrained_tools: self.options.constrained_tools,
         }
     }
 }
@@ -221,16 +220,22 @@ fn serve(
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let prompt = loaded.template.render(request)?;
         let tokens = loaded.tokenizer.encode(&prompt)?;
-        let stops = loaded.tokenizer.chat_stops();
+        let guide = if settings.constrained_tools {
+            loaded
+                .guidance
+                .tool_calls(&loaded.tokenizer, &request.tools)
+        } else {
+            None
+        };
+        let job = Job {
+            prompt: &tokens,
+            stops: loaded.tokenizer.chat_stops(),
+            guide,
+        };
         let mut engine = wait_for(&loaded.engine, cancel)?;
-        engine.generate(
-            &loaded.tokenizer,
-            &tokens,
-            stops,
-            settings,
-            cancel,
-            &mut |text| responder.text(text),
-        )
+        engine.generate(&loaded.tokenizer, job, settings, cancel, &mut |text| {
+            responder.text(text)
+        })
     }));
     let terminal = match outcome {
         Ok(Ok((finish, stats))) => {

@@ -62,6 +62,23 @@ impl Sampler {
     }
 }
 
+/// Applies a token mask before sampling: the logit of every token whose bit is clear in
+/// `allowed` (bit `i % 32` of word `i / 32`; tokens past its end are disallowed) becomes
+/// −∞, so neither greedy nor temperature sampling can pick it.
+pub(crate) fn mask_logits(logits: &mut [f32], allowed: &[u32]) {
+    for (index, chunk) in logits.chunks_mut(32).enumerate() {
+        let word = allowed.get(index).copied().unwrap_or(0);
+        if word == u32::MAX {
+            continue;
+        }
+        for (bit, logit) in chunk.iter_mut().enumerate() {
+            if word & (1 << bit) == 0 {
+                *logit = f32::NEG_INFINITY;
+            }
+        }
+    }
+}
+
 /// Keeps the most likely candidates whose weights add up to `mass` (at least one), most
 /// likely first.
 fn keep_nucleus(candidates: &mut Vec<(u32, f32)>, mass: f32) {
@@ -119,6 +136,20 @@ mod tests {
         };
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
+    }
+
+    #[test]
+    fn masked_tokens_are_never_sampled() {
+        let mut logits: Vec<f32> = (0..70).map(|i| i as f32).collect();
+        // Allowed: 3 and 33 only; 64.. are past the mask.
+        mask_logits(&mut logits, &[1 << 3, 1 << 1]);
+        let allowed: Vec<usize> = (0..70).filter(|&i| logits[i].is_finite()).collect();
+        assert_eq!(allowed, vec![3, 33]);
+        assert_eq!(Sampler::new(0.0, None, 1).sample(&logits), Some(33));
+        let mut sampler = Sampler::new(1.5, Some(0.99), 7);
+        for _ in 0..50 {
+            assert!(matches!(sampler.sample(&logits), Some(3 | 33)));
+        }
     }
 
     #[test]

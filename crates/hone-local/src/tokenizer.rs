@@ -1,5 +1,7 @@
 //! The model's tokenizer, built from the GGUF's own vocabulary and merges.
 
+use std::sync::Arc;
+
 use candle_core::quantized::gguf_file;
 use candle_core::quantized::tokenizer::TokenizerFromGguf;
 use tokenizers::Tokenizer;
@@ -34,7 +36,7 @@ pub struct FimTokens {
 
 /// A tokenizer plus the special token ids generation needs.
 pub struct ModelTokenizer {
-    tokenizer: Tokenizer,
+    tokenizer: Arc<Tokenizer>,
     chat_stops: Vec<u32>,
     fim_stops: Vec<u32>,
     fim: Option<FimTokens>,
@@ -67,12 +69,21 @@ impl ModelTokenizer {
     }
 
     fn new(tokenizer: Tokenizer, content: &gguf_file::Content) -> Result<Self, LocalError> {
-        let id = |token: &str| tokenizer.token_to_id(token);
-        let mut chat_stops: Vec<u32> = [IM_END, END_OF_TEXT].into_iter().filter_map(id).collect();
-        if let Some(eos) = content
+        let eos = content
             .metadata
             .get("tokenizer.ggml.eos_token_id")
-            .and_then(|value| value.to_u32().ok())
+            .and_then(|value| value.to_u32().ok());
+        Self::from_tokenizer(tokenizer, eos)
+    }
+
+    /// Wraps a byte-level BPE tokenizer whose end-of-sequence id is `eos` (if known).
+    pub(crate) fn from_tokenizer(
+        tokenizer: Tokenizer,
+        eos: Option<u32>,
+    ) -> Result<Self, LocalError> {
+        let id = |token: &str| tokenizer.token_to_id(token);
+        let mut chat_stops: Vec<u32> = [IM_END, END_OF_TEXT].into_iter().filter_map(id).collect();
+        if let Some(eos) = eos
             && !chat_stops.contains(&eos)
         {
             chat_stops.push(eos);
@@ -97,7 +108,7 @@ impl ModelTokenizer {
             _ => None,
         };
         Ok(Self {
-            tokenizer,
+            tokenizer: Arc::new(tokenizer),
             chat_stops,
             fim_stops,
             fim,
@@ -122,6 +133,11 @@ impl ModelTokenizer {
     /// The id of a token written exactly as `token`.
     pub fn token_id(&self, token: &str) -> Option<u32> {
         self.tokenizer.token_to_id(token)
+    }
+
+    /// The underlying tokenizer, shared (the constrained decoder keeps one).
+    pub(crate) fn shared(&self) -> &Arc<Tokenizer> {
+        &self.tokenizer
     }
 
     /// Ids that end a chat answer (`<|im_end|>`, `<|endoftext|>`, the model's EOS).

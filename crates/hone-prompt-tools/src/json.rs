@@ -246,11 +246,18 @@ fn arguments_text(value: Option<&Value>) -> String {
             } else if serde_json::from_str::<Value>(trimmed).is_ok() {
                 trimmed.to_owned()
             } else {
-                parse_value(trimmed).map_or_else(|| text.clone(), |value| value.to_string())
+                parse_value(trimmed).map_or_else(|| text.clone(), sorted_text)
             }
         }
-        Some(other) => other.to_string(),
+        Some(other) => sorted_text(other.clone()),
     }
+}
+
+/// Compact JSON text with object keys sorted, whether or not serde_json keeps insertion
+/// order (its `preserve_order` feature, which a dependency elsewhere in a build can turn on).
+fn sorted_text(mut value: Value) -> String {
+    value.sort_all_objects();
+    value.to_string()
 }
 
 /// One call from one object. With `known` (fenced or bare JSON) the object must
@@ -289,7 +296,7 @@ fn call_from_object(map: &Map<String, Value>, known: Option<&HashSet<String>>) -
                         .filter(|(key, _)| !matches!(key.as_str(), "name" | "id" | "type"))
                         .map(|(key, value)| (key.clone(), value.clone()))
                         .collect();
-                    Value::Object(rest).to_string()
+                    sorted_text(Value::Object(rest))
                 }
             };
             Some((name.to_owned(), arguments))
