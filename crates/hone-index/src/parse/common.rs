@@ -21,11 +21,10 @@ pub(crate) fn end_line(node: Node<'_>) -> u32 {
 
 /// 1-based column of `node`'s start, in characters.
 pub(crate) fn column(node: Node<'_>, source: &str) -> u32 {
-    let line_start = source
-        .get(..node.start_byte())
-        .and_then(|before| before.rfind('\n'))
-        .map_or(0, |newline| newline + 1);
-    let prefix = source.get(line_start..node.start_byte()).unwrap_or("");
+    // Tree-sitter's column counts bytes since the last line break: no search for it.
+    let start = node.start_byte();
+    let line_start = start.saturating_sub(node.start_position().column);
+    let prefix = source.get(line_start..start).unwrap_or("");
     u32::try_from(prefix.chars().count() + 1).unwrap_or(u32::MAX)
 }
 
@@ -64,6 +63,38 @@ pub(crate) fn walk<'t>(
             }
             parents.pop();
         }
+    }
+}
+
+/// Classes of node kinds by kind id, each kind's name read once per walk rather than once per
+/// node (reading a name costs a C string scan and a UTF-8 check).
+pub(crate) struct KindMemo<F> {
+    classes: Vec<u8>,
+    classify: F,
+}
+
+/// A kind id not classified yet.
+const UNCLASSIFIED: u8 = u8::MAX;
+
+impl<F: Fn(&str) -> u8> KindMemo<F> {
+    /// A memo classifying kind names with `classify` (which must not return `u8::MAX`).
+    pub(crate) fn new(classify: F) -> Self {
+        Self {
+            classes: Vec::new(),
+            classify,
+        }
+    }
+
+    /// The class of `node`'s kind.
+    pub(crate) fn class(&mut self, node: Node<'_>) -> u8 {
+        let id = usize::from(node.kind_id());
+        if id >= self.classes.len() {
+            self.classes.resize(id + 1, UNCLASSIFIED);
+        }
+        if self.classes[id] == UNCLASSIFIED {
+            self.classes[id] = (self.classify)(node.kind());
+        }
+        self.classes[id]
     }
 }
 
@@ -138,7 +169,7 @@ pub(crate) struct MetricKinds {
 /// for every node (named or not) and [`MetricsWalk::leave`] when the node last entered or
 /// returned to is done with its subtree.
 pub(crate) struct MetricsWalk<'k> {
-    kinds: &'k MetricKinds,
+    kinds: KindMemo<Box<dyn Fn(&str) -> u8 + 'k>>,
     metrics: FileMetrics,
     depth: u32,
     /// For each entered node not yet left: whether it opened a nesting level.
@@ -146,23 +177,39 @@ pub(crate) struct MetricsWalk<'k> {
     todos: Vec<Todo>,
 }
 
+/// What a kind counts for in [`MetricsWalk`] (bits of its class).
+const NESTING: u8 = 1;
+const BRANCH: u8 = 2;
+const LOGICAL_OPERATOR: u8 = 4;
+const COMMENT: u8 = 8;
+
 impl<'k> MetricsWalk<'k> {
     /// A walk over `source` counting `kinds`.
     pub(crate) fn new(source: &str, kinds: &'k MetricKinds) -> Self {
+        let (lines, loc) = line_counts(source);
         let metrics = FileMetrics {
-            lines: u32::try_from(source.lines().count()).unwrap_or(u32::MAX),
-            loc: u32::try_from(
-                source
-                    .lines()
-                    .filter(|line| !line.trim().is_empty())
-                    .count(),
-            )
-            .unwrap_or(u32::MAX),
+            lines: u32::try_from(lines).unwrap_or(u32::MAX),
+            loc: u32::try_from(loc).unwrap_or(u32::MAX),
             complexity: 1,
             ..FileMetrics::default()
         };
+        let classify = move |kind: &str| {
+            let mut class = 0;
+            if kinds.nesting.contains(&kind) {
+                class |= NESTING;
+            }
+            if kinds.branches.contains(&kind) {
+                class |= BRANCH;
+            } else if kinds.logical_operators.contains(&kind) {
+                class |= LOGICAL_OPERATOR;
+            }
+            if kinds.comments.contains(&kind) {
+                class |= COMMENT;
+            }
+            class
+        };
         Self {
-            kinds,
+            kinds: KindMemo::new(Box::new(classify)),
             metrics,
             depth: 0,
             open: Vec::new(),
@@ -173,22 +220,22 @@ impl<'k> MetricsWalk<'k> {
     /// Counts the cursor's node, reached in pre-order.
     pub(crate) fn enter(&mut self, cursor: &TreeCursor<'_>, source: &str) {
         let node = cursor.node();
-        let kind = node.kind();
-        let opens = self.kinds.nesting.contains(&kind);
+        let class = self.kinds.class(node);
+        let opens = class & NESTING != 0;
         if opens {
             self.depth += 1;
             self.metrics.max_nesting = self.metrics.max_nesting.max(self.depth);
         }
-        if self.kinds.branches.contains(&kind) {
+        if class & BRANCH != 0 {
             self.metrics.complexity += 1;
-        } else if self.kinds.logical_operators.contains(&kind)
+        } else if class & LOGICAL_OPERATOR != 0
             && !node.is_named()
             && cursor.field_name() == Some("operator")
         {
             // Only operators of expressions: C++ `T&&` declarators use the same token.
             self.metrics.complexity += 1;
         }
-        if self.kinds.comments.contains(&kind) {
+        if class & COMMENT != 0 {
             todos_in_comment(text(node, source), start_line(node), &mut self.todos);
         }
         self.open.push(opens);
@@ -206,6 +253,25 @@ impl<'k> MetricsWalk<'k> {
         todos.extend(self.todos);
         self.metrics
     }
+}
+
+/// Lines of `source` (as [`str::lines`] counts them) and non-blank ones, in one pass.
+fn line_counts(source: &str) -> (usize, usize) {
+    let mut lines = 0;
+    let mut loc = 0;
+    for line in source.lines() {
+        lines += 1;
+        let first = line
+            .bytes()
+            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
+        loc += usize::from(match first {
+            None => false,
+            Some(byte) if byte.is_ascii() => true,
+            // Unicode white space (`\u{a0}`, `\u{3000}`…) is blank too.
+            Some(_) => !line.trim().is_empty(),
+        });
+    }
+    (lines, loc)
 }
 
 /// Walks the whole tree once: metrics and TODOs. `import_count` is left for the caller.
@@ -259,6 +325,35 @@ mod tests {
                 ("HACK", "- quick fix", 20)
             ]
         );
+    }
+
+    #[test]
+    fn lines_and_non_blank_lines_are_counted_as_lines_and_trim_do() {
+        for source in [
+            "",
+            "a",
+            "a\n",
+            "a\r\n\r\nb",
+            "  \t\n\u{a0}\u{3000}\n x\n\x0b\x0c\n\n",
+            "é\n \u{a0}é\n",
+        ] {
+            let lines = source.lines().count();
+            let loc = source.lines().filter(|l| !l.trim().is_empty()).count();
+            assert_eq!(line_counts(source), (lines, loc), "{source:?}");
+        }
+    }
+
+    #[test]
+    fn columns_count_characters_from_the_line_start() {
+        let source = "ab\n  é; x = 1;\n";
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&crate::model::Language::JavaScript.grammar())
+            .unwrap();
+        let tree = parser.parse(source, None).unwrap();
+        let x = tree.root_node().descendant_for_byte_range(9, 10).unwrap();
+        assert_eq!(text(x, source), "x");
+        assert_eq!(column(x, source), 6);
     }
 
     #[test]

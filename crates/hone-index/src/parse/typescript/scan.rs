@@ -1,12 +1,12 @@
 //! One iterative pass over the whole tree: classes wherever they are declared, references,
 //! `require(…)` and dynamic `import(…)`.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 use super::imports;
 use super::{ANONYMOUS, Extractor, classes};
 use crate::model::SymbolKind;
-use crate::parse::common::{MetricsWalk, field_text, start_line, text};
+use crate::parse::common::{KindMemo, MetricsWalk, field_text, start_line, text};
 
 /// Node kinds that become a [`crate::model::Class`].
 pub(super) const CLASS_KINDS: [&str; 5] = [
@@ -28,6 +28,21 @@ const TYPE_DECLARATIONS: [&str; 7] = [
     "mapped_type_clause",
 ];
 
+/// Node kinds [`visit`] does something with.
+const VISITED: [&str; 11] = [
+    "call_expression",
+    "new_expression",
+    "type_identifier",
+    "type_parameter",
+    "mapped_type_clause",
+    "infer_type",
+    "extends_clause",
+    "class_heritage",
+    "decorator",
+    "jsx_opening_element",
+    "jsx_self_closing_element",
+];
+
 /// Walks the tree once, keeping the chain of ancestors of the current node; `metrics` sees
 /// every node on the way.
 pub(super) fn scan(
@@ -38,11 +53,15 @@ pub(super) fn scan(
     let source = extractor.source;
     let mut cursor = root.walk();
     let mut ancestors: Vec<Node<'_>> = Vec::new();
+    // Most nodes are none of the visited kinds: tell them by kind id.
+    let mut visited = KindMemo::new(|kind: &str| {
+        u8::from(VISITED.contains(&kind) || CLASS_KINDS.contains(&kind))
+    });
     loop {
         let node = cursor.node();
         metrics.enter(&cursor, source);
-        if node.is_named() {
-            visit(node, cursor.field_name(), &ancestors, extractor);
+        if node.is_named() && visited.class(node) != 0 {
+            visit(node, &cursor, &ancestors, extractor);
         }
         if cursor.goto_first_child() {
             ancestors.push(node);
@@ -61,7 +80,12 @@ pub(super) fn scan(
     }
 }
 
-fn visit(node: Node<'_>, field: Option<&str>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
+fn visit(
+    node: Node<'_>,
+    cursor: &TreeCursor<'_>,
+    ancestors: &[Node<'_>],
+    ex: &mut Extractor<'_, '_>,
+) {
     let source = ex.source;
     match node.kind() {
         "call_expression" => call(node, ancestors, ex),
@@ -70,7 +94,7 @@ fn visit(node: Node<'_>, field: Option<&str>, ancestors: &[Node<'_>], ex: &mut E
                 reference_last(constructor, SymbolKind::Class, ex);
             }
         }
-        "type_identifier" => type_reference(node, field, ancestors, ex),
+        "type_identifier" => type_reference(node, cursor.field_name(), ancestors, ex),
         "type_parameter" | "mapped_type_clause" => {
             if let Some(name) = field_text(node, "name", source) {
                 ex.type_params.push(name);
