@@ -39,6 +39,45 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Moves a tree cursor through a pre-order walk knowing how many siblings are left at each
+/// level, so it never asks the cursor for a next sibling that is not there: tree-sitter
+/// answers that by climbing through every hidden node above (repetition helpers, supertypes)
+/// and back, which costs more than most steps that succeed.
+#[derive(Default)]
+pub(crate) struct Steps {
+    /// For each level below the walk's root: siblings after the cursor's node.
+    remaining: Vec<u32>,
+}
+
+impl Steps {
+    /// Moves to the first child of the cursor's node; `false` (not moving) for a leaf.
+    pub(crate) fn first_child(&mut self, cursor: &mut TreeCursor<'_>) -> bool {
+        let children = cursor.node().child_count();
+        if children > 0 && cursor.goto_first_child() {
+            self.remaining.push(children - 1);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Moves to the next sibling; `false` (not moving) for a last child or the walk's root.
+    pub(crate) fn next_sibling(&mut self, cursor: &mut TreeCursor<'_>) -> bool {
+        match self.remaining.last_mut() {
+            Some(left) if *left > 0 && cursor.goto_next_sibling() => {
+                *left -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Moves to the parent; `false` (not moving) at the walk's root.
+    pub(crate) fn parent(&mut self, cursor: &mut TreeCursor<'_>) -> bool {
+        self.remaining.pop().is_some() && cursor.goto_parent()
+    }
+}
+
 /// Visits every node under `root` (itself included) in pre-order, iteratively so that deeply
 /// nested input cannot overflow the stack. `visit` gets the node, its field name in its parent
 /// and its parent (`None` for `root`), and returns whether to descend into the node's children.
@@ -47,18 +86,21 @@ pub(crate) fn walk<'t>(
     mut visit: impl FnMut(Node<'t>, Option<&'t str>, Option<Node<'t>>) -> bool,
 ) {
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     let mut parents: Vec<Node<'t>> = Vec::new();
     loop {
         let node = cursor.node();
-        if visit(node, cursor.field_name(), parents.last().copied()) && cursor.goto_first_child() {
+        if visit(node, cursor.field_name(), parents.last().copied())
+            && steps.first_child(&mut cursor)
+        {
             parents.push(node);
             continue;
         }
         loop {
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return;
             }
             parents.pop();
@@ -283,17 +325,18 @@ pub(crate) fn metrics_and_todos(
 ) -> FileMetrics {
     let mut walk = MetricsWalk::new(source, kinds);
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     loop {
         walk.enter(&cursor, source);
-        if cursor.goto_first_child() {
+        if steps.first_child(&mut cursor) {
             continue;
         }
         loop {
             walk.leave();
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return walk.finish(todos);
             }
         }

@@ -6,7 +6,7 @@ use tree_sitter::{Node, TreeCursor};
 use super::imports;
 use super::{ANONYMOUS, Extractor, classes};
 use crate::model::SymbolKind;
-use crate::parse::common::{KindMemo, MetricsWalk, field_text, start_line, text};
+use crate::parse::common::{KindMemo, MetricsWalk, Steps, field_text, start_line, text};
 
 /// Node kinds that become a [`crate::model::Class`].
 pub(super) const CLASS_KINDS: [&str; 5] = [
@@ -52,6 +52,7 @@ pub(super) fn scan(
 ) {
     let source = extractor.source;
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     // Most nodes are none of the visited kinds: tell them by kind id.
     let mut visited = KindMemo::new(|kind: &str| {
@@ -63,16 +64,16 @@ pub(super) fn scan(
         if node.is_named() && visited.class(node) != 0 {
             visit(node, &cursor, &ancestors, extractor);
         }
-        if cursor.goto_first_child() {
+        if steps.first_child(&mut cursor) {
             ancestors.push(node);
             continue;
         }
         loop {
             metrics.leave();
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return;
             }
             ancestors.pop();
