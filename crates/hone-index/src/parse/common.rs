@@ -110,31 +110,24 @@ pub(crate) fn walk<'t>(
 
 /// Classes of node kinds by kind id, each kind's name read once per walk rather than once per
 /// node (reading a name costs a C string scan and a UTF-8 check).
-pub(crate) struct KindMemo<F> {
+#[derive(Default)]
+pub(crate) struct KindMemo {
     classes: Vec<u8>,
-    classify: F,
 }
 
 /// A kind id not classified yet.
 const UNCLASSIFIED: u8 = u8::MAX;
 
-impl<F: Fn(&str) -> u8> KindMemo<F> {
-    /// A memo classifying kind names with `classify` (which must not return `u8::MAX`).
-    pub(crate) fn new(classify: F) -> Self {
-        Self {
-            classes: Vec::new(),
-            classify,
-        }
-    }
-
-    /// The class of `node`'s kind.
-    pub(crate) fn class(&mut self, node: Node<'_>) -> u8 {
+impl KindMemo {
+    /// The class of `node`'s kind: `classify` of its name the first time (which must not
+    /// return `u8::MAX`, and must always be the same function for one memo).
+    pub(crate) fn class(&mut self, node: Node<'_>, classify: impl Fn(&str) -> u8) -> u8 {
         let id = usize::from(node.kind_id());
         if id >= self.classes.len() {
             self.classes.resize(id + 1, UNCLASSIFIED);
         }
         if self.classes[id] == UNCLASSIFIED {
-            self.classes[id] = (self.classify)(node.kind());
+            self.classes[id] = classify(node.kind());
         }
         self.classes[id]
     }
@@ -206,12 +199,32 @@ pub(crate) struct MetricKinds {
     pub(crate) comments: &'static [&'static str],
 }
 
+impl MetricKinds {
+    /// What `kind` counts for, as bits.
+    fn class_of(&self, kind: &str) -> u8 {
+        let mut class = 0;
+        if self.nesting.contains(&kind) {
+            class |= NESTING;
+        }
+        if self.branches.contains(&kind) {
+            class |= BRANCH;
+        } else if self.logical_operators.contains(&kind) {
+            class |= LOGICAL_OPERATOR;
+        }
+        if self.comments.contains(&kind) {
+            class |= COMMENT;
+        }
+        class
+    }
+}
+
 /// Metrics and TODOs gathered while something else walks the whole tree in pre-order, so an
 /// extractor that walks every node anyway needs no second walk. Call [`MetricsWalk::enter`]
 /// for every node (named or not) and [`MetricsWalk::leave`] when the node last entered or
 /// returned to is done with its subtree.
 pub(crate) struct MetricsWalk<'k> {
-    kinds: KindMemo<Box<dyn Fn(&str) -> u8 + 'k>>,
+    kinds: &'k MetricKinds,
+    classes: KindMemo,
     metrics: FileMetrics,
     depth: u32,
     /// For each entered node not yet left: whether it opened a nesting level.
@@ -235,23 +248,9 @@ impl<'k> MetricsWalk<'k> {
             complexity: 1,
             ..FileMetrics::default()
         };
-        let classify = move |kind: &str| {
-            let mut class = 0;
-            if kinds.nesting.contains(&kind) {
-                class |= NESTING;
-            }
-            if kinds.branches.contains(&kind) {
-                class |= BRANCH;
-            } else if kinds.logical_operators.contains(&kind) {
-                class |= LOGICAL_OPERATOR;
-            }
-            if kinds.comments.contains(&kind) {
-                class |= COMMENT;
-            }
-            class
-        };
         Self {
-            kinds: KindMemo::new(Box::new(classify)),
+            kinds,
+            classes: KindMemo::default(),
             metrics,
             depth: 0,
             open: Vec::new(),
@@ -262,7 +261,8 @@ impl<'k> MetricsWalk<'k> {
     /// Counts the cursor's node, reached in pre-order.
     pub(crate) fn enter(&mut self, cursor: &TreeCursor<'_>, source: &str) {
         let node = cursor.node();
-        let class = self.kinds.class(node);
+        let kinds = self.kinds;
+        let class = self.classes.class(node, |kind| kinds.class_of(kind));
         let opens = class & NESTING != 0;
         if opens {
             self.depth += 1;

@@ -55,13 +55,12 @@ pub(super) fn scan(
     let mut steps = Steps::default();
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     // Most nodes are none of the visited kinds: tell them by kind id.
-    let mut visited = KindMemo::new(|kind: &str| {
-        u8::from(VISITED.contains(&kind) || CLASS_KINDS.contains(&kind))
-    });
+    let mut visited = KindMemo::default();
+    let classify = |kind: &str| u8::from(VISITED.contains(&kind) || CLASS_KINDS.contains(&kind));
     loop {
         let node = cursor.node();
         metrics.enter(&cursor, source);
-        if node.is_named() && visited.class(node) != 0 {
+        if node.is_named() && visited.class(node, classify) != 0 {
             visit(node, &cursor, &ancestors, extractor);
         }
         if steps.first_child(&mut cursor) {
