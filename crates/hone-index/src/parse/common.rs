@@ -50,9 +50,9 @@ pub(crate) struct Steps {
 }
 
 impl Steps {
-    /// Moves to the first child of the cursor's node; `false` (not moving) for a leaf.
-    pub(crate) fn first_child(&mut self, cursor: &mut TreeCursor<'_>) -> bool {
-        let children = cursor.node().child_count();
+    /// Moves to the first child of the cursor's node `node`; `false` (not moving) for a leaf.
+    pub(crate) fn first_child(&mut self, cursor: &mut TreeCursor<'_>, node: Node<'_>) -> bool {
+        let children = node.child_count();
         if children > 0 && cursor.goto_first_child() {
             self.remaining.push(children - 1);
             true
@@ -91,7 +91,7 @@ pub(crate) fn walk<'t>(
     loop {
         let node = cursor.node();
         if visit(node, cursor.field_name(), parents.last().copied())
-            && steps.first_child(&mut cursor)
+            && steps.first_child(&mut cursor, node)
         {
             parents.push(node);
             continue;
@@ -130,6 +130,31 @@ impl KindMemo {
             self.classes[id] = classify(node.kind());
         }
         self.classes[id]
+    }
+}
+
+/// Field ids of one grammar, each looked up once per file: `child_by_field_name` compares the
+/// name with every field name of the grammar on each call.
+#[derive(Default)]
+pub(crate) struct FieldMemo {
+    ids: Vec<(&'static str, Option<u16>)>,
+}
+
+impl FieldMemo {
+    /// `node.child_by_field_name(field)`; every node given must come from the same grammar.
+    pub(crate) fn child<'t>(&mut self, node: Node<'t>, field: &'static str) -> Option<Node<'t>> {
+        let id = match self.ids.iter().find(|(name, _)| *name == field) {
+            Some((_, id)) => *id,
+            None => {
+                let id = node
+                    .language()
+                    .field_id_for_name(field)
+                    .map(std::num::NonZeroU16::get);
+                self.ids.push((field, id));
+                id
+            }
+        };
+        node.child_by_field_id(id?)
     }
 }
 
@@ -258,9 +283,8 @@ impl<'k> MetricsWalk<'k> {
         }
     }
 
-    /// Counts the cursor's node, reached in pre-order.
-    pub(crate) fn enter(&mut self, cursor: &TreeCursor<'_>, source: &str) {
-        let node = cursor.node();
+    /// Counts the cursor's node `node`, reached in pre-order.
+    pub(crate) fn enter(&mut self, node: Node<'_>, cursor: &TreeCursor<'_>, source: &str) {
         let kinds = self.kinds;
         let class = self.classes.class(node, |kind| kinds.class_of(kind));
         let opens = class & NESTING != 0;
@@ -327,8 +351,9 @@ pub(crate) fn metrics_and_todos(
     let mut cursor = root.walk();
     let mut steps = Steps::default();
     loop {
-        walk.enter(&cursor, source);
-        if steps.first_child(&mut cursor) {
+        let node = cursor.node();
+        walk.enter(node, &cursor, source);
+        if steps.first_child(&mut cursor, node) {
             continue;
         }
         loop {

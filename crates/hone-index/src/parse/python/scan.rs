@@ -31,7 +31,8 @@ pub(super) fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, Option<&'
     let mut cursor = root.walk();
     let mut steps = Steps::default();
     loop {
-        if visit(cursor.node(), cursor.field_name()) && steps.first_child(&mut cursor) {
+        let node = cursor.node();
+        if visit(node, cursor.field_name()) && steps.first_child(&mut cursor, node) {
             continue;
         }
         loop {
@@ -58,11 +59,11 @@ pub(super) fn scan(
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     loop {
         let node = cursor.node();
-        metrics.enter(&cursor, source);
+        metrics.enter(node, &cursor, source);
         if node.is_named() {
             visit(node, &ancestors, extractor);
         }
-        if steps.first_child(&mut cursor) {
+        if steps.first_child(&mut cursor, node) {
             ancestors.push(node);
             continue;
         }

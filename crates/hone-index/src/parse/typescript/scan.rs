@@ -59,11 +59,11 @@ pub(super) fn scan(
     let classify = |kind: &str| u8::from(VISITED.contains(&kind) || CLASS_KINDS.contains(&kind));
     loop {
         let node = cursor.node();
-        metrics.enter(&cursor, source);
+        metrics.enter(node, &cursor, source);
         if node.is_named() && visited.class(node, classify) != 0 {
             visit(node, &cursor, &ancestors, extractor);
         }
-        if steps.first_child(&mut cursor) {
+        if steps.first_child(&mut cursor, node) {
             ancestors.push(node);
             continue;
         }
@@ -90,7 +90,7 @@ fn visit(
     match node.kind() {
         "call_expression" => call(node, ancestors, ex),
         "new_expression" => {
-            if let Some(constructor) = node.child_by_field_name("constructor") {
+            if let Some(constructor) = ex.fields.child(node, "constructor") {
                 reference_last(constructor, SymbolKind::Class, ex);
             }
         }
@@ -144,7 +144,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
     match node.kind() {
         "identifier" => ex.reference(node, kind),
         "member_expression" => {
-            if let Some(property) = node.child_by_field_name("property") {
+            if let Some(property) = ex.fields.child(node, "property") {
                 ex.reference(property, kind);
             }
         }
@@ -153,7 +153,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
 }
 
 fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
-    let Some(function) = node.child_by_field_name("function") else {
+    let Some(function) = ex.fields.child(node, "function") else {
         return;
     };
     match function.kind() {
@@ -166,7 +166,7 @@ fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
             }
         }
         "member_expression" => {
-            if let Some(property) = function.child_by_field_name("property") {
+            if let Some(property) = ex.fields.child(function, "property") {
                 ex.reference(property, SymbolKind::Method);
             }
         }
