@@ -148,58 +148,6 @@ fn on_disk_store_keeps_everything_across_reopening() {
     assert!(stats.last_indexed_ms.is_some());
 }
 
-/// The index definitions of the database at `path`, by name.
-fn index_definitions(path: &std::path::Path) -> Vec<(String, String)> {
-    let connection = rusqlite::Connection::open(path).unwrap();
-    let mut statement = connection
-        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
-        .unwrap();
-    statement
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-}
-
-#[test]
-fn a_first_write_rebuilds_the_name_index_it_defers_and_a_rollback_keeps_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("index.db");
-    drop(SqliteStore::open(&path).unwrap());
-    let fresh = index_definitions(&path);
-    assert!(
-        fresh.iter().any(|(name, _)| name == "symbols_by_name"),
-        "{fresh:?}"
-    );
-    {
-        // A write into the empty table that is never committed.
-        let mut store = SqliteStore::open(&path).unwrap();
-        let mut write = store.begin().unwrap();
-        write.upsert(&sample_batch().upserts[0]).unwrap();
-        drop(write);
-    }
-    assert_eq!(index_definitions(&path), fresh);
-    {
-        let mut store = SqliteStore::open(&path).unwrap();
-        store.apply(&sample_batch()).unwrap();
-        assert_eq!(store.definitions("User").unwrap().len(), 1);
-    }
-    assert_eq!(
-        index_definitions(&path),
-        fresh,
-        "the same indexes after a bulk write"
-    );
-    let connection = rusqlite::Connection::open(&path).unwrap();
-    let plan: String = connection
-        .query_row(
-            "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE name = 'User' AND role = 'definition'",
-            [],
-            |row| row.get(3),
-        )
-        .unwrap();
-    assert!(plan.contains("symbols_by_name"), "{plan}");
-}
-
 #[test]
 fn fresh_database_is_migrated_to_the_current_schema() {
     let dir = tempfile::tempdir().unwrap();

@@ -240,25 +240,10 @@ impl IndexStore for SqliteStore {
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|error| IndexError::database(path, error))?;
-        // A first index inserts every symbol: filling the name index row by row (string
-        // keys in random order) costs more than building it once at the end from sorted
-        // rows. Dropped inside the transaction, so readers and a rollback keep it.
-        let bulk = transaction
-            .query_row("SELECT NOT EXISTS (SELECT 1 FROM symbols)", [], |row| {
-                row.get::<_, bool>(0)
-            })
-            .and_then(|empty| {
-                if empty {
-                    transaction.execute_batch("DROP INDEX IF EXISTS symbols_by_name")?;
-                }
-                Ok(empty)
-            })
-            .map_err(|error| IndexError::database(path, error))?;
         Ok(Box::new(SqliteWrite {
             transaction,
             path,
             graph_changed: false,
-            rebuild_name_index: bulk,
         }))
     }
 

@@ -21,8 +21,6 @@ pub(super) struct SqliteWrite<'c> {
     /// Whether outlines, symbols or edges changed: the commit then moves the generation on
     /// and drops the cached ranking graph.
     pub(super) graph_changed: bool,
-    /// The symbols' name index was dropped for a bulk insert; the commit builds it again.
-    pub(super) rebuild_name_index: bool,
 }
 
 impl SqliteWrite<'_> {
@@ -62,10 +60,7 @@ impl IndexWrite for SqliteWrite<'_> {
     fn commit(self: Box<Self>) -> Result<(), IndexError> {
         let now_ms = nanos_since_epoch(SystemTime::now()) / 1_000_000;
         let path = self.path;
-        let finish = || -> rusqlite::Result<()> {
-            if self.rebuild_name_index {
-                self.transaction.execute_batch(SYMBOLS_BY_NAME)?;
-            }
+        let outdate_graph = || -> rusqlite::Result<()> {
             if self.graph_changed {
                 self.transaction.execute(
                     &format!(
@@ -78,7 +73,7 @@ impl IndexWrite for SqliteWrite<'_> {
             }
             Ok(())
         };
-        finish()
+        outdate_graph()
             .and_then(|()| {
                 self.transaction.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_indexed_ms', ?1)",
@@ -89,9 +84,6 @@ impl IndexWrite for SqliteWrite<'_> {
             .map_err(|error| IndexError::database(path, error))
     }
 }
-
-/// The symbols' name index, as `schema/001_initial.sql` creates it.
-pub(super) const SYMBOLS_BY_NAME: &str = "CREATE INDEX symbols_by_name ON symbols(name, role)";
 
 /// Replaces all edges, or those from some files.
 fn write_edges(transaction: &Transaction<'_>, update: &EdgeUpdate) -> rusqlite::Result<()> {
