@@ -32,9 +32,14 @@ for tool in python3 /usr/bin/time; do
     fi
 done
 
-cargo build --quiet --release -p hone-cli
-target="${CARGO_TARGET_DIR:-target}"
-hone="$(cd "$target/release" && pwd)/hone"
+# HONE_BIN=path/to/hone skips the build (e.g. to compare two builds).
+if [[ -n "${HONE_BIN:-}" ]]; then
+    hone="$(realpath "$HONE_BIN")"
+else
+    cargo build --quiet --release -p hone-cli
+    target="${CARGO_TARGET_DIR:-target}"
+    hone="$(cd "$target/release" && pwd)/hone"
+fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
