@@ -6,6 +6,12 @@
 //! cargo bench -p hone-index --bench index -- --generate /tmp/corpus   # only write the corpus
 //! ```
 //!
+//! For instruction counts (`valgrind --tool=callgrind`, repeatable on a loaded machine), the
+//! built bench binary also runs one phase on an existing tree and exits:
+//! `--only-parse DIR` (bare tree-sitter parse of the files a cold index would parse),
+//! `--only-index DIR` (a cold index into a fresh database), `--only-map DIR` (open a warm
+//! index, update, repo map of 4,096 tokens as `hone map --budget 4096` builds it).
+//!
 //! One run generates the corpus (deterministic, in a temporary directory, removed afterwards;
 //! `--lines N` or `HONE_BENCH_LINES`, default 1,000,000) and measures, in order:
 //!
@@ -45,6 +51,16 @@ struct Args {
     rss_child: Option<PathBuf>,
     /// Only write the corpus to this directory (e.g. to time `hone index -C DIR` on it).
     generate: Option<PathBuf>,
+    /// Only run one phase on an existing tree (for instruction counts).
+    only: Option<(Phase, PathBuf)>,
+}
+
+/// A phase run alone by `--only-parse`, `--only-index` or `--only-map`.
+#[derive(Clone, Copy)]
+enum Phase {
+    Parse,
+    Index,
+    Map,
 }
 
 fn parse_args() -> Args {
@@ -57,6 +73,7 @@ fn parse_args() -> Args {
         edits: 50,
         rss_child: None,
         generate: None,
+        only: None,
     };
     let mut given = std::env::args().skip(1);
     while let Some(arg) = given.next() {
@@ -72,6 +89,9 @@ fn parse_args() -> Args {
             "--edits" => args.edits = number("--edits").max(1),
             "--rss-child" => args.rss_child = given.next().map(PathBuf::from),
             "--generate" => args.generate = given.next().map(PathBuf::from),
+            "--only-parse" => args.only = given.next().map(|dir| (Phase::Parse, dir.into())),
+            "--only-index" => args.only = given.next().map(|dir| (Phase::Index, dir.into())),
+            "--only-map" => args.only = given.next().map(|dir| (Phase::Map, dir.into())),
             // `cargo bench` passes `--bench`; filters and other harness flags do not apply.
             _ => {}
         }
@@ -83,6 +103,10 @@ fn main() {
     let args = parse_args();
     if let Some(dir) = &args.rss_child {
         rss_child(dir);
+        return;
+    }
+    if let Some((phase, dir)) = &args.only {
+        run_only(*phase, dir);
         return;
     }
     if let Some(dir) = &args.generate {
@@ -211,6 +235,64 @@ fn main() {
             "< 150 MB",
         ),
         None => row("peak RSS", "skipped (--rss-lines 0)".to_string(), ""),
+    }
+}
+
+/// Runs one phase on the tree at `dir` and prints what it did.
+fn run_only(phase: Phase, dir: &Path) {
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    match phase {
+        Phase::Parse => {
+            let scanner =
+                hone_index::Scanner::new(dir, &hone_index::ScanOptions::default()).unwrap();
+            let contents: Vec<(Language, String)> = scanner
+                .scan()
+                .files
+                .iter()
+                .filter(|file| {
+                    file.symlink_target.is_none()
+                        && file.size <= hone_index::indexer::DEFAULT_MAX_FILE_BYTES
+                })
+                .filter_map(|file| {
+                    let bytes = std::fs::read(dir.join(&file.path)).ok()?;
+                    let hone_index::FileKind::Source(language) =
+                        hone_index::scan::classify(&file.path, &bytes)
+                    else {
+                        return None;
+                    };
+                    Some((language, String::from_utf8(bytes).ok()?))
+                })
+                .collect();
+            let (times, ()) = timed(|| bare_parse(&contents, workers));
+            println!("bare parse: {} files, {}", contents.len(), wall_cpu(times));
+        }
+        Phase::Index => {
+            let _ = std::fs::remove_dir_all(dir.join(".hone"));
+            let mut indexer = Indexer::open(dir, &IndexOptions::default()).unwrap();
+            let (times, report) = timed(|| indexer.update(&mut |_| {}).unwrap());
+            println!(
+                "cold index: {} files parsed, {} symbols, {}",
+                report.files_parsed,
+                report.symbols,
+                wall_cpu(times)
+            );
+        }
+        Phase::Map => {
+            let (times, map) = timed(|| {
+                let mut indexer = Indexer::open(dir, &IndexOptions::default()).unwrap();
+                indexer.update(&mut |_| {}).unwrap();
+                let request = hone_index::repomap::RepoMapRequest {
+                    budget_tokens: 4096,
+                    ..Default::default()
+                };
+                hone_index::tools::repo_map_for(&indexer, &request).unwrap()
+            });
+            println!(
+                "repo map: {} files shown, {}",
+                map.files.len(),
+                wall_cpu(times)
+            );
+        }
     }
 }
 

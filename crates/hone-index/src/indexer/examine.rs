@@ -21,6 +21,9 @@ const RACY_WINDOW_NS: i64 = 2_000_000_000;
 /// The mtime stored for racily clean files (never equal to a scanned mtime).
 const UNTRUSTED_MTIME: i64 = -1;
 
+/// Results each worker may have waiting for the writer.
+const QUEUED_PER_WORKER: usize = 8;
+
 /// Limits applying to every file read in one update.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ReadLimits {
@@ -48,7 +51,8 @@ pub(super) fn spawn_examiners<'scope>(
         .map_or(1, NonZero::get)
         .min(candidates.len());
     let next = std::sync::Arc::new(AtomicUsize::new(0));
-    let (sender, receiver) = mpsc::channel();
+    // Bounded: when the writer falls behind, parsers wait instead of piling up outlines.
+    let (sender, receiver) = mpsc::sync_channel(workers * QUEUED_PER_WORKER);
     for _ in 0..workers {
         let sender = sender.clone();
         let next = std::sync::Arc::clone(&next);

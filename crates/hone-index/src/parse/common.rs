@@ -21,11 +21,10 @@ pub(crate) fn end_line(node: Node<'_>) -> u32 {
 
 /// 1-based column of `node`'s start, in characters.
 pub(crate) fn column(node: Node<'_>, source: &str) -> u32 {
-    let line_start = source
-        .get(..node.start_byte())
-        .and_then(|before| before.rfind('\n'))
-        .map_or(0, |newline| newline + 1);
-    let prefix = source.get(line_start..node.start_byte()).unwrap_or("");
+    // Tree-sitter's column counts bytes since the last line break: no search for it.
+    let start = node.start_byte();
+    let line_start = start.saturating_sub(node.start_position().column);
+    let prefix = source.get(line_start..start).unwrap_or("");
     u32::try_from(prefix.chars().count() + 1).unwrap_or(u32::MAX)
 }
 
@@ -40,6 +39,45 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Moves a tree cursor through a pre-order walk knowing how many siblings are left at each
+/// level, so it never asks the cursor for a next sibling that is not there: tree-sitter
+/// answers that by climbing through every hidden node above (repetition helpers, supertypes)
+/// and back, which costs more than most steps that succeed.
+#[derive(Default)]
+pub(crate) struct Steps {
+    /// For each level below the walk's root: siblings after the cursor's node.
+    remaining: Vec<u32>,
+}
+
+impl Steps {
+    /// Moves to the first child of the cursor's node `node`; `false` (not moving) for a leaf.
+    pub(crate) fn first_child(&mut self, cursor: &mut TreeCursor<'_>, node: Node<'_>) -> bool {
+        let children = node.child_count();
+        if children > 0 && cursor.goto_first_child() {
+            self.remaining.push(children - 1);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Moves to the next sibling; `false` (not moving) for a last child or the walk's root.
+    pub(crate) fn next_sibling(&mut self, cursor: &mut TreeCursor<'_>) -> bool {
+        match self.remaining.last_mut() {
+            Some(left) if *left > 0 && cursor.goto_next_sibling() => {
+                *left -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Moves to the parent; `false` (not moving) at the walk's root.
+    pub(crate) fn parent(&mut self, cursor: &mut TreeCursor<'_>) -> bool {
+        self.remaining.pop().is_some() && cursor.goto_parent()
+    }
+}
+
 /// Visits every node under `root` (itself included) in pre-order, iteratively so that deeply
 /// nested input cannot overflow the stack. `visit` gets the node, its field name in its parent
 /// and its parent (`None` for `root`), and returns whether to descend into the node's children.
@@ -48,22 +86,75 @@ pub(crate) fn walk<'t>(
     mut visit: impl FnMut(Node<'t>, Option<&'t str>, Option<Node<'t>>) -> bool,
 ) {
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     let mut parents: Vec<Node<'t>> = Vec::new();
     loop {
         let node = cursor.node();
-        if visit(node, cursor.field_name(), parents.last().copied()) && cursor.goto_first_child() {
+        if visit(node, cursor.field_name(), parents.last().copied())
+            && steps.first_child(&mut cursor, node)
+        {
             parents.push(node);
             continue;
         }
         loop {
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return;
             }
             parents.pop();
         }
+    }
+}
+
+/// Classes of node kinds by kind id, each kind's name read once per walk rather than once per
+/// node (reading a name costs a C string scan and a UTF-8 check).
+#[derive(Default)]
+pub(crate) struct KindMemo {
+    classes: Vec<u8>,
+}
+
+/// A kind id not classified yet.
+const UNCLASSIFIED: u8 = u8::MAX;
+
+impl KindMemo {
+    /// The class of `node`'s kind: `classify` of its name the first time (which must not
+    /// return `u8::MAX`, and must always be the same function for one memo).
+    pub(crate) fn class(&mut self, node: Node<'_>, classify: impl Fn(&str) -> u8) -> u8 {
+        let id = usize::from(node.kind_id());
+        if id >= self.classes.len() {
+            self.classes.resize(id + 1, UNCLASSIFIED);
+        }
+        if self.classes[id] == UNCLASSIFIED {
+            self.classes[id] = classify(node.kind());
+        }
+        self.classes[id]
+    }
+}
+
+/// Field ids of one grammar, each looked up once per file: `child_by_field_name` compares the
+/// name with every field name of the grammar on each call.
+#[derive(Default)]
+pub(crate) struct FieldMemo {
+    ids: Vec<(&'static str, Option<u16>)>,
+}
+
+impl FieldMemo {
+    /// `node.child_by_field_name(field)`; every node given must come from the same grammar.
+    pub(crate) fn child<'t>(&mut self, node: Node<'t>, field: &'static str) -> Option<Node<'t>> {
+        let id = match self.ids.iter().find(|(name, _)| *name == field) {
+            Some((_, id)) => *id,
+            None => {
+                let id = node
+                    .language()
+                    .field_id_for_name(field)
+                    .map(std::num::NonZeroU16::get);
+                self.ids.push((field, id));
+                id
+            }
+        };
+        node.child_by_field_id(id?)
     }
 }
 
@@ -133,12 +224,32 @@ pub(crate) struct MetricKinds {
     pub(crate) comments: &'static [&'static str],
 }
 
+impl MetricKinds {
+    /// What `kind` counts for, as bits.
+    fn class_of(&self, kind: &str) -> u8 {
+        let mut class = 0;
+        if self.nesting.contains(&kind) {
+            class |= NESTING;
+        }
+        if self.branches.contains(&kind) {
+            class |= BRANCH;
+        } else if self.logical_operators.contains(&kind) {
+            class |= LOGICAL_OPERATOR;
+        }
+        if self.comments.contains(&kind) {
+            class |= COMMENT;
+        }
+        class
+    }
+}
+
 /// Metrics and TODOs gathered while something else walks the whole tree in pre-order, so an
 /// extractor that walks every node anyway needs no second walk. Call [`MetricsWalk::enter`]
 /// for every node (named or not) and [`MetricsWalk::leave`] when the node last entered or
 /// returned to is done with its subtree.
 pub(crate) struct MetricsWalk<'k> {
     kinds: &'k MetricKinds,
+    classes: KindMemo,
     metrics: FileMetrics,
     depth: u32,
     /// For each entered node not yet left: whether it opened a nesting level.
@@ -146,23 +257,25 @@ pub(crate) struct MetricsWalk<'k> {
     todos: Vec<Todo>,
 }
 
+/// What a kind counts for in [`MetricsWalk`] (bits of its class).
+const NESTING: u8 = 1;
+const BRANCH: u8 = 2;
+const LOGICAL_OPERATOR: u8 = 4;
+const COMMENT: u8 = 8;
+
 impl<'k> MetricsWalk<'k> {
     /// A walk over `source` counting `kinds`.
     pub(crate) fn new(source: &str, kinds: &'k MetricKinds) -> Self {
+        let (lines, loc) = line_counts(source);
         let metrics = FileMetrics {
-            lines: u32::try_from(source.lines().count()).unwrap_or(u32::MAX),
-            loc: u32::try_from(
-                source
-                    .lines()
-                    .filter(|line| !line.trim().is_empty())
-                    .count(),
-            )
-            .unwrap_or(u32::MAX),
+            lines: u32::try_from(lines).unwrap_or(u32::MAX),
+            loc: u32::try_from(loc).unwrap_or(u32::MAX),
             complexity: 1,
             ..FileMetrics::default()
         };
         Self {
             kinds,
+            classes: KindMemo::default(),
             metrics,
             depth: 0,
             open: Vec::new(),
@@ -170,25 +283,25 @@ impl<'k> MetricsWalk<'k> {
         }
     }
 
-    /// Counts the cursor's node, reached in pre-order.
-    pub(crate) fn enter(&mut self, cursor: &TreeCursor<'_>, source: &str) {
-        let node = cursor.node();
-        let kind = node.kind();
-        let opens = self.kinds.nesting.contains(&kind);
+    /// Counts the cursor's node `node`, reached in pre-order.
+    pub(crate) fn enter(&mut self, node: Node<'_>, cursor: &TreeCursor<'_>, source: &str) {
+        let kinds = self.kinds;
+        let class = self.classes.class(node, |kind| kinds.class_of(kind));
+        let opens = class & NESTING != 0;
         if opens {
             self.depth += 1;
             self.metrics.max_nesting = self.metrics.max_nesting.max(self.depth);
         }
-        if self.kinds.branches.contains(&kind) {
+        if class & BRANCH != 0 {
             self.metrics.complexity += 1;
-        } else if self.kinds.logical_operators.contains(&kind)
+        } else if class & LOGICAL_OPERATOR != 0
             && !node.is_named()
             && cursor.field_name() == Some("operator")
         {
             // Only operators of expressions: C++ `T&&` declarators use the same token.
             self.metrics.complexity += 1;
         }
-        if self.kinds.comments.contains(&kind) {
+        if class & COMMENT != 0 {
             todos_in_comment(text(node, source), start_line(node), &mut self.todos);
         }
         self.open.push(opens);
@@ -208,6 +321,25 @@ impl<'k> MetricsWalk<'k> {
     }
 }
 
+/// Lines of `source` (as [`str::lines`] counts them) and non-blank ones, in one pass.
+fn line_counts(source: &str) -> (usize, usize) {
+    let mut lines = 0;
+    let mut loc = 0;
+    for line in source.lines() {
+        lines += 1;
+        let first = line
+            .bytes()
+            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
+        loc += usize::from(match first {
+            None => false,
+            Some(byte) if byte.is_ascii() => true,
+            // Unicode white space (`\u{a0}`, `\u{3000}`…) is blank too.
+            Some(_) => !line.trim().is_empty(),
+        });
+    }
+    (lines, loc)
+}
+
 /// Walks the whole tree once: metrics and TODOs. `import_count` is left for the caller.
 pub(crate) fn metrics_and_todos(
     root: Node<'_>,
@@ -217,17 +349,19 @@ pub(crate) fn metrics_and_todos(
 ) -> FileMetrics {
     let mut walk = MetricsWalk::new(source, kinds);
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     loop {
-        walk.enter(&cursor, source);
-        if cursor.goto_first_child() {
+        let node = cursor.node();
+        walk.enter(node, &cursor, source);
+        if steps.first_child(&mut cursor, node) {
             continue;
         }
         loop {
             walk.leave();
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return walk.finish(todos);
             }
         }
@@ -259,6 +393,35 @@ mod tests {
                 ("HACK", "- quick fix", 20)
             ]
         );
+    }
+
+    #[test]
+    fn lines_and_non_blank_lines_are_counted_as_lines_and_trim_do() {
+        for source in [
+            "",
+            "a",
+            "a\n",
+            "a\r\n\r\nb",
+            "  \t\n\u{a0}\u{3000}\n x\n\x0b\x0c\n\n",
+            "é\n \u{a0}é\n",
+        ] {
+            let lines = source.lines().count();
+            let loc = source.lines().filter(|l| !l.trim().is_empty()).count();
+            assert_eq!(line_counts(source), (lines, loc), "{source:?}");
+        }
+    }
+
+    #[test]
+    fn columns_count_characters_from_the_line_start() {
+        let source = "ab\n  é; x = 1;\n";
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&crate::model::Language::JavaScript.grammar())
+            .unwrap();
+        let tree = parser.parse(source, None).unwrap();
+        let x = tree.root_node().descendant_for_byte_range(9, 10).unwrap();
+        assert_eq!(text(x, source), "x");
+        assert_eq!(column(x, source), 6);
     }
 
     #[test]

@@ -18,6 +18,7 @@
 
 mod rank;
 mod render;
+mod stored;
 mod tokens;
 
 use std::collections::BTreeMap;
@@ -28,7 +29,7 @@ pub use tokens::estimate_tokens;
 
 use crate::analysis::Analysis;
 use crate::model::FileOutline;
-use rank::RankGraph;
+pub(crate) use rank::RankGraph;
 
 /// The budget of a [`RepoMapRequest`] by default, in estimated tokens.
 pub const DEFAULT_BUDGET_TOKENS: usize = 8000;
@@ -105,6 +106,30 @@ struct Ranking {
     order: Vec<usize>,
 }
 
+impl Ranking {
+    /// PageRank over `graph` personalised for `request`.
+    fn new(
+        graph: &RankGraph,
+        files_defining: &mut dyn FnMut(&str) -> Vec<String>,
+        request: &RepoMapRequest,
+    ) -> Self {
+        let jump = graph.personalization(
+            files_defining,
+            &request.focus_files,
+            &request.focus_identifiers,
+        );
+        let scores = graph.pagerank(&jump);
+        let mut order: Vec<usize> = (0..scores.len()).collect();
+        order.sort_by(|a, b| scores[*b].total_cmp(&scores[*a]).then_with(|| a.cmp(b)));
+        Self {
+            focus_files: request.focus_files.clone(),
+            focus_identifiers: request.focus_identifiers.clone(),
+            scores,
+            order,
+        }
+    }
+}
+
 impl RepoMap {
     /// An empty cache.
     pub fn new() -> Self {
@@ -162,78 +187,7 @@ impl RepoMap {
         section: &mut dyn FnMut(&str) -> Option<String>,
     ) -> RenderedMap {
         let (graph, ranking) = self.ranking(analysis, request);
-        let total = ranking.order.len();
-        // The footer only shrinks as more files are shown, so reserving its largest form
-        // keeps every cut within budget.
-        let footer_reserve = if total == 0 {
-            0
-        } else {
-            estimate_tokens(&footer(total))
-        };
-        let available = request.budget_tokens.saturating_sub(footer_reserve);
-        let paths: Vec<&str> = ranking
-            .order
-            .iter()
-            .map(|node| graph.nodes[*node].as_str())
-            .collect();
-        let mut sections: Vec<String> = Vec::new();
-        let mut section_tokens: Vec<usize> = Vec::new();
-        let mut used = 0;
-        for path in &paths {
-            let section = section(path).unwrap_or_else(|| format!("{path}\n"));
-            used += estimate_tokens(&section);
-            sections.push(section);
-            section_tokens.push(used);
-            if used > available {
-                break;
-            }
-        }
-        // Prefix sums grow with the number of files: binary search for the largest cut.
-        let mut outlined = section_tokens.partition_point(|tokens| *tokens <= available);
-        let mut listed = 0;
-        if outlined < total {
-            let outline_budget = available - available / PATH_SHARE;
-            outlined = section_tokens.partition_point(|tokens| *tokens <= outline_budget);
-            let spent = outlined
-                .checked_sub(1)
-                .map_or(0, |last| section_tokens[last]);
-            let mut path_tokens = 0;
-            listed = paths[outlined..]
-                .iter()
-                .take_while(|path| {
-                    path_tokens += estimate_tokens(&format!("{path}\n"));
-                    spent + path_tokens <= available
-                })
-                .count();
-        }
-        sections.truncate(outlined);
-        let mut lines: Vec<(&str, String)> = paths.iter().copied().zip(sections).collect();
-        lines.extend(
-            paths[outlined..outlined + listed]
-                .iter()
-                .map(|path| (*path, format!("{path}\n"))),
-        );
-        lines.sort_by(|a, b| a.0.cmp(b.0));
-        let mut text: String = lines.into_iter().map(|(_, line)| line).collect();
-        let omitted = total - outlined - listed;
-        if omitted > 0
-            && estimate_tokens(&text) + estimate_tokens(&footer(omitted)) <= request.budget_tokens
-        {
-            text.push_str(&footer(omitted));
-        }
-        RenderedMap {
-            tokens: estimate_tokens(&text),
-            text,
-            files: paths[..outlined]
-                .iter()
-                .map(|path| (*path).to_string())
-                .collect(),
-            listed: paths[outlined..outlined + listed]
-                .iter()
-                .map(|path| (*path).to_string())
-                .collect(),
-            omitted,
-        }
+        render_ranked(graph, ranking, request, section)
     }
 
     /// The graph for `analysis` and the ranking for `request`, from the cache when possible.
@@ -253,29 +207,118 @@ impl RepoMap {
         let position = match cached {
             Some(position) => position,
             None => {
-                let jump = graph.personalization(
-                    analysis,
-                    &request.focus_files,
-                    &request.focus_identifiers,
-                );
-                let scores = graph.pagerank(&jump);
-                let mut order: Vec<usize> = (0..scores.len()).collect();
-                order.sort_by(|a, b| scores[*b].total_cmp(&scores[*a]).then_with(|| a.cmp(b)));
+                let mut files_defining = |name: &str| {
+                    let files = analysis.symbols.files_defining(name);
+                    files.into_iter().map(str::to_string).collect()
+                };
+                let ranking = Ranking::new(&graph, &mut files_defining, request);
                 if self.rankings.len() == CACHED_RANKINGS {
                     self.rankings.remove(0);
                 }
-                self.rankings.push(Ranking {
-                    focus_files: request.focus_files.clone(),
-                    focus_identifiers: request.focus_identifiers.clone(),
-                    scores,
-                    order,
-                });
+                self.rankings.push(ranking);
                 self.rankings.len() - 1
             }
         };
         let (_, graph) = self.graph.insert((fingerprint, graph));
         (graph, &self.rankings[position])
     }
+}
+
+/// The map of `graph` ranked as `ranking`, with `section` rendering a file's outline
+/// (`None`: shown as a bare path).
+fn render_ranked(
+    graph: &RankGraph,
+    ranking: &Ranking,
+    request: &RepoMapRequest,
+    section: &mut dyn FnMut(&str) -> Option<String>,
+) -> RenderedMap {
+    let total = ranking.order.len();
+    // The footer only shrinks as more files are shown, so reserving its largest form
+    // keeps every cut within budget.
+    let footer_reserve = if total == 0 {
+        0
+    } else {
+        estimate_tokens(&footer(total))
+    };
+    let available = request.budget_tokens.saturating_sub(footer_reserve);
+    let paths: Vec<&str> = ranking
+        .order
+        .iter()
+        .map(|node| graph.nodes[*node].as_str())
+        .collect();
+    let mut sections: Vec<String> = Vec::new();
+    let mut section_tokens: Vec<usize> = Vec::new();
+    let mut used = 0;
+    for path in &paths {
+        let section = section(path).unwrap_or_else(|| format!("{path}\n"));
+        used += estimate_tokens(&section);
+        sections.push(section);
+        section_tokens.push(used);
+        if used > available {
+            break;
+        }
+    }
+    // Prefix sums grow with the number of files: binary search for the largest cut.
+    let mut outlined = section_tokens.partition_point(|tokens| *tokens <= available);
+    let mut listed = 0;
+    if outlined < total {
+        let outline_budget = available - available / PATH_SHARE;
+        outlined = section_tokens.partition_point(|tokens| *tokens <= outline_budget);
+        let spent = outlined
+            .checked_sub(1)
+            .map_or(0, |last| section_tokens[last]);
+        let mut path_tokens = 0;
+        listed = paths[outlined..]
+            .iter()
+            .take_while(|path| {
+                path_tokens += estimate_tokens(&format!("{path}\n"));
+                spent + path_tokens <= available
+            })
+            .count();
+    }
+    sections.truncate(outlined);
+    let mut lines: Vec<(&str, String)> = paths.iter().copied().zip(sections).collect();
+    lines.extend(
+        paths[outlined..outlined + listed]
+            .iter()
+            .map(|path| (*path, format!("{path}\n"))),
+    );
+    lines.sort_by(|a, b| a.0.cmp(b.0));
+    let mut text: String = lines.into_iter().map(|(_, line)| line).collect();
+    let omitted = total - outlined - listed;
+    if omitted > 0
+        && estimate_tokens(&text) + estimate_tokens(&footer(omitted)) <= request.budget_tokens
+    {
+        text.push_str(&footer(omitted));
+    }
+    RenderedMap {
+        tokens: estimate_tokens(&text),
+        text,
+        files: paths[..outlined]
+            .iter()
+            .map(|path| (*path).to_string())
+            .collect(),
+        listed: paths[outlined..outlined + listed]
+            .iter()
+            .map(|path| (*path).to_string())
+            .collect(),
+        omitted,
+    }
+}
+
+/// The map for `request` ranked over `graph`, a graph built (or cached) from the index rather
+/// than from an [`Analysis`]: `files_defining` names the files defining a focus name,
+/// `outline` loads the outlines of the files that get a section.
+pub(crate) fn render_with_graph(
+    graph: &RankGraph,
+    files_defining: &mut dyn FnMut(&str) -> Vec<String>,
+    outline: &mut dyn FnMut(&str) -> Option<FileOutline>,
+    request: &RepoMapRequest,
+) -> RenderedMap {
+    let ranking = Ranking::new(graph, files_defining, request);
+    render_ranked(graph, &ranking, request, &mut |path| {
+        outline(path).map(|outline| render_file(path, &outline))
+    })
 }
 
 /// The last line of a map that leaves files out.

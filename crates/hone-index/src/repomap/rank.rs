@@ -26,9 +26,9 @@ pub(crate) struct RankGraph {
     /// File paths, sorted; a node is a position here.
     pub(crate) nodes: Vec<String>,
     /// Node `i`'s edges are `targets[offsets[i]..offsets[i + 1]]` with `weights` alongside.
-    offsets: Vec<usize>,
-    targets: Vec<u32>,
-    weights: Vec<f64>,
+    pub(super) offsets: Vec<usize>,
+    pub(super) targets: Vec<u32>,
+    pub(super) weights: Vec<f64>,
     /// Sum of each node's outgoing weights.
     out_weight: Vec<f64>,
 }
@@ -119,11 +119,34 @@ impl RankGraph {
         graph
     }
 
+    /// A graph from its rows (as [`RankGraph::encode`] stored them).
+    pub(super) fn from_parts(
+        nodes: Vec<String>,
+        offsets: Vec<usize>,
+        targets: Vec<u32>,
+        weights: Vec<f64>,
+    ) -> Self {
+        let mut out_weight = vec![0.0; nodes.len()];
+        for (node, out) in out_weight.iter_mut().enumerate() {
+            // Summed in the order `build` summed them.
+            for weight in &weights[offsets[node]..offsets[node + 1]] {
+                *out += weight;
+            }
+        }
+        Self {
+            nodes,
+            offsets,
+            targets,
+            weights,
+            out_weight,
+        }
+    }
+
     /// The jump distribution: uniform, or concentrated on the focus files, the files defining
-    /// a focus name and the files whose stem is one.
+    /// a focus name (`files_defining`) and the files whose stem is one.
     pub(crate) fn personalization(
         &self,
-        analysis: &Analysis,
+        files_defining: &mut dyn FnMut(&str) -> Vec<String>,
         focus_files: &[String],
         focus_names: &[String],
     ) -> Vec<f64> {
@@ -140,8 +163,8 @@ impl RankGraph {
             }
         }
         for name in focus_names {
-            for file in analysis.symbols.files_defining(name) {
-                if let Some(node) = id(file) {
+            for file in files_defining(name) {
+                if let Some(node) = id(&file) {
                     focus[node] += 1.0;
                 }
             }

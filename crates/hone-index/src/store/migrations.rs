@@ -9,10 +9,11 @@ use crate::error::IndexError;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`. Append only: never edit a
 /// migration that has shipped.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     include_str!("schema/001_initial.sql"),
     include_str!("schema/002_symbol_counts.sql"),
     include_str!("schema/003_outlines_without_symbols.sql"),
+    include_str!("schema/004_rank_cache.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

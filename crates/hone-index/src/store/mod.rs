@@ -225,4 +225,20 @@ pub trait IndexStore: Send {
 
     /// Records the sub-directory the index is limited to (`None`: the whole project).
     fn set_scope(&mut self, scope: Option<&str>) -> Result<(), IndexError>;
+
+    /// The repo map's cached ranking graph: the index's current generation (which every
+    /// write changing outlines, symbols or edges moves on) and the graph stored for it, if
+    /// any. Read the generation before what the graph is built from, so a graph built while
+    /// another process wrote is never stored as current. A store without a cache has none.
+    fn rank_cache(&self) -> Result<(i64, Option<Vec<u8>>), IndexError> {
+        Ok((0, None))
+    }
+
+    /// Stores `graph`, built from the index as it was at `generation`, unless a write has
+    /// changed it since (then nothing is stored and `false` comes back). A cache: callers
+    /// may ignore failures, and this never waits for another process's write lock.
+    fn store_rank_cache(&self, generation: i64, graph: &[u8]) -> Result<bool, IndexError> {
+        let _ = (generation, graph);
+        Ok(false)
+    }
 }

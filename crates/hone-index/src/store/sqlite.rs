@@ -21,6 +21,10 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Page cache per connection, in KiB.
 const PAGE_CACHE_KIB: i64 = -32 * 1024;
 
+/// The index's generation (see [`IndexStore::rank_cache`]), as an SQL expression.
+pub(super) const GENERATION: &str =
+    "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'), 0)";
+
 /// Columns of a symbol query, in the order [`SqliteStore::symbol_query`] decodes them.
 const SYMBOL_COLUMNS: &str = "SELECT s.name, s.kind, s.role, f.path, s.line, s.col \
      FROM symbols s JOIN files f ON f.id = s.file_id";
@@ -236,7 +240,11 @@ impl IndexStore for SqliteStore {
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|error| IndexError::database(path, error))?;
-        Ok(Box::new(SqliteWrite { transaction, path }))
+        Ok(Box::new(SqliteWrite {
+            transaction,
+            path,
+            graph_changed: false,
+        }))
     }
 
     fn outline(&self, path: &str) -> Result<Option<FileOutline>, IndexError> {
@@ -397,6 +405,38 @@ impl IndexStore for SqliteStore {
             })
             .optional()
             .map(|scope| scope.filter(|scope| !scope.is_empty()))
+            .map_err(|error| self.database(error))
+    }
+
+    fn rank_cache(&self) -> Result<(i64, Option<Vec<u8>>), IndexError> {
+        self.connection
+            .query_row(
+                &format!(
+                    "SELECT {GENERATION}, \
+                     (SELECT graph FROM rank_cache WHERE generation = {GENERATION})"
+                ),
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(|error| self.database(error))
+    }
+
+    fn store_rank_cache(&self, generation: i64, graph: &[u8]) -> Result<bool, IndexError> {
+        // One statement: the generation check and the insert see the same snapshot.
+        let sql = format!(
+            "INSERT OR REPLACE INTO rank_cache (generation, graph) \
+             SELECT ?1, ?2 WHERE {GENERATION} = ?1"
+        );
+        // Never queue behind an indexer: its commit will outdate the graph anyway.
+        self.connection
+            .busy_timeout(Duration::ZERO)
+            .map_err(|error| self.database(error))?;
+        let stored = self.connection.execute(&sql, params![generation, graph]);
+        self.connection
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|error| self.database(error))?;
+        stored
+            .map(|rows| rows > 0)
             .map_err(|error| self.database(error))
     }
 

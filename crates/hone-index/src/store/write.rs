@@ -7,6 +7,7 @@ use rusqlite::{Row, Transaction, params};
 
 use super::codec::{file_kind_columns, role_name, symbol_kind_name};
 use super::outlines::outline_json;
+use super::sqlite::GENERATION;
 use super::{EdgeUpdate, FileUpdate, IndexWrite, OutlineChange};
 use crate::error::IndexError;
 use crate::model::SymbolRole;
@@ -17,6 +18,9 @@ pub(super) struct SqliteWrite<'c> {
     pub(super) transaction: Transaction<'c>,
     /// The database file, for error messages.
     pub(super) path: &'c Path,
+    /// Whether outlines, symbols or edges changed: the commit then moves the generation on
+    /// and drops the cached ranking graph.
+    pub(super) graph_changed: bool,
 }
 
 impl SqliteWrite<'_> {
@@ -27,35 +31,55 @@ impl SqliteWrite<'_> {
 
 impl IndexWrite for SqliteWrite<'_> {
     fn upsert(&mut self, update: &FileUpdate) -> Result<(), IndexError> {
-        write_file(&self.transaction, update).map_err(|error| match error {
+        let changed = write_file(&self.transaction, update).map_err(|error| match error {
             WriteError::Database(error) => self.database(error),
             WriteError::Invalid(reason) => IndexError::InvalidRecord {
                 path: update.record.path.clone(),
                 reason,
             },
-        })
+        })?;
+        self.graph_changed |= changed;
+        Ok(())
     }
 
     fn delete(&mut self, path: &str) -> Result<(), IndexError> {
-        self.transaction
+        let deleted = self
+            .transaction
             .prepare_cached("DELETE FROM files WHERE path = ?1")
             .and_then(|mut delete| delete.execute([path]))
-            .map(|_| ())
-            .map_err(|error| self.database(error))
+            .map_err(|error| self.database(error))?;
+        self.graph_changed |= deleted > 0;
+        Ok(())
     }
 
     fn edges(&mut self, update: &EdgeUpdate) -> Result<(), IndexError> {
+        self.graph_changed = true;
         write_edges(&self.transaction, update).map_err(|error| self.database(error))
     }
 
     fn commit(self: Box<Self>) -> Result<(), IndexError> {
         let now_ms = nanos_since_epoch(SystemTime::now()) / 1_000_000;
         let path = self.path;
-        self.transaction
-            .execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_indexed_ms', ?1)",
-                [now_ms.to_string()],
-            )
+        let outdate_graph = || -> rusqlite::Result<()> {
+            if self.graph_changed {
+                self.transaction.execute(
+                    &format!(
+                        "INSERT OR REPLACE INTO meta (key, value) \
+                         VALUES ('generation', {GENERATION} + 1)"
+                    ),
+                    [],
+                )?;
+                self.transaction.execute("DELETE FROM rank_cache", [])?;
+            }
+            Ok(())
+        };
+        outdate_graph()
+            .and_then(|()| {
+                self.transaction.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_indexed_ms', ?1)",
+                    [now_ms.to_string()],
+                )
+            })
             .and_then(|_| self.transaction.commit())
             .map_err(|error| IndexError::database(path, error))
     }
@@ -99,7 +123,8 @@ impl From<rusqlite::Error> for WriteError {
 }
 
 /// Inserts or replaces one file's record and, as asked, its outline, metrics and symbols.
-fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), WriteError> {
+/// Returns whether an outline was written or removed.
+fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool, WriteError> {
     let record = &update.record;
     let size = i64::try_from(record.size)
         .map_err(|_| WriteError::Invalid(format!("size {} is too large", record.size)))?;
@@ -118,17 +143,18 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), 
             |row: &Row<'_>| row.get(0),
         )?;
     let outline = match &update.outline {
-        OutlineChange::Keep => return Ok(()),
+        OutlineChange::Keep => return Ok(false),
         OutlineChange::Remove => None,
         OutlineChange::Replace(outline) => Some(outline),
     };
+    let mut removed = 0;
     for table in ["outlines", "file_metrics", "symbols"] {
-        transaction
+        removed += transaction
             .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
             .execute([id])?;
     }
     let Some(outline) = outline else {
-        return Ok(());
+        return Ok(removed > 0);
     };
     let json = outline_json(outline)
         .map_err(|error| WriteError::Invalid(format!("outline cannot be serialised: {error}")))?;
@@ -172,5 +198,5 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<(), 
             symbol.column
         ])?;
     }
-    Ok(())
+    Ok(true)
 }

@@ -21,7 +21,9 @@ use crate::analysis;
 use crate::error::IndexError;
 use crate::indexer::Indexer;
 use crate::model::{FileOutline, Function};
-use crate::repomap::{RenderedMap, RepoMap, RepoMapRequest};
+use crate::repomap::{self, RankGraph, RenderedMap, RepoMapRequest};
+#[cfg(doc)]
+use crate::store::IndexStore;
 
 /// One project's index, shared by the index tools (and whoever else holds a clone).
 #[derive(Clone, Debug)]
@@ -95,30 +97,75 @@ pub fn repo_map(
 /// The repo map of the indexed project for `request`, from what the index stores: the
 /// symbol table and the resolved edges rank the files, and only the outlines that get a
 /// section are read.
+///
+/// The ranking graph built from them is cached in the index ([`IndexStore::rank_cache`])
+/// until the next change to outlines or edges, so a map of an unchanged index reads neither.
 pub fn repo_map_for(
     indexer: &Indexer,
     request: &RepoMapRequest,
 ) -> Result<RenderedMap, IndexError> {
     let store = indexer.store();
+    let graph = rank_graph(indexer)?;
+    let mut failure = None;
+    let mut files_defining = |name: &str| match store.definitions(name) {
+        Ok(sites) => {
+            let mut files: Vec<String> = sites.into_iter().map(|site| site.path).collect();
+            files.dedup();
+            files
+        }
+        Err(error) => {
+            failure.get_or_insert(error);
+            Vec::new()
+        }
+    };
+    let mut outline_failure = None;
+    let map = repomap::render_with_graph(
+        &graph,
+        &mut files_defining,
+        &mut |path| match store.outline(path) {
+            Ok(outline) => outline,
+            Err(error) => {
+                outline_failure.get_or_insert(error);
+                None
+            }
+        },
+        request,
+    );
+    failure.or(outline_failure).map_or(Ok(map), Err)
+}
+
+/// The ranking graph of the indexed project: the cached one when it is current and covers
+/// exactly the indexed source files, else built from the symbol table and the edges (and
+/// cached, best effort).
+fn rank_graph(indexer: &Indexer) -> Result<RankGraph, IndexError> {
+    let store = indexer.store();
+    // The generation is read before what the graph is built from (see `rank_cache`).
+    let (generation, cached) = store.rank_cache()?;
     let files: Vec<(String, crate::model::Language)> = indexer
         .files()
         .iter()
         .filter_map(|(path, record)| Some((path.clone(), record.language()?)))
         .collect();
+    let covers_files = |graph: &RankGraph| {
+        graph.nodes.len() == files.len()
+            && graph
+                .nodes
+                .iter()
+                .zip(&files)
+                .all(|(node, (path, _))| node == path)
+    };
+    if let Some(graph) = cached
+        .and_then(|bytes| RankGraph::decode(&bytes))
+        .filter(covers_files)
+    {
+        return Ok(graph);
+    }
     let analysis = analysis::for_ranking(&files, store.all_edges()?, store.defined_symbols()?);
-    let mut failure = None;
-    let map = RepoMap::new().render_loading(
-        &mut |path| match store.outline(path) {
-            Ok(outline) => outline,
-            Err(error) => {
-                failure.get_or_insert(error);
-                None
-            }
-        },
-        &analysis,
-        request,
-    );
-    failure.map_or(Ok(map), Err)
+    let graph = RankGraph::build(&analysis);
+    if let Err(error) = store.store_rank_cache(generation, &graph.encode()) {
+        tracing::debug!("repo map graph not cached: {error}");
+    }
+    Ok(graph)
 }
 
 fn is_identifier(word: &str) -> bool {

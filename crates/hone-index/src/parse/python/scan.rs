@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::{Extractor, classes, imports};
 use crate::model::SymbolKind;
-use crate::parse::common::{MetricsWalk, field_text, text};
+use crate::parse::common::{MetricsWalk, Steps, field_text, text};
 
 /// Builtin types left out of annotation references.
 const BUILTIN_TYPES: [&str; 14] = [
@@ -29,15 +29,17 @@ const BUILTIN_TYPES: [&str; 14] = [
 /// its field name and returns whether to descend into it.
 pub(super) fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, Option<&'t str>) -> bool) {
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     loop {
-        if visit(cursor.node(), cursor.field_name()) && cursor.goto_first_child() {
+        let node = cursor.node();
+        if visit(node, cursor.field_name()) && steps.first_child(&mut cursor, node) {
             continue;
         }
         loop {
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return;
             }
         }
@@ -53,23 +55,24 @@ pub(super) fn scan(
 ) {
     let source = extractor.source;
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     loop {
         let node = cursor.node();
-        metrics.enter(&cursor, source);
+        metrics.enter(node, &cursor, source);
         if node.is_named() {
             visit(node, &ancestors, extractor);
         }
-        if cursor.goto_first_child() {
+        if steps.first_child(&mut cursor, node) {
             ancestors.push(node);
             continue;
         }
         loop {
             metrics.leave();
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return;
             }
             ancestors.pop();

@@ -80,6 +80,7 @@ pub(crate) fn extract(root: Node<'_>, source: &str, outline: &mut FileOutline) {
         pending: Vec::new(),
         locals: Vec::new(),
         type_params: Vec::new(),
+        fields: common::FieldMemo::default(),
     };
     extractor.declarations(root, false, 0);
     let mut metrics = common::MetricsWalk::new(source, &METRIC_KINDS);
@@ -106,6 +107,8 @@ pub(super) struct Extractor<'s, 'o> {
     /// Names declared as type parameters, mapped-type keys or `infer` names: their uses are
     /// not references.
     type_params: Vec<&'s str>,
+    /// Field ids of the file's grammar.
+    fields: common::FieldMemo,
 }
 
 impl<'s> Extractor<'s, '_> {

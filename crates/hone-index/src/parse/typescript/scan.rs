@@ -1,12 +1,12 @@
 //! One iterative pass over the whole tree: classes wherever they are declared, references,
 //! `require(…)` and dynamic `import(…)`.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 use super::imports;
 use super::{ANONYMOUS, Extractor, classes};
 use crate::model::SymbolKind;
-use crate::parse::common::{MetricsWalk, field_text, start_line, text};
+use crate::parse::common::{KindMemo, MetricsWalk, Steps, field_text, start_line, text};
 
 /// Node kinds that become a [`crate::model::Class`].
 pub(super) const CLASS_KINDS: [&str; 5] = [
@@ -28,6 +28,21 @@ const TYPE_DECLARATIONS: [&str; 7] = [
     "mapped_type_clause",
 ];
 
+/// Node kinds [`visit`] does something with.
+const VISITED: [&str; 11] = [
+    "call_expression",
+    "new_expression",
+    "type_identifier",
+    "type_parameter",
+    "mapped_type_clause",
+    "infer_type",
+    "extends_clause",
+    "class_heritage",
+    "decorator",
+    "jsx_opening_element",
+    "jsx_self_closing_element",
+];
+
 /// Walks the tree once, keeping the chain of ancestors of the current node; `metrics` sees
 /// every node on the way.
 pub(super) fn scan(
@@ -37,23 +52,27 @@ pub(super) fn scan(
 ) {
     let source = extractor.source;
     let mut cursor = root.walk();
+    let mut steps = Steps::default();
     let mut ancestors: Vec<Node<'_>> = Vec::new();
+    // Most nodes are none of the visited kinds: tell them by kind id.
+    let mut visited = KindMemo::default();
+    let classify = |kind: &str| u8::from(VISITED.contains(&kind) || CLASS_KINDS.contains(&kind));
     loop {
         let node = cursor.node();
-        metrics.enter(&cursor, source);
-        if node.is_named() {
-            visit(node, cursor.field_name(), &ancestors, extractor);
+        metrics.enter(node, &cursor, source);
+        if node.is_named() && visited.class(node, classify) != 0 {
+            visit(node, &cursor, &ancestors, extractor);
         }
-        if cursor.goto_first_child() {
+        if steps.first_child(&mut cursor, node) {
             ancestors.push(node);
             continue;
         }
         loop {
             metrics.leave();
-            if cursor.goto_next_sibling() {
+            if steps.next_sibling(&mut cursor) {
                 break;
             }
-            if !cursor.goto_parent() {
+            if !steps.parent(&mut cursor) {
                 return;
             }
             ancestors.pop();
@@ -61,16 +80,21 @@ pub(super) fn scan(
     }
 }
 
-fn visit(node: Node<'_>, field: Option<&str>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
+fn visit(
+    node: Node<'_>,
+    cursor: &TreeCursor<'_>,
+    ancestors: &[Node<'_>],
+    ex: &mut Extractor<'_, '_>,
+) {
     let source = ex.source;
     match node.kind() {
         "call_expression" => call(node, ancestors, ex),
         "new_expression" => {
-            if let Some(constructor) = node.child_by_field_name("constructor") {
+            if let Some(constructor) = ex.fields.child(node, "constructor") {
                 reference_last(constructor, SymbolKind::Class, ex);
             }
         }
-        "type_identifier" => type_reference(node, field, ancestors, ex),
+        "type_identifier" => type_reference(node, cursor.field_name(), ancestors, ex),
         "type_parameter" | "mapped_type_clause" => {
             if let Some(name) = field_text(node, "name", source) {
                 ex.type_params.push(name);
@@ -120,7 +144,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
     match node.kind() {
         "identifier" => ex.reference(node, kind),
         "member_expression" => {
-            if let Some(property) = node.child_by_field_name("property") {
+            if let Some(property) = ex.fields.child(node, "property") {
                 ex.reference(property, kind);
             }
         }
@@ -129,7 +153,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
 }
 
 fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
-    let Some(function) = node.child_by_field_name("function") else {
+    let Some(function) = ex.fields.child(node, "function") else {
         return;
     };
     match function.kind() {
@@ -142,7 +166,7 @@ fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
             }
         }
         "member_expression" => {
-            if let Some(property) = function.child_by_field_name("property") {
+            if let Some(property) = ex.fields.child(function, "property") {
                 ex.reference(property, SymbolKind::Method);
             }
         }
