@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::agent::{AgentBuilder, AgentLayer, AgentSettings};
+use crate::checks_settings::ChecksLayers;
 use crate::context_settings::ContextLayers;
 use crate::default_provider::default_provider;
 use crate::error::ConfigError;
@@ -36,6 +37,7 @@ pub struct Config {
     pub(crate) index: IndexLayers,
     pub(crate) local: LocalLayers,
     pub(crate) memory: MemoryLayers,
+    pub(crate) checks: ChecksLayers,
     pub(crate) context: ContextLayers,
 }
 
@@ -232,6 +234,7 @@ struct Builder {
     index: IndexLayers,
     local: LocalLayers,
     memory: MemoryLayers,
+    checks: ChecksLayers,
     context: ContextLayers,
 }
 
@@ -294,6 +297,7 @@ impl Builder {
         self.index.merge(&file.index, source);
         self.local.merge(file.local, source);
         self.memory.merge(&file.memory, source);
+        self.checks.merge(&file.checks, source);
         self.context.merge(&file.context, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
@@ -446,6 +450,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         index: builder.index,
         local: builder.local,
         memory: builder.memory,
+        checks: builder.checks,
         context: builder.context,
     })
 }

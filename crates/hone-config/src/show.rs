@@ -222,6 +222,7 @@ impl Config {
         self.show_index(&mut values);
         self.local.show(&mut values);
         self.show_memory(&mut values);
+        self.show_checks(&mut values);
         self.show_context(&mut values);
         values
     }
