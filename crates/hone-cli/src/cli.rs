@@ -116,6 +116,9 @@ pub enum Command {
     /// Render the project instructions and files (in full or, with --summary, as outlines)
     /// as one markdown document for any chat UI; saved under .hone/context/ and printed.
     Context(crate::context_cmd::ContextArgs),
+    /// Run an evaluation suite: each task's repository snapshot gets one `hone exec` turn
+    /// with the configured model, then the task's check decides whether it was solved.
+    Eval(crate::eval_cmd::EvalArgs),
 }
 
 /// `hone ask`.
