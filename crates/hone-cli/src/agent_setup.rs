@@ -105,19 +105,6 @@ pub(crate) fn map_budget(settings: &IndexSettings, profile: PromptProfile) -> us
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_large_update_warning_names_the_count_and_the_ways_out() {
-        let warning = large_update_warning(12_345);
-        assert!(warning.starts_with("12345 files to index"), "{warning}");
-        assert!(warning.contains("--scope DIR"), "{warning}");
-        assert!(warning.contains("extra_ignores"), "{warning}");
-    }
-}
-
 /// The checks after edits as `[checks]` sets them, with the code index's tree-sitter
 /// syntax check.
 pub(crate) fn checks(config: &Config) -> hone_core::ChecksConfig {
@@ -140,5 +127,18 @@ pub(crate) fn checks(config: &Config) -> hone_core::ChecksConfig {
             })
             .collect(),
         syntax: Some(std::sync::Arc::new(hone_index::syntax::TreeSitterSyntax)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_large_update_warning_names_the_count_and_the_ways_out() {
+        let warning = large_update_warning(12_345);
+        assert!(warning.starts_with("12345 files to index"), "{warning}");
+        assert!(warning.contains("--scope DIR"), "{warning}");
+        assert!(warning.contains("extra_ignores"), "{warning}");
     }
 }
