@@ -38,6 +38,7 @@ impl Agent {
         let request = self.request_message(text);
         self.push_history(request);
         let ending = match self.turn_loop(&cancel, &mut stats).await {
+            Ending::Done(_) if cancel.is_cancelled() => Ending::Cancelled,
             Ending::Done(end) => Ending::Done(self.settle_checks(end, &cancel).await),
             other => other,
         };

@@ -163,10 +163,12 @@ impl Agent {
         let Some(outcome) = self.run_checks(cancel).await else {
             return false;
         };
+        // A cancelled check proves nothing; the turn ends as cancelled.
+        if cancel.is_cancelled() {
+            return false;
+        }
         let passed = outcome.failures.is_empty();
-        let repair = !passed
-            && !cancel.is_cancelled()
-            && self.checks.repairs < self.checks.config.max_repair_rounds;
+        let repair = !passed && self.checks.repairs < self.checks.config.max_repair_rounds;
         if repair {
             self.checks.repairs += 1;
         }
