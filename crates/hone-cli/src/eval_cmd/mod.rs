@@ -221,11 +221,25 @@ fn print_task(task: &Task, outcome: &Outcome, json: bool) {
             let _ = writeln!(stdout, "    kept: {}", kept.display());
         }
         if !outcome.solved && !outcome.note.is_empty() {
-            let first = outcome.note.lines().last().unwrap_or("");
-            let _ = writeln!(stdout, "    {first}");
+            let _ = writeln!(stdout, "    {}", telling_line(&outcome.note));
         }
     }
     let _ = stdout.flush();
+}
+
+/// The line of a failed check's output that says most: the first naming an error or a
+/// failure, else the last.
+fn telling_line(note: &str) -> &str {
+    note.lines()
+        .find(|line| {
+            let lower = line.to_ascii_lowercase();
+            ["error", "fail", "assert", "panicked"]
+                .iter()
+                .any(|marker| lower.contains(marker))
+        })
+        .or_else(|| note.lines().last())
+        .unwrap_or("")
+        .trim()
 }
 
 fn print_summary(outcomes: &[Outcome], json: bool) {
@@ -300,6 +314,18 @@ async fn verify(tasks: &[Task]) -> Result<ExitCode, HoneError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_telling_line_names_the_failure() {
+        assert_eq!(
+            telling_line(
+                "# tests 4\nnot ok 2 - sum of nothing\n  error: 'Expected 0'\n# duration_ms 5"
+            ),
+            "error: 'Expected 0'"
+        );
+        assert_eq!(telling_line("a\nb"), "b");
+        assert_eq!(telling_line(""), "");
+    }
 
     #[test]
     fn medians() {
