@@ -105,6 +105,7 @@ async fn a_suite_runs_against_a_scripted_model() {
     assert_eq!(lines[0]["model_requests"], 2);
     assert_eq!(lines[0]["tokens"], 235);
     assert_eq!(lines[0]["language"], "python");
+    assert_eq!(lines[0]["checks_passed"], true, "the syntax check ran");
     assert_eq!(lines[1]["task"], "give-up");
     assert_eq!(lines[1]["solved"], false);
     assert!(

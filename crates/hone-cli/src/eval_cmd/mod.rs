@@ -57,6 +57,8 @@ struct Outcome {
     model_requests: u64,
     /// How the turn ended: `answered`, `checks_failed`, `failed`, `timeout`, …
     end: String,
+    /// How hone's own checks after edits ended (none: no file changed).
+    checks_passed: Option<bool>,
     /// The check's last output lines when it failed, or what went wrong.
     note: String,
     kept: Option<PathBuf>,
@@ -169,6 +171,10 @@ fn read_events(text: &str, outcome: &mut Outcome) {
         };
         let stats = &event["stats"];
         match event["type"].as_str() {
+            Some("checks.completed") => {
+                outcome.checks_passed = event["passed"].as_bool();
+                continue;
+            }
             Some("turn.completed") => {
                 outcome.end = event["end"].as_str().unwrap_or("completed").to_string();
             }
@@ -201,6 +207,7 @@ fn print_task(task: &Task, outcome: &Outcome, json: bool) {
             "tool_calls": outcome.tool_calls,
             "model_requests": outcome.model_requests,
             "end": outcome.end,
+            "checks_passed": outcome.checks_passed,
             "note": outcome.note,
             "kept": outcome.kept,
         });
@@ -338,10 +345,11 @@ mod tests {
     fn events_give_the_totals_and_the_end() {
         let mut outcome = Outcome::default();
         read_events(
-            "not json\n{\"type\":\"usage\"}\n{\"type\":\"turn.completed\",\"end\":\"checks_failed\",\"stats\":{\"model_requests\":3,\"tool_calls\":2,\"usage\":{\"input_tokens\":100,\"output_tokens\":20},\"duration_ms\":5}}\n",
+            "not json\n{\"type\":\"usage\"}\n{\"type\":\"checks.completed\",\"passed\":false}\n{\"type\":\"turn.completed\",\"end\":\"checks_failed\",\"stats\":{\"model_requests\":3,\"tool_calls\":2,\"usage\":{\"input_tokens\":100,\"output_tokens\":20},\"duration_ms\":5}}\n",
             &mut outcome,
         );
         assert_eq!(outcome.end, "checks_failed");
+        assert_eq!(outcome.checks_passed, Some(false));
         assert_eq!(outcome.tokens, 120);
         assert_eq!(outcome.tool_calls, 2);
         assert_eq!(outcome.model_requests, 3);
