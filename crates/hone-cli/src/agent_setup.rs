@@ -108,6 +108,31 @@ pub(crate) fn map_budget(settings: &IndexSettings, profile: PromptProfile) -> us
     }
 }
 
+/// The checks after edits as `[checks]` sets them, with the code index's tree-sitter
+/// syntax check.
+pub(crate) fn checks(config: &Config) -> hone_core::ChecksConfig {
+    let settings = config.checks_settings();
+    hone_core::ChecksConfig {
+        enabled: settings.enabled,
+        run_tests: settings.run_tests,
+        max_repair_rounds: settings.max_repair_rounds,
+        configured: settings
+            .commands
+            .into_iter()
+            .map(|entry| hone_core::ConfiguredCheck {
+                target: match entry.key {
+                    hone_config::CheckKey::Language { name, extensions } => {
+                        hone_core::CheckTarget::Language { name, extensions }
+                    }
+                    hone_config::CheckKey::Glob(glob) => hone_core::CheckTarget::Glob(glob),
+                },
+                commands: entry.commands,
+            })
+            .collect(),
+        syntax: Some(std::sync::Arc::new(hone_index::syntax::TreeSitterSyntax)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

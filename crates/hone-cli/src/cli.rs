@@ -124,6 +124,9 @@ pub enum Command {
     /// Run one command under the OS sandbox (what hone does with every command the model
     /// runs): writes only under the current directory and --writable paths, no network.
     Sandbox(crate::sandbox_cmd::SandboxArgs),
+    /// Run an evaluation suite: each task's repository snapshot gets one `hone exec` turn
+    /// with the configured model, then the task's check decides whether it was solved.
+    Eval(crate::eval_cmd::EvalArgs),
 }
 
 /// `hone ask`.

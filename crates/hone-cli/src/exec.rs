@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use hone_config::IndexSettings;
-use hone_core::{ConflictChoice, ErrorChoice, Event, Request, SessionConfig, TurnEnd, TurnStats};
+use hone_core::{
+    CheckStatus, ConflictChoice, ErrorChoice, Event, Request, SessionConfig, TurnEnd, TurnStats,
+};
 use hone_index::tools::index_tools;
 use hone_protocol::HoneError;
 
@@ -85,6 +87,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         prompt_profile: basics.prompt_profile,
         memory,
         context,
+        checks: crate::agent_setup::checks(&config),
     })?;
     if !args.files.is_empty() {
         handle.send(Request::TrackFiles {
@@ -122,9 +125,10 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
                 handle.send(Request::Shutdown);
                 return Ok(match end {
                     TurnEnd::Answered => code::DONE,
-                    TurnEnd::RoundLimit | TurnEnd::RepeatedFailure | TurnEnd::Skipped => {
-                        code::FAILED
-                    }
+                    TurnEnd::RoundLimit
+                    | TurnEnd::RepeatedFailure
+                    | TurnEnd::Skipped
+                    | TurnEnd::ChecksFailed => code::FAILED,
                 });
             }
             // `hone exec` does not offer retry/skip: the provider already retried per its
@@ -258,6 +262,12 @@ impl View {
                 self.close_answer();
                 eprintln!("hone: {}", error.message);
             }
+            Event::ChecksCompleted { .. } => {
+                self.close_answer();
+                if let Some(line) = checks_line(event) {
+                    eprintln!("hone: {line}");
+                }
+            }
             Event::ContextCompacted { .. } | Event::FilesTracked { .. } => {
                 self.close_answer();
                 if let Some(notice) = crate::context_cmd::notice(event) {
@@ -307,6 +317,54 @@ impl View {
     }
 }
 
+/// What `hone exec` prints for `checks.completed`: `checks passed (py_compile, pytest
+/// 12 s)`, `checks failed: …; the model is asked to fix them (1 of 3)` or
+/// `still failing: …`.
+fn checks_line(event: &Event) -> Option<String> {
+    let Event::ChecksCompleted {
+        passed,
+        checks,
+        failures,
+        repair_round,
+        max_repair_rounds,
+    } = event
+    else {
+        return None;
+    };
+    let ran: Vec<String> = checks
+        .iter()
+        .filter(|check| check.status != CheckStatus::Skipped)
+        .map(|check| {
+            if check.duration_ms >= 1_000 {
+                format!("{} {} s", check.name, check.duration_ms / 1_000)
+            } else {
+                check.name.clone()
+            }
+        })
+        .collect();
+    let skipped: Vec<String> = checks
+        .iter()
+        .filter(|check| check.status == CheckStatus::Skipped)
+        .map(|check| format!("; skipped {}: {}", check.name, check.detail))
+        .collect();
+    let skipped = skipped.concat();
+    Some(if *passed {
+        if ran.is_empty() {
+            format!("no checks ran{skipped}")
+        } else {
+            format!("checks passed ({}){skipped}", ran.join(", "))
+        }
+    } else {
+        let failing = compact(&failures.join("; "), 200);
+        match repair_round {
+            Some(round) => format!(
+                "checks failed: {failing}; the model is asked to fix them ({round} of {max_repair_rounds})"
+            ),
+            None => format!("still failing: {failing}{skipped}"),
+        }
+    })
+}
+
 /// One line of at most `limit` characters.
 fn compact(text: &str, limit: usize) -> String {
     let flat = text.replace(['\n', '\r'], " ");
@@ -340,6 +398,61 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn checks_lines_say_what_passed_and_what_still_fails() {
+        let check = |name: &str, status, duration_ms, detail: &str| hone_core::CheckResult {
+            name: name.into(),
+            command: String::new(),
+            status,
+            duration_ms,
+            detail: detail.into(),
+        };
+        let passed = Event::ChecksCompleted {
+            passed: true,
+            checks: vec![
+                check("syntax", CheckStatus::Passed, 3, ""),
+                check("pytest", CheckStatus::Passed, 12_400, ""),
+                check("mypy", CheckStatus::Skipped, 0, "denied by the policy"),
+            ],
+            failures: Vec::new(),
+            repair_round: None,
+            max_repair_rounds: 3,
+        };
+        assert_eq!(
+            checks_line(&passed).unwrap(),
+            "checks passed (syntax, pytest 12 s); skipped mypy: denied by the policy"
+        );
+        let failing = Event::ChecksCompleted {
+            passed: false,
+            checks: vec![check("pytest", CheckStatus::Failed, 10, "AssertionError")],
+            failures: vec!["pytest: AssertionError".into()],
+            repair_round: Some(2),
+            max_repair_rounds: 3,
+        };
+        assert_eq!(
+            checks_line(&failing).unwrap(),
+            "checks failed: pytest: AssertionError; the model is asked to fix them (2 of 3)"
+        );
+        let Event::ChecksCompleted {
+            checks, failures, ..
+        } = failing
+        else {
+            unreachable!()
+        };
+        let last = Event::ChecksCompleted {
+            passed: false,
+            checks,
+            failures,
+            repair_round: None,
+            max_repair_rounds: 3,
+        };
+        assert_eq!(
+            checks_line(&last).unwrap(),
+            "still failing: pytest: AssertionError"
+        );
+        assert!(checks_line(&Event::TurnStarted { turn: 1 }).is_none());
     }
 
     #[test]

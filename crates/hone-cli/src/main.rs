@@ -8,6 +8,7 @@ mod config_cmd;
 mod context_cmd;
 mod diff;
 mod doctor;
+mod eval_cmd;
 mod exec;
 mod exit;
 mod index_cmd;
@@ -80,6 +81,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Undo(args) => undo_cmd::run(&cli.global, &args),
         Command::Context(args) => context_cmd::run(&cli.global, &args),
         Command::Sandbox(args) => Ok(sandbox_cmd::run(&cli.global, &args)),
+        Command::Eval(args) => eval_cmd::run(&cli.global, &args).await,
     }
 }
 

@@ -207,6 +207,7 @@ impl Host for TuiHost {
             prompt_profile: basics.prompt_profile,
             memory,
             context: crate::context_cmd::session_context(&config, context_window, &self.root),
+            checks: crate::agent_setup::checks(&config),
         })?;
         Ok(Session {
             handle,

@@ -153,6 +153,17 @@ async fn fixes_the_bug_end_to_end(preset: &str, key: &str, render: fn(&Reply) ->
             .contains("all tests pass")
     );
     assert_eq!(of_type(&events, "diff.applied").len(), 2);
+    // The checks after the edits: the syntax of the changed files, then `npm test`.
+    let checks = of_type(&events, "checks.completed");
+    assert_eq!(checks.len(), 1);
+    assert_eq!(checks[0]["passed"], true);
+    let names: Vec<&str> = checks[0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| check["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["syntax", "npm test"]);
     let turn = of_type(&events, "turn.completed");
     assert_eq!(turn.len(), 1);
     assert_eq!(turn[0]["end"], "answered");
@@ -182,8 +193,8 @@ async fn fixes_the_bug_end_to_end(preset: &str, key: &str, render: fn(&Reply) ->
     let scripts: Vec<_> = std::fs::read_dir(logs.join("commands")).unwrap().collect();
     assert_eq!(
         scripts.len(),
-        1,
-        "the approved test command is saved as a script"
+        2,
+        "the approved test command and the check after the edits are saved as scripts"
     );
     let git_status = std::process::Command::new("git")
         .args(["status", "--porcelain"])

@@ -69,6 +69,9 @@ pub(crate) struct FileConfig {
     /// `[context]`: context-window management, validated by [`parse`].
     #[serde(default)]
     pub(crate) context: crate::context_settings::ContextSection,
+    /// `[checks]`: checks after edits, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) checks: crate::checks_settings::ChecksSection,
     /// The agent keys above, validated; filled in by [`parse`].
     #[serde(skip)]
     pub(crate) agent: FileAgent,
@@ -162,6 +165,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::memory_settings::validate(path, text, &mut file.memory)?;
     crate::sandbox_settings::validate(path, text, &mut file.sandbox)?;
     crate::context_settings::validate(path, text, &mut file.context)?;
+    crate::checks_settings::validate(path, text, &mut file.checks)?;
     Ok(file)
 }
 

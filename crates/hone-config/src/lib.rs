@@ -84,6 +84,14 @@
 //! `watch_debounce_ms` ([`WATCH_DEBOUNCE_RANGE_MS`], default [`DEFAULT_WATCH_DEBOUNCE_MS`]).
 //! The project file's values win over the user file's.
 //!
+//! # Checks after edits
+//!
+//! `[checks]` ([`Config::checks_settings`]): `enabled` and `run_tests` (default true),
+//! `max_repair_rounds` ([`MAX_REPAIR_ROUNDS_RANGE`], default [`DEFAULT_MAX_REPAIR_ROUNDS`]),
+//! and command lists keyed by a language of [`CHECK_LANGUAGES`] or a glob (`{files}` becomes
+//! the changed files the key matches). The project file's values and lists win over the
+//! user file's.
+//!
 //! # Project trust
 //!
 //! A cloned repository's `.hone/config.toml` must not be able to send your API key to its own
@@ -142,6 +150,7 @@
 //! ```
 
 mod agent;
+mod checks_settings;
 mod context_settings;
 mod context_window;
 mod data_dir;
@@ -163,6 +172,10 @@ mod suggest;
 mod trust;
 
 pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
+pub use checks_settings::{
+    CHECK_LANGUAGES, CheckCommands, CheckKey, ChecksSettings, DEFAULT_MAX_REPAIR_ROUNDS,
+    MAX_REPAIR_ROUNDS_RANGE,
+};
 pub use context_settings::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
     DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, PromptProfileSetting, RECENT_TURNS_RANGE,

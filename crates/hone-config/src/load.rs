@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::agent::{AgentBuilder, AgentLayer, AgentSettings};
+use crate::checks_settings::ChecksLayers;
 use crate::context_settings::ContextLayers;
 use crate::default_provider::default_provider;
 use crate::error::ConfigError;
@@ -38,6 +39,7 @@ pub struct Config {
     pub(crate) local: LocalLayers,
     pub(crate) memory: MemoryLayers,
     pub(crate) sandbox: SandboxLayers,
+    pub(crate) checks: ChecksLayers,
     pub(crate) context: ContextLayers,
 }
 
@@ -242,6 +244,7 @@ struct Builder {
     local: LocalLayers,
     memory: MemoryLayers,
     sandbox: SandboxLayers,
+    checks: ChecksLayers,
     context: ContextLayers,
 }
 
@@ -305,6 +308,7 @@ impl Builder {
         self.local.merge(file.local, source);
         self.memory.merge(&file.memory, source);
         self.sandbox.merge(&file.sandbox, source, base);
+        self.checks.merge(&file.checks, source);
         self.context.merge(&file.context, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
@@ -459,6 +463,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         local: builder.local,
         memory: builder.memory,
         sandbox: builder.sandbox,
+        checks: builder.checks,
         context: builder.context,
     })
 }

@@ -109,6 +109,7 @@ impl Bench {
             prompt_profile: hone_core::PromptProfile::Full,
             memory: None,
             context: hone_core::ContextConfig::default(),
+            checks: hone_core::ChecksConfig::disabled(),
         })
         .unwrap();
         match events.recv().await {

@@ -33,12 +33,12 @@ pub(crate) enum RoundOutcome {
 }
 
 /// What an approval request shows.
-struct Question {
-    summary: String,
-    reason: String,
-    diff: Option<String>,
-    command: Option<String>,
-    content: Option<String>,
+pub(crate) struct Question {
+    pub(crate) summary: String,
+    pub(crate) reason: String,
+    pub(crate) diff: Option<String>,
+    pub(crate) command: Option<String>,
+    pub(crate) content: Option<String>,
 }
 
 /// A call that passed name and argument checks.
@@ -434,7 +434,7 @@ impl Agent {
     }
 
     /// Asks the front end; `None` when the turn was cancelled or the front end went away.
-    async fn ask(
+    pub(crate) async fn ask(
         &mut self,
         call: &ToolCall,
         question: Question,

@@ -16,6 +16,7 @@
 
 mod audit;
 mod calls;
+mod checks;
 mod conflict;
 mod context;
 mod persist;
@@ -37,6 +38,7 @@ use hone_providers::Provider;
 use tokio::sync::mpsc;
 
 pub use audit::AUDIT_DIR;
+pub use checks::{CheckTarget, ChecksConfig, ConfiguredCheck, DEFAULT_MAX_REPAIR_ROUNDS};
 pub use hone_context::{
     CompactionMethod, ContextConfig, ContextSettings, Instructions, Outliner, TrackMode,
     TrackedInfo,
@@ -45,7 +47,8 @@ pub use hone_memory::UndoEntry;
 pub use persist::Persistence;
 pub use profile::PromptProfile;
 pub use protocol::{
-    ApprovalDecision, ApprovedBy, ConflictChoice, ErrorChoice, Event, Request, TurnEnd, TurnStats,
+    ApprovalDecision, ApprovedBy, CheckResult, CheckStatus, ConflictChoice, ErrorChoice, Event,
+    Request, TurnEnd, TurnStats,
 };
 pub use session::SessionHandle;
 
@@ -90,6 +93,9 @@ pub struct SessionConfig {
     /// outliner for tracked files ([`ContextConfig::default`]: unknown window, so no
     /// compaction or trimming, and no instructions).
     pub context: ContextConfig,
+    /// Checks after edits: the syntax check, the project's checks and tests, and how many
+    /// repair rounds the model gets ([`ChecksConfig::disabled`] turns them off).
+    pub checks: ChecksConfig,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -153,6 +153,38 @@ pub enum TurnEnd {
     RepeatedFailure,
     /// A model request failed and the user chose to skip the rest of the turn.
     Skipped,
+    /// The model answered, but the checks after its edits still fail after the repair
+    /// rounds allowed (`[checks] max_repair_rounds`).
+    ChecksFailed,
+}
+
+/// How one check after edits went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// It ran and succeeded.
+    Passed,
+    /// It ran and failed (or could not start).
+    Failed,
+    /// It did not run (the policy refused it, or it needed an approval no one could give).
+    Skipped,
+}
+
+/// One check after edits: the syntax check, a project check or the tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckResult {
+    /// Short name: `syntax`, `cargo check`, `tsc`, `pytest`, or the configured command.
+    pub name: String,
+    /// The command line (empty for the syntax check).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub command: String,
+    /// How it went.
+    pub status: CheckStatus,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// For a failure, its first error line; for a skip, why.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
 }
 
 /// Totals of one turn.
@@ -387,6 +419,29 @@ pub enum Event {
         /// `used` as a percentage of `window`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         percent: Option<f64>,
+    },
+    /// Checks after edits are starting (the turn changed files).
+    #[serde(rename = "checks.started")]
+    ChecksStarted {
+        /// Root-relative paths changed since the last checks.
+        files: Vec<String>,
+    },
+    /// Checks after edits finished.
+    #[serde(rename = "checks.completed")]
+    ChecksCompleted {
+        /// Whether every check that ran passed.
+        passed: bool,
+        /// Every check, in the order they ran (skipped ones included).
+        checks: Vec<CheckResult>,
+        /// One line per failing check: `name: first error line`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        failures: Vec<String>,
+        /// When they failed and the model is asked to fix them: which repair round this is
+        /// (1-based); none when the result is final.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repair_round: Option<u32>,
+        /// The repair rounds allowed per turn.
+        max_repair_rounds: u32,
     },
     /// The tracked files changed (answering [`Request::TrackFiles`] or
     /// [`Request::UntrackFiles`]).

@@ -70,12 +70,14 @@ pub(crate) struct Agent {
     pub(crate) recorder: Option<crate::persist::Recorder>,
     pub(crate) undo: crate::persist::Undo,
     pub(crate) turns: u32,
+    pub(crate) checks: crate::checks::CheckState,
 }
 
 impl Agent {
     /// Emits an event; a front end that went away is not an error for the core.
     pub(crate) fn emit(&self, event: Event) {
         self.observe(&event);
+        self.checks.observe(&event);
         let _ = self.events.send(event);
     }
 }
@@ -146,6 +148,7 @@ pub(crate) fn start(
             journal: crate::persist::MemoryJournal::default(),
         },
         turns: 0,
+        checks: crate::checks::CheckState::new(config.checks),
     };
     tokio::spawn(route_requests(
         request_rx,

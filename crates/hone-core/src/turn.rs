@@ -34,9 +34,14 @@ impl Agent {
         let cancel = self.cancel_slot.fresh();
         let mut stats = TurnStats::default();
         self.emit(Event::TurnStarted { turn: self.turns });
+        self.checks.start_turn();
         let request = self.request_message(text);
         self.push_history(request);
-        let ending = self.turn_loop(&cancel, &mut stats).await;
+        let ending = match self.turn_loop(&cancel, &mut stats).await {
+            Ending::Done(_) if cancel.is_cancelled() => Ending::Cancelled,
+            Ending::Done(end) => Ending::Done(self.settle_checks(end, &cancel).await),
+            other => other,
+        };
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let event = match ending {
             Ending::Done(end) => Event::TurnCompleted { end, stats },
@@ -76,6 +81,10 @@ impl Agent {
             self.note_reply(&message);
             self.push_history(message);
             if calls.is_empty() {
+                if tools_allowed && self.check_and_repair(cancel).await {
+                    must_answer = false;
+                    continue;
+                }
                 return Ending::Done(if tools_allowed {
                     TurnEnd::Answered
                 } else {

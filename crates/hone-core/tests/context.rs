@@ -75,6 +75,7 @@ async fn harness(
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context,
+        checks: hone_core::ChecksConfig::disabled(),
     })
     .unwrap();
     Harness {

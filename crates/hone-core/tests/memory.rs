@@ -89,6 +89,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
             undo_depth: 10,
         }),
         context: hone_core::ContextConfig::default(),
+        checks: hone_core::ChecksConfig::disabled(),
     })
     .unwrap();
     Session {
@@ -366,6 +367,7 @@ async fn a_missing_session_is_a_clear_error() {
             undo_depth: 10,
         }),
         context: hone_core::ContextConfig::default(),
+        checks: hone_core::ChecksConfig::disabled(),
     })
     .err()
     .unwrap();

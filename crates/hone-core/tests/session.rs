@@ -49,6 +49,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context: hone_core::ContextConfig::default(),
+        checks: hone_core::ChecksConfig::disabled(),
     })
     .unwrap();
     Harness {

@@ -21,6 +21,7 @@ pub mod parse;
 pub mod repomap;
 pub mod scan;
 pub mod store;
+pub mod syntax;
 pub mod tools;
 pub mod watch;
 

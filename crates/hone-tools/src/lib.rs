@@ -14,6 +14,7 @@ mod error;
 pub mod files;
 pub mod git;
 mod plan;
+mod syntax;
 
 use std::sync::Arc;
 
@@ -27,6 +28,7 @@ pub use plan::{
     CommandPlan, EditPlan, FileChange, FileState, Invocation, Plan, TextEncoding, ToolKind,
     ToolOutput,
 };
+pub use syntax::{SyntaxChecker, SyntaxError};
 
 /// One tool the model can call.
 pub trait Tool: Send + Sync {

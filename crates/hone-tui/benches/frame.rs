@@ -231,6 +231,7 @@ async fn input_latency() {
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context: hone_core::ContextConfig::default(),
+        checks: hone_core::ChecksConfig::disabled(),
     })
     .unwrap();
     let session = Session {

@@ -470,3 +470,57 @@ fn an_edit_conflict_offers_apply_anyway_skip_and_regenerate() {
         "the dialog closed"
     );
 }
+
+#[test]
+fn checks_after_edits_get_a_line_in_the_transcript() {
+    let mut app = app();
+    command(&mut app, "fix add");
+    let result = |status| hone_core::CheckResult {
+        name: "pytest".into(),
+        command: "python -m pytest".into(),
+        status,
+        duration_ms: 1_200,
+        detail: String::new(),
+    };
+    feed(
+        &mut app,
+        vec![
+            Event::TurnStarted { turn: 1 },
+            Event::ChecksStarted {
+                files: vec!["calc.py".into()],
+            },
+            Event::ChecksCompleted {
+                passed: false,
+                checks: vec![result(hone_core::CheckStatus::Failed)],
+                failures: vec!["pytest: AssertionError: 5 != -1".into()],
+                repair_round: Some(1),
+                max_repair_rounds: 3,
+            },
+            Event::ChecksCompleted {
+                passed: true,
+                checks: vec![result(hone_core::CheckStatus::Passed)],
+                failures: Vec::new(),
+                repair_round: None,
+                max_repair_rounds: 3,
+            },
+        ],
+    );
+    let shown = screen(&draw(&mut app, 120, 30));
+    assert!(
+        shown.contains("checks failed: pytest: AssertionError: 5 != -1; asking the model"),
+        "{shown}"
+    );
+    assert!(shown.contains("checks passed (pytest)"), "{shown}");
+    feed(
+        &mut app,
+        vec![Event::TurnCompleted {
+            end: TurnEnd::ChecksFailed,
+            stats: stats(1, 1, 1, 1),
+        }],
+    );
+    let shown = screen(&draw(&mut app, 120, 30));
+    assert!(
+        shown.contains("the checks after the edits still fail"),
+        "{shown}"
+    );
+}

@@ -177,6 +177,35 @@ impl App {
             Event::EditConflict {
                 message, choices, ..
             } => self.offer_conflict_choices(message, &choices),
+            Event::ChecksStarted { .. } => {}
+            Event::ChecksCompleted {
+                passed,
+                checks,
+                failures,
+                repair_round,
+                ..
+            } => {
+                let names: Vec<&str> = checks.iter().map(|check| check.name.as_str()).collect();
+                let (kind, text) = match (passed, repair_round) {
+                    (true, _) if names.is_empty() => return effects,
+                    (true, _) => (
+                        NoticeKind::Info,
+                        format!("checks passed ({})", names.join(", ")),
+                    ),
+                    (false, Some(round)) => (
+                        NoticeKind::Warning,
+                        format!(
+                            "checks failed: {}; asking the model to fix them (round {round})",
+                            failures.join("; ")
+                        ),
+                    ),
+                    (false, None) => (
+                        NoticeKind::Warning,
+                        format!("still failing: {}", failures.join("; ")),
+                    ),
+                };
+                self.transcript.push(Entry::Notice(kind, text));
+            }
             Event::TurnError { error, choices } => {
                 self.core_choice_offered = true;
                 self.transcript.push(Entry::Error(error_text(&error)));
@@ -199,6 +228,10 @@ impl App {
                     TurnEnd::Skipped => self.transcript.push(Entry::Notice(
                         NoticeKind::Warning,
                         "skipped: the turn ended without an answer".into(),
+                    )),
+                    TurnEnd::ChecksFailed => self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "the checks after the edits still fail; ask again to go on".into(),
                     )),
                 }
             }

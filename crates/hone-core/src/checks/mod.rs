@@ -1,0 +1,389 @@
+//! Checks after edits: when a turn changed files, the changed files' syntax, then the
+//! project's own checks (configured under `[checks]` or detected), then its tests. Failures
+//! go back to the model with the error lines and the code around them, for at most
+//! [`ChecksConfig::max_repair_rounds`] repair rounds; the turn's end says whether they
+//! still fail ([`TurnEnd::ChecksFailed`]).
+
+mod detect;
+mod report;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use hone_policy::{Action, Decision};
+use hone_protocol::{Message, ToolCall};
+use hone_tools::{CommandPlan, Invocation, SyntaxChecker};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{ApprovalDecision, CheckResult, CheckStatus, Event, TurnEnd};
+use crate::session::Agent;
+
+pub(crate) use detect::PlannedCheck;
+
+/// Repair rounds per turn when the configuration does not say.
+pub const DEFAULT_MAX_REPAIR_ROUNDS: u32 = 3;
+
+/// Time limit of one check command.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The settings of the checks after edits (`[checks]` in the configuration).
+#[derive(Clone)]
+pub struct ChecksConfig {
+    /// Whether checks run at all.
+    pub enabled: bool,
+    /// Whether the project's tests (as `run_tests` finds them) run after the other checks.
+    pub run_tests: bool,
+    /// How many times per turn failing checks go back to the model (0: report only).
+    pub max_repair_rounds: u32,
+    /// Commands configured per language or glob; a language's entry replaces the checks
+    /// hone would detect for that language.
+    pub configured: Vec<ConfiguredCheck>,
+    /// The syntax check of changed files (the code index's tree-sitter grammars); none
+    /// skips it.
+    pub syntax: Option<Arc<dyn SyntaxChecker>>,
+}
+
+impl Default for ChecksConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            run_tests: true,
+            max_repair_rounds: DEFAULT_MAX_REPAIR_ROUNDS,
+            configured: Vec::new(),
+            syntax: None,
+        }
+    }
+}
+
+impl ChecksConfig {
+    /// No checks after edits.
+    pub fn disabled() -> Self {
+        Self {
+            enabled: false,
+            ..Self::default()
+        }
+    }
+}
+
+impl std::fmt::Debug for ChecksConfig {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ChecksConfig")
+            .field("enabled", &self.enabled)
+            .field("run_tests", &self.run_tests)
+            .field("max_repair_rounds", &self.max_repair_rounds)
+            .field("configured", &self.configured)
+            .field("syntax", &self.syntax.is_some())
+            .finish()
+    }
+}
+
+/// Check commands for the files of one language or glob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfiguredCheck {
+    /// Which changed files select these commands.
+    pub target: CheckTarget,
+    /// Shell command lines; `{files}` becomes the matching changed files, quoted.
+    pub commands: Vec<String>,
+}
+
+/// What a configured check applies to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckTarget {
+    /// A language: its name (`python`) and file extensions without the dot.
+    Language {
+        /// The language's name as written in the configuration.
+        name: String,
+        /// Its extensions (`py`, `pyi`).
+        extensions: Vec<String>,
+    },
+    /// A glob over root-relative paths (`src/**/*.ts`).
+    Glob(String),
+}
+
+/// The checks' state in a session: files changed since they last ran, repairs asked this
+/// turn, and whether the last run failed.
+pub(crate) struct CheckState {
+    config: ChecksConfig,
+    changed: Mutex<BTreeSet<String>>,
+    repairs: u32,
+    failing: bool,
+    asked: u32,
+}
+
+impl CheckState {
+    pub(crate) fn new(config: ChecksConfig) -> Self {
+        Self {
+            config,
+            changed: Mutex::new(BTreeSet::new()),
+            repairs: 0,
+            failing: false,
+            asked: 0,
+        }
+    }
+
+    /// Notes the files an applied edit wrote.
+    pub(crate) fn observe(&self, event: &Event) {
+        if let Event::DiffApplied { paths, .. } = event
+            && self.config.enabled
+        {
+            self.changed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend(paths.iter().cloned());
+        }
+    }
+
+    /// A new turn: no repairs asked yet.
+    pub(crate) fn start_turn(&mut self) {
+        self.repairs = 0;
+        self.failing = false;
+    }
+
+    fn take_changed(&self) -> Vec<String> {
+        std::mem::take(&mut *self.changed.lock().unwrap_or_else(PoisonError::into_inner))
+            .into_iter()
+            .collect()
+    }
+}
+
+/// What one run of the checks found.
+struct RunOutcome {
+    results: Vec<CheckResult>,
+    /// What to tell the model, one section per failing check.
+    failures: Vec<String>,
+}
+
+impl Agent {
+    /// Runs the checks when files changed since they last ran. When they fail and repair
+    /// rounds are left, tells the model what failed and returns true: the turn goes on.
+    pub(crate) async fn check_and_repair(&mut self, cancel: &CancellationToken) -> bool {
+        let Some(outcome) = self.run_checks(cancel).await else {
+            return false;
+        };
+        // A cancelled check proves nothing; the turn ends as cancelled.
+        if cancel.is_cancelled() {
+            return false;
+        }
+        let passed = outcome.failures.is_empty();
+        let repair = !passed && self.checks.repairs < self.checks.config.max_repair_rounds;
+        if repair {
+            self.checks.repairs += 1;
+        }
+        self.checks.failing = !passed;
+        self.emit(Event::ChecksCompleted {
+            passed,
+            failures: failure_lines(&outcome.results),
+            checks: outcome.results,
+            repair_round: repair.then_some(self.checks.repairs),
+            max_repair_rounds: self.checks.config.max_repair_rounds,
+        });
+        if repair {
+            let text = report::repair_message(
+                &outcome.failures,
+                self.checks.repairs,
+                self.checks.config.max_repair_rounds,
+            );
+            self.push_history(Message::user(text));
+        }
+        repair
+    }
+
+    /// The turn's end once the checks have had their say: files changed but not checked
+    /// (the turn ended another way) are checked for the report, and an answer whose checks
+    /// still fail ends as [`TurnEnd::ChecksFailed`].
+    pub(crate) async fn settle_checks(
+        &mut self,
+        end: TurnEnd,
+        cancel: &CancellationToken,
+    ) -> TurnEnd {
+        let saved = self.checks.config.max_repair_rounds;
+        self.checks.config.max_repair_rounds = 0;
+        self.check_and_repair(cancel).await;
+        self.checks.config.max_repair_rounds = saved;
+        if self.checks.failing && end == TurnEnd::Answered {
+            TurnEnd::ChecksFailed
+        } else {
+            end
+        }
+    }
+
+    /// Runs every check that applies to the files changed since the last run; `None` when
+    /// checks are off or nothing changed.
+    async fn run_checks(&mut self, cancel: &CancellationToken) -> Option<RunOutcome> {
+        if !self.checks.config.enabled || cancel.is_cancelled() {
+            return None;
+        }
+        let changed = self.checks.take_changed();
+        if changed.is_empty() {
+            return None;
+        }
+        self.emit(Event::ChecksStarted {
+            files: changed.clone(),
+        });
+        let mut outcome = RunOutcome {
+            results: Vec::new(),
+            failures: Vec::new(),
+        };
+        let root = self.context.root().to_path_buf();
+        if let Some(syntax) = self.checks.config.syntax.clone() {
+            let started = Instant::now();
+            let found = report::syntax_failures(&root, &changed, syntax.as_ref());
+            outcome.results.push(CheckResult {
+                name: "syntax".to_string(),
+                command: String::new(),
+                status: if found.is_empty() {
+                    CheckStatus::Passed
+                } else {
+                    CheckStatus::Failed
+                },
+                duration_ms: millis(started),
+                detail: found
+                    .first()
+                    .and_then(|text| text.lines().nth(1))
+                    .unwrap_or("")
+                    .to_string(),
+            });
+            if !found.is_empty() {
+                outcome.failures.push(found.join("\n"));
+                return Some(outcome);
+            }
+        }
+        for stage in detect::plan(&root, &changed, &self.checks.config, &self.registry) {
+            for check in stage {
+                let (result, failure) = self.run_check(&root, &changed, &check, cancel).await;
+                outcome.results.push(result);
+                outcome.failures.extend(failure);
+                if cancel.is_cancelled() {
+                    return Some(outcome);
+                }
+            }
+            // Tests after failing compile checks only add noise.
+            if !outcome.failures.is_empty() {
+                break;
+            }
+        }
+        Some(outcome)
+    }
+
+    /// Runs one check command through the policy and the command runner.
+    async fn run_check(
+        &mut self,
+        root: &Path,
+        changed: &[String],
+        check: &PlannedCheck,
+        cancel: &CancellationToken,
+    ) -> (CheckResult, Option<String>) {
+        let mut result = CheckResult {
+            name: check.name.clone(),
+            command: check.command.clone(),
+            status: CheckStatus::Skipped,
+            duration_ms: 0,
+            detail: String::new(),
+        };
+        let command = match self.allow_check(&check.command, cancel).await {
+            Ok(command) => command,
+            Err(why) => {
+                result.detail = why;
+                return (result, None);
+            }
+        };
+        result.command.clone_from(&command);
+        let plan = CommandPlan {
+            display: command.clone(),
+            invocation: Invocation::Shell(command.clone()),
+            timeout: CHECK_TIMEOUT,
+            background: false,
+        };
+        let started = Instant::now();
+        self.audit.command_script(&plan.display);
+        let output = hone_tools::command::execute(&self.context, &plan, cancel).await;
+        result.duration_ms = millis(started);
+        if output.is_error {
+            result.status = CheckStatus::Failed;
+            result.detail = report::first_error_line(&output.content);
+            let failure = report::command_failure(root, changed, &command, &output.content);
+            (result, Some(failure))
+        } else {
+            result.status = CheckStatus::Passed;
+            (result, None)
+        }
+    }
+
+    /// The command to run after the policy's say (the user may edit it), or why it is
+    /// skipped.
+    async fn allow_check(
+        &mut self,
+        command: &str,
+        cancel: &CancellationToken,
+    ) -> Result<String, String> {
+        let reason = match self
+            .permissions
+            .decide("run_command", &Action::Command { command })
+        {
+            Decision::Allow => return Ok(command.to_string()),
+            Decision::Deny { reason } => return Err(format!("denied by the policy: {reason}")),
+            Decision::Ask { reason } if !self.interactive => {
+                return Err(format!(
+                    "needs approval ({reason}) and there is no terminal to ask; allow it under \
+                     [permissions] allow or run with --approval full-auto"
+                ));
+            }
+            Decision::Ask { reason } => reason,
+        };
+        self.checks.asked += 1;
+        let call = ToolCall {
+            id: format!("check_{}", self.checks.asked),
+            name: "check".to_string(),
+            arguments: serde_json::json!({ "command": command }).to_string(),
+        };
+        let question = crate::calls::Question {
+            summary: format!("check after edits: {command}"),
+            reason,
+            diff: None,
+            command: Some(command.to_string()),
+            content: None,
+        };
+        match self.ask(&call, question, cancel).await {
+            None => Err("the turn was cancelled".to_string()),
+            Some(ApprovalDecision::Approve) => Ok(command.to_string()),
+            Some(ApprovalDecision::AlwaysForSession) => {
+                self.permissions.grant_command_prefix(command);
+                Ok(command.to_string())
+            }
+            Some(ApprovalDecision::Edit { replacement }) => {
+                match self.permissions.decide(
+                    "run_command",
+                    &Action::Command {
+                        command: &replacement,
+                    },
+                ) {
+                    Decision::Deny { reason } => Err(format!("denied by the policy: {reason}")),
+                    _ => Ok(replacement),
+                }
+            }
+            Some(ApprovalDecision::Deny { .. }) => Err("the user denied it".to_string()),
+        }
+    }
+}
+
+/// `name: first error line` for each failing check.
+fn failure_lines(results: &[CheckResult]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|result| result.status == CheckStatus::Failed)
+        .map(|result| {
+            if result.detail.is_empty() {
+                result.name.clone()
+            } else {
+                format!("{}: {}", result.name, result.detail)
+            }
+        })
+        .collect()
+}
+
+fn millis(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

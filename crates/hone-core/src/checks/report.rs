@@ -1,0 +1,263 @@
+//! What the model is told about failing checks: the exact error lines and the code around
+//! the places they name, with line numbers.
+
+use std::path::Path;
+
+use hone_tools::SyntaxChecker;
+
+/// Lines of a failing command's output sent to the model, at most (head and tail kept).
+const MAX_OUTPUT_LINES: usize = 80;
+
+/// Places in a failure whose code is shown, at most.
+const MAX_PLACES: usize = 4;
+
+/// Lines shown before and after a failing line.
+const CONTEXT_LINES: usize = 3;
+
+/// One section per changed file with syntax errors: the errors and the code around the
+/// first ones.
+pub(crate) fn syntax_failures(
+    root: &Path,
+    changed: &[String],
+    checker: &dyn SyntaxChecker,
+) -> Vec<String> {
+    let mut sections = Vec::new();
+    for path in changed {
+        let Ok(source) = std::fs::read_to_string(root.join(path)) else {
+            continue;
+        };
+        let Some(errors) = checker.syntax_errors(Path::new(path), &source) else {
+            continue;
+        };
+        if errors.is_empty() {
+            continue;
+        }
+        let mut section = format!("syntax errors in {path}:\n");
+        for error in &errors {
+            section.push_str(&format!(
+                "{path}:{}:{}: {}\n",
+                error.line, error.column, error.message
+            ));
+        }
+        for error in errors.iter().take(2) {
+            section.push_str(&snippet(path, &source, error.line));
+        }
+        sections.push(section);
+    }
+    sections
+}
+
+/// The failure of `command`: its output (shortened) and the code around the project
+/// places it names, changed files first.
+pub(crate) fn command_failure(
+    root: &Path,
+    changed: &[String],
+    command: &str,
+    output: &str,
+) -> String {
+    let mut text = format!("$ {command}\n{}", shorten(output));
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut places = places(output, root);
+    places.sort_by_key(|(path, _)| !changed.contains(path));
+    for (path, line) in places.into_iter().take(MAX_PLACES) {
+        if let Ok(source) = std::fs::read_to_string(root.join(&path)) {
+            text.push_str(&snippet(&path, &source, line));
+        }
+    }
+    text
+}
+
+/// The user message asking for a repair.
+pub(crate) fn repair_message(failures: &[String], round: u32, max: u32) -> String {
+    format!(
+        "[hone] The checks after your edits failed (repair round {round} of {max}). Fix the \
+         errors below with the edit tools, then answer in one or two sentences. If a failure \
+         has nothing to do with your change, say so instead of changing unrelated code.\n\n{}",
+        failures.join("\n")
+    )
+}
+
+/// The first line of `output` that looks like an error, else its first output line.
+pub(crate) fn first_error_line(output: &str) -> String {
+    let lines: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("--- "))
+        .collect();
+    let tiers: [&[&str]; 2] = [
+        &["error", "panicked", "exception"],
+        &["fail", "assert", "expected"],
+    ];
+    let found = tiers
+        .iter()
+        .find_map(|markers| {
+            lines.iter().skip(1).find(|line| {
+                let lower = line.to_ascii_lowercase();
+                markers.iter().any(|marker| lower.contains(marker))
+            })
+        })
+        .or_else(|| lines.get(1))
+        .or_else(|| lines.first())
+        .copied()
+        .unwrap_or("");
+    found.chars().take(200).collect()
+}
+
+/// `output` with at most [`MAX_OUTPUT_LINES`] lines: the head and the tail.
+fn shorten(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().collect();
+    if lines.len() <= MAX_OUTPUT_LINES {
+        return output.to_string();
+    }
+    let half = MAX_OUTPUT_LINES / 2;
+    format!(
+        "{}\n[… {} lines …]\n{}\n",
+        lines[..half].join("\n"),
+        lines.len() - 2 * half,
+        lines[lines.len() - half..].join("\n")
+    )
+}
+
+/// Project files and lines named in `output`: `path:line` (compilers, tsc's
+/// `path(line,col)`, node's stack frames) and Python's `File "path", line N`.
+fn places(output: &str, root: &Path) -> Vec<(String, usize)> {
+    let mut found: Vec<(String, usize)> = Vec::new();
+    for line in output.lines() {
+        for (path, number) in python_frames(line).into_iter().chain(colon_places(line)) {
+            let relative = relative(&path, root);
+            if relative.is_empty() || relative.starts_with("..") || relative.contains("/.") {
+                continue;
+            }
+            if root.join(&relative).is_file() && !found.contains(&(relative.clone(), number)) {
+                found.push((relative, number));
+            }
+        }
+    }
+    found
+}
+
+fn python_frames(line: &str) -> Option<(String, usize)> {
+    let rest = line.trim_start().strip_prefix("File \"")?;
+    let (path, rest) = rest.split_once('"')?;
+    let rest = rest.trim_start().strip_prefix(", line ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((path.to_string(), digits.parse().ok()?))
+}
+
+/// `path:line` and `path(line,` occurrences in `line`.
+fn colon_places(line: &str) -> Vec<(String, usize)> {
+    let mut places = Vec::new();
+    for word in line.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '`') {
+        let word = word
+            .trim_start_matches(['(', '['])
+            .trim_start_matches("file://");
+        let Some(split) = word.find([':', '(']) else {
+            continue;
+        };
+        let (path, rest) = word.split_at(split);
+        let digits: String = rest[1..].chars().take_while(char::is_ascii_digit).collect();
+        let looks_like_file = path.contains('.') && !path.contains("://");
+        if looks_like_file && let Ok(number) = digits.parse::<usize>() {
+            places.push((path.to_string(), number));
+        }
+    }
+    places
+}
+
+/// `path` relative to `root` (absolute paths inside it, or already relative).
+fn relative(path: &str, root: &Path) -> String {
+    let candidate = Path::new(path);
+    if candidate.is_absolute() {
+        let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        return candidate
+            .strip_prefix(&canonical)
+            .or_else(|_| candidate.strip_prefix(root))
+            .map(|inside| inside.to_string_lossy().into_owned())
+            .unwrap_or_default();
+    }
+    path.trim_start_matches("./").to_string()
+}
+
+/// The lines around `line` of `source`, numbered, the line itself marked.
+fn snippet(path: &str, source: &str, line: usize) -> String {
+    let lines: Vec<&str> = source.lines().collect();
+    if line == 0 || line > lines.len() + 1 {
+        return String::new();
+    }
+    let first = line.saturating_sub(CONTEXT_LINES).max(1);
+    let last = (line + CONTEXT_LINES).min(lines.len());
+    let width = last.to_string().len();
+    let mut text = format!("{path} around line {line}:\n");
+    for number in first..=last {
+        let mark = if number == line { '>' } else { ' ' };
+        text.push_str(&format!(
+            "{mark} {number:>width$} | {}\n",
+            lines.get(number - 1).copied().unwrap_or("")
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_tracebacks_show_the_code_around() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
+        )
+        .unwrap();
+        let output = format!(
+            "exit code 1 · 0.1s\n--- stderr ---\nTraceback (most recent call last):\n  File \"{}/calc.py\", line 2, in add\nAssertionError: 5 != -1\n",
+            dir.path().display()
+        );
+        let text = command_failure(
+            dir.path(),
+            &["calc.py".into()],
+            "python3 -m unittest",
+            &output,
+        );
+        assert!(text.starts_with("$ python3 -m unittest\n"), "{text}");
+        assert!(text.contains("AssertionError: 5 != -1"), "{text}");
+        assert!(text.contains("calc.py around line 2:"), "{text}");
+        assert!(text.contains("> 2 |     return a - b"), "{text}");
+        assert_eq!(first_error_line(&output), "AssertionError: 5 != -1");
+    }
+
+    #[test]
+    fn compiler_places_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "fn a() {}\nfn b() { x }\n").unwrap();
+        let found = places(
+            "error[E0425]: cannot find value `x`\n --> src/lib.rs:2:10\nsrc/app.ts(4,2): error",
+            dir.path(),
+        );
+        assert_eq!(found, [("src/lib.rs".to_string(), 2)]);
+        assert!(places("see https://example.com:443/x", dir.path()).is_empty());
+    }
+
+    #[test]
+    fn long_output_keeps_head_and_tail() {
+        let output: String = (0..200).map(|n| format!("line {n}\n")).collect();
+        let short = shorten(&output);
+        assert!(short.contains("line 0\n"));
+        assert!(short.contains("line 199"));
+        assert!(short.contains("[… 120 lines …]"));
+    }
+
+    #[test]
+    fn snippets_are_numbered_and_marked() {
+        let text = snippet("a.py", "a\nb\nc\nd\ne\nf\ng\nh\n", 5);
+        assert_eq!(
+            text,
+            "a.py around line 5:\n  2 | b\n  3 | c\n  4 | d\n> 5 | e\n  6 | f\n  7 | g\n  8 | h\n"
+        );
+        assert_eq!(snippet("a.py", "a\n", 9), "");
+    }
+}

@@ -1,0 +1,15 @@
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+public final class StringUtils {
+    private StringUtils() {}
+
+    /** The words of `text` in reverse order, separated by single spaces. */
+    public static String reverseWords(String text) {
+        List<String> words = new ArrayList<>(Arrays.asList(text.split(" ")));
+        Collections.reverse(words);
+        return String.join(" ", words);
+    }
+}

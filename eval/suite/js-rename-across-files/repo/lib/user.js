@@ -1,0 +1,5 @@
+function getUserName(user) {
+  return `${user.first} ${user.last}`.trim();
+}
+
+module.exports = { getUserName };

@@ -1,0 +1,5 @@
+function displayName(user) {
+  return `${user.first} ${user.last}`.trim();
+}
+
+module.exports = { displayName };

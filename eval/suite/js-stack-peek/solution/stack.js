@@ -1,0 +1,24 @@
+class Stack {
+  constructor() {
+    this.items = [];
+  }
+
+  push(item) {
+    this.items.push(item);
+    return this;
+  }
+
+  pop() {
+    return this.items.pop();
+  }
+
+  peek() {
+    return this.items[this.items.length - 1];
+  }
+
+  get size() {
+    return this.items.length;
+  }
+}
+
+module.exports = { Stack };

@@ -1,0 +1,9 @@
+function sum(values) {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+function average(values) {
+  return values.length === 0 ? 0 : sum(values) / values.length;
+}
+
+module.exports = { sum, average };

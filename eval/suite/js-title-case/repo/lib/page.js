@@ -1,0 +1,7 @@
+const { titleCase } = require('./strings');
+
+function heading(title) {
+  return `# ${titleCase(title)}`;
+}
+
+module.exports = { heading };

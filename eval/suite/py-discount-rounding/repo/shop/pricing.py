@@ -1,0 +1,8 @@
+def apply_discount(total, percent):
+    """`total` less `percent` percent, in currency units with cents."""
+    discounted = total * (100 - percent) / 100
+    return float(int(discounted))
+
+
+def add_tax(total, rate):
+    return round(total * (1 + rate), 2)

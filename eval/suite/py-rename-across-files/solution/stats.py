@@ -1,0 +1,8 @@
+def mean(values):
+    if not values:
+        raise ValueError("no values")
+    return sum(values) / len(values)
+
+
+def spread(values):
+    return max(values) - min(values)

@@ -1,0 +1,3 @@
+mod version;
+
+pub use version::{parse_version, Version};
