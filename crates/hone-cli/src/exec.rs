@@ -84,6 +84,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         prompt_profile: basics.prompt_profile,
         memory,
         context,
+        code_mapper: Some(std::sync::Arc::new(hone_index::mapper::TreeSitterMapper)),
     })?;
     if !args.files.is_empty() {
         handle.send(Request::TrackFiles {

@@ -205,6 +205,7 @@ impl Host for TuiHost {
             prompt_profile: basics.prompt_profile,
             memory,
             context: crate::context_cmd::session_context(&config, context_window, &self.root),
+            code_mapper: Some(std::sync::Arc::new(hone_index::mapper::TreeSitterMapper)),
         })?;
         Ok(Session {
             handle,

@@ -108,6 +108,7 @@ impl Bench {
             prompt_profile: hone_core::PromptProfile::Full,
             memory: None,
             context: hone_core::ContextConfig::default(),
+            code_mapper: None,
         })
         .unwrap();
         match events.recv().await {

@@ -276,7 +276,7 @@ impl Agent {
         }
     }
 
-    fn finish(&self, call: &ToolCall, output: &ToolOutput, started: Instant) {
+    pub(crate) fn finish(&self, call: &ToolCall, output: &ToolOutput, started: Instant) {
         self.audit.tool(
             &call.id,
             &call.name,
@@ -293,7 +293,7 @@ impl Agent {
         });
     }
 
-    async fn run_edit(
+    pub(crate) async fn run_edit(
         &mut self,
         call: &ToolCall,
         tool: &str,

@@ -18,6 +18,7 @@ mod audit;
 mod calls;
 mod conflict;
 mod context;
+mod natural;
 mod persist;
 mod profile;
 mod prompt;
@@ -86,6 +87,10 @@ pub struct SessionConfig {
     /// outliner for tracked files ([`ContextConfig::default`]: unknown window, so no
     /// compaction or trimming, and no instructions).
     pub context: ContextConfig,
+    /// Language knowledge (tree-sitter, from `hone-index`) for edits written as code
+    /// blocks in an answer and for `write_file` on unread files; `None` keeps them to
+    /// path-labelled blocks, SEARCH/REPLACE blocks and diffs.
+    pub code_mapper: Option<Arc<dyn hone_tools::edit::natural::CodeMapper>>,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -83,12 +83,14 @@ impl Agent {
 pub(crate) fn start(
     config: SessionConfig,
 ) -> Result<(SessionHandle, mpsc::UnboundedReceiver<Event>), HoneError> {
-    let context = ToolContext::new(&config.root).map_err(|error| {
-        HoneError::config(format!(
-            "cannot use {} as the project root: {error}",
-            config.root.display()
-        ))
-    })?;
+    let context = ToolContext::new(&config.root)
+        .map_err(|error| {
+            HoneError::config(format!(
+                "cannot use {} as the project root: {error}",
+                config.root.display()
+            ))
+        })?
+        .with_code_mapper(config.code_mapper);
     let context = Arc::new(context);
     let registry = ToolRegistry::with(config.extra_tools, config.prompt_profile);
     let (request_tx, request_rx) = mpsc::unbounded_channel();

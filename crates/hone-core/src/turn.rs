@@ -55,6 +55,7 @@ impl Agent {
         // the turn ends if it calls tools again (small models loop on a change that worked).
         // The tools stay in the request so its prefix is unchanged.
         let mut must_answer = false;
+        let mut natural_edits = 0;
         loop {
             let tools_allowed = rounds < self.max_tool_rounds;
             let message = match self.request_model(cancel, stats, tools_allowed).await {
@@ -73,9 +74,18 @@ impl Agent {
                 message
             };
             let calls: Vec<ToolCall> = message.tool_calls().cloned().collect();
+            let text = message.text();
             self.note_reply(&message);
             self.push_history(message);
             if calls.is_empty() {
+                // Code blocks of a final answer may be the edit (small models answer so).
+                if tools_allowed && natural_edits < crate::natural::MAX_NATURAL_EDITS {
+                    natural_edits += 1;
+                    if let Some(note) = self.natural_edit(&text, natural_edits, cancel).await {
+                        self.push_history(note);
+                        continue;
+                    }
+                }
                 return Ending::Done(if tools_allowed {
                     TurnEnd::Answered
                 } else {

@@ -74,6 +74,7 @@ async fn harness(
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context,
+        code_mapper: None,
     })
     .unwrap();
     Harness {

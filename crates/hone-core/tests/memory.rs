@@ -88,6 +88,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
             undo_depth: 10,
         }),
         context: hone_core::ContextConfig::default(),
+        code_mapper: None,
     })
     .unwrap();
     Session {
@@ -364,6 +365,7 @@ async fn a_missing_session_is_a_clear_error() {
             undo_depth: 10,
         }),
         context: hone_core::ContextConfig::default(),
+        code_mapper: None,
     })
     .err()
     .unwrap();

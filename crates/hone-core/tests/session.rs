@@ -48,6 +48,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context: hone_core::ContextConfig::default(),
+        code_mapper: None,
     })
     .unwrap();
     Harness {

@@ -229,6 +229,7 @@ async fn input_latency() {
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context: hone_core::ContextConfig::default(),
+        code_mapper: None,
     })
     .unwrap();
     let session = Session {

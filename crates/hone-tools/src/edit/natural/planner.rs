@@ -414,11 +414,17 @@ fn lost_from_file(
     body: &str,
     block: &[Definition],
 ) -> Vec<String> {
-    let mut lost: Vec<String> = file
-        .iter()
-        .filter(|definition| !block.iter().any(|b| same_definition(b, definition)))
-        .map(|definition| format!("`{}`", definition.name))
-        .collect();
+    let mut lost = Vec::new();
+    for definition in file {
+        match block.iter().find(|b| same_definition(b, definition)) {
+            None => lost.push(format!("`{}`", definition.name)),
+            // `export`, decorators: a whole-file block must keep them too.
+            Some(kept) if kept.outer == kept.inner && definition.outer != definition.inner => {
+                lost.push(format!("what wraps `{}`", definition.name));
+            }
+            Some(_) => {}
+        }
+    }
     let kept: BTreeSet<&str> = body.lines().map(str::trim).collect();
     let mut offset = 0;
     for line in current.split_inclusive('\n') {
