@@ -40,7 +40,14 @@ async fn exec(root: &Path, approval: Option<&str>) -> (Output, MockServer) {
     server.enqueue(Reply::new().text(ANSWER).openai_chat());
     server.enqueue(Reply::new().text("Fixed: `add` now adds.").openai_chat());
     let url = server.url();
-    let mut args = vec!["exec", "--provider", "lmstudio", "--base-url", &url, "--json"];
+    let mut args = vec![
+        "exec",
+        "--provider",
+        "lmstudio",
+        "--base-url",
+        &url,
+        "--json",
+    ];
     if let Some(mode) = approval {
         args.extend(["--approval", mode]);
     }
@@ -73,7 +80,10 @@ async fn a_corrected_function_in_a_code_block_fixes_the_file_under_auto_edit() {
     assert_eq!(completed[0]["end"], "answered");
     assert_eq!(server.request_count(), 2);
     let told = server.requests()[1].json().to_string();
-    assert!(told.contains("replaced function `add` in src/math.ts"), "{told}");
+    assert!(
+        told.contains("replaced function `add` in src/math.ts"),
+        "{told}"
+    );
 
     let undone = hone(dir.path(), &["undo"]).await;
     assert!(

@@ -65,9 +65,7 @@ impl Agent {
                     name: call.name.clone(),
                     arguments: call.arguments.clone(),
                 });
-                let output = self
-                    .run_edit(&call, change.tool, change.plan, cancel)
-                    .await;
+                let output = self.run_edit(&call, change.tool, change.plan, cancel).await;
                 self.finish(&call, &output, started);
                 Some(outcome_note(&change.actions, &output))
             }

@@ -50,8 +50,12 @@ impl CodeMapper for ToyMapper {
     }
 
     fn syntax_errors(&self, path: &str, source: &str) -> Option<usize> {
-        path.ends_with(".ts")
-            .then(|| source.matches('{').count().abs_diff(source.matches('}').count()))
+        path.ends_with(".ts").then(|| {
+            source
+                .matches('{')
+                .count()
+                .abs_diff(source.matches('}').count())
+        })
     }
 }
 
@@ -132,7 +136,9 @@ impl Harness {
             }
             let done = matches!(
                 event,
-                Event::TurnCompleted { .. } | Event::TurnFailed { .. } | Event::TurnCancelled { .. }
+                Event::TurnCompleted { .. }
+                    | Event::TurnFailed { .. }
+                    | Event::TurnCancelled { .. }
             );
             seen.push(event);
             if done {
@@ -175,18 +181,30 @@ async fn a_fenced_fix_is_applied_under_auto_edit_and_the_model_is_told() {
         ApprovalMode::AutoEdit,
         false,
         &[("src/math.ts", MATH)],
-        vec![Reply::new().text(FIX_REPLY), Reply::new().text("Fixed: add now adds.")],
+        vec![
+            Reply::new().text(FIX_REPLY),
+            Reply::new().text("Fixed: add now adds."),
+        ],
     )
     .await;
     let events = h.turn(REQUEST, None).await;
     assert!(answered(&events));
     assert_eq!(h.file("src/math.ts"), FIXED);
-    assert_eq!(count(&events, |e| matches!(e, Event::DiffProposed { .. })), 1);
-    assert_eq!(count(&events, |e| matches!(e, Event::DiffApplied { .. })), 1);
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::DiffProposed { .. })),
+        1
+    );
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::DiffApplied { .. })),
+        1
+    );
     assert_eq!(h.server.request_count(), 2);
     let note = h.last_user_text(1);
     assert!(note.contains("applied as an edit"), "{note}");
-    assert!(note.contains("replaced function `add` in src/math.ts"), "{note}");
+    assert!(
+        note.contains("replaced function `add` in src/math.ts"),
+        "{note}"
+    );
 
     h.handle.send(Request::Undo { count: 1 });
     let undone = h.events.recv().await.unwrap();
@@ -200,7 +218,10 @@ async fn without_approval_the_change_is_shown_and_not_applied() {
         ApprovalMode::Ask,
         false,
         &[("src/math.ts", MATH)],
-        vec![Reply::new().text(FIX_REPLY), Reply::new().text("I could not apply it.")],
+        vec![
+            Reply::new().text(FIX_REPLY),
+            Reply::new().text("I could not apply it."),
+        ],
     )
     .await;
     let events = h.turn(REQUEST, None).await;
@@ -221,21 +242,30 @@ async fn a_user_who_denies_the_change_keeps_the_file() {
         ApprovalMode::Ask,
         true,
         &[("src/math.ts", MATH)],
-        vec![Reply::new().text(FIX_REPLY), Reply::new().text("Left as it is.")],
+        vec![
+            Reply::new().text(FIX_REPLY),
+            Reply::new().text("Left as it is."),
+        ],
     )
     .await;
     let events = h
         .turn(REQUEST, Some(ApprovalDecision::Deny { message: None }))
         .await;
     assert!(answered(&events));
-    assert_eq!(count(&events, |e| matches!(e, Event::ApprovalNeeded { .. })), 1);
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::ApprovalNeeded { .. })),
+        1
+    );
     assert_eq!(h.file("src/math.ts"), MATH);
 }
 
 #[tokio::test]
 async fn an_ambiguous_block_asks_the_model_which_file() {
     let files = [("src/a.ts", MATH), ("src/b.ts", MATH)];
-    let labelled = format!("src/b.ts\n{}", FIX_REPLY.trim_start_matches("Here is the corrected function:\n\n"));
+    let labelled = format!(
+        "src/b.ts\n{}",
+        FIX_REPLY.trim_start_matches("Here is the corrected function:\n\n")
+    );
     let mut h = harness(
         ApprovalMode::AutoEdit,
         false,
@@ -273,7 +303,10 @@ async fn elided_code_is_refused_once_and_every_file_stays_byte_identical() {
     let events = h.turn(REQUEST, None).await;
     assert!(answered(&events));
     assert_eq!(h.file("src/math.ts"), MATH);
-    assert_eq!(count(&events, |e| matches!(e, Event::DiffProposed { .. })), 0);
+    assert_eq!(
+        count(&events, |e| matches!(e, Event::DiffProposed { .. })),
+        0
+    );
     let note = h.last_user_text(1);
     assert!(note.contains("existing code"), "{note}");
     // One refusal and one repair round, then the answer stands.

@@ -1,4 +1,5 @@
 //! Code blocks of a model's answer turned into edits, with the index's grammars.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
 use std::sync::Arc;
@@ -49,7 +50,12 @@ fn a_typescript_function_replaces_its_namesake_and_keeps_the_export() {
         "// math\nexport function add(a: number, b: number): number {\n  return a - b;\n}\n\nexport function sub(a: number, b: number): number {\n  return a - b;\n}\n",
     )]);
     let reply = "Here is the fix:\n\n```ts\nfunction add(a: number, b: number): number {\n  return a + b;\n}\n```\n";
-    let content = applied(&context, "The add function subtracts. Fix it.", reply, "src/math.ts");
+    let content = applied(
+        &context,
+        "The add function subtracts. Fix it.",
+        reply,
+        "src/math.ts",
+    );
     assert_eq!(
         content,
         "// math\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function sub(a: number, b: number): number {\n  return a - b;\n}\n"
@@ -64,7 +70,10 @@ fn a_javascript_arrow_function_is_replaced() {
     )]);
     let reply = "```javascript\nconst double = (x) => x * 2;\n```";
     let content = applied(&context, FIX, reply, "lib/util.js");
-    assert_eq!(content, "const double = (x) => x * 2;\nmodule.exports = { double };\n");
+    assert_eq!(
+        content,
+        "const double = (x) => x * 2;\nmodule.exports = { double };\n"
+    );
 }
 
 #[test]
@@ -97,7 +106,10 @@ fn a_rust_impl_fragment_replaces_its_method() {
     let (_dir, context) = project(&[("src/cart.rs", source)]);
     let reply = "```rust\nimpl Cart {\n    pub fn total(&self) -> u32 {\n        self.items.iter().sum()\n    }\n}\n```";
     let content = applied(&context, FIX, reply, "src/cart.rs");
-    assert_eq!(content, source.replace("        0\n", "        self.items.iter().sum()\n"));
+    assert_eq!(
+        content,
+        source.replace("        0\n", "        self.items.iter().sum()\n")
+    );
 }
 
 #[test]
@@ -147,9 +159,13 @@ fn a_path_labelled_block_creates_a_new_file() {
 fn a_complete_labelled_file_replaces_the_file() {
     let source = "import os\n\n\ndef a():\n    return 1\n";
     let (_dir, context) = project(&[("m.py", source)]);
-    let reply = "m.py\n```python\nimport os\n\n\ndef a():\n    return 2\n\n\ndef b():\n    return 3\n```";
+    let reply =
+        "m.py\n```python\nimport os\n\n\ndef a():\n    return 2\n\n\ndef b():\n    return 3\n```";
     let content = applied(&context, FIX, reply, "m.py");
-    assert_eq!(content, "import os\n\n\ndef a():\n    return 2\n\n\ndef b():\n    return 3\n");
+    assert_eq!(
+        content,
+        "import os\n\n\ndef a():\n    return 2\n\n\ndef b():\n    return 3\n"
+    );
 }
 
 #[test]
@@ -184,7 +200,10 @@ fn elided_code_is_refused_and_nothing_changes() {
     let reply = "```ts\nfunction add(a: number, b: number): number {\n  // ... existing code ...\n  return a + b;\n}\n```";
     let reason = refused(&context, reply);
     assert!(reason.contains("existing code"), "{reason}");
-    assert_eq!(fs::read_to_string(context.root().join("src/math.ts")).unwrap(), source);
+    assert_eq!(
+        fs::read_to_string(context.root().join("src/math.ts")).unwrap(),
+        source
+    );
 }
 
 #[test]
@@ -201,7 +220,10 @@ fn a_change_that_breaks_the_syntax_is_refused() {
     let reply = "src/math.ts\n<<<<<<< SEARCH\n  return a - b;\n}\n=======\n  return (a + b;\n}\n>>>>>>> REPLACE\n";
     let reason = refused(&context, reply);
     assert!(reason.contains("syntax error"), "{reason}");
-    assert_eq!(fs::read_to_string(context.root().join("src/math.ts")).unwrap(), source);
+    assert_eq!(
+        fs::read_to_string(context.root().join("src/math.ts")).unwrap(),
+        source
+    );
 }
 
 #[test]
@@ -218,7 +240,10 @@ fn a_name_defined_in_two_files_is_ambiguous_unless_the_request_names_one() {
     }
     let content = applied(&context, "Fix add in src/b.ts", reply, "src/b.ts");
     assert!(content.contains("a + b"));
-    assert_eq!(fs::read_to_string(context.root().join("src/a.ts")).unwrap(), source);
+    assert_eq!(
+        fs::read_to_string(context.root().join("src/a.ts")).unwrap(),
+        source
+    );
 }
 
 #[test]

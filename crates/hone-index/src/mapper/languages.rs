@@ -93,7 +93,12 @@ fn after_line(source: &str, end: usize) -> usize {
 }
 
 /// `wrapper` around the definition in its `field`: the wrapper is the outer range.
-fn wrapped(wrapper: Node<'_>, field: &str, source: &str, recognise: Recognise) -> Option<Definition> {
+fn wrapped(
+    wrapper: Node<'_>,
+    field: &str,
+    source: &str,
+    recognise: Recognise,
+) -> Option<Definition> {
     let inner = wrapper.child_by_field_name(field)?;
     let mut definition = recognise(inner, source)?;
     definition.outer = wrapper.byte_range();
@@ -166,8 +171,9 @@ fn rust(node: Node<'_>, source: &str) -> Option<Definition> {
         "function_item" | "function_signature_item" => {
             named(node, source, DefinitionKind::Function)
         }
-        "struct_item" | "enum_item" | "union_item" | "type_item" | "const_item"
-        | "static_item" => named(node, source, DefinitionKind::Type),
+        "struct_item" | "enum_item" | "union_item" | "type_item" | "const_item" | "static_item" => {
+            named(node, source, DefinitionKind::Type)
+        }
         "trait_item" => {
             let name = text(node.child_by_field_name("name")?, source);
             container(node, source, name, rust, false)

@@ -41,7 +41,8 @@ impl CodeMapper for TreeSitterMapper {
 
 /// The language of `path` when it is one with definitions (not JSON or YAML).
 fn code_language(path: &str) -> Option<Language> {
-    Language::from_path(path).filter(|language| !matches!(language, Language::Json | Language::Yaml))
+    Language::from_path(path)
+        .filter(|language| !matches!(language, Language::Json | Language::Yaml))
 }
 
 fn parse(language: Language, source: &str) -> Option<Tree> {

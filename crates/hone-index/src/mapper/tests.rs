@@ -92,7 +92,8 @@ fn java_and_c_definitions_are_found() {
     let java = "public class Cart {\n    private int n;\n    public int total() {\n        return 0;\n    }\n}\n";
     let definitions = TreeSitterMapper.definitions("Cart.java", java).unwrap();
     assert_eq!(member_names(&definitions[0]), vec!["n", "total"]);
-    let c = "int add(int a, int b) {\n    return a - b;\n}\nstatic char *name(void) { return 0; }\n";
+    let c =
+        "int add(int a, int b) {\n    return a - b;\n}\nstatic char *name(void) { return 0; }\n";
     let definitions = TreeSitterMapper.definitions("a.c", c).unwrap();
     assert_eq!(
         names(&definitions),
@@ -107,7 +108,10 @@ fn java_and_c_definitions_are_found() {
 fn bare_methods_become_a_nameless_container() {
     let fragment = "  total() {\n    return 1;\n  }\n";
     let definitions = TreeSitterMapper.definitions("reply.ts", fragment).unwrap();
-    assert_eq!(names(&definitions), vec![(String::new(), DefinitionKind::Container)]);
+    assert_eq!(
+        names(&definitions),
+        vec![(String::new(), DefinitionKind::Container)]
+    );
     let total = &definitions[0].members[0];
     assert_eq!(total.name, "total");
     assert!(fragment[total.outer.clone()].starts_with("total() {"));
@@ -118,8 +122,16 @@ fn bare_methods_become_a_nameless_container() {
 
 #[test]
 fn syntax_errors_are_counted_and_other_files_are_unsupported() {
-    assert_eq!(TreeSitterMapper.syntax_errors("a.py", "def a():\n    return 1\n"), Some(0));
-    assert!(TreeSitterMapper.syntax_errors("a.ts", "function a( {\n").unwrap() > 0);
+    assert_eq!(
+        TreeSitterMapper.syntax_errors("a.py", "def a():\n    return 1\n"),
+        Some(0)
+    );
+    assert!(
+        TreeSitterMapper
+            .syntax_errors("a.ts", "function a( {\n")
+            .unwrap()
+            > 0
+    );
     assert_eq!(TreeSitterMapper.syntax_errors("a.json", "{}"), None);
     assert_eq!(TreeSitterMapper.definitions("notes.txt", "text"), None);
 }

@@ -92,9 +92,7 @@ fn fenced(info: &str, label: Option<String>, body: &[&str], found: &mut Vec<Bloc
     let is_diff_language = matches!(language.as_deref(), Some("diff" | "patch" | "udiff"));
     if is_diff_language || looks_like_diff(body) {
         if looks_like_diff(body) {
-            found.push(Block::Diff {
-                text: join(body),
-            });
+            found.push(Block::Diff { text: join(body) });
         }
         return;
     }
@@ -146,7 +144,9 @@ fn unfenced(lines: &[&str]) -> Vec<Block> {
 
 fn is_diff_line(line: &str) -> bool {
     line.is_empty()
-        || [' ', '+', '-', '@', '\\'].iter().any(|c| line.starts_with(*c))
+        || [' ', '+', '-', '@', '\\']
+            .iter()
+            .any(|c| line.starts_with(*c))
         || line.starts_with("diff ")
         || line.starts_with("index ")
 }
@@ -327,7 +327,8 @@ mod tests {
 
     #[test]
     fn a_fenced_block_keeps_its_language() {
-        let reply = "Here is the fix:\n\n```ts\nfunction add(a, b) {\n  return a + b;\n}\n```\nDone.";
+        let reply =
+            "Here is the fix:\n\n```ts\nfunction add(a, b) {\n  return a + b;\n}\n```\nDone.";
         assert_eq!(
             blocks(reply),
             vec![code(
@@ -345,18 +346,30 @@ mod tests {
         let bare = "```src/x.py\nx = 1\n```";
         assert_eq!(blocks(bare), vec![code("py", Some("src/x.py"), "x = 1\n")]);
         let titled = "```ts title=\"src/a.ts\"\nlet a = 1;\n```";
-        assert_eq!(blocks(titled), vec![code("ts", Some("src/a.ts"), "let a = 1;\n")]);
+        assert_eq!(
+            blocks(titled),
+            vec![code("ts", Some("src/a.ts"), "let a = 1;\n")]
+        );
         let comment = "```python\n# src/x.py\nx = 1\n```";
-        assert_eq!(blocks(comment), vec![code("py", Some("src/x.py"), "x = 1\n")]);
+        assert_eq!(
+            blocks(comment),
+            vec![code("py", Some("src/x.py"), "x = 1\n")]
+        );
         let file_comment = "```go\n// file: cmd/main.go\npackage main\n```";
         assert_eq!(
             blocks(file_comment),
             vec![code("go", Some("cmd/main.go"), "package main\n")]
         );
         let above = "**src/lib.rs**\n```rust\nfn a() {}\n```";
-        assert_eq!(blocks(above), vec![code("rs", Some("src/lib.rs"), "fn a() {}\n")]);
+        assert_eq!(
+            blocks(above),
+            vec![code("rs", Some("src/lib.rs"), "fn a() {}\n")]
+        );
         let colon = "`src/app.js`:\n\n```js\nlet a;\n```";
-        assert_eq!(blocks(colon), vec![code("js", Some("src/app.js"), "let a;\n")]);
+        assert_eq!(
+            blocks(colon),
+            vec![code("js", Some("src/app.js"), "let a;\n")]
+        );
     }
 
     #[test]

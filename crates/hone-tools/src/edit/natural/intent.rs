@@ -178,7 +178,10 @@ mod tests {
             "-- …",
         ] {
             let new = format!("def a():\n{line}\n");
-            assert!(elision(&new, "def a():\n    return 1\n").is_some(), "{line}");
+            assert!(
+                elision(&new, "def a():\n    return 1\n").is_some(),
+                "{line}"
+            );
         }
     }
 
@@ -200,8 +203,14 @@ mod tests {
             "fn a() {\n    todo!()\n}\n",
             "fn a() {\n    b();\n}\n"
         ));
-        assert!(!stub_replaces_code("fn a() { b() }\n", "fn a() {\n    c();\n}\n"));
-        assert!(!stub_replaces_code("def a():\n    pass\n", "def a():\n    pass\n"));
+        assert!(!stub_replaces_code(
+            "fn a() { b() }\n",
+            "fn a() {\n    c();\n}\n"
+        ));
+        assert!(!stub_replaces_code(
+            "def a():\n    pass\n",
+            "def a():\n    pass\n"
+        ));
     }
 
     #[test]
@@ -216,7 +225,9 @@ mod tests {
         assert!(is_question("Explain how add works"));
         assert!(is_question("What does the Cart class do?"));
         assert!(is_question("is this thread safe"));
-        assert!(!is_question("The add function subtracts instead of adding. Fix it."));
+        assert!(!is_question(
+            "The add function subtracts instead of adding. Fix it."
+        ));
         assert!(!is_question("Can you fix the add function?"));
         assert!(!is_question("Add a total method to Cart"));
         assert!(!is_question("The add function in src/math.ts subtracts"));

@@ -42,10 +42,9 @@ fn lost_by_definition(
         } else {
             format!("`{}`", definition.name)
         };
-        let Some(kept) = new
-            .iter()
-            .find(|candidate| candidate.name == definition.name && candidate.kind == definition.kind)
-        else {
+        let Some(kept) = new.iter().find(|candidate| {
+            candidate.name == definition.name && candidate.kind == definition.kind
+        }) else {
             lost.push(format!("{label} (removed)"));
             continue;
         };
@@ -56,7 +55,10 @@ fn lost_by_definition(
                         && after[candidate.outer.clone()] == before[member.outer.clone()]
                 });
                 if !same {
-                    lost.push(format!("`{}.{}` (removed or changed)", definition.name, member.name));
+                    lost.push(format!(
+                        "`{}.{}` (removed or changed)",
+                        definition.name, member.name
+                    ));
                 }
             }
         } else if after[kept.outer.clone()] != before[definition.outer.clone()] {
@@ -73,7 +75,11 @@ fn lost_lines(before: &str, after: &str) -> Vec<String> {
             continue;
         }
         if !remaining.any(|candidate| candidate.trim_end() == line.trim_end()) {
-            return vec![format!("line {} `{}` (removed or changed)", number + 1, line.trim())];
+            return vec![format!(
+                "line {} `{}` (removed or changed)",
+                number + 1,
+                line.trim()
+            )];
         }
     }
     Vec::new()

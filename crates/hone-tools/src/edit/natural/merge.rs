@@ -125,7 +125,11 @@ pub(crate) fn merge(
         splices.push(splice);
     }
     if let Some(end) = last_end {
-        let gap = if path.ends_with(".py") { "\n\n\n" } else { "\n\n" };
+        let gap = if path.ends_with(".py") {
+            "\n\n\n"
+        } else {
+            "\n\n"
+        };
         for added in unmatched.iter().filter(|added| !added.name.is_empty()) {
             let text = block_text(block, added);
             if let Some(marker) = elision(&text, "") {
@@ -133,7 +137,10 @@ pub(crate) fn merge(
             }
             splices.push(Splice {
                 range: end..end,
-                text: format!("{gap}{}", reindent(&text, &line_indent(block, added.outer.start), "")),
+                text: format!(
+                    "{gap}{}",
+                    reindent(&text, &line_indent(block, added.outer.start), "")
+                ),
             });
             actions.push(format!(
                 "added {} `{}` to {path}",
@@ -206,7 +213,11 @@ fn new_member(
     let indent = match owner.members.first() {
         Some(first) => line_indent(content, first.outer.start),
         None => {
-            let unit = if content.contains("\n\t") { "\t" } else { "    " };
+            let unit = if content.contains("\n\t") {
+                "\t"
+            } else {
+                "    "
+            };
             format!("{}{unit}", line_indent(content, owner.outer.start))
         }
     };
@@ -246,7 +257,9 @@ fn noun(kind: DefinitionKind, member: bool) -> &'static str {
 
 /// The leading whitespace of the line holding byte `offset`.
 pub(crate) fn line_indent(source: &str, offset: usize) -> String {
-    let start = source[..offset].rfind('\n').map_or(0, |newline| newline + 1);
+    let start = source[..offset]
+        .rfind('\n')
+        .map_or(0, |newline| newline + 1);
     source[start..]
         .chars()
         .take_while(|c| *c == ' ' || *c == '\t')
@@ -316,7 +329,12 @@ mod tests {
                 def("b", DefinitionKind::Function, file, "fn b() {\n    2\n}"),
             ],
             block,
-            &[def("b", DefinitionKind::Function, block, "fn b() {\n  3\n}")],
+            &[def(
+                "b",
+                DefinitionKind::Function,
+                block,
+                "fn b() {\n  3\n}",
+            )],
         )
         .unwrap();
         assert_eq!(merged.content, "fn a() {\n    1\n}\n\nfn b() {\n  3\n}\n");

@@ -95,8 +95,7 @@ impl Planner<'_> {
     /// A block labelled with a path: creates the file, replaces it when complete, or puts
     /// its definitions in place.
     fn labelled(&mut self, given: &str, extension: Option<&str>, body: &str) -> Result<(), Stop> {
-        if extension.is_some_and(|extension| Some(extension.to_string()) != extension_of(given))
-        {
+        if extension.is_some_and(|extension| Some(extension.to_string()) != extension_of(given)) {
             // ```python src/x.ts: the language and the path disagree; trust neither.
             return Ok(());
         }
@@ -237,7 +236,10 @@ impl Planner<'_> {
             return Ok(Some((*only).clone()));
         }
         Err(Stop::Ambiguous {
-            name: names.iter().next().map_or_else(String::new, |n| (*n).to_string()),
+            name: names
+                .iter()
+                .next()
+                .map_or_else(String::new, |n| (*n).to_string()),
             files: tied,
         })
     }
@@ -273,10 +275,17 @@ impl Planner<'_> {
                     .is_some_and(|(_, e)| family.contains(&e.to_ascii_lowercase().as_str()))
             })
             .take(MAX_SEARCHED_FILES)
-            .filter(|entry| entry.metadata().is_ok_and(|meta| meta.len() <= MAX_FILE_BYTES))
             .filter(|entry| {
-                std::fs::read_to_string(entry.path())
-                    .is_ok_and(|text| names.iter().any(|name| text.contains(name.rsplit('.').next().unwrap_or(name))))
+                entry
+                    .metadata()
+                    .is_ok_and(|meta| meta.len() <= MAX_FILE_BYTES)
+            })
+            .filter(|entry| {
+                std::fs::read_to_string(entry.path()).is_ok_and(|text| {
+                    names
+                        .iter()
+                        .any(|name| text.contains(name.rsplit('.').next().unwrap_or(name)))
+                })
             })
             .map(|entry| relative_path(&root, entry.path()))
             .collect()
@@ -320,8 +329,14 @@ impl Planner<'_> {
             }
             working.content.push_str(replacement);
         } else {
-            let replaced = replace(&path, &working.content, search, replacement, Occurrences::One)
-                .map_err(|error| error.message)?;
+            let replaced = replace(
+                &path,
+                &working.content,
+                search,
+                replacement,
+                Occurrences::One,
+            )
+            .map_err(|error| error.message)?;
             working.content = replaced.content;
         }
         self.actions
@@ -334,7 +349,12 @@ impl Planner<'_> {
         let plan = match ApplyPatch.plan(self.context, &json!({ "patch": text })) {
             Ok(Plan::Edit(plan)) => plan,
             Ok(_) => return Ok(()),
-            Err(error) => return Err(Stop::Refused(format!("the diff does not apply: {}", error.message))),
+            Err(error) => {
+                return Err(Stop::Refused(format!(
+                    "the diff does not apply: {}",
+                    error.message
+                )));
+            }
         };
         for change in plan.changes {
             let (Some(after), None) = (change.after, change.rename_to) else {
