@@ -78,8 +78,12 @@ impl Agent {
             self.note_reply(&message);
             self.push_history(message);
             if calls.is_empty() {
-                // Code blocks of a final answer may be the edit (small models answer so).
-                if tools_allowed && natural_edits < crate::natural::MAX_NATURAL_EDITS {
+                // Code blocks of a final answer may be the edit (small models answer so);
+                // after a tool edit they are taken as a description of it.
+                if tools_allowed
+                    && !repeated.applied_any()
+                    && natural_edits < crate::natural::MAX_NATURAL_EDITS
+                {
                     natural_edits += 1;
                     if let Some(note) = self.natural_edit(&text, natural_edits, cancel).await {
                         self.push_history(note);

@@ -349,3 +349,24 @@ async fn a_search_replace_block_works_without_a_mapper_for_the_language() {
     assert!(answered(&events));
     assert_eq!(h.file("notes.txt"), "alpha\nBETA\n");
 }
+
+#[tokio::test]
+async fn code_in_the_answer_after_a_tool_edit_is_taken_as_a_description() {
+    let mut h = harness(
+        ApprovalMode::AutoEdit,
+        false,
+        &[("src/math.ts", MATH)],
+        vec![
+            Reply::new().tool_call(
+                "edit_file",
+                serde_json::json!({"path": "src/math.ts", "old_text": "a - b", "new_text": "b + a"}),
+            ),
+            Reply::new().text(FIX_REPLY),
+        ],
+    )
+    .await;
+    let events = h.turn(REQUEST, None).await;
+    assert!(answered(&events));
+    assert_eq!(h.file("src/math.ts"), MATH.replace("a - b", "b + a"));
+    assert_eq!(h.server.request_count(), 2);
+}
