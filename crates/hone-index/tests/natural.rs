@@ -283,3 +283,31 @@ fn write_file_on_an_unread_file_is_allowed_only_when_it_adds() {
     assert!(error.message.contains("`a` (changed)"), "{}", error.message);
     assert!(error.message.contains("read m.py with read_file first"));
 }
+
+#[test]
+fn the_index_names_the_files_that_define_a_name() {
+    use hone_index::mapper::IndexedMapper;
+    use hone_index::tools::SharedIndex;
+    use hone_index::{IndexOptions, Indexer};
+    use hone_tools::edit::natural::CodeMapper;
+
+    let source = "export function add(a: number, b: number) {\n  return a - b;\n}\n";
+    let (dir, _) = project(&[
+        ("src/a.ts", source),
+        ("lib/b.py", "def add(a, b):\n    return a\n"),
+    ]);
+    let index = SharedIndex::new(Indexer::open(dir.path(), &IndexOptions::default()).unwrap());
+    let mapper = IndexedMapper::new(index);
+    assert_eq!(
+        mapper.files_defining("add"),
+        Some(vec!["lib/b.py".to_string(), "src/a.ts".to_string()])
+    );
+    assert_eq!(mapper.files_defining("nowhere"), None);
+
+    let context = ToolContext::new(dir.path())
+        .unwrap()
+        .with_code_mapper(Some(Arc::new(mapper)));
+    let reply = "```ts\nfunction add(a: number, b: number) {\n  return a + b;\n}\n```";
+    let content = applied(&context, FIX, reply, "src/a.ts");
+    assert!(content.contains("return a + b;"), "{content}");
+}

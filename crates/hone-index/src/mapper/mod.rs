@@ -10,6 +10,7 @@ use hone_tools::edit::natural::{CodeMapper, Definition, DefinitionKind};
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::model::Language;
+use crate::tools::SharedIndex;
 
 /// The class a fragment of bare methods is parsed inside (`total() {…}` alone).
 const FRAGMENT_CLASS: &str = "class HoneFragment {\n";
@@ -36,6 +37,45 @@ impl CodeMapper for TreeSitterMapper {
         let language = code_language(path)?;
         let tree = parse(language, source)?;
         Some(count_errors(tree.root_node()))
+    }
+}
+
+/// [`TreeSitterMapper`] that asks the code index which files define a name (the project's
+/// files are searched instead when the index does not know it).
+#[derive(Debug, Clone)]
+pub struct IndexedMapper {
+    index: SharedIndex,
+}
+
+impl IndexedMapper {
+    /// A mapper over `index`.
+    pub fn new(index: SharedIndex) -> Self {
+        Self { index }
+    }
+}
+
+impl CodeMapper for IndexedMapper {
+    fn definitions(&self, path: &str, source: &str) -> Option<Vec<Definition>> {
+        TreeSitterMapper.definitions(path, source)
+    }
+
+    fn syntax_errors(&self, path: &str, source: &str) -> Option<usize> {
+        TreeSitterMapper.syntax_errors(path, source)
+    }
+
+    fn files_defining(&self, name: &str) -> Option<Vec<String>> {
+        // `Cart.Total` (a Go method) and `Display for Cart` (an impl) are indexed by
+        // their last word.
+        let simple = name
+            .rsplit(['.', ' '])
+            .next()
+            .filter(|word| !word.is_empty())?;
+        let indexer = self.index.fresh().ok()?;
+        let sites = indexer.store().definitions(simple).ok()?;
+        let mut files: Vec<String> = sites.into_iter().map(|site| site.path).collect();
+        files.sort();
+        files.dedup();
+        (!files.is_empty()).then_some(files)
     }
 }
 
