@@ -207,6 +207,9 @@ struct View {
     session_id: Option<String>,
     /// How full the context window was after the last model response, in percent.
     context_percent: Option<f64>,
+    /// The diff of the change being decided, shown when it is denied (so a change
+    /// that needs approval is still seen).
+    proposed: Option<String>,
 }
 
 impl View {
@@ -217,6 +220,7 @@ impl View {
             answer_open: false,
             session_id: None,
             context_percent: None,
+            proposed: None,
         }
     }
 
@@ -249,8 +253,18 @@ impl View {
                     self.dim(&format!("▸ {name} {}", compact(arguments, 100)))
                 );
             }
-            Event::ToolDenied { reason, .. } => eprintln!("  ✗ denied: {reason}"),
-            Event::DiffApplied { diff, .. } => eprint!("{}", crate::diff::render(diff, self.color)),
+            Event::DiffProposed { diff, .. } => self.proposed = Some(diff.clone()),
+            Event::ToolDenied { reason, .. } => {
+                if let Some(diff) = self.proposed.take() {
+                    eprintln!("  proposed change (not applied):");
+                    eprint!("{}", crate::diff::render(&diff, self.color));
+                }
+                eprintln!("  ✗ denied: {reason}");
+            }
+            Event::DiffApplied { diff, .. } => {
+                self.proposed = None;
+                eprint!("{}", crate::diff::render(diff, self.color));
+            }
             Event::ToolCompleted {
                 name,
                 output,

@@ -98,6 +98,39 @@ async fn a_corrected_function_in_a_code_block_fixes_the_file_under_auto_edit() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_text_output_shows_a_change_that_was_not_applied() {
+    let dir = project();
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text(ANSWER).openai_chat());
+    server.enqueue(
+        Reply::new()
+            .text("Run with --approval auto-edit to apply it.")
+            .openai_chat(),
+    );
+    let url = server.url();
+    let output = hone(
+        dir.path(),
+        &[
+            "exec",
+            "--provider",
+            "lmstudio",
+            "--base-url",
+            &url,
+            REQUEST,
+        ],
+    )
+    .await;
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("proposed change (not applied)"), "{stderr}");
+    assert!(stderr.contains("+  return a + b;"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/math.ts")).unwrap(),
+        MATH
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_edit_approval_the_change_is_only_proposed() {
     for approval in [Some("read-only"), None] {
         let dir = project();
