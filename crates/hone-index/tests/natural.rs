@@ -227,7 +227,7 @@ fn a_change_that_breaks_the_syntax_is_refused() {
 }
 
 #[test]
-fn a_name_defined_in_two_files_is_ambiguous_unless_the_request_names_one() {
+fn a_name_in_two_files_is_ambiguous_unless_the_request_names_one_or_one_was_read() {
     let source = "export function add(a: number, b: number) {\n  return a - b;\n}\n";
     let (_dir, context) = project(&[("src/a.ts", source), ("src/b.ts", source)]);
     let reply = "```ts\nfunction add(a: number, b: number) {\n  return a + b;\n}\n```";
@@ -238,6 +238,14 @@ fn a_name_defined_in_two_files_is_ambiguous_unless_the_request_names_one() {
         }
         other => panic!("expected ambiguity, got {other:?}"),
     }
+    context.reads().record(
+        "src/a.ts",
+        &hone_tools::files::hash_bytes(source.as_bytes()),
+    );
+    assert!(matches!(
+        plan_reply(&context, FIX, reply),
+        NaturalEdit::Change(change) if change.plan.changes[0].path == "src/a.ts"
+    ));
     let content = applied(&context, "Fix add in src/b.ts", reply, "src/b.ts");
     assert!(content.contains("a + b"));
     assert_eq!(

@@ -184,7 +184,8 @@ impl Planner<'_> {
     }
 
     /// The one file holding the block's definitions: the file matching most of them; a tie
-    /// is settled by a path the request names, else it is ambiguous.
+    /// is settled by a path the request names, then by the one file the model read, else
+    /// it is ambiguous.
     fn target_file(
         &mut self,
         mapper: &dyn CodeMapper,
@@ -233,6 +234,13 @@ impl Planner<'_> {
             .filter(|path| self.request.contains(path.as_str()))
             .collect();
         if let [only] = named.as_slice() {
+            return Ok(Some((*only).clone()));
+        }
+        let read: Vec<&String> = tied
+            .iter()
+            .filter(|path| self.context.reads().seen(path).is_some())
+            .collect();
+        if let [only] = read.as_slice() {
             return Ok(Some((*only).clone()));
         }
         Err(Stop::Ambiguous {
