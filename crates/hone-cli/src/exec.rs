@@ -65,7 +65,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let root = crate::project_dir(global)?;
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let (extra_tools, repo_map) = code_index(
+    let (extra_tools, repo_map, code_mapper) = code_index(
         &root,
         &prompt,
         &config.index_settings(),
@@ -88,6 +88,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         memory,
         context,
         checks: crate::agent_setup::checks(&config),
+        code_mapper: Some(code_mapper),
     })?;
     if !args.files.is_empty() {
         handle.send(Request::TrackFiles {
@@ -164,20 +165,33 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     Err(HoneError::provider("the session ended unexpectedly"))
 }
 
-/// The code index tools and the repo map (focused on `prompt`, within the configured
-/// budget, smaller for the compact profile) for the project at `root`, set up as `[index]`
-/// says. Without an index (it cannot be opened or updated) the agent runs without both.
+/// The tools, the repo map and the code mapper of a session.
+type IndexParts = (
+    Vec<std::sync::Arc<dyn hone_tools::Tool>>,
+    Option<String>,
+    std::sync::Arc<dyn hone_tools::edit::natural::CodeMapper>,
+);
+
+/// The code index tools, the repo map (focused on `prompt`, within the configured budget,
+/// smaller for the compact profile) and the code mapper for answers written as code (which
+/// asks the index where a name is defined) for the project at `root`, set up as `[index]`
+/// says. Without an index (it cannot be opened or updated) the agent runs without the
+/// tools and the map, and the mapper searches the files.
 fn code_index(
     root: &std::path::Path,
     prompt: &str,
     settings: &IndexSettings,
     profile: hone_core::PromptProfile,
-) -> (Vec<std::sync::Arc<dyn hone_tools::Tool>>, Option<String>) {
+) -> IndexParts {
     let index = match crate::agent_setup::open_code_index(root, settings) {
         Ok(index) => index,
         Err(error) => {
             eprintln!("hone: warning: no code index ({error}); continuing without the index tools");
-            return (Vec::new(), None);
+            return (
+                Vec::new(),
+                None,
+                std::sync::Arc::new(hone_index::mapper::TreeSitterMapper),
+            );
         }
     };
     let map =
@@ -185,7 +199,8 @@ fn code_index(
             eprintln!("hone: warning: {warning}");
             None
         });
-    (index_tools(index), map)
+    let mapper = std::sync::Arc::new(hone_index::mapper::IndexedMapper::new(index.clone()));
+    (index_tools(index), map, mapper)
 }
 
 /// Renders events: the answer on stdout, activity on stderr (or JSON lines on stdout).
@@ -197,6 +212,9 @@ struct View {
     session_id: Option<String>,
     /// How full the context window was after the last model response, in percent.
     context_percent: Option<f64>,
+    /// The diff of the change being decided, shown when it is denied (so a change
+    /// that needs approval is still seen).
+    proposed: Option<String>,
 }
 
 impl View {
@@ -207,6 +225,7 @@ impl View {
             answer_open: false,
             session_id: None,
             context_percent: None,
+            proposed: None,
         }
     }
 
@@ -239,8 +258,18 @@ impl View {
                     self.dim(&format!("▸ {name} {}", compact(arguments, 100)))
                 );
             }
-            Event::ToolDenied { reason, .. } => eprintln!("  ✗ denied: {reason}"),
-            Event::DiffApplied { diff, .. } => eprint!("{}", crate::diff::render(diff, self.color)),
+            Event::DiffProposed { diff, .. } => self.proposed = Some(diff.clone()),
+            Event::ToolDenied { reason, .. } => {
+                if let Some(diff) = self.proposed.take() {
+                    eprintln!("  proposed change (not applied):");
+                    eprint!("{}", crate::diff::render(&diff, self.color));
+                }
+                eprintln!("  ✗ denied: {reason}");
+            }
+            Event::DiffApplied { diff, .. } => {
+                self.proposed = None;
+                eprint!("{}", crate::diff::render(diff, self.color));
+            }
             Event::ToolCompleted {
                 name,
                 output,

@@ -176,6 +176,13 @@ impl Host for TuiHost {
             .map(|index| index_tools(index.clone()))
             .unwrap_or_default();
         // The map built at start-up has the full budget; the compact profile gets a smaller one.
+        let code_mapper: std::sync::Arc<dyn hone_tools::edit::natural::CodeMapper> =
+            match &self.index.index {
+                Some(index) => {
+                    std::sync::Arc::new(hone_index::mapper::IndexedMapper::new(index.clone()))
+                }
+                None => std::sync::Arc::new(hone_index::mapper::TreeSitterMapper),
+            };
         let repo_map = match (basics.prompt_profile, &self.index.index) {
             (profile @ hone_core::PromptProfile::Compact, Some(index)) => {
                 crate::agent_setup::repo_map(index, "", &config.index_settings(), profile)
@@ -208,6 +215,7 @@ impl Host for TuiHost {
             memory,
             context: crate::context_cmd::session_context(&config, context_window, &self.root),
             checks: crate::agent_setup::checks(&config),
+            code_mapper: Some(code_mapper),
         })?;
         Ok(Session {
             handle,

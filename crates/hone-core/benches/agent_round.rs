@@ -110,6 +110,7 @@ impl Bench {
             memory: None,
             context: hone_core::ContextConfig::default(),
             checks: hone_core::ChecksConfig::disabled(),
+            code_mapper: None,
         })
         .unwrap();
         match events.recv().await {

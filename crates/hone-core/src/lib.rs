@@ -19,6 +19,7 @@ mod calls;
 mod checks;
 mod conflict;
 mod context;
+mod natural;
 mod persist;
 mod profile;
 mod prompt;
@@ -96,6 +97,10 @@ pub struct SessionConfig {
     /// Checks after edits: the syntax check, the project's checks and tests, and how many
     /// repair rounds the model gets ([`ChecksConfig::disabled`] turns them off).
     pub checks: ChecksConfig,
+    /// Language knowledge (tree-sitter, from `hone-index`) for edits written as code
+    /// blocks in an answer and for `write_file` on unread files; `None` keeps them to
+    /// path-labelled blocks, SEARCH/REPLACE blocks and diffs.
+    pub code_mapper: Option<Arc<dyn hone_tools::edit::natural::CodeMapper>>,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -88,6 +88,11 @@ impl CallTracker {
         self.applied_repeats
     }
 
+    /// Whether a change was applied in this turn.
+    pub(crate) fn applied_any(&self) -> bool {
+        !self.applied.is_empty()
+    }
+
     /// Records that `call` applied a change.
     pub(crate) fn record_applied(&mut self, call: &ToolCall) {
         self.applied.insert(key(call), call.id.clone());

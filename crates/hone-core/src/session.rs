@@ -92,7 +92,8 @@ pub(crate) fn start(
                 "cannot use {} as the project root: {error}",
                 config.root.display()
             ))
-        })?;
+        })?
+        .with_code_mapper(config.code_mapper);
     let context = Arc::new(context);
     let registry = ToolRegistry::with(config.extra_tools, config.prompt_profile);
     let (request_tx, request_rx) = mpsc::unbounded_channel();

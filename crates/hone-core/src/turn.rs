@@ -60,6 +60,7 @@ impl Agent {
         // the turn ends if it calls tools again (small models loop on a change that worked).
         // The tools stay in the request so its prefix is unchanged.
         let mut must_answer = false;
+        let mut natural_edits = 0;
         loop {
             let tools_allowed = rounds < self.max_tool_rounds;
             let message = match self.request_model(cancel, stats, tools_allowed).await {
@@ -78,9 +79,22 @@ impl Agent {
                 message
             };
             let calls: Vec<ToolCall> = message.tool_calls().cloned().collect();
+            let text = message.text();
             self.note_reply(&message);
             self.push_history(message);
             if calls.is_empty() {
+                // Code blocks of a final answer may be the edit (small models answer so);
+                // after a tool edit they are taken as a description of it.
+                if tools_allowed
+                    && !repeated.applied_any()
+                    && natural_edits < crate::natural::MAX_NATURAL_EDITS
+                {
+                    natural_edits += 1;
+                    if let Some(note) = self.natural_edit(&text, natural_edits, cancel).await {
+                        self.push_history(note);
+                        continue;
+                    }
+                }
                 if tools_allowed && self.check_and_repair(cancel).await {
                     must_answer = false;
                     continue;

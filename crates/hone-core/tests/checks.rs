@@ -74,6 +74,8 @@ async fn run(
         memory: None,
         context: hone_core::ContextConfig::default(),
         checks,
+        code_mapper: None,
+        commands: Default::default(),
     })
     .unwrap();
     handle.send(Request::UserMessage {

@@ -76,6 +76,7 @@ async fn harness(
         memory: None,
         context,
         checks: hone_core::ChecksConfig::disabled(),
+        code_mapper: None,
     })
     .unwrap();
     Harness {

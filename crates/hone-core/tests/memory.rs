@@ -90,6 +90,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
         }),
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
+        code_mapper: None,
     })
     .unwrap();
     Session {
@@ -368,6 +369,7 @@ async fn a_missing_session_is_a_clear_error() {
         }),
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
+        code_mapper: None,
     })
     .err()
     .unwrap();

@@ -50,6 +50,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         memory: None,
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
+        code_mapper: None,
     })
     .unwrap();
     Harness {

@@ -16,6 +16,7 @@
 pub mod analysis;
 pub mod error;
 pub mod indexer;
+pub mod mapper;
 pub mod model;
 pub mod parse;
 pub mod repomap;

@@ -2,12 +2,13 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use hone_policy::PathGuard;
 
 use crate::ToolError;
 use crate::command::{BackgroundJobs, CommandSetup, Launcher};
+use crate::edit::natural::CodeMapper;
 
 /// What the model has seen: root-relative path → SHA-256 of the content it last read
 /// (or wrote). A write to a file whose current hash differs is a conflict.
@@ -49,6 +50,7 @@ pub struct ToolContext {
     reads: ReadTracker,
     jobs: BackgroundJobs,
     launcher: Launcher,
+    mapper: Option<Arc<dyn CodeMapper>>,
 }
 
 impl ToolContext {
@@ -59,6 +61,7 @@ impl ToolContext {
             reads: ReadTracker::default(),
             jobs: BackgroundJobs::default(),
             launcher: Launcher::default(),
+            mapper: None,
         })
     }
 
@@ -78,6 +81,19 @@ impl ToolContext {
     /// sandboxed.
     pub fn command_sandbox(&self) -> Option<&hone_sandbox::SandboxPolicy> {
         self.launcher.policy()
+    }
+
+    /// This context with language knowledge for edits written as code blocks and for
+    /// `write_file` on unread files (tree-sitter, from `hone-index`).
+    #[must_use]
+    pub fn with_code_mapper(mut self, mapper: Option<Arc<dyn CodeMapper>>) -> Self {
+        self.mapper = mapper;
+        self
+    }
+
+    /// The language knowledge set with [`ToolContext::with_code_mapper`].
+    pub fn code_mapper(&self) -> Option<&dyn CodeMapper> {
+        self.mapper.as_deref()
     }
 
     /// The path guard of the project.

@@ -232,6 +232,7 @@ async fn input_latency() {
         memory: None,
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
+        code_mapper: None,
     })
     .unwrap();
     let session = Session {

@@ -1,7 +1,7 @@
 //! Parsing source files into outlines, one extractor per language family.
 
 mod c_family;
-mod common;
+pub(crate) mod common;
 mod data;
 mod go;
 mod java;

@@ -8,6 +8,7 @@ mod edit_file;
 mod edit_lines;
 mod lines;
 mod matching;
+pub mod natural;
 mod patch;
 mod target;
 mod transaction;

@@ -4,6 +4,7 @@ use hone_protocol::ToolSpec;
 use serde_json::{Value, json};
 
 use crate::edit::lines::LineBuffer;
+use crate::edit::natural::lost_definitions;
 use crate::edit::target::{ReadRule, Target, check_fresh, existing_any, modify, plural, resolve};
 use crate::files::{line_count, not_found, read_text};
 use crate::{
@@ -81,12 +82,12 @@ impl Tool for WriteFile {
             }));
         }
         let state = read_text(&path)?;
-        let rule = ReadRule::Required(
-            "write_file replaces the whole file, so you need to know what is in it (to change \
-             part of it, use edit_file instead)",
-        );
-        check_fresh(context, &path.relative, &state.hash, rule)?;
         let content = LineBuffer::parse(&state.content).adapt_endings(&content);
+        if context.reads().seen(&path.relative).is_some() {
+            check_fresh(context, &path.relative, &state.hash, ReadRule::IfRead)?;
+        } else {
+            unread_keeps_everything(context, &path.relative, &state.content, &content)?;
+        }
         if content == state.content {
             return Err(ToolError::new(
                 ToolErrorKind::EditFailed,
@@ -111,6 +112,30 @@ impl Tool for WriteFile {
             destructive,
         }))
     }
+}
+
+/// A whole-file write to a file the model never read is allowed when it only adds: every
+/// definition of the file stays with the same text (lines, without a parser for the
+/// language). Otherwise the refusal names what would be lost.
+fn unread_keeps_everything(
+    context: &ToolContext,
+    relative: &str,
+    before: &str,
+    after: &str,
+) -> Result<(), ToolError> {
+    let lost = lost_definitions(context.code_mapper(), relative, before, after);
+    if lost.is_empty() {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ToolErrorKind::NotRead,
+        format!(
+            "read {relative} with read_file first: write_file replaces the whole file, and \
+             this content would lose or change what is in it ({}); to change part of it, use \
+             edit_file",
+            lost.join(", ")
+        ),
+    ))
 }
 
 /// Why a rewrite looks like lost code: most lines gone, or placeholder comments.

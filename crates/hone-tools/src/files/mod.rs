@@ -8,7 +8,7 @@ mod search;
 pub(crate) mod similarity;
 mod suggest;
 mod text;
-mod walk;
+pub(crate) mod walk;
 
 use std::sync::Arc;
 

@@ -1,0 +1,113 @@
+//! Edits in the model's natural formats: a final reply without tool calls whose code
+//! blocks, SEARCH/REPLACE blocks or diffs change project files goes through the same path
+//! as a tool edit (diff, policy, approval, atomic apply, undo journal), and the model is
+//! told what happened so the turn ends with an accurate answer.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use hone_protocol::{ContentBlock, Message, Role, ToolCall};
+use hone_tools::ToolOutput;
+use hone_tools::edit::natural::{NaturalEdit, plan_reply};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::Event;
+use crate::session::Agent;
+
+/// Natural edits per turn: one change (or refusal) and one repair after it.
+pub(crate) const MAX_NATURAL_EDITS: u32 = 2;
+
+impl Agent {
+    /// Turns the code of `reply` (a final answer) into a proposed change. Returns the note
+    /// for the model when something was applied, refused or is ambiguous, and `None` when
+    /// the reply stays an answer.
+    pub(crate) async fn natural_edit(
+        &mut self,
+        reply: &str,
+        attempt: u32,
+        cancel: &CancellationToken,
+    ) -> Option<Message> {
+        let request = self.turn_request();
+        let context = Arc::clone(&self.context);
+        let reply_text = reply.to_string();
+        let planned =
+            tokio::task::spawn_blocking(move || plan_reply(&context, &request, &reply_text)).await;
+        let edit = match planned {
+            Ok(edit) => edit,
+            Err(error) => {
+                tracing::warn!(%error, "planning the reply's code failed");
+                return None;
+            }
+        };
+        match edit {
+            NaturalEdit::Nothing => None,
+            NaturalEdit::Refused(reason) => Some(Message::user(format!(
+                "[hone] The code in your answer was not applied, and no file was changed: \
+                 {reason}. Send the change again with a tool call (edit_file or write_file), \
+                 or answer the user."
+            ))),
+            NaturalEdit::Ambiguous { name, files } => Some(Message::user(format!(
+                "[hone] The code in your answer was not applied: `{name}` is defined in {}. \
+                 Which file should change? Answer with the file's path alone on the line \
+                 above the code block.",
+                files.join(" and ")
+            ))),
+            NaturalEdit::Change(change) => {
+                let started = Instant::now();
+                let call = ToolCall {
+                    id: format!("natural_{}_{attempt}", self.turns),
+                    name: change.tool.to_string(),
+                    arguments: json!({ "from_answer": change.actions }).to_string(),
+                };
+                self.emit(Event::ToolRequested {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                });
+                let output = self.run_edit(&call, change.tool, change.plan, cancel).await;
+                let output = self.finish(&call, output, started);
+                Some(outcome_note(&change.actions, &output))
+            }
+        }
+    }
+
+    /// The user's request of the running turn: the newest user text that is neither a
+    /// tool result nor one of hone's notes.
+    fn turn_request(&self) -> String {
+        self.history
+            .iter()
+            .rev()
+            .filter(|message| message.role == Role::User)
+            .find_map(|message| {
+                let mut texts = message.content.iter().filter_map(|block| match block {
+                    ContentBlock::Text { text } => Some(text.as_str()),
+                    _ => None,
+                });
+                texts
+                    .next()
+                    .filter(|text| !text.starts_with("[hone]"))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// What the model is told after the change went through the approval path.
+fn outcome_note(actions: &[String], output: &ToolOutput) -> Message {
+    let text = if output.is_error {
+        format!(
+            "[hone] The code in your answer was turned into a change ({}), but it was not \
+             applied: {} No file was changed. Tell the user in one or two sentences.",
+            actions.join("; "),
+            output.content
+        )
+    } else {
+        format!(
+            "[hone] The code in your answer was applied as an edit: {}. Do not repeat the \
+             code: answer the user in one or two sentences, saying what changed.",
+            actions.join("; ")
+        )
+    };
+    Message::user(text)
+}
