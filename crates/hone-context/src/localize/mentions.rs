@@ -132,11 +132,12 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
             push(word, MentionKind::Symbol, vec![word.to_string()]);
         }
     }
-    for phrase in phrases(&tokens) {
-        let words: Vec<&str> = phrase.iter().map(|token| token.word.as_str()).collect();
-        let text = words.join(" ");
-        if words.len() > 1 {
-            push(&text, MentionKind::Phrase, variants(&words));
+    for run in phrases(&tokens) {
+        let words: Vec<&str> = run.iter().map(|token| token.word.as_str()).collect();
+        for size in [2, 3] {
+            for window in words.windows(size) {
+                push(&window.join(" "), MentionKind::Phrase, variants(window));
+            }
         }
         for word in &words {
             if word.len() >= 3 && !KIND_WORDS.contains(word) {
@@ -249,9 +250,7 @@ fn phrases(tokens: &[Token]) -> Vec<Vec<&Token>> {
     if !current.is_empty() {
         runs.push(current);
     }
-    runs.into_iter()
-        .map(|run| run.into_iter().take(3).collect())
-        .collect()
+    runs
 }
 
 /// Identifier spellings of `words`: camelCase, snake_case, PascalCase, then the last word
@@ -352,7 +351,7 @@ mod tests {
 
     #[test]
     fn phrases_become_identifier_variants() {
-        let mentions = extract_mentions("the cart total is wrong");
+        let mentions = extract_mentions("the cart total ignores discounts");
         let phrase = find(&mentions, "cart total");
         assert_eq!(phrase.kind, MentionKind::Phrase);
         assert_eq!(
