@@ -108,6 +108,9 @@ impl Bench {
             prompt_profile: hone_core::PromptProfile::Full,
             memory: None,
             context: hone_core::ContextConfig::default(),
+            localizer: None,
+            guidance: hone_core::Guidance::default(),
+            roles: hone_core::RoleModels::default(),
         })
         .unwrap();
         match events.recv().await {

@@ -18,6 +18,9 @@ mod audit;
 mod calls;
 mod conflict;
 mod context;
+mod guidance;
+mod guided;
+mod localize;
 mod persist;
 mod profile;
 mod prompt;
@@ -37,6 +40,11 @@ use hone_providers::Provider;
 use tokio::sync::mpsc;
 
 pub use audit::AUDIT_DIR;
+pub use guidance::{
+    DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel, RoleModels,
+    TaskKind,
+};
+pub use hone_context::localize::{LocalizedItem, Localizer};
 pub use hone_context::{
     CompactionMethod, ContextConfig, ContextSettings, Instructions, Outliner, TrackMode,
     TrackedInfo,
@@ -86,6 +94,14 @@ pub struct SessionConfig {
     /// outliner for tracked files ([`ContextConfig::default`]: unknown window, so no
     /// compaction or trimming, and no instructions).
     pub context: ContextConfig,
+    /// Finds the code a request names (the code index's, plugged in by the front end);
+    /// `None`: no localisation.
+    pub localizer: Option<Arc<dyn Localizer>>,
+    /// Localisation and the guided flow ([`Guidance::default`]: both follow the prompt
+    /// profile).
+    pub guidance: Guidance,
+    /// The models of the coder, planner, summary and checker roles (default: the session's).
+    pub roles: RoleModels,
 }
 
 /// Starts a session task on the current tokio runtime.

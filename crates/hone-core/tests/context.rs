@@ -74,6 +74,9 @@ async fn harness(
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context,
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     Harness {

@@ -88,6 +88,9 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
             undo_depth: 10,
         }),
         context: hone_core::ContextConfig::default(),
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     Session {
@@ -364,6 +367,9 @@ async fn a_missing_session_is_a_clear_error() {
             undo_depth: 10,
         }),
         context: hone_core::ContextConfig::default(),
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .err()
     .unwrap();

@@ -48,6 +48,9 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,
         context: hone_core::ContextConfig::default(),
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     Harness {
