@@ -66,6 +66,9 @@ pub(crate) struct FileConfig {
     /// `[context]`: context-window management, validated by [`parse`].
     #[serde(default)]
     pub(crate) context: crate::context_settings::ContextSection,
+    /// `[roles]`: the model of each role, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) roles: crate::roles_settings::RolesSection,
     /// The agent keys above, validated; filled in by [`parse`].
     #[serde(skip)]
     pub(crate) agent: FileAgent,
@@ -142,6 +145,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::local_settings::validate(path, text, &file.local)?;
     crate::memory_settings::validate(path, text, &mut file.memory)?;
     crate::context_settings::validate(path, text, &mut file.context)?;
+    crate::roles_settings::validate(path, text, &mut file.roles)?;
     Ok(file)
 }
 

@@ -155,6 +155,7 @@ mod memory_settings;
 mod preset;
 mod provider;
 mod resolve;
+mod roles_settings;
 mod show;
 mod source;
 mod sources;
@@ -164,7 +165,9 @@ mod trust;
 pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
 pub use context_settings::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
-    DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, PromptProfileSetting, RECENT_TURNS_RANGE,
+    DEFAULT_LOCALIZE_BUDGET_TOKENS, DEFAULT_RECENT_TURNS, FlowSetting,
+    INSTRUCTIONS_MAX_BYTES_RANGE, LOCALIZE_BUDGET_RANGE, LocalizeSetting, PromptProfileSetting,
+    RECENT_TURNS_RANGE,
 };
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use data_dir::{DATA_DIR_ENV, data_dir};
@@ -182,6 +185,7 @@ pub use preset::{
     MaxTokensField, PRESETS, Preset, ToolMode, WireApi, preset, preset_names,
 };
 pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
+pub use roles_settings::{ROLE_NAMES, RoleSetting, RolesSettings};
 pub use show::ShownValue;
 pub use source::Source;
 pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};

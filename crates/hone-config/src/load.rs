@@ -37,6 +37,7 @@ pub struct Config {
     pub(crate) local: LocalLayers,
     pub(crate) memory: MemoryLayers,
     pub(crate) context: ContextLayers,
+    pub(crate) roles: crate::roles_settings::RolesLayers,
 }
 
 /// A configuration file that was looked for.
@@ -233,6 +234,7 @@ struct Builder {
     local: LocalLayers,
     memory: MemoryLayers,
     context: ContextLayers,
+    roles: crate::roles_settings::RolesLayers,
 }
 
 impl Builder {
@@ -295,6 +297,7 @@ impl Builder {
         self.local.merge(file.local, source);
         self.memory.merge(&file.memory, source);
         self.context.merge(&file.context, source);
+        self.roles.merge(&file.roles, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
                 .into_inner()
@@ -447,6 +450,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         local: builder.local,
         memory: builder.memory,
         context: builder.context,
+        roles: builder.roles,
     })
 }
 

@@ -223,6 +223,7 @@ impl Config {
         self.local.show(&mut values);
         self.show_memory(&mut values);
         self.show_context(&mut values);
+        self.show_roles(&mut values);
         values
     }
 
