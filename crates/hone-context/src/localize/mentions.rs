@@ -145,7 +145,7 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
             }
         }
     }
-    mentions.sort_by(|a, b| b.kind.cmp(&a.kind));
+    mentions.sort_by_key(|mention| std::cmp::Reverse(mention.kind));
     mentions
 }
 
