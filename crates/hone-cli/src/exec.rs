@@ -50,6 +50,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let model = basics.model.clone();
     let window = crate::context_cmd::context_window(&config, &provider_config);
     let prompting = crate::provider_factory::Prompting::detect(args.json);
+    let roles = crate::agent_setup::roles(&config, &provider_config, prompting).await?;
     let provider = crate::provider_factory::build(&config, provider_config, prompting).await?;
     let memory = crate::sessions_cmd::ExecSession {
         resume: args.resume.as_deref(),
@@ -63,7 +64,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let root = crate::project_dir(global)?;
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let (extra_tools, repo_map) = code_index(
+    let (extra_tools, repo_map, localizer) = code_index(
         &root,
         &prompt,
         &config.index_settings(),
@@ -84,6 +85,9 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         prompt_profile: basics.prompt_profile,
         memory,
         context,
+        localizer,
+        guidance: crate::agent_setup::guidance(&config),
+        roles,
     })?;
     if !args.files.is_empty() {
         handle.send(Request::TrackFiles {
@@ -167,12 +171,16 @@ fn code_index(
     prompt: &str,
     settings: &IndexSettings,
     profile: hone_core::PromptProfile,
-) -> (Vec<std::sync::Arc<dyn hone_tools::Tool>>, Option<String>) {
+) -> (
+    Vec<std::sync::Arc<dyn hone_tools::Tool>>,
+    Option<String>,
+    Option<std::sync::Arc<dyn hone_core::Localizer>>,
+) {
     let index = match crate::agent_setup::open_code_index(root, settings) {
         Ok(index) => index,
         Err(error) => {
             eprintln!("hone: warning: no code index ({error}); continuing without the index tools");
-            return (Vec::new(), None);
+            return (Vec::new(), None, None);
         }
     };
     let map =
@@ -180,7 +188,8 @@ fn code_index(
             eprintln!("hone: warning: {warning}");
             None
         });
-    (index_tools(index), map)
+    let localizer = crate::agent_setup::localizer(&index);
+    (index_tools(index), map, Some(localizer))
 }
 
 /// Renders events: the answer on stdout, activity on stderr (or JSON lines on stdout).
@@ -257,7 +266,10 @@ impl View {
                 self.close_answer();
                 eprintln!("hone: {}", error.message);
             }
-            Event::ContextCompacted { .. } | Event::FilesTracked { .. } => {
+            Event::ContextCompacted { .. }
+            | Event::FilesTracked { .. }
+            | Event::ContextLocalized { .. }
+            | Event::TurnStep { .. } => {
                 self.close_answer();
                 if let Some(notice) = crate::context_cmd::notice(event) {
                     eprintln!("{}", self.dim(&notice));

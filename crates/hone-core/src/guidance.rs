@@ -163,6 +163,28 @@ impl TaskKind {
     }
 }
 
+/// How a front end words a guided step: `guided change: the model writes the fix, no
+/// tools`; `None` when the turn runs the agent loop for a known reason nobody needs to see.
+pub fn step_notice(task: Option<TaskKind>, guided: bool) -> Option<String> {
+    let what = match (task, guided) {
+        (Some(TaskKind::Change), true) => {
+            "guided change: the model writes the corrected code, no tools"
+        }
+        (Some(TaskKind::Explain), true) => {
+            "guided explanation: the model answers from the attached code, no tools"
+        }
+        (Some(TaskKind::Create), true) => {
+            "guided new file: the model writes the whole file, no tools"
+        }
+        (Some(TaskKind::Change | TaskKind::Explain), false) => {
+            "the code was not found; the agent loop looks for it with tools"
+        }
+        (None, _) => "request kind unclear; the agent loop handles it",
+        (Some(TaskKind::Run), _) | (Some(TaskKind::Create), false) => return None,
+    };
+    Some(what.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +210,22 @@ mod tests {
         };
         assert!(on.localizes(PromptProfile::Full));
         assert!(!on.guided(PromptProfile::Compact));
+    }
+
+    #[test]
+    fn steps_are_worded_for_the_user() {
+        assert!(
+            step_notice(Some(TaskKind::Change), true)
+                .unwrap()
+                .starts_with("guided change")
+        );
+        assert!(
+            step_notice(Some(TaskKind::Change), false)
+                .unwrap()
+                .contains("agent loop")
+        );
+        assert_eq!(step_notice(Some(TaskKind::Run), false), None);
+        assert!(step_notice(None, false).unwrap().contains("unclear"));
     }
 
     #[test]

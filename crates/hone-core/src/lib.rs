@@ -42,7 +42,7 @@ use tokio::sync::mpsc;
 pub use audit::AUDIT_DIR;
 pub use guidance::{
     DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel, RoleModels,
-    TaskKind,
+    TaskKind, step_notice,
 };
 pub use hone_context::localize::{LocalizedItem, Localizer};
 pub use hone_context::{

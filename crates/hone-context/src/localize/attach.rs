@@ -247,13 +247,16 @@ fn render(
         let Some(Some(lines)) = files.get(&piece.path) else {
             continue;
         };
+        // What the user named outright first, then what matched.
+        let mut reasons = piece.reasons.clone();
+        reasons.sort_by_key(|reason| !reason.starts_with("mentions"));
         let mut item = LocalizedItem {
             path: piece.path.clone(),
             start_line: piece.start,
             end_line: piece.end,
             whole_file: piece.whole,
             symbols: piece.symbols.clone(),
-            reasons: piece.reasons.clone(),
+            reasons,
             tokens: 0,
         };
         let block = format!(
