@@ -163,19 +163,23 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     Err(HoneError::provider("the session ended unexpectedly"))
 }
 
-/// The code index tools and the repo map (focused on `prompt`, within the configured
-/// budget, smaller for the compact profile) for the project at `root`, set up as `[index]`
-/// says. Without an index (it cannot be opened or updated) the agent runs without both.
+/// What the code index gives a session: its tools, the repo map and the localizer.
+type IndexParts = (
+    Vec<std::sync::Arc<dyn hone_tools::Tool>>,
+    Option<String>,
+    Option<std::sync::Arc<dyn hone_core::Localizer>>,
+);
+
+/// The code index tools, the repo map (focused on `prompt`, within the configured budget,
+/// smaller for the compact profile) and the localizer for the project at `root`, set up as
+/// `[index]` says. Without an index (it cannot be opened or updated) the agent runs without
+/// them.
 fn code_index(
     root: &std::path::Path,
     prompt: &str,
     settings: &IndexSettings,
     profile: hone_core::PromptProfile,
-) -> (
-    Vec<std::sync::Arc<dyn hone_tools::Tool>>,
-    Option<String>,
-    Option<std::sync::Arc<dyn hone_core::Localizer>>,
-) {
+) -> IndexParts {
     let index = match crate::agent_setup::open_code_index(root, settings) {
         Ok(index) => index,
         Err(error) => {
