@@ -21,6 +21,12 @@ const FILES_PER_DIRECTORY: usize = 5;
 const TEXT_HITS: usize = 5;
 /// Files larger than this are not searched as text.
 const MAX_SEARCH_BYTES: u64 = 512 * 1024;
+/// Mentions looked up at most (a pasted log can name hundreds of things).
+const MAX_MENTIONS: usize = 24;
+/// Names searched as text at most per request.
+const MAX_TEXT_SEARCHES: usize = 2;
+/// Projects with more source files than this get no text search (it reads every file).
+const MAX_TEXT_SEARCH_FILES: usize = 2_000;
 /// Added to a definition in a file the request also names.
 const NAMED_FILE_BONUS: f64 = 3.0;
 
@@ -50,13 +56,23 @@ impl Localizer for IndexLocalizer {
 
 fn locate(indexer: &Indexer, mentions: &[Mention]) -> Vec<Candidate> {
     let mut candidates = Vec::new();
-    for mention in mentions {
+    let source_files = indexer
+        .files()
+        .values()
+        .filter(|record| record.language().is_some())
+        .count();
+    let mut text_searches = if source_files > MAX_TEXT_SEARCH_FILES {
+        0
+    } else {
+        MAX_TEXT_SEARCHES
+    };
+    for mention in mentions.iter().take(MAX_MENTIONS) {
         match mention.kind {
             MentionKind::Path | MentionKind::FileName => {
                 files_for(indexer, mention, &mut candidates);
             }
             MentionKind::Symbol | MentionKind::Phrase | MentionKind::Word => {
-                symbols_for(indexer, mention, &mut candidates);
+                symbols_for(indexer, mention, &mut text_searches, &mut candidates);
             }
         }
     }
@@ -117,7 +133,12 @@ fn files_for(indexer: &Indexer, mention: &Mention, out: &mut Vec<Candidate>) {
 /// Definitions of the mention's names (exact first, then similar names for code-like
 /// mentions), files named like them, reference sites for a rename, and a text search
 /// when the index has nothing.
-fn symbols_for(indexer: &Indexer, mention: &Mention, out: &mut Vec<Candidate>) {
+fn symbols_for(
+    indexer: &Indexer,
+    mention: &Mention,
+    text_searches: &mut usize,
+    out: &mut Vec<Candidate>,
+) {
     let store = indexer.store();
     let weight = mention.kind.weight();
     let before = out.len();
@@ -163,7 +184,8 @@ fn symbols_for(indexer: &Indexer, mention: &Mention, out: &mut Vec<Candidate>) {
             });
         }
     }
-    if out.len() == before && mention.kind == MentionKind::Symbol {
+    if out.len() == before && mention.kind == MentionKind::Symbol && *text_searches > 0 {
+        *text_searches -= 1;
         for name in &mention.names {
             text_search(indexer, mention, name, weight * 0.4, out);
         }
