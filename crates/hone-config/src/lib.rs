@@ -142,6 +142,7 @@
 //! ```
 
 mod agent;
+mod context_modes;
 mod context_settings;
 mod context_window;
 mod data_dir;
