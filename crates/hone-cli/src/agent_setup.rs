@@ -1,12 +1,17 @@
 //! What every agent front end (`hone exec`, the terminal UI) derives from the configuration
-//! before starting a session: the policy, the secrets to redact, the prompt profile, and
-//! the code index.
+//! before starting a session: the policy, the secrets to redact, the prompt profile, the
+//! code index (tools, map and localizer), localisation and the guided flow, and the models
+//! of each role.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
-use hone_config::{Config, IndexSettings, PromptProfileSetting, ProviderConfig};
-use hone_core::PromptProfile;
-use hone_index::tools::SharedIndex;
+use hone_config::{
+    Config, FlowSetting, IndexSettings, LocalizeSetting, PromptProfileSetting, ProviderConfig,
+    RoleSetting,
+};
+use hone_core::{FlowMode, Guidance, LocalizeMode, PromptProfile, RoleModel, RoleModels};
+use hone_index::tools::{IndexLocalizer, SharedIndex};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::HoneError;
 
@@ -51,6 +56,84 @@ pub(crate) fn basics(config: &Config, provider: &ProviderConfig) -> Result<Agent
         max_tool_rounds: config.max_tool_rounds(),
         commands: sandbox.setup,
         sandbox_status: sandbox.status,
+    })
+}
+
+/// Localisation and the flow as `[context]` sets them.
+pub(crate) fn guidance(config: &Config) -> Guidance {
+    let settings = config.context_settings();
+    Guidance {
+        localize: match settings.localize {
+            LocalizeSetting::Auto => LocalizeMode::Auto,
+            LocalizeSetting::On => LocalizeMode::On,
+            LocalizeSetting::Off => LocalizeMode::Off,
+        },
+        localize_budget_tokens: settings.localize_budget_tokens,
+        flow: match settings.mode {
+            FlowSetting::Auto => FlowMode::Auto,
+            FlowSetting::Guided => FlowMode::Guided,
+            FlowSetting::Agent => FlowMode::Agent,
+        },
+    }
+}
+
+/// The localizer over the code index, for [`hone_core::SessionConfig::localizer`].
+pub(crate) fn localizer(index: &SharedIndex) -> Arc<dyn hone_core::Localizer> {
+    Arc::new(IndexLocalizer::new(index.clone()))
+}
+
+/// The models of `[roles]`. A role on another provider instance, or on the embedded
+/// provider (which serves one model file per provider), gets a provider of its own.
+pub(crate) async fn roles(
+    config: &Config,
+    session: &ProviderConfig,
+    prompting: crate::provider_factory::Prompting,
+) -> Result<RoleModels, HoneError> {
+    let settings = config.roles();
+    let mut built = Vec::new();
+    for role in [
+        settings.coder,
+        settings.planner,
+        settings.summary,
+        settings.checker,
+    ] {
+        built.push(match role {
+            Some(role) => Some(role_model(config, session, role, prompting).await?),
+            None => None,
+        });
+    }
+    let [coder, planner, summary, checker]: [Option<RoleModel>; 4] = built
+        .try_into()
+        .map_err(|_| HoneError::config("four roles expected"))?;
+    Ok(RoleModels {
+        coder,
+        planner,
+        summary,
+        checker,
+    })
+}
+
+async fn role_model(
+    config: &Config,
+    session: &ProviderConfig,
+    role: RoleSetting,
+    prompting: crate::provider_factory::Prompting,
+) -> Result<RoleModel, HoneError> {
+    let own_provider =
+        role.provider.is_some() || (session.kind == "local" && role.model != session.model);
+    if !own_provider {
+        return Ok(RoleModel::named(role.model));
+    }
+    let instance = role
+        .provider
+        .clone()
+        .unwrap_or_else(|| config.provider_name().to_string());
+    let mut settings = config.provider_named(&instance)?;
+    settings.model.clone_from(&role.model);
+    let provider = crate::provider_factory::build(config, settings, prompting).await?;
+    Ok(RoleModel {
+        model: role.model,
+        provider: Some(provider),
     })
 }
 

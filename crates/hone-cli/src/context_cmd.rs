@@ -119,6 +119,17 @@ pub(crate) fn notice(event: &hone_core::Event) -> Option<String> {
             }
             Some(line)
         }
+        hone_core::Event::ContextLocalized { items, tokens } => Some(format!(
+            "hone: attached {} · ~{tokens} tokens",
+            items
+                .iter()
+                .map(hone_core::LocalizedItem::describe)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        hone_core::Event::TurnStep { task, guided } => {
+            hone_core::step_notice(*task, *guided).map(|line| format!("hone: {line}"))
+        }
         _ => None,
     }
 }

@@ -52,6 +52,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let model = basics.model.clone();
     let window = crate::context_cmd::context_window(&config, &provider_config);
     let prompting = crate::provider_factory::Prompting::detect(args.json);
+    let roles = crate::agent_setup::roles(&config, &provider_config, prompting).await?;
     let provider = crate::provider_factory::build(&config, provider_config, prompting).await?;
     let memory = crate::sessions_cmd::ExecSession {
         resume: args.resume.as_deref(),
@@ -65,7 +66,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let root = crate::project_dir(global)?;
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let (extra_tools, repo_map, code_mapper) = code_index(
+    let (extra_tools, repo_map, code_mapper, localizer) = code_index(
         &root,
         &prompt,
         &config.index_settings(),
@@ -89,6 +90,9 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         context,
         checks: crate::agent_setup::checks(&config),
         code_mapper: Some(code_mapper),
+        localizer,
+        guidance: crate::agent_setup::guidance(&config),
+        roles,
     })?;
     if !args.files.is_empty() {
         handle.send(Request::TrackFiles {
@@ -165,18 +169,20 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     Err(HoneError::provider("the session ended unexpectedly"))
 }
 
-/// The tools, the repo map and the code mapper of a session.
+/// What the code index gives a session: its tools, the repo map, the code mapper for
+/// answers written as code, and the localizer.
 type IndexParts = (
     Vec<std::sync::Arc<dyn hone_tools::Tool>>,
     Option<String>,
     std::sync::Arc<dyn hone_tools::edit::natural::CodeMapper>,
+    Option<std::sync::Arc<dyn hone_core::Localizer>>,
 );
 
 /// The code index tools, the repo map (focused on `prompt`, within the configured budget,
-/// smaller for the compact profile) and the code mapper for answers written as code (which
-/// asks the index where a name is defined) for the project at `root`, set up as `[index]`
-/// says. Without an index (it cannot be opened or updated) the agent runs without the
-/// tools and the map, and the mapper searches the files.
+/// smaller for the compact profile), the code mapper for answers written as code (which
+/// asks the index where a name is defined) and the localizer for the project at `root`,
+/// set up as `[index]` says. Without an index (it cannot be opened or updated) the agent
+/// runs without the tools, the map and the localizer, and the mapper searches the files.
 fn code_index(
     root: &std::path::Path,
     prompt: &str,
@@ -191,6 +197,7 @@ fn code_index(
                 Vec::new(),
                 None,
                 std::sync::Arc::new(hone_index::mapper::TreeSitterMapper),
+                None,
             );
         }
     };
@@ -200,7 +207,8 @@ fn code_index(
             None
         });
     let mapper = std::sync::Arc::new(hone_index::mapper::IndexedMapper::new(index.clone()));
-    (index_tools(index), map, mapper)
+    let localizer = crate::agent_setup::localizer(&index);
+    (index_tools(index), map, mapper, Some(localizer))
 }
 
 /// Renders events: the answer on stdout, activity on stderr (or JSON lines on stdout).
@@ -297,7 +305,10 @@ impl View {
                     eprintln!("hone: {line}");
                 }
             }
-            Event::ContextCompacted { .. } | Event::FilesTracked { .. } => {
+            Event::ContextCompacted { .. }
+            | Event::FilesTracked { .. }
+            | Event::ContextLocalized { .. }
+            | Event::TurnStep { .. } => {
                 self.close_answer();
                 if let Some(notice) = crate::context_cmd::notice(event) {
                     eprintln!("{}", self.dim(&notice));

@@ -164,6 +164,11 @@ impl Host for TuiHost {
             Prompting::detect(false)
         };
         let runtime = tokio::runtime::Handle::current();
+        let roles = runtime.block_on(crate::agent_setup::roles(
+            &config,
+            &provider_config,
+            prompting,
+        ))?;
         let provider =
             runtime.block_on(provider_factory::build(&config, provider_config, prompting))?;
         let provider_name = config.provider_name().to_string();
@@ -216,6 +221,9 @@ impl Host for TuiHost {
             context: crate::context_cmd::session_context(&config, context_window, &self.root),
             checks: crate::agent_setup::checks(&config),
             code_mapper: Some(code_mapper),
+            localizer: self.index.index.as_ref().map(crate::agent_setup::localizer),
+            guidance: crate::agent_setup::guidance(&config),
+            roles,
         })?;
         Ok(Session {
             handle,

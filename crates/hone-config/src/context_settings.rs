@@ -7,6 +7,9 @@
 //! compaction_model = "gpt-4.1-mini" # optional: a cheaper model of the same provider for summaries
 //! instructions_max_bytes = 32768   # cap on AGENTS.md/HONE.md text put into the prompt
 //! prompt_profile = "auto"          # auto | compact | full: tool set and system prompt size
+//! localize = "auto"                # auto | on | off: attach the code a request names
+//! localize_budget_tokens = 1500    # token budget of that code (100 to 32000)
+//! mode = "auto"                    # auto | guided | agent: purpose-made steps for small models
 //! ```
 //!
 //! Each key is layered on its own: the project file's value wins over the user file's. None
@@ -18,6 +21,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
+pub use crate::context_modes::{FlowSetting, LocalizeSetting};
 use crate::error::ConfigError;
 use crate::file::line_and_column;
 use crate::load::Config;
@@ -32,6 +36,10 @@ pub const DEFAULT_RECENT_TURNS: usize = 4;
 pub const DEFAULT_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
 /// The values `recent_turns` accepts.
 pub const RECENT_TURNS_RANGE: RangeInclusive<usize> = 1..=100;
+/// `localize_budget_tokens` when nothing sets it.
+pub const DEFAULT_LOCALIZE_BUDGET_TOKENS: usize = 1_500;
+/// The values `localize_budget_tokens` accepts.
+pub const LOCALIZE_BUDGET_RANGE: RangeInclusive<usize> = 100..=32_000;
 /// The values `instructions_max_bytes` accepts (0 leaves the instructions out).
 pub const INSTRUCTIONS_MAX_BYTES_RANGE: RangeInclusive<usize> = 0..=1024 * 1024;
 
@@ -82,6 +90,12 @@ pub struct ContextSettings {
     pub instructions_max_bytes: usize,
     /// Tool set and system prompt size.
     pub prompt_profile: PromptProfileSetting,
+    /// Whether the code a request names is attached to it.
+    pub localize: LocalizeSetting,
+    /// Token budget of the attached code.
+    pub localize_budget_tokens: usize,
+    /// Guided flow or agent loop.
+    pub mode: FlowSetting,
 }
 
 impl Default for ContextSettings {
@@ -92,6 +106,9 @@ impl Default for ContextSettings {
             compaction_model: None,
             instructions_max_bytes: DEFAULT_INSTRUCTIONS_MAX_BYTES,
             prompt_profile: PromptProfileSetting::Auto,
+            localize: LocalizeSetting::Auto,
+            localize_budget_tokens: DEFAULT_LOCALIZE_BUDGET_TOKENS,
+            mode: FlowSetting::Auto,
         }
     }
 }
@@ -105,6 +122,9 @@ pub(crate) struct ContextSection {
     compaction_model: Option<Spanned<String>>,
     instructions_max_bytes: Option<Spanned<i64>>,
     prompt_profile: Option<Spanned<String>>,
+    localize: Option<Spanned<String>>,
+    localize_budget_tokens: Option<Spanned<i64>>,
+    mode: Option<Spanned<String>>,
     /// The values above, checked; filled in by [`validate`].
     #[serde(skip)]
     checked: CheckedContext,
@@ -117,6 +137,9 @@ struct CheckedContext {
     compaction_model: Option<String>,
     instructions_max_bytes: Option<usize>,
     prompt_profile: Option<PromptProfileSetting>,
+    localize: Option<LocalizeSetting>,
+    localize_budget_tokens: Option<usize>,
+    mode: Option<FlowSetting>,
 }
 
 /// Checks `section`, from the contents `text` of `path`; errors name the file and line.
@@ -198,6 +221,36 @@ pub(crate) fn validate(
         })?;
         section.checked.prompt_profile = Some(profile);
     }
+    if let Some(value) = &section.localize_budget_tokens {
+        section.checked.localize_budget_tokens = Some(ranged(
+            value,
+            "localize_budget_tokens",
+            &LOCALIZE_BUDGET_RANGE,
+        )?);
+    }
+    if let Some(value) = &section.localize {
+        section.checked.localize =
+            Some(LocalizeSetting::parse(value.get_ref()).ok_or_else(|| {
+                error(
+                    value.span().start,
+                    format!(
+                        "invalid `context.localize` {:?}: expected \"auto\", \"on\" or \"off\"",
+                        value.get_ref()
+                    ),
+                )
+            })?);
+    }
+    if let Some(value) = &section.mode {
+        section.checked.mode = Some(FlowSetting::parse(value.get_ref()).ok_or_else(|| {
+            error(
+                value.span().start,
+                format!(
+                    "invalid `context.mode` {:?}: expected \"auto\", \"guided\" or \"agent\"",
+                    value.get_ref()
+                ),
+            )
+        })?);
+    }
     Ok(())
 }
 
@@ -209,6 +262,9 @@ pub(crate) struct ContextLayers {
     compaction_model: Option<Sourced<String>>,
     instructions_max_bytes: Option<Sourced<usize>>,
     prompt_profile: Option<Sourced<PromptProfileSetting>>,
+    localize: Option<Sourced<LocalizeSetting>>,
+    localize_budget_tokens: Option<Sourced<usize>>,
+    mode: Option<Sourced<FlowSetting>>,
 }
 
 fn set<T: Clone>(slot: &mut Option<Sourced<T>>, value: Option<&T>, source: &Source) {
@@ -246,6 +302,13 @@ impl ContextLayers {
             checked.prompt_profile.as_ref(),
             source,
         );
+        set(&mut self.localize, checked.localize.as_ref(), source);
+        set(
+            &mut self.localize_budget_tokens,
+            checked.localize_budget_tokens.as_ref(),
+            source,
+        );
+        set(&mut self.mode, checked.mode.as_ref(), source);
     }
 }
 
@@ -281,6 +344,18 @@ impl Config {
                 .prompt_profile
                 .as_ref()
                 .map_or(defaults.prompt_profile, |value| value.value),
+            localize: layers
+                .localize
+                .as_ref()
+                .map_or(defaults.localize, |value| value.value),
+            localize_budget_tokens: layers
+                .localize_budget_tokens
+                .as_ref()
+                .map_or(defaults.localize_budget_tokens, |value| value.value),
+            mode: layers
+                .mode
+                .as_ref()
+                .map_or(defaults.mode, |value| value.value),
         }
     }
 
@@ -322,6 +397,21 @@ impl Config {
             "prompt_profile",
             format!("{:?}", settings.prompt_profile.as_str()),
             source_of(&layers.prompt_profile),
+        );
+        shown(
+            "localize",
+            format!("{:?}", settings.localize.as_str()),
+            source_of(&layers.localize),
+        );
+        shown(
+            "localize_budget_tokens",
+            settings.localize_budget_tokens.to_string(),
+            source_of(&layers.localize_budget_tokens),
+        );
+        shown(
+            "mode",
+            format!("{:?}", settings.mode.as_str()),
+            source_of(&layers.mode),
         );
     }
 }
@@ -382,6 +472,40 @@ mod tests {
             }
         }
         assert!(parse("[context]\nthreshold = 0.5\n").is_err());
+    }
+
+    #[test]
+    fn localisation_and_mode_keys_are_checked() {
+        let section = parse(
+            "[context]\nlocalize = \"On\"\nlocalize_budget_tokens = 800\nmode = \"guided\"\n",
+        )
+        .unwrap();
+        assert_eq!(section.checked.localize, Some(LocalizeSetting::On));
+        assert_eq!(section.checked.localize_budget_tokens, Some(800));
+        assert_eq!(section.checked.mode, Some(FlowSetting::Guided));
+        for (bad, expected) in [
+            ("localize = \"yes\"", "expected \"auto\", \"on\" or \"off\""),
+            ("localize_budget_tokens = 10", "from 100 to 32000"),
+            (
+                "mode = \"fast\"",
+                "expected \"auto\", \"guided\" or \"agent\"",
+            ),
+        ] {
+            match parse(&format!("[context]\n{bad}\n")) {
+                Err(ConfigError::Parse { line, message, .. }) => {
+                    assert_eq!(line, Some(2), "{bad}");
+                    assert!(message.contains(expected), "{bad}: {message}");
+                }
+                other => panic!("expected a parse error for {bad}, got {other:?}"),
+            }
+        }
+        let defaults = ContextSettings::default();
+        assert_eq!(defaults.localize, LocalizeSetting::Auto);
+        assert_eq!(defaults.mode, FlowSetting::Auto);
+        assert_eq!(
+            defaults.localize_budget_tokens,
+            DEFAULT_LOCALIZE_BUDGET_TOKENS
+        );
     }
 
     #[test]

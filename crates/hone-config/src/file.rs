@@ -72,6 +72,9 @@ pub(crate) struct FileConfig {
     /// `[checks]`: checks after edits, validated by [`parse`].
     #[serde(default)]
     pub(crate) checks: crate::checks_settings::ChecksSection,
+    /// `[roles]`: the model of each role, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) roles: crate::roles_settings::RolesSection,
     /// The agent keys above, validated; filled in by [`parse`].
     #[serde(skip)]
     pub(crate) agent: FileAgent,
@@ -166,6 +169,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::sandbox_settings::validate(path, text, &mut file.sandbox)?;
     crate::context_settings::validate(path, text, &mut file.context)?;
     crate::checks_settings::validate(path, text, &mut file.checks)?;
+    crate::roles_settings::validate(path, text, &mut file.roles)?;
     Ok(file)
 }
 

@@ -151,6 +151,7 @@
 
 mod agent;
 mod checks_settings;
+mod context_modes;
 mod context_settings;
 mod context_window;
 mod data_dir;
@@ -165,6 +166,7 @@ mod preset;
 mod provider;
 mod resolve;
 mod sandbox_settings;
+mod roles_settings;
 mod show;
 mod source;
 mod sources;
@@ -178,7 +180,9 @@ pub use checks_settings::{
 };
 pub use context_settings::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,
-    DEFAULT_RECENT_TURNS, INSTRUCTIONS_MAX_BYTES_RANGE, PromptProfileSetting, RECENT_TURNS_RANGE,
+    DEFAULT_LOCALIZE_BUDGET_TOKENS, DEFAULT_RECENT_TURNS, FlowSetting,
+    INSTRUCTIONS_MAX_BYTES_RANGE, LOCALIZE_BUDGET_RANGE, LocalizeSetting, PromptProfileSetting,
+    RECENT_TURNS_RANGE,
 };
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use data_dir::{DATA_DIR_ENV, data_dir};
@@ -197,6 +201,7 @@ pub use preset::{
 };
 pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
 pub use sandbox_settings::SandboxSettings;
+pub use roles_settings::{ROLE_NAMES, RoleSetting, RolesSettings};
 pub use show::ShownValue;
 pub use source::Source;
 pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};

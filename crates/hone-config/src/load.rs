@@ -41,6 +41,7 @@ pub struct Config {
     pub(crate) sandbox: SandboxLayers,
     pub(crate) checks: ChecksLayers,
     pub(crate) context: ContextLayers,
+    pub(crate) roles: crate::roles_settings::RolesLayers,
 }
 
 /// A configuration file that was looked for.
@@ -246,6 +247,7 @@ struct Builder {
     sandbox: SandboxLayers,
     checks: ChecksLayers,
     context: ContextLayers,
+    roles: crate::roles_settings::RolesLayers,
 }
 
 impl Builder {
@@ -310,6 +312,7 @@ impl Builder {
         self.sandbox.merge(&file.sandbox, source, base);
         self.checks.merge(&file.checks, source);
         self.context.merge(&file.context, source);
+        self.roles.merge(&file.roles, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
                 .into_inner()
@@ -465,6 +468,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         sandbox: builder.sandbox,
         checks: builder.checks,
         context: builder.context,
+        roles: builder.roles,
     })
 }
 

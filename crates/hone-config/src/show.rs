@@ -230,6 +230,7 @@ impl Config {
         self.show_sandbox(&mut values);
         self.show_checks(&mut values);
         self.show_context(&mut values);
+        self.show_roles(&mut values);
         values
     }
 

@@ -41,6 +41,7 @@ mod error;
 mod files;
 mod history;
 mod instructions;
+pub mod localize;
 mod manager;
 mod outline;
 mod settings;

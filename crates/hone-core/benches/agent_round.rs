@@ -111,6 +111,9 @@ impl Bench {
             context: hone_core::ContextConfig::default(),
             checks: hone_core::ChecksConfig::disabled(),
             code_mapper: None,
+            localizer: None,
+            guidance: hone_core::Guidance::default(),
+            roles: hone_core::RoleModels::default(),
         })
         .unwrap();
         match events.recv().await {

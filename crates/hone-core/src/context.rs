@@ -154,7 +154,13 @@ impl Agent {
             "compaction request",
             serde_json::to_value(&request).unwrap_or_default(),
         );
-        let mut events = self.provider.stream(request, cancel.clone());
+        let provider = self
+            .roles
+            .summary
+            .as_ref()
+            .and_then(|role| role.provider.clone())
+            .unwrap_or_else(|| self.provider.clone());
+        let mut events = provider.stream(request, cancel.clone());
         let mut collector = ResponseCollector::new();
         while let Some(event) = events.next().await {
             collector.push(&event);

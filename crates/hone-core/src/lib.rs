@@ -20,6 +20,9 @@ mod checks;
 mod conflict;
 mod context;
 mod natural;
+mod guidance;
+mod guided;
+mod localize;
 mod persist;
 mod profile;
 mod prompt;
@@ -40,6 +43,11 @@ use tokio::sync::mpsc;
 
 pub use audit::AUDIT_DIR;
 pub use checks::{CheckTarget, ChecksConfig, ConfiguredCheck, DEFAULT_MAX_REPAIR_ROUNDS};
+pub use guidance::{
+    DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel, RoleModels,
+    TaskKind, step_notice,
+};
+pub use hone_context::localize::{LocalizedItem, Localizer};
 pub use hone_context::{
     CompactionMethod, ContextConfig, ContextSettings, Instructions, Outliner, TrackMode,
     TrackedInfo,
@@ -101,6 +109,14 @@ pub struct SessionConfig {
     /// blocks in an answer and for `write_file` on unread files; `None` keeps them to
     /// path-labelled blocks, SEARCH/REPLACE blocks and diffs.
     pub code_mapper: Option<Arc<dyn hone_tools::edit::natural::CodeMapper>>,
+    /// Finds the code a request names (the code index's, plugged in by the front end);
+    /// `None`: no localisation.
+    pub localizer: Option<Arc<dyn Localizer>>,
+    /// Localisation and the guided flow ([`Guidance::default`]: both follow the prompt
+    /// profile).
+    pub guidance: Guidance,
+    /// The models of the coder, planner, summary and checker roles (default: the session's).
+    pub roles: RoleModels,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -80,14 +80,16 @@ impl Agent {
             .rev()
             .filter(|message| message.role == Role::User)
             .find_map(|message| {
-                let mut texts = message.content.iter().filter_map(|block| match block {
-                    ContentBlock::Text { text } => Some(text.as_str()),
+                // hone's notes (located code, instructions, repair notes) are not the
+                // user's words, wherever they sit in the message.
+                message.content.iter().find_map(|block| match block {
+                    ContentBlock::Text { text }
+                        if !text.starts_with(hone_context::HONE_NOTE_PREFIX) =>
+                    {
+                        Some(text.clone())
+                    }
                     _ => None,
-                });
-                texts
-                    .next()
-                    .filter(|text| !text.starts_with("[hone]"))
-                    .map(str::to_string)
+                })
             })
             .unwrap_or_default()
     }

@@ -4,7 +4,10 @@
 //! Events serialise with a dotted `type` tag (`turn.started`, `tool.completed`, …), the
 //! format `hone exec --json` prints.
 
+use hone_context::localize::LocalizedItem;
 use hone_context::{CompactionMethod, TrackedInfo};
+
+use crate::guidance::TaskKind;
 use hone_memory::UndoEntry;
 use hone_protocol::{HoneError, Usage};
 use serde::{Deserialize, Serialize};
@@ -396,6 +399,25 @@ pub enum Event {
         message: String,
         /// What the front end may answer.
         choices: Vec<ConflictChoice>,
+    },
+    /// Code the request names was found and attached to it (localisation), before the
+    /// turn's first model request.
+    #[serde(rename = "context.localized")]
+    ContextLocalized {
+        /// The attached pieces: file, lines, symbols and why each was picked.
+        items: Vec<LocalizedItem>,
+        /// Estimated tokens of the attached text.
+        tokens: u64,
+    },
+    /// How the guided flow handles the turn (only in the guided flow).
+    #[serde(rename = "turn.step")]
+    TurnStep {
+        /// What the request asks for; `None` when neither the rules nor a planner could
+        /// tell.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<TaskKind>,
+        /// Whether a purpose-made step without tools runs (else the agent loop).
+        guided: bool,
     },
     /// Older turns were compacted to keep the conversation inside the context window.
     #[serde(rename = "context.compacted")]

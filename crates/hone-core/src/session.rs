@@ -71,6 +71,11 @@ pub(crate) struct Agent {
     pub(crate) undo: crate::persist::Undo,
     pub(crate) turns: u32,
     pub(crate) checks: crate::checks::CheckState,
+    pub(crate) localizer: Option<Arc<dyn hone_context::localize::Localizer>>,
+    pub(crate) guidance: crate::Guidance,
+    pub(crate) roles: crate::RoleModels,
+    /// How the running turn's requests are made (guided step or agent loop).
+    pub(crate) step: crate::guided::Step,
 }
 
 impl Agent {
@@ -112,8 +117,13 @@ pub(crate) fn start(
     let (recorder, saved) =
         crate::persist::open(config.memory, &context, config.provider.name(), &model)?;
     let history = saved.history;
+    let mut context_config = config.context;
+    if let Some(summary) = &config.roles.summary {
+        // `[roles] summary` is the compaction model, over `[context] compaction_model`.
+        context_config.settings.compaction_model = Some(summary.model.clone());
+    }
     let mut context_manager =
-        hone_context::ContextManager::new(config.context, context.root(), &model);
+        hone_context::ContextManager::new(context_config, context.root(), &model);
     let restored = saved.context_state.is_some_and(|state| {
         context_manager
             .restore(state)
@@ -150,6 +160,10 @@ pub(crate) fn start(
         },
         turns: 0,
         checks: crate::checks::CheckState::new(config.checks),
+        localizer: config.localizer,
+        guidance: config.guidance,
+        roles: config.roles,
+        step: crate::guided::Step::agent(),
     };
     tokio::spawn(route_requests(
         request_rx,

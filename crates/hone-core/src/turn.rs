@@ -35,7 +35,9 @@ impl Agent {
         let mut stats = TurnStats::default();
         self.emit(Event::TurnStarted { turn: self.turns });
         self.checks.start_turn();
-        let request = self.request_message(text);
+        let (attachment, instruction) = self.plan_step(&text, &cancel, &mut stats).await;
+        let mut request = self.request_message(text);
+        crate::localize::attach(&mut request, &attachment, instruction);
         self.push_history(request);
         let ending = match self.turn_loop(&cancel, &mut stats).await {
             Ending::Done(_) if cancel.is_cancelled() => Ending::Cancelled,
@@ -185,17 +187,20 @@ impl Agent {
         stats: &mut TurnStats,
         tools_allowed: bool,
     ) -> Reply {
-        let tools = if tools_allowed {
+        let tools = if tools_allowed && self.step.offers_tools {
             self.registry.specs()
         } else {
             Vec::new()
         };
+        let role = self.step.role.clone();
         let built = match self.build_request(&tools, cancel, stats).await {
             Ok(built) => built,
             Err(error) => return Reply::Failed(error),
         };
         let request = ChatRequest {
-            model: self.model.clone(),
+            model: role
+                .as_ref()
+                .map_or_else(|| self.model.clone(), |role| role.model.clone()),
             system: Some(built.system.clone()),
             messages: built.messages.clone(),
             tools,
@@ -208,7 +213,10 @@ impl Agent {
             "request",
             serde_json::to_value(&request).unwrap_or_default(),
         );
-        let mut events = self.provider.stream(request, cancel.clone());
+        let provider = role
+            .and_then(|role| role.provider)
+            .unwrap_or_else(|| self.provider.clone());
+        let mut events = provider.stream(request, cancel.clone());
         let mut collector = ResponseCollector::new();
         while let Some(event) = events.next().await {
             match &event {

@@ -76,6 +76,9 @@ async fn run(
         checks,
         code_mapper: None,
         commands: Default::default(),
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     handle.send(Request::UserMessage {

@@ -77,6 +77,9 @@ async fn harness(
         context,
         checks: hone_core::ChecksConfig::disabled(),
         code_mapper: None,
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     Harness {

@@ -91,6 +91,9 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
         code_mapper: None,
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     Session {
@@ -370,6 +373,9 @@ async fn a_missing_session_is_a_clear_error() {
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
         code_mapper: None,
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .err()
     .unwrap();

@@ -110,6 +110,9 @@ async fn harness(
         code_mapper: Some(Arc::new(ToyMapper)),
         checks: hone_core::ChecksConfig::disabled(),
         commands: Default::default(),
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     Harness {

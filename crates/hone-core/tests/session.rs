@@ -51,6 +51,9 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
         code_mapper: None,
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     Harness {

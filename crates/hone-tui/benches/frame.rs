@@ -233,6 +233,9 @@ async fn input_latency() {
         context: hone_core::ContextConfig::default(),
         checks: hone_core::ChecksConfig::disabled(),
         code_mapper: None,
+        localizer: None,
+        guidance: hone_core::Guidance::default(),
+        roles: hone_core::RoleModels::default(),
     })
     .unwrap();
     let session = Session {

@@ -389,6 +389,38 @@ fn context_usage_and_compaction_are_shown() {
 }
 
 #[test]
+fn localised_code_and_the_guided_step_are_shown() {
+    let mut app = app();
+    feed(
+        &mut app,
+        vec![
+            Event::ContextLocalized {
+                items: vec![hone_core::LocalizedItem {
+                    path: "src/cart.ts".into(),
+                    start_line: 12,
+                    end_line: 30,
+                    whole_file: false,
+                    symbols: vec!["function cartTotal".into()],
+                    reasons: vec!["matches \"cart total\"".into()],
+                    tokens: 240,
+                }],
+                tokens: 260,
+            },
+            Event::TurnStep {
+                task: Some(hone_core::TaskKind::Change),
+                guided: true,
+            },
+        ],
+    );
+    let shown = screen(&draw(&mut app, 120, 24));
+    assert!(
+        shown.contains("attached src/cart.ts:12-30 (function cartTotal, matches \"cart total\")"),
+        "{shown}"
+    );
+    assert!(shown.contains("guided change"), "{shown}");
+}
+
+#[test]
 fn pasted_text_keeps_its_lines() {
     let mut app = app();
     app.on_terminal_event(TermEvent::Paste("fn a() {}\r\nfn b() {}".into()));

@@ -10,7 +10,10 @@
 
 mod code;
 mod graph;
+mod localize;
 mod structure;
+
+pub use localize::IndexLocalizer;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

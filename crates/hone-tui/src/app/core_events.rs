@@ -174,6 +174,19 @@ impl App {
                 unmatched,
                 skipped,
             } => self.files_tracked(files, &added, &removed, &unmatched, &skipped),
+            Event::ContextLocalized { items, tokens } => {
+                let pieces: Vec<String> = items.iter().map(|item| item.describe()).collect();
+                self.notice(format!(
+                    "⌖ attached {} (~{} tokens)",
+                    pieces.join(", "),
+                    thousands(tokens)
+                ));
+            }
+            Event::TurnStep { task, guided } => {
+                if let Some(line) = hone_core::step_notice(task, guided) {
+                    self.notice(line);
+                }
+            }
             Event::EditConflict {
                 message, choices, ..
             } => self.offer_conflict_choices(message, &choices),

@@ -1,0 +1,130 @@
+//! End to end through the real `hone` binary: localisation and the guided flow for a small
+//! model, against a mock model server.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Output;
+
+use hone_testkit::{MockServer, Reply};
+use serde_json::Value;
+
+const MATH_TS: &str = "export function add(a: number, b: number): number {\n  return a - b;\n}\n\nexport function double(x: number): number {\n  return x * 2;\n}\n";
+const APP_TS: &str = "import { add } from \"./math\";\n\nconsole.log(add(2, 3));\n";
+const REQUEST: &str = "The add function in src/math.ts subtracts instead of adding. Fix it.";
+
+/// A two-file TypeScript project.
+fn project(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join(".hone")).unwrap();
+    std::fs::write(root.join("src/math.ts"), MATH_TS).unwrap();
+    std::fs::write(root.join("src/app.ts"), APP_TS).unwrap();
+    std::fs::write(root.join(".hone/config.toml"), config).unwrap();
+    dir
+}
+
+async fn hone(root: &Path, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hone"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", root.join(".home"))
+        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
+        .env("HONE_DATA_DIR", root.join(".home/data"))
+        .env("OPENAI_API_KEY", "test-key-abcdef123456")
+        .current_dir(root)
+        .stdin(std::process::Stdio::null())
+        .args(args);
+    tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
+        .await
+        .unwrap()
+}
+
+async fn exec(root: &Path, server: &MockServer, model: &str) -> Output {
+    let url = server.url();
+    hone(
+        root,
+        &[
+            "exec",
+            "--provider",
+            "openai",
+            "--model",
+            model,
+            "--base-url",
+            &url,
+            "--approval",
+            "auto-edit",
+            REQUEST,
+        ],
+    )
+    .await
+}
+
+fn first_request(server: &MockServer) -> Value {
+    server.requests().first().expect("a model request").json()
+}
+
+#[tokio::test]
+async fn a_small_model_gets_the_located_function_and_the_guided_instruction() {
+    let dir = project("");
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .text("```ts src/math.ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```")
+            .openai_chat(),
+    );
+    let output = exec(dir.path(), &server, "qwen2.5-coder-1.5b-instruct").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "hone: attached src/math.ts (whole file, mentions \"src/math.ts\", matches \"add\")"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("hone: guided change"), "{stderr}");
+    let request = first_request(&server);
+    let text = request.to_string();
+    assert!(
+        text.contains("1│ export function add(a: number, b: number): number {"),
+        "{text}"
+    );
+    assert!(text.contains("2│   return a - b;"), "{text}");
+    assert!(text.contains("```ts src/math.ts\\n"), "{text}");
+    assert!(
+        request["tools"].as_array().is_none_or(Vec::is_empty),
+        "the guided change offers no tools: {request}"
+    );
+}
+
+#[tokio::test]
+async fn localisation_can_be_turned_off_for_small_models() {
+    let dir = project("[context]\nlocalize = \"off\"\nmode = \"agent\"\n");
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("Which file?").openai_chat());
+    let output = exec(dir.path(), &server, "qwen2.5-coder-1.5b-instruct").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("hone: attached"), "{stderr}");
+    assert!(!first_request(&server).to_string().contains("return a - b"));
+}
+
+#[tokio::test]
+async fn a_large_model_can_turn_localisation_on_and_keeps_its_tools() {
+    let dir = project("[context]\nlocalize = \"on\"\n");
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("I will fix it.").openai_chat());
+    let output = exec(dir.path(), &server, "gpt-4.1").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("hone: attached src/math.ts"), "{stderr}");
+    assert!(!stderr.contains("guided"), "{stderr}");
+    let request = first_request(&server);
+    assert!(request.to_string().contains("2│   return a - b;"));
+    assert!(
+        request["tools"]
+            .as_array()
+            .is_some_and(|tools| !tools.is_empty())
+    );
+}

@@ -1,0 +1,396 @@
+//! What a request names: paths, file names, symbols, call-like words and phrases.
+//!
+//! Pure text rules, no index: `src/store.ts` is a path, `store.ts` a file name, `average()`,
+//! `ItemStore`, `cart_total` and `` `clamp` `` are symbols, "the add function" names `add`,
+//! and a run of plain words ("the cart total") becomes a phrase whose identifier variants
+//! (`cartTotal`, `cart_total`, `CartTotal`, `total`) the index can look up.
+
+use serde::{Deserialize, Serialize};
+
+/// How a mention was recognised; the order is also how much it is trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MentionKind {
+    /// A plain word that may name a symbol or a file (`helper`).
+    Word,
+    /// Plain words that may name one identifier (`the cart total`).
+    Phrase,
+    /// An identifier written as code: a call, CamelCase, snake_case, quoted, or next to
+    /// "function"/"class"/….
+    Symbol,
+    /// A file name without directory (`store.ts`).
+    FileName,
+    /// A path with a directory (`src/store.ts`, `crates/helper/`).
+    Path,
+}
+
+impl MentionKind {
+    /// How much a match through this kind of mention counts when ranking.
+    pub fn weight(self) -> f64 {
+        match self {
+            Self::Word => 1.0,
+            Self::Phrase => 2.0,
+            Self::Symbol => 4.0,
+            Self::FileName => 5.0,
+            Self::Path => 6.0,
+        }
+    }
+}
+
+/// One thing the request names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mention {
+    /// The text as written (`the cart total`, `average()`).
+    pub text: String,
+    /// How it was recognised.
+    pub kind: MentionKind,
+    /// What to look up: the path or file name, or the identifier and its variants.
+    pub names: Vec<String>,
+    /// Whether the request asks to rename it (its references matter too).
+    pub rename: bool,
+}
+
+/// File extensions that make a word a file name.
+const EXTENSIONS: &[&str] = &[
+    "rs", "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "go", "java", "kt", "c", "h", "cc", "cpp",
+    "hpp", "cs", "rb", "php", "swift", "scala", "json", "toml", "yaml", "yml", "md", "sh", "html",
+    "css", "scss", "sql", "vue", "svelte", "lua", "zig", "ex", "exs",
+];
+
+/// Words that mark the identifier next to them as a definition's name.
+const KIND_WORDS: &[&str] = &[
+    "function",
+    "fn",
+    "method",
+    "class",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+    "type",
+    "constant",
+    "variable",
+    "field",
+    "module",
+    "crate",
+    "package",
+];
+
+/// Words that never name code on their own.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "add", "adding", "after", "all", "also", "an", "and", "any", "are", "as", "at",
+    "be", "because", "before", "bug", "but", "by", "can", "change", "code", "could", "create",
+    "do", "does", "doesn't", "done", "each", "error", "explain", "file", "files", "fix", "for",
+    "from", "get", "has", "have", "how", "i", "if", "in", "instead", "into", "is", "it", "its",
+    "just", "make", "me", "my", "new", "not", "now", "of", "on", "one", "or", "our", "please",
+    "project", "rename", "return", "returns", "run", "should", "so", "some", "that", "the",
+    "their", "them", "then", "there", "these", "this", "those", "to", "update", "use", "uses",
+    "using", "was", "we", "what", "when", "where", "which", "while", "who", "why", "will", "with",
+    "work", "works", "would", "write", "wrong", "you", "your",
+];
+
+/// The mentions in `request`, strongest first, without duplicates.
+pub fn extract_mentions(request: &str) -> Vec<Mention> {
+    let rename = request.to_ascii_lowercase().contains("rename");
+    let tokens = tokens(request);
+    let mut mentions: Vec<Mention> = Vec::new();
+    let mut push = |text: &str, kind: MentionKind, names: Vec<String>| {
+        if names.is_empty() {
+            return;
+        }
+        if let Some(known) = mentions.iter_mut().find(|known| known.names == names) {
+            known.kind = known.kind.max(kind);
+            return;
+        }
+        mentions.push(Mention {
+            text: text.to_string(),
+            kind,
+            names,
+            rename: rename && kind >= MentionKind::Symbol,
+        });
+    };
+    for (index, token) in tokens.iter().enumerate() {
+        let word = token.word.as_str();
+        if let Some(kind) = file_kind(word) {
+            push(word, kind, vec![word.trim_start_matches("./").to_string()]);
+            continue;
+        }
+        if let Some(name) = call_name(word) {
+            push(word, MentionKind::Symbol, vec![name.to_string()]);
+            continue;
+        }
+        if !is_identifier(word) {
+            continue;
+        }
+        let next_to_kind_word = [index.checked_sub(1), Some(index + 1)]
+            .into_iter()
+            .flatten()
+            .filter_map(|other| tokens.get(other))
+            .any(|other| KIND_WORDS.contains(&other.word.to_ascii_lowercase().as_str()));
+        let kind_word = KIND_WORDS.contains(&word.to_ascii_lowercase().as_str());
+        if token.quoted || looks_like_code(word) || (next_to_kind_word && !kind_word) {
+            push(word, MentionKind::Symbol, vec![word.to_string()]);
+        }
+    }
+    for run in phrases(&tokens) {
+        let words: Vec<&str> = run.iter().map(|token| token.word.as_str()).collect();
+        for size in [2, 3] {
+            for window in words.windows(size) {
+                push(&window.join(" "), MentionKind::Phrase, variants(window));
+            }
+        }
+        for word in &words {
+            if word.len() >= 3 && !KIND_WORDS.contains(word) {
+                push(word, MentionKind::Word, vec![(*word).to_string()]);
+            }
+        }
+    }
+    mentions.sort_by_key(|mention| std::cmp::Reverse(mention.kind));
+    mentions
+}
+
+/// One word of the request, with whether it was quoted or in backticks.
+#[derive(Debug)]
+struct Token {
+    word: String,
+    quoted: bool,
+    /// Whether a sentence or clause ends after it (`.`, `,`, `;`, `:`, `?`, `!`).
+    ends_clause: bool,
+}
+
+fn tokens(request: &str) -> Vec<Token> {
+    request
+        .split_whitespace()
+        .filter_map(|raw| {
+            let quoted = raw.starts_with(['`', '\'', '"']) || raw.ends_with(['`', '\'', '"']);
+            let trimmed = raw.trim_matches(|c: char| "`'\"“”‘’«»[]{}<>".contains(c));
+            let ends_clause = trimmed.ends_with(['.', ',', ';', ':', '?', '!']);
+            let word = trimmed.trim_end_matches(['.', ',', ';', ':', '?', '!', '`', '\'', '"']);
+            let word = word.trim_start_matches(['(', '`', '\'', '"']);
+            let word = if word.ends_with(')') && !word.ends_with("()") {
+                word.trim_end_matches(')')
+            } else {
+                word
+            };
+            (!word.is_empty()).then(|| Token {
+                word: word.to_string(),
+                quoted,
+                ends_clause,
+            })
+        })
+        .collect()
+}
+
+/// `Path` for `src/store.ts` or `crates/helper/`, `FileName` for `store.ts`.
+fn file_kind(word: &str) -> Option<MentionKind> {
+    if word.contains("://") || word.starts_with('/') {
+        return None;
+    }
+    let valid = word
+        .chars()
+        .all(|c| c.is_alphanumeric() || "_-./".contains(c));
+    if !valid || word.contains("..") && !word.starts_with("../") {
+        return None;
+    }
+    let extension = word
+        .rsplit_once('.')
+        .map(|(stem, extension)| (stem, extension.to_ascii_lowercase()))
+        .filter(|(stem, extension)| {
+            !stem.is_empty() && !stem.ends_with('/') && EXTENSIONS.contains(&extension.as_str())
+        });
+    if word.contains('/') {
+        let parts = word.trim_end_matches('/').split('/').count();
+        (extension.is_some() || parts >= 2 || word.ends_with('/')).then_some(MentionKind::Path)
+    } else {
+        extension.map(|_| MentionKind::FileName)
+    }
+}
+
+/// `average` for `average()`, `average(xs)` or `store.average()`.
+fn call_name(word: &str) -> Option<&str> {
+    let open = word.find('(')?;
+    let callee = &word[..open];
+    let name = callee.rsplit(['.', ':']).next()?;
+    is_identifier(name).then_some(name)
+}
+
+fn is_identifier(word: &str) -> bool {
+    word.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && word.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// CamelCase (`ItemStore`, `cartTotal`), snake_case (`cart_total`) or SCREAMING_CASE.
+fn looks_like_code(word: &str) -> bool {
+    let inner_upper = word.char_indices().skip(1).any(|(_, c)| c.is_uppercase())
+        && word.chars().any(char::is_lowercase);
+    let snake = word.contains('_') && word.trim_matches('_').len() > 1;
+    inner_upper || snake
+}
+
+/// Runs of plain lowercase words that are not stop words, clause by clause.
+fn phrases(tokens: &[Token]) -> Vec<Vec<&Token>> {
+    let mut runs: Vec<Vec<&Token>> = Vec::new();
+    let mut current: Vec<&Token> = Vec::new();
+    for token in tokens {
+        let word = token.word.as_str();
+        let plain = word.len() > 1
+            && word.chars().all(|c| c.is_ascii_lowercase())
+            && !STOP_WORDS.contains(&word);
+        if plain {
+            current.push(token);
+        } else if !current.is_empty() {
+            runs.push(std::mem::take(&mut current));
+        }
+        if token.ends_clause && !current.is_empty() {
+            runs.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        runs.push(current);
+    }
+    runs
+}
+
+/// Identifier spellings of `words`: camelCase, snake_case, PascalCase, then the last word
+/// (the head noun: "the cart total" is often just `total`).
+pub fn variants(words: &[&str]) -> Vec<String> {
+    let Some(last) = words.last() else {
+        return Vec::new();
+    };
+    let capitalised = |word: &str| {
+        let mut chars = word.chars();
+        chars.next().map_or_else(String::new, |first| {
+            first.to_uppercase().chain(chars).collect::<String>()
+        })
+    };
+    let camel: String = words
+        .iter()
+        .enumerate()
+        .map(|(index, word)| {
+            if index == 0 {
+                (*word).to_string()
+            } else {
+                capitalised(word)
+            }
+        })
+        .collect();
+    let pascal: String = words.iter().map(|word| capitalised(word)).collect();
+    let mut names = vec![camel, words.join("_"), pascal, (*last).to_string()];
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find<'a>(mentions: &'a [Mention], text: &str) -> &'a Mention {
+        mentions
+            .iter()
+            .find(|mention| mention.text == text)
+            .unwrap_or_else(|| panic!("no mention {text:?} in {mentions:?}"))
+    }
+
+    #[test]
+    fn paths_and_file_names_are_recognised() {
+        let mentions = extract_mentions("Fix the bug in src/store.ts, then look at cart.ts.");
+        assert_eq!(find(&mentions, "src/store.ts").kind, MentionKind::Path);
+        assert_eq!(find(&mentions, "src/store.ts").names, ["src/store.ts"]);
+        assert_eq!(find(&mentions, "cart.ts").kind, MentionKind::FileName);
+        let dirs = extract_mentions("what is in crates/helper/ and ./lib/util.py?");
+        assert_eq!(find(&dirs, "crates/helper/").kind, MentionKind::Path);
+        assert_eq!(find(&dirs, "./lib/util.py").names, ["lib/util.py"]);
+    }
+
+    #[test]
+    fn urls_sentences_and_abbreviations_are_not_files() {
+        let mentions = extract_mentions("See https://example.com/a.ts e.g. this. Done.");
+        assert!(
+            mentions
+                .iter()
+                .all(|m| m.kind != MentionKind::Path && m.kind != MentionKind::FileName),
+            "{mentions:?}"
+        );
+    }
+
+    #[test]
+    fn calls_name_their_function() {
+        let mentions = extract_mentions("Why does average() return NaN? store.load(path) too");
+        assert_eq!(find(&mentions, "average()").names, ["average"]);
+        assert_eq!(find(&mentions, "average()").kind, MentionKind::Symbol);
+        assert_eq!(find(&mentions, "store.load(path").names, ["load"]);
+    }
+
+    #[test]
+    fn camel_snake_and_quoted_identifiers_are_symbols() {
+        let mentions =
+            extract_mentions("ItemStore loses items; cart_total is off and `clamp` and 'lerp' too");
+        for name in ["ItemStore", "cart_total", "clamp", "lerp"] {
+            let mention = find(&mentions, name);
+            assert_eq!(mention.kind, MentionKind::Symbol, "{name}");
+            assert_eq!(mention.names, [name]);
+        }
+    }
+
+    #[test]
+    fn a_word_next_to_a_kind_word_is_a_symbol() {
+        let mentions = extract_mentions(
+            "The add function in src/math.ts subtracts instead of adding. Fix it.",
+        );
+        assert_eq!(find(&mentions, "add").kind, MentionKind::Symbol);
+        assert_eq!(mentions[0].kind, MentionKind::Path);
+        assert!(
+            mentions.iter().all(|m| m.text != "function"),
+            "{mentions:?}"
+        );
+        let class = extract_mentions("explain class parser please");
+        assert_eq!(find(&class, "parser").kind, MentionKind::Symbol);
+    }
+
+    #[test]
+    fn phrases_become_identifier_variants() {
+        let mentions = extract_mentions("the cart total ignores discounts");
+        let phrase = find(&mentions, "cart total");
+        assert_eq!(phrase.kind, MentionKind::Phrase);
+        assert_eq!(
+            phrase.names,
+            ["cartTotal", "cart_total", "CartTotal", "total"]
+        );
+        assert_eq!(find(&mentions, "cart").kind, MentionKind::Word);
+        assert_eq!(
+            variants(&["user", "id"]),
+            ["userId", "user_id", "UserId", "id"]
+        );
+        assert!(variants(&[]).is_empty());
+    }
+
+    #[test]
+    fn stop_words_and_clause_ends_split_phrases() {
+        let mentions = extract_mentions("Fix the parser. Tokens are lost.");
+        assert!(
+            mentions.iter().all(|m| m.text != "parser tokens"),
+            "{mentions:?}"
+        );
+        assert_eq!(find(&mentions, "parser").kind, MentionKind::Word);
+    }
+
+    #[test]
+    fn renames_mark_symbols() {
+        let mentions = extract_mentions("Rename ItemStore to Inventory");
+        assert!(find(&mentions, "ItemStore").rename);
+        assert!(extract_mentions("").is_empty());
+        assert!(extract_mentions("   ?! ").is_empty());
+    }
+
+    #[test]
+    fn mentions_are_sorted_strongest_first_without_duplicates() {
+        let mentions = extract_mentions("cartTotal in cart.ts: `cartTotal` again");
+        assert_eq!(mentions[0].kind, MentionKind::FileName);
+        assert_eq!(
+            mentions.iter().filter(|m| m.names == ["cartTotal"]).count(),
+            1
+        );
+    }
+}

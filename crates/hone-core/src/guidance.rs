@@ -1,0 +1,240 @@
+//! How a session helps small models: localisation before the first request, the guided
+//! flow, and the models playing each role.
+
+use std::fmt;
+use std::sync::Arc;
+
+use hone_providers::Provider;
+use serde::{Deserialize, Serialize};
+
+use crate::profile::PromptProfile;
+
+/// Default token budget of the code attached by localisation.
+pub const DEFAULT_LOCALIZE_BUDGET_TOKENS: usize = 1_500;
+
+/// Whether the code a request names is attached to it (`[context] localize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LocalizeMode {
+    /// On under the compact prompt profile (small models), off otherwise.
+    #[default]
+    Auto,
+    /// Always.
+    On,
+    /// Never.
+    Off,
+}
+
+/// How a turn is run (`[context] mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlowMode {
+    /// Guided under the compact prompt profile, the agent loop otherwise.
+    #[default]
+    Auto,
+    /// The request is classified and each kind gets a purpose-made step.
+    Guided,
+    /// The tool-driven agent loop for every request.
+    Agent,
+}
+
+/// Localisation and flow settings of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guidance {
+    /// Whether to attach located code.
+    pub localize: LocalizeMode,
+    /// Token budget of the attached code.
+    pub localize_budget_tokens: usize,
+    /// Guided flow or agent loop.
+    pub flow: FlowMode,
+}
+
+impl Default for Guidance {
+    fn default() -> Self {
+        Self {
+            localize: LocalizeMode::Auto,
+            localize_budget_tokens: DEFAULT_LOCALIZE_BUDGET_TOKENS,
+            flow: FlowMode::Auto,
+        }
+    }
+}
+
+impl Guidance {
+    /// Whether localisation runs under `profile`.
+    pub(crate) fn localizes(&self, profile: PromptProfile) -> bool {
+        match self.localize {
+            LocalizeMode::Auto => profile == PromptProfile::Compact || self.guided(profile),
+            LocalizeMode::On => true,
+            LocalizeMode::Off => false,
+        }
+    }
+
+    /// Whether turns take the guided flow under `profile`.
+    pub(crate) fn guided(&self, profile: PromptProfile) -> bool {
+        match self.flow {
+            FlowMode::Auto => profile == PromptProfile::Compact,
+            FlowMode::Guided => true,
+            FlowMode::Agent => false,
+        }
+    }
+}
+
+/// A model playing a role, optionally on another provider instance.
+#[derive(Clone)]
+pub struct RoleModel {
+    /// The model name.
+    pub model: String,
+    /// The provider serving it; `None`: the session's provider.
+    pub provider: Option<Arc<dyn Provider>>,
+}
+
+impl RoleModel {
+    /// `model` on the session's provider.
+    pub fn named(model: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            provider: None,
+        }
+    }
+}
+
+impl fmt::Debug for RoleModel {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("RoleModel")
+            .field("model", &self.model)
+            .field(
+                "provider",
+                &self.provider.as_ref().map(|provider| provider.name()),
+            )
+            .finish()
+    }
+}
+
+/// The models of each role (`[roles]`); `None` is the session's model.
+#[derive(Debug, Clone, Default)]
+pub struct RoleModels {
+    /// Writes code: the guided change and create steps.
+    pub coder: Option<RoleModel>,
+    /// Plans: classifies a request the rules are unsure about.
+    pub planner: Option<RoleModel>,
+    /// Summarises older turns for compaction (over `[context] compaction_model`).
+    pub summary: Option<RoleModel>,
+    /// Reviews results of checks (used where a checking step exists).
+    pub checker: Option<RoleModel>,
+}
+
+/// What a request asks for, as the guided flow sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Change existing code (fix, rename, add to, refactor).
+    Change,
+    /// Explain or answer a question, no changes.
+    Explain,
+    /// Create a new file.
+    Create,
+    /// Run something (tests, builds, commands).
+    Run,
+}
+
+impl TaskKind {
+    /// The name used in events and by the classifier (`change`, `explain`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Change => "change",
+            Self::Explain => "explain",
+            Self::Create => "create",
+            Self::Run => "run",
+        }
+    }
+
+    /// The kind named `word` (case and trailing punctuation ignored).
+    pub fn from_word(word: &str) -> Option<Self> {
+        let word = word
+            .trim()
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase();
+        match word.as_str() {
+            "change" | "fix" | "edit" => Some(Self::Change),
+            "explain" | "question" | "answer" => Some(Self::Explain),
+            "create" | "new" => Some(Self::Create),
+            "run" | "test" => Some(Self::Run),
+            _ => None,
+        }
+    }
+}
+
+/// How a front end words a guided step: `guided change: the model writes the fix, no
+/// tools`; `None` when the turn runs the agent loop for a known reason nobody needs to see.
+pub fn step_notice(task: Option<TaskKind>, guided: bool) -> Option<String> {
+    let what = match (task, guided) {
+        (Some(TaskKind::Change), true) => {
+            "guided change: the model writes the corrected code, no tools"
+        }
+        (Some(TaskKind::Explain), true) => {
+            "guided explanation: the model answers from the attached code, no tools"
+        }
+        (Some(TaskKind::Create), true) => {
+            "guided new file: the model writes the whole file, no tools"
+        }
+        (Some(TaskKind::Change | TaskKind::Explain), false) => {
+            "the code was not found; the agent loop looks for it with tools"
+        }
+        (None, _) => "request kind unclear; the agent loop handles it",
+        (Some(TaskKind::Run), _) | (Some(TaskKind::Create), false) => return None,
+    };
+    Some(what.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_follows_the_prompt_profile() {
+        let guidance = Guidance::default();
+        assert!(guidance.localizes(PromptProfile::Compact));
+        assert!(guidance.guided(PromptProfile::Compact));
+        assert!(!guidance.localizes(PromptProfile::Full));
+        assert!(!guidance.guided(PromptProfile::Full));
+        let forced = Guidance {
+            localize: LocalizeMode::Off,
+            flow: FlowMode::Guided,
+            ..Guidance::default()
+        };
+        assert!(!forced.localizes(PromptProfile::Full));
+        assert!(forced.guided(PromptProfile::Full));
+        let on = Guidance {
+            localize: LocalizeMode::On,
+            flow: FlowMode::Agent,
+            ..Guidance::default()
+        };
+        assert!(on.localizes(PromptProfile::Full));
+        assert!(!on.guided(PromptProfile::Compact));
+    }
+
+    #[test]
+    fn steps_are_worded_for_the_user() {
+        assert!(
+            step_notice(Some(TaskKind::Change), true)
+                .unwrap()
+                .starts_with("guided change")
+        );
+        assert!(
+            step_notice(Some(TaskKind::Change), false)
+                .unwrap()
+                .contains("agent loop")
+        );
+        assert_eq!(step_notice(Some(TaskKind::Run), false), None);
+        assert!(step_notice(None, false).unwrap().contains("unclear"));
+    }
+
+    #[test]
+    fn task_words_parse_leniently() {
+        assert_eq!(TaskKind::from_word(" Change."), Some(TaskKind::Change));
+        assert_eq!(TaskKind::from_word("explain"), Some(TaskKind::Explain));
+        assert_eq!(TaskKind::from_word("CREATE"), Some(TaskKind::Create));
+        assert_eq!(TaskKind::from_word("run"), Some(TaskKind::Run));
+        assert_eq!(TaskKind::from_word("maybe"), None);
+        assert_eq!(TaskKind::Create.as_str(), "create");
+    }
+}

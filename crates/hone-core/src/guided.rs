@@ -1,0 +1,390 @@
+//! The guided flow for small models: the request is classified (change, explain, create,
+//! run) and each kind gets a purpose-made step instead of the tool-driven loop.
+//!
+//! A change gets the located code and the instruction to write the corrected definitions in
+//! full, one fenced block per file labelled with its path (```` ```ts src/math.ts ````),
+//! with no tools offered; an explanation gets the located code and the question; a new
+//! file gets the instruction to write it whole in one labelled block; running something,
+//! and any request whose code was not found, goes to the normal agent loop.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use hone_context::localize::{Attachment, MentionKind, extract_mentions};
+use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
+use hone_providers::Provider;
+use tokio_util::sync::CancellationToken;
+
+use crate::guidance::{RoleModel, TaskKind};
+use crate::protocol::{Event, TurnStats};
+use crate::session::Agent;
+
+/// How the requests of the current turn are made.
+#[derive(Clone, Default)]
+pub(crate) struct Step {
+    /// Whether the model is offered tools.
+    pub(crate) offers_tools: bool,
+    /// The model and provider to use instead of the session's.
+    pub(crate) role: Option<RoleModel>,
+}
+
+impl Step {
+    /// The normal agent loop.
+    pub(crate) fn agent() -> Self {
+        Self {
+            offers_tools: true,
+            role: None,
+        }
+    }
+}
+
+/// Verbs that ask for a new file.
+const CREATE_VERBS: &[&str] = &["create", "generate", "scaffold"];
+/// Verbs that ask to run something.
+const RUN_VERBS: &[&str] = &[
+    "run", "execute", "test", "build", "install", "lint", "start", "compile",
+];
+/// Verbs that ask for a change to existing code.
+const CHANGE_VERBS: &[&str] = &[
+    "fix",
+    "change",
+    "rename",
+    "add",
+    "remove",
+    "delete",
+    "update",
+    "refactor",
+    "implement",
+    "replace",
+    "make",
+    "correct",
+    "modify",
+    "rewrite",
+    "move",
+    "convert",
+    "handle",
+    "support",
+    "extract",
+    "inline",
+    "optimize",
+    "optimise",
+    "edit",
+    "repair",
+    "use",
+];
+/// Words that start a question.
+const QUESTION_WORDS: &[&str] = &[
+    "what",
+    "why",
+    "how",
+    "where",
+    "which",
+    "who",
+    "when",
+    "explain",
+    "describe",
+    "does",
+    "is",
+    "are",
+    "do",
+    "can",
+    "should",
+    "summarize",
+    "summarise",
+    "show",
+    "tell",
+    "list",
+];
+/// Words that only soften a request ("please fix", "can you fix").
+const POLITE_WORDS: &[&str] = &["please", "can", "could", "would", "will", "you", "kindly"];
+
+/// The kind of `request` by rules: the verbs opening its sentences and clauses; `None`
+/// when the rules are unsure.
+pub(crate) fn classify_by_rules(request: &str) -> Option<TaskKind> {
+    let lower = request.to_lowercase();
+    let openers = clause_openers(&lower);
+    let opens_with = |words: &[&str]| {
+        openers
+            .iter()
+            .any(|opener| words.contains(&opener.as_str()))
+    };
+    if lower.contains("new file") || opens_with(CREATE_VERBS) {
+        return Some(TaskKind::Create);
+    }
+    if opens_with(RUN_VERBS) {
+        return Some(TaskKind::Run);
+    }
+    if opens_with(CHANGE_VERBS) {
+        return Some(TaskKind::Change);
+    }
+    let first = lower.split_whitespace().next().map(|word| {
+        word.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_string()
+    });
+    if first.is_some_and(|word| QUESTION_WORDS.contains(&word.as_str()))
+        || lower.trim_end().ends_with('?')
+    {
+        return Some(TaskKind::Explain);
+    }
+    None
+}
+
+/// The first word of each sentence and of each clause after "and"/"then", polite words
+/// skipped (`can you fix` opens with `fix`).
+fn clause_openers(lower: &str) -> Vec<String> {
+    let mut openers = Vec::new();
+    let mut at_start = true;
+    for raw in lower.split_whitespace() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        if word.is_empty() {
+            continue;
+        }
+        if at_start && !POLITE_WORDS.contains(&word) {
+            openers.push(word.to_string());
+            at_start = false;
+        } else if word == "and" || word == "then" {
+            at_start = true;
+        }
+        if raw.ends_with(['.', '!', '?', ';', ':']) {
+            at_start = true;
+        }
+    }
+    openers
+}
+
+/// The instruction closing a guided request of `kind`, or `None` for the agent loop.
+pub(crate) fn instruction(
+    kind: TaskKind,
+    attachment: &Attachment,
+    request: &str,
+) -> Option<String> {
+    let prefix = hone_context::HONE_NOTE_PREFIX;
+    match kind {
+        TaskKind::Change => {
+            let path = attachment.items.first().map(|item| item.path.as_str())?;
+            Some(format!(
+                "{prefix} Answer with the fix only. Write each function or class you change in \
+                 full, corrected, in one fenced code block per file, with the file's path after \
+                 the language on the opening line, like this:\n\n```{} {path}\n<the corrected \
+                 definitions>\n```\n\nDo not copy the line numbers. Keep the other code as it \
+                 is, and do not call tools.",
+                language(path)
+            ))
+        }
+        TaskKind::Explain => (!attachment.is_empty()).then(|| {
+            format!(
+                "{prefix} Answer the question from the code above, briefly. Do not change \
+                 files and do not call tools."
+            )
+        }),
+        TaskKind::Create => {
+            let path = new_file_path(request);
+            let shown = path.as_deref().unwrap_or("path/to/file");
+            let language = path.as_deref().map_or("", language);
+            Some(format!(
+                "{prefix} Write the new file's full content in one fenced code block, with its \
+                 path after the language on the opening line, like this:\n\n```{language} \
+                 {shown}\n<the whole file>\n```\n\nDo not call tools."
+            ))
+        }
+        TaskKind::Run => None,
+    }
+}
+
+/// The first path or file name the request mentions.
+fn new_file_path(request: &str) -> Option<String> {
+    extract_mentions(request)
+        .into_iter()
+        .find(|mention| matches!(mention.kind, MentionKind::Path | MentionKind::FileName))
+        .and_then(|mention| mention.names.into_iter().next())
+}
+
+fn language(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or("", |(_, extension)| extension)
+}
+
+/// The one-word question for a request the rules could not place.
+const CLASSIFY_PROMPT: &str = "Classify the user's request to a coding assistant. Answer with \
+    exactly one word: change (modify existing code), explain (answer a question), create \
+    (write a new file) or run (run a command or tests).";
+
+impl Agent {
+    /// The step for a turn starting with `text`: localisation, then, in the guided flow,
+    /// the kind of request and its instruction. Returns the attachment and the instruction.
+    pub(crate) async fn plan_step(
+        &mut self,
+        text: &str,
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+    ) -> (Attachment, Option<String>) {
+        self.step = Step::agent();
+        // Without a localizer (no code index) the session behaves as before.
+        if self.localizer.is_none() {
+            return (Attachment::default(), None);
+        }
+        let guided = self.guidance.guided(self.registry.profile());
+        let attachment = if self.guidance.localizes(self.registry.profile()) {
+            self.localize(text).await
+        } else {
+            Attachment::default()
+        };
+        if !guided {
+            return (attachment, None);
+        }
+        let kind = match classify_by_rules(text) {
+            Some(kind) => Some(kind),
+            None => self.classify_by_model(text, cancel, stats).await,
+        };
+        let instruction = kind.and_then(|kind| instruction(kind, &attachment, text));
+        let guided_step = instruction.is_some();
+        if guided_step {
+            self.step = Step {
+                offers_tools: false,
+                role: match kind {
+                    Some(TaskKind::Change | TaskKind::Create) => self.roles.coder.clone(),
+                    Some(TaskKind::Explain | TaskKind::Run) | None => None,
+                },
+            };
+        }
+        self.emit(Event::TurnStep {
+            task: kind,
+            guided: guided_step,
+        });
+        (attachment, instruction)
+    }
+
+    /// The planner's one-word answer; `None` without a planner model or when it fails.
+    /// Only a configured planner is asked: a different prompt would cost a small local
+    /// model its cached prefix.
+    async fn classify_by_model(
+        &mut self,
+        text: &str,
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+    ) -> Option<TaskKind> {
+        let planner = self.roles.planner.clone()?;
+        let provider: Arc<dyn Provider> = planner
+            .provider
+            .clone()
+            .unwrap_or_else(|| self.provider.clone());
+        let request = ChatRequest {
+            model: planner.model.clone(),
+            system: Some(CLASSIFY_PROMPT.to_string()),
+            messages: vec![Message::user(text)],
+            tools: Vec::new(),
+            max_tokens: Some(4),
+            temperature: Some(0.0),
+            thinking: None,
+        };
+        stats.model_requests += 1;
+        let mut events = provider.stream(request, cancel.clone());
+        let mut collector = ResponseCollector::new();
+        while let Some(event) = events.next().await {
+            collector.push(&event);
+        }
+        if let Some(usage) = collector.usage() {
+            stats.usage = crate::turn::add_usage(stats.usage, usage);
+        }
+        match collector.outcome() {
+            Some(Outcome::Completed(_)) => collector
+                .message()
+                .text()
+                .split_whitespace()
+                .find_map(TaskKind::from_word),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hone_context::localize::LocalizedItem;
+
+    use super::*;
+
+    #[test]
+    fn verbs_and_questions_classify_requests() {
+        for (request, kind) in [
+            (
+                "The add function in src/math.ts subtracts instead of adding. Fix it.",
+                TaskKind::Change,
+            ),
+            ("Rename ItemStore to Inventory", TaskKind::Change),
+            ("please add a divide function to math.ts", TaskKind::Change),
+            ("Can you fix the cart total?", TaskKind::Change),
+            ("What does cartTotal return?", TaskKind::Explain),
+            ("explain the Rust helper crate", TaskKind::Explain),
+            ("the parser drops tokens on empty input?", TaskKind::Explain),
+            (
+                "Create src/divide.ts with a divide function",
+                TaskKind::Create,
+            ),
+            (
+                "Add a new file utils.py with a slugify helper",
+                TaskKind::Create,
+            ),
+            ("Run the tests and fix what fails", TaskKind::Run),
+            ("test the parser", TaskKind::Run),
+        ] {
+            assert_eq!(classify_by_rules(request), Some(kind), "{request}");
+        }
+    }
+
+    #[test]
+    fn unclear_requests_are_left_to_the_model() {
+        assert_eq!(classify_by_rules("the cart total is off by one"), None);
+        assert_eq!(classify_by_rules(""), None);
+    }
+
+    fn attachment(path: &str) -> Attachment {
+        Attachment {
+            items: vec![LocalizedItem {
+                path: path.to_string(),
+                start_line: 1,
+                end_line: 3,
+                whole_file: true,
+                symbols: Vec::new(),
+                reasons: Vec::new(),
+                tokens: 10,
+            }],
+            text: "code".to_string(),
+            tokens: 10,
+        }
+    }
+
+    #[test]
+    fn a_change_asks_for_labelled_blocks_of_the_located_file() {
+        let text = instruction(TaskKind::Change, &attachment("src/math.ts"), "fix add").unwrap();
+        assert!(text.contains("```ts src/math.ts\n"), "{text}");
+        assert!(text.contains("one fenced code block per file"), "{text}");
+        assert!(text.contains("Do not copy the line numbers"), "{text}");
+        assert_eq!(
+            instruction(TaskKind::Change, &Attachment::default(), "fix it"),
+            None
+        );
+    }
+
+    #[test]
+    fn explain_needs_code_and_create_names_the_new_file() {
+        assert!(instruction(TaskKind::Explain, &attachment("a.rs"), "why?").is_some());
+        assert_eq!(
+            instruction(TaskKind::Explain, &Attachment::default(), "why?"),
+            None
+        );
+        let create = instruction(
+            TaskKind::Create,
+            &Attachment::default(),
+            "Create src/divide.ts with a divide function",
+        )
+        .unwrap();
+        assert!(create.contains("```ts src/divide.ts\n"), "{create}");
+        let unnamed =
+            instruction(TaskKind::Create, &Attachment::default(), "create a script").unwrap();
+        assert!(unnamed.contains("``` path/to/file\n"), "{unnamed}");
+        assert_eq!(
+            instruction(TaskKind::Run, &attachment("a.rs"), "run it"),
+            None
+        );
+    }
+}

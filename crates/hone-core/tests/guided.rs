@@ -1,0 +1,349 @@
+//! Localisation and the guided flow against a mock model and a mock localizer.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use hone_config::{ApiKey, ProviderConfig, preset};
+use hone_context::localize::{Candidate, Localizer, Mention, MentionKind};
+use hone_core::{
+    Event, FlowMode, Guidance, LocalizeMode, PromptProfile, Request, RoleModel, RoleModels,
+    SessionConfig, SessionHandle, TaskKind,
+};
+use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
+use hone_testkit::{MockServer, Reply};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+const MATH_TS: &str = "export function add(a: number, b: number): number {\n  return a - b;\n}\n";
+
+/// Finds `add` in `src/math.ts` when the request names it; records what it was asked.
+#[derive(Default)]
+struct FixedLocalizer {
+    asked: Mutex<Vec<String>>,
+}
+
+impl Localizer for FixedLocalizer {
+    fn locate(&self, mentions: &[Mention]) -> Vec<Candidate> {
+        let mut asked = self.asked.lock().unwrap();
+        asked.extend(mentions.iter().map(|mention| mention.text.clone()));
+        mentions
+            .iter()
+            .filter(|mention| mention.names.iter().any(|name| name == "add"))
+            .map(|mention| Candidate {
+                path: "src/math.ts".to_string(),
+                lines: Some((1, 3)),
+                what: "function add".to_string(),
+                mention: mention.text.clone(),
+                kind: MentionKind::Symbol,
+                score: 4.0,
+            })
+            .collect()
+    }
+}
+
+struct Harness {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    server: MockServer,
+    handle: SessionHandle,
+    events: UnboundedReceiver<Event>,
+    localizer: Arc<FixedLocalizer>,
+}
+
+async fn harness(
+    profile: PromptProfile,
+    guidance: Guidance,
+    roles: RoleModels,
+    replies: Vec<Reply>,
+) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/math.ts"), MATH_TS).unwrap();
+    let server = MockServer::start().await;
+    for reply in replies {
+        server.enqueue(reply.openai_chat());
+    }
+    let mut config = ProviderConfig::from_preset(preset("openai").unwrap());
+    config.base_url = server.url();
+    config.api_key = Some(ApiKey::new("key-for-tests-123"));
+    let provider = hone_providers::build_provider(config).unwrap();
+    let localizer = Arc::new(FixedLocalizer::default());
+    let (handle, events) = hone_core::start_session(SessionConfig {
+        root: root.clone(),
+        provider,
+        model: "session-model".to_string(),
+        permissions: Permissions::new(ApprovalMode::AutoEdit, CommandPolicy::default()),
+        max_tool_rounds: 25,
+        interactive: false,
+        audit: false,
+        secrets: Vec::new(),
+        extra_tools: Vec::new(),
+        repo_map: None,
+        prompt_profile: profile,
+        memory: None,
+        context: hone_core::ContextConfig::default(),
+        localizer: Some(localizer.clone()),
+        guidance,
+        roles,
+        checks: hone_core::ChecksConfig::disabled(),
+        code_mapper: None,
+        commands: Default::default(),
+    })
+    .unwrap();
+    Harness {
+        _dir: dir,
+        root,
+        server,
+        handle,
+        events,
+        localizer,
+    }
+}
+
+impl Harness {
+    async fn turn(&mut self, text: &str) -> Vec<Event> {
+        self.handle.send(Request::UserMessage { text: text.into() });
+        let mut seen = Vec::new();
+        loop {
+            let event = tokio::time::timeout(Duration::from_secs(20), self.events.recv())
+                .await
+                .expect("no event for 20 s")
+                .expect("session alive");
+            let done = matches!(
+                event,
+                Event::TurnCompleted { .. }
+                    | Event::TurnFailed { .. }
+                    | Event::TurnCancelled { .. }
+            );
+            seen.push(event);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    fn request(&self, index: usize) -> Value {
+        self.server.requests()[index].json()
+    }
+}
+
+fn offers_tools(request: &Value) -> bool {
+    request["tools"]
+        .as_array()
+        .is_some_and(|tools| !tools.is_empty())
+}
+
+fn localized(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ContextLocalized { items, .. } => {
+                Some(items.iter().map(|item| item.describe()).collect::<Vec<_>>())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+fn step(events: &[Event]) -> Option<(Option<TaskKind>, bool)> {
+    events.iter().find_map(|event| match event {
+        Event::TurnStep { task, guided } => Some((*task, *guided)),
+        _ => None,
+    })
+}
+
+const FIX_REQUEST: &str = "The add function in src/math.ts subtracts instead of adding. Fix it.";
+
+#[tokio::test]
+async fn located_code_is_attached_announced_and_counts_as_read() {
+    let guidance = Guidance {
+        localize: LocalizeMode::On,
+        flow: FlowMode::Agent,
+        ..Guidance::default()
+    };
+    let mut h = harness(
+        PromptProfile::Full,
+        guidance,
+        RoleModels::default(),
+        vec![
+            Reply::new().tool_call(
+                "edit_file",
+                json!({"path": "src/math.ts", "old_text": "a - b", "new_text": "a + b"}),
+            ),
+            Reply::new().text("Fixed."),
+        ],
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(
+        localized(&events),
+        ["src/math.ts (whole file, matches \"add\")"]
+    );
+    let first = h.request(0).to_string();
+    assert!(
+        first.contains("1│ export function add(a: number, b: number): number {"),
+        "{first}"
+    );
+    assert!(first.contains("2│   return a - b;"), "{first}");
+    assert!(
+        offers_tools(&h.request(0)),
+        "the agent flow keeps its tools"
+    );
+    assert_eq!(step(&events), None, "no guided step in the agent flow");
+    // The edit right after localisation is not refused for want of a read.
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("src/math.ts")).unwrap(),
+        MATH_TS.replace("a - b", "a + b")
+    );
+    assert!(
+        h.localizer
+            .asked
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|text| text == "add")
+    );
+    // The system prompt stays free of the attachment (stable prefix).
+    let system = h.request(0)["messages"][0].to_string();
+    assert!(!system.contains("return a - b"), "{system}");
+}
+
+#[tokio::test]
+async fn localisation_off_attaches_nothing() {
+    let guidance = Guidance {
+        localize: LocalizeMode::Off,
+        flow: FlowMode::Agent,
+        ..Guidance::default()
+    };
+    let mut h = harness(
+        PromptProfile::Compact,
+        guidance,
+        RoleModels::default(),
+        vec![Reply::new().text("ok")],
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert!(localized(&events).is_empty());
+    assert!(!h.request(0).to_string().contains("return a - b"));
+    assert!(h.localizer.asked.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_guided_change_asks_the_coder_for_labelled_blocks_without_tools() {
+    let roles = RoleModels {
+        coder: Some(RoleModel::named("coder-model")),
+        ..RoleModels::default()
+    };
+    let mut h = harness(
+        PromptProfile::Compact,
+        Guidance::default(),
+        roles,
+        vec![Reply::new().text(
+            "```ts src/math.ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```",
+        )],
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(step(&events), Some((Some(TaskKind::Change), true)));
+    let request = h.request(0);
+    assert!(!offers_tools(&request), "{request}");
+    assert_eq!(request["model"], "coder-model");
+    let text = request.to_string();
+    assert!(text.contains("2│   return a - b;"), "{text}");
+    assert!(text.contains("```ts src/math.ts\\n"), "{text}");
+    assert!(text.contains("one fenced code block per file"), "{text}");
+    // Code first, then the request, then the instruction.
+    let code = text.find("return a - b").unwrap();
+    let ask = text.find("subtracts instead").unwrap();
+    let instruction = text.find("one fenced code block").unwrap();
+    assert!(code < ask && ask < instruction, "{text}");
+}
+
+#[tokio::test]
+async fn a_guided_explanation_gets_the_code_and_the_session_model() {
+    let roles = RoleModels {
+        coder: Some(RoleModel::named("coder-model")),
+        ..RoleModels::default()
+    };
+    let mut h = harness(
+        PromptProfile::Compact,
+        Guidance::default(),
+        roles,
+        vec![Reply::new().text("It subtracts.")],
+    )
+    .await;
+    let events = h.turn("What does the add function return?").await;
+    assert_eq!(step(&events), Some((Some(TaskKind::Explain), true)));
+    let request = h.request(0);
+    assert!(!offers_tools(&request));
+    assert_eq!(request["model"], "session-model");
+    assert!(
+        request
+            .to_string()
+            .contains("Answer the question from the code above")
+    );
+}
+
+#[tokio::test]
+async fn a_change_whose_code_is_not_found_runs_the_agent_loop() {
+    let mut h = harness(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![Reply::new().text("Which file?")],
+    )
+    .await;
+    let events = h.turn("Fix the multiply helper").await;
+    assert_eq!(step(&events), Some((Some(TaskKind::Change), false)));
+    assert!(localized(&events).is_empty());
+    assert!(offers_tools(&h.request(0)));
+}
+
+#[tokio::test]
+async fn the_planner_classifies_what_the_rules_cannot() {
+    let roles = RoleModels {
+        planner: Some(RoleModel::named("planner-model")),
+        ..RoleModels::default()
+    };
+    let mut h = harness(
+        PromptProfile::Compact,
+        Guidance::default(),
+        roles,
+        vec![
+            Reply::new().text("Change"),
+            Reply::new().text("```ts src/math.ts\n```"),
+        ],
+    )
+    .await;
+    let events = h.turn("the add function is off by one").await;
+    assert_eq!(step(&events), Some((Some(TaskKind::Change), true)));
+    let question = h.request(0);
+    assert_eq!(question["model"], "planner-model");
+    assert!(question.to_string().contains("exactly one word"));
+    assert!(!offers_tools(&h.request(1)));
+    assert!(
+        h.request(1)
+            .to_string()
+            .contains("one fenced code block per file")
+    );
+}
+
+#[tokio::test]
+async fn without_a_planner_an_unclear_request_runs_the_agent_loop() {
+    let mut h = harness(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![Reply::new().text("Looking.")],
+    )
+    .await;
+    let events = h.turn("the add function is off by one").await;
+    assert_eq!(step(&events), Some((None, false)));
+    assert_eq!(h.server.requests().len(), 1);
+    assert!(offers_tools(&h.request(0)));
+    // The located code is still attached.
+    assert!(h.request(0).to_string().contains("return a - b"));
+}
