@@ -165,8 +165,8 @@ mod memory_settings;
 mod preset;
 mod provider;
 mod resolve;
-mod sandbox_settings;
 mod roles_settings;
+mod sandbox_settings;
 mod show;
 mod source;
 mod sources;
@@ -200,8 +200,8 @@ pub use preset::{
     MaxTokensField, PRESETS, Preset, ToolMode, WireApi, preset, preset_names,
 };
 pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
-pub use sandbox_settings::SandboxSettings;
 pub use roles_settings::{ROLE_NAMES, RoleSetting, RolesSettings};
+pub use sandbox_settings::SandboxSettings;
 pub use show::ShownValue;
 pub use source::Source;
 pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};

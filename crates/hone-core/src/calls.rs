@@ -276,7 +276,12 @@ impl Agent {
     /// Logs and announces a call's result with known secrets redacted, and returns it so
     /// redacted: the model, the front end and the session store never see a secret a
     /// command printed.
-    pub(crate) fn finish(&self, call: &ToolCall, mut output: ToolOutput, started: Instant) -> ToolOutput {
+    pub(crate) fn finish(
+        &self,
+        call: &ToolCall,
+        mut output: ToolOutput,
+        started: Instant,
+    ) -> ToolOutput {
         output.content = self.audit.redact(&output.content);
         self.audit.tool(
             &call.id,
