@@ -66,7 +66,7 @@ fn first_request(server: &MockServer) -> Value {
 }
 
 #[tokio::test]
-async fn a_small_model_gets_the_located_function_and_the_guided_instruction() {
+async fn a_small_model_gets_the_located_function_and_its_answer_fixes_the_file() {
     let dir = project("");
     let server = MockServer::start().await;
     server.enqueue(
@@ -74,9 +74,14 @@ async fn a_small_model_gets_the_located_function_and_the_guided_instruction() {
             .text("```ts src/math.ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```")
             .openai_chat(),
     );
+    server.enqueue(Reply::new().text("Fixed: add now adds.").openai_chat());
     let output = exec(dir.path(), &server, "qwen2.5-coder-1.5b-instruct").await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
+    // The answer's code block became the edit.
+    let fixed = std::fs::read_to_string(dir.path().join("src/math.ts")).unwrap();
+    assert!(fixed.contains("return a + b;"), "{fixed}");
+    assert!(fixed.contains("export function double"), "{fixed}");
     assert!(
         stderr.contains(
             "hone: attached src/math.ts (whole file, mentions \"src/math.ts\", matches \"add\")"
