@@ -43,6 +43,12 @@ pub(crate) fn basics(config: &Config, provider: &ProviderConfig) -> Result<Agent
     let commands = CommandPolicy::new(&rules.allow, &rules.deny)
         .map_err(|error| HoneError::config(format!("invalid [permissions] rule: {error}")))?;
     let sandbox = crate::sandbox_setup::command_sandbox(config, mode);
+    // Without the OS sandbox it asked for, full-auto does not run commands unasked.
+    let mode = if mode == ApprovalMode::FullAuto && sandbox.unavailable {
+        ApprovalMode::AutoEdit
+    } else {
+        mode
+    };
     Ok(AgentBasics {
         secrets: crate::sandbox_setup::secrets(config, provider),
         model: provider.model.clone(),

@@ -19,6 +19,9 @@ pub(crate) struct CommandSandbox {
     pub(crate) setup: CommandSetup,
     /// Whether they really run sandboxed (the mode is not off and the system can do it).
     pub(crate) sandboxed: bool,
+    /// A sandbox was wanted but the system cannot provide one: full-auto then asks for
+    /// commands as auto-edit does.
+    pub(crate) unavailable: bool,
     /// One line for `/status` and `hone doctor`.
     pub(crate) status: String,
 }
@@ -52,27 +55,36 @@ pub(crate) fn command_sandbox(config: &Config, approval: ApprovalMode) -> Comman
         writable_roots: settings.writable_roots.clone(),
         network: settings.network,
     };
-    let unsandboxed = |status: String| CommandSandbox {
+    let unsandboxed = |status: String, unavailable: bool| CommandSandbox {
         setup: CommandSetup {
             remove_env: remove_env.clone(),
             sandbox: None,
         },
         sandboxed: false,
+        unavailable,
         status,
     };
     if policy.mode == SandboxMode::Off {
-        return unsandboxed("off (commands run unconfined)".to_string());
+        return unsandboxed("off (commands run unconfined)".to_string(), false);
     }
     let support = hone_sandbox::support();
     if let Support::Unavailable(reason) = &support {
+        let full_auto = if approval == ApprovalMode::FullAuto {
+            "; full-auto asks before commands, as auto-edit does"
+        } else {
+            ""
+        };
         warn_once(&format!(
-            "commands will run without a sandbox: {reason} (set `[sandbox] mode = \"off\"` \
-             or pass `--sandbox off` to silence this)"
+            "commands will run without a sandbox: {reason}{full_auto} (set `[sandbox] mode = \
+             \"off\"` or pass `--sandbox off` to silence this)"
         ));
-        return unsandboxed(format!(
-            "{} wanted, but unavailable ({reason}): commands run unconfined",
-            policy.mode
-        ));
+        return unsandboxed(
+            format!(
+                "{} wanted, but unavailable ({reason}): commands run unconfined",
+                policy.mode
+            ),
+            true,
+        );
     }
     let program = match std::env::current_exe() {
         Ok(program) => program,
@@ -81,10 +93,14 @@ pub(crate) fn command_sandbox(config: &Config, approval: ApprovalMode) -> Comman
                 "commands will run without a sandbox: hone cannot find its own executable \
                  ({error})"
             ));
-            return unsandboxed(format!(
-                "{} wanted, but hone cannot find its own executable: commands run unconfined",
-                policy.mode
-            ));
+            return unsandboxed(
+                format!(
+                    "{} wanted, but hone cannot find its own executable: commands run \
+                     unconfined",
+                    policy.mode
+                ),
+                true,
+            );
         }
     };
     let status = format!(
@@ -103,6 +119,7 @@ pub(crate) fn command_sandbox(config: &Config, approval: ApprovalMode) -> Comman
             }),
         },
         sandboxed: true,
+        unavailable: false,
         status,
     }
 }
