@@ -42,11 +42,18 @@ impl Agent {
         };
         match edit {
             NaturalEdit::Nothing => None,
-            NaturalEdit::Refused(reason) => Some(Message::user(format!(
-                "[hone] The code in your answer was not applied, and no file was changed: \
-                 {reason}. Send the change again with a tool call (edit_file or write_file), \
-                 or answer the user."
-            ))),
+            NaturalEdit::Refused(reason) => {
+                let again = if self.step.offers_tools {
+                    "Send the change again with a tool call (edit_file or write_file)"
+                } else {
+                    "Send each function or class you change again, complete, in a fenced code \
+                     block with the file's path after the language on the opening line"
+                };
+                Some(Message::user(format!(
+                    "[hone] The code in your answer was not applied, and no file was changed: \
+                     {reason}. {again}, or answer the user."
+                )))
+            }
             NaturalEdit::Ambiguous { name, files } => Some(Message::user(format!(
                 "[hone] The code in your answer was not applied: `{name}` is defined in {}. \
                  Which file should change? Answer with the file's path alone on the line \

@@ -99,6 +99,8 @@ impl Agent {
                 }
                 if tools_allowed && self.check_and_repair(cancel).await {
                     must_answer = false;
+                    // Each repair round may be answered with code blocks again.
+                    natural_edits = 0;
                     continue;
                 }
                 return Ending::Done(if tools_allowed {

@@ -149,14 +149,16 @@ fn role_from_name(name: &str) -> Option<Role> {
 /// Prefix of the notes hone itself adds to the conversation as user messages.
 const HONE_NOTE: &str = "[hone]";
 
-/// The first non-empty line of a user message's text, cut to [`TITLE_CHARS`]; `None` for
-/// messages without text (tool results) and hone's own notes.
+/// The first non-empty line of a user message's own text (not hone's notes in it, such as
+/// located code), cut to [`TITLE_CHARS`]; `None` for messages without such text (tool
+/// results, hone's notes).
 fn title_of(message: &Message) -> Option<String> {
-    let text = message.text();
-    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
-    if line.starts_with(HONE_NOTE) {
-        return None;
-    }
+    let line = message.content.iter().find_map(|block| match block {
+        ContentBlock::Text { text } if !text.trim_start().starts_with(HONE_NOTE) => {
+            text.lines().map(str::trim).find(|line| !line.is_empty())
+        }
+        _ => None,
+    })?;
     if line.chars().count() <= TITLE_CHARS {
         return Some(line.to_string());
     }
@@ -179,5 +181,21 @@ mod tests {
         assert!(long.ends_with('…'));
         assert_eq!(title_of(&Message::user("   ")), None);
         assert_eq!(title_of(&Message::user("[hone] The user undid…")), None);
+    }
+
+    #[test]
+    fn titles_skip_the_located_code_hone_put_before_the_request() {
+        let message = Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::Text {
+                    text: "[hone] Code from the project …\n1│ fn add() {}".to_string(),
+                },
+                ContentBlock::Text {
+                    text: "Fix add".to_string(),
+                },
+            ],
+        };
+        assert_eq!(title_of(&message).as_deref(), Some("Fix add"));
     }
 }

@@ -185,6 +185,7 @@ impl Agent {
                 &outcome.failures,
                 self.checks.repairs,
                 self.checks.config.max_repair_rounds,
+                self.step.offers_tools,
             );
             self.push_history(Message::user(text));
         }

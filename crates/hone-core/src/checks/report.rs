@@ -69,12 +69,25 @@ pub(crate) fn command_failure(
     text
 }
 
-/// The user message asking for a repair.
-pub(crate) fn repair_message(failures: &[String], round: u32, max: u32) -> String {
+/// The user message asking for a repair; `with_tools` says whether the model has its edit
+/// tools (a guided step has none: it answers with code blocks, which become the edit).
+pub(crate) fn repair_message(
+    failures: &[String],
+    round: u32,
+    max: u32,
+    with_tools: bool,
+) -> String {
+    let how = if with_tools {
+        "Fix the errors below with the edit tools, then answer in one or two sentences."
+    } else {
+        "Fix the errors below: write each function or class you change in full, corrected, \
+         in one fenced code block per file, with the file's path after the language on the \
+         opening line. Do not call tools."
+    };
     format!(
-        "[hone] The checks after your edits failed (repair round {round} of {max}). Fix the \
-         errors below with the edit tools, then answer in one or two sentences. If a failure \
-         has nothing to do with your change, say so instead of changing unrelated code.\n\n{}",
+        "[hone] The checks after your edits failed (repair round {round} of {max}). {how} If \
+         a failure has nothing to do with your change, say so instead of changing unrelated \
+         code.\n\n{}",
         failures.join("\n")
     )
 }
@@ -203,6 +216,17 @@ fn snippet(path: &str, source: &str, line: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_guided_step_is_asked_for_code_blocks_not_tools() {
+        let failures = ["npm test: # fail 1".to_string()];
+        let agent = repair_message(&failures, 1, 3, true);
+        assert!(agent.contains("edit tools"), "{agent}");
+        let guided = repair_message(&failures, 1, 3, false);
+        assert!(guided.contains("fenced code block"), "{guided}");
+        assert!(guided.contains("Do not call tools"), "{guided}");
+        assert!(guided.ends_with("npm test: # fail 1"), "{guided}");
+    }
 
     #[test]
     fn python_tracebacks_show_the_code_around() {
