@@ -51,11 +51,35 @@ pub(crate) fn blocks(reply: &str) -> Vec<Block> {
         }
         found.extend(unfenced(&outside));
         outside.clear();
-        fenced(info, label, &lines[start..end], &mut found);
+        let body = without_line_numbers(&lines[start..end]);
+        fenced(info, label, &body, &mut found);
         index = end + 1;
     }
     found.extend(unfenced(&outside));
     found
+}
+
+/// `body` without the line numbers `read_file` and localisation show (`  12│ text`) when
+/// the model copied them onto every line (small models do, even when told not to).
+fn without_line_numbers<'a>(body: &[&'a str]) -> Vec<&'a str> {
+    let strip = |line: &'a str| -> Option<&'a str> {
+        let rest = line.trim_start();
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return None;
+        }
+        let rest = rest[digits..].strip_prefix('│')?;
+        Some(rest.strip_prefix(' ').unwrap_or(rest))
+    };
+    let numbered = body
+        .iter()
+        .filter(|line| !line.trim().is_empty())
+        .all(|line| strip(line).is_some());
+    if numbered && body.iter().any(|line| !line.trim().is_empty()) {
+        body.iter().map(|line| strip(line).unwrap_or("")).collect()
+    } else {
+        body.to_vec()
+    }
 }
 
 /// The fence characters and info string of a fence-opening line.
@@ -323,6 +347,21 @@ mod tests {
             path: path.map(str::to_string),
             body: body.to_string(),
         }
+    }
+
+    #[test]
+    fn line_numbers_copied_onto_every_line_are_dropped() {
+        let reply = "```py src/a.py\n 1│ def a():\n 2│     return 1\n 3│\n```";
+        assert_eq!(
+            blocks(reply),
+            vec![code("py", Some("src/a.py"), "def a():\n    return 1\n\n")]
+        );
+        // A block where only some lines look numbered is code as written.
+        let mixed = "```py src/a.py\n1│ x = 1\ny = 2\n```";
+        assert_eq!(
+            blocks(mixed),
+            vec![code("py", Some("src/a.py"), "1│ x = 1\ny = 2\n")]
+        );
     }
 
     #[test]
