@@ -161,7 +161,13 @@ pub(crate) fn instruction(
     let prefix = hone_context::HONE_NOTE_PREFIX;
     match kind {
         TaskKind::Change => {
-            let path = attachment.items.first().map(|item| item.path.as_str())?;
+            // The fix belongs in the code under test, not in the tests the request quotes.
+            let path = attachment
+                .items
+                .iter()
+                .map(|item| item.path.as_str())
+                .find(|path| !is_test_path(path))
+                .or_else(|| attachment.items.first().map(|item| item.path.as_str()))?;
             Some(format!(
                 "{prefix} Answer with the fix only. Write each function or class you change in \
                  full, corrected, in one fenced code block per file, with the file's path after \
@@ -189,6 +195,23 @@ pub(crate) fn instruction(
         }
         TaskKind::Run => None,
     }
+}
+
+/// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
+/// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
+fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    lower
+        .split('/')
+        .any(|part| matches!(part, "test" | "tests" | "__tests__" | "spec"))
+        || stem.to_ascii_lowercase().starts_with("test")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+        || stem.ends_with("_test")
+        || lower.contains(".test.")
+        || lower.contains(".spec.")
 }
 
 /// The first path or file name the request mentions.
@@ -355,6 +378,12 @@ mod tests {
 
     #[test]
     fn a_change_asks_for_labelled_blocks_of_the_located_file() {
+        assert!(is_test_path("src/TestMain.java"));
+        assert!(is_test_path("tests/test_cart.py"));
+        assert!(is_test_path("src/math.test.ts"));
+        assert!(is_test_path("pkg/sum_test.go"));
+        assert!(!is_test_path("src/latest.py"));
+        assert!(!is_test_path("src/StringUtils.java"));
         let text = instruction(TaskKind::Change, &attachment("src/math.ts"), "fix add").unwrap();
         assert!(text.contains("```ts src/math.ts\n"), "{text}");
         assert!(text.contains("one fenced code block per file"), "{text}");

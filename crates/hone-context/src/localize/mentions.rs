@@ -133,10 +133,17 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
         }
     }
     for run in phrases(&tokens) {
-        let words: Vec<&str> = run.iter().map(|token| token.word.as_str()).collect();
+        let words: Vec<&str> = run.iter().map(String::as_str).collect();
         for size in [2, 3] {
             for window in words.windows(size) {
                 push(&window.join(" "), MentionKind::Phrase, variants(window));
+            }
+        }
+        // "reversing the words" names `reverseWords`: the pairs again with base forms.
+        for window in words.windows(2) {
+            for stemmed in stemmed_pairs(window[0], window[1]) {
+                let pair = [stemmed.0.as_str(), stemmed.1.as_str()];
+                push(&window.join(" "), MentionKind::Phrase, variants(&pair));
             }
         }
         for word in &words {
@@ -229,28 +236,89 @@ fn looks_like_code(word: &str) -> bool {
     inner_upper || snake
 }
 
-/// Runs of plain lowercase words that are not stop words, clause by clause.
-fn phrases(tokens: &[Token]) -> Vec<Vec<&Token>> {
-    let mut runs: Vec<Vec<&Token>> = Vec::new();
-    let mut current: Vec<&Token> = Vec::new();
+/// Runs of plain lowercase words that are not stop words, clause by clause, across
+/// articles (a capitalised word opening a sentence counts as lowercase: "Reversing the
+/// words…").
+fn phrases(tokens: &[Token]) -> Vec<Vec<String>> {
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    let mut sentence_start = true;
     for token in tokens {
         let word = token.word.as_str();
+        let opening_capital = sentence_start
+            && word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && word.chars().skip(1).all(|c| c.is_ascii_lowercase());
+        let word = if opening_capital {
+            word.to_ascii_lowercase()
+        } else {
+            word.to_string()
+        };
         let plain = word.len() > 1
             && word.chars().all(|c| c.is_ascii_lowercase())
-            && !STOP_WORDS.contains(&word);
+            && !STOP_WORDS.contains(&word.as_str());
         if plain {
-            current.push(token);
+            current.push(word);
+        } else if ["a", "an", "the"].contains(&word.as_str()) {
+            // Articles join what they stand between: "reversing the words".
         } else if !current.is_empty() {
             runs.push(std::mem::take(&mut current));
         }
         if token.ends_clause && !current.is_empty() {
             runs.push(std::mem::take(&mut current));
         }
+        sentence_start = token.ends_clause;
     }
     if !current.is_empty() {
         runs.push(current);
     }
     runs
+}
+
+/// Base forms of an English word as identifiers use them: `reversing` → `reverse`,
+/// `sorting` → `sort`, `running` → `run`, `words` → `word`, `entries` → `entry`,
+/// `sorted` → `sort`; empty when the word has no such ending.
+fn base_forms(word: &str) -> Vec<String> {
+    let mut forms = Vec::new();
+    if let Some(base) = word.strip_suffix("ing").filter(|base| base.len() >= 3) {
+        forms.push(format!("{base}e"));
+        forms.push(base.to_string());
+        let mut chars = base.chars().rev();
+        if let (Some(last), Some(before)) = (chars.next(), chars.next())
+            && last == before
+        {
+            forms.push(base[..base.len() - 1].to_string());
+        }
+    } else if let Some(base) = word.strip_suffix("ies").filter(|base| base.len() >= 2) {
+        forms.push(format!("{base}y"));
+    } else if let Some(base) = word.strip_suffix("ed").filter(|base| base.len() >= 3) {
+        forms.push(format!("{base}e"));
+        forms.push(base.to_string());
+    } else if let Some(base) = word
+        .strip_suffix('s')
+        .filter(|base| base.len() >= 3 && !base.ends_with('s'))
+    {
+        forms.push(base.to_string());
+    }
+    forms
+}
+
+/// The pair (`first`, `second`) with base forms in place of inflected words (the pair as
+/// written is not repeated).
+fn stemmed_pairs(first: &str, second: &str) -> Vec<(String, String)> {
+    let with_base = |word: &str| {
+        let mut forms = vec![word.to_string()];
+        forms.extend(base_forms(word));
+        forms
+    };
+    let mut pairs = Vec::new();
+    for a in with_base(first) {
+        for b in with_base(second) {
+            if a != first || b != second {
+                pairs.push((a.clone(), b));
+            }
+        }
+    }
+    pairs
 }
 
 /// Identifier spellings of `words`: camelCase, snake_case, PascalCase, then the last word
@@ -364,6 +432,21 @@ mod tests {
             ["userId", "user_id", "UserId", "id"]
         );
         assert!(variants(&[]).is_empty());
+    }
+
+    #[test]
+    fn inflected_words_also_give_their_base_forms() {
+        let mentions = extract_mentions("Reversing the words of a sentence keeps empty words.");
+        let names: Vec<&String> = mentions.iter().flat_map(|m| &m.names).collect();
+        assert!(
+            names.iter().any(|name| name.as_str() == "reverseWords"),
+            "{names:?}"
+        );
+        assert_eq!(base_forms("sorting"), ["sorte", "sort"]);
+        assert_eq!(base_forms("running"), ["runne", "runn", "run"]);
+        assert_eq!(base_forms("entries"), ["entry"]);
+        assert_eq!(base_forms("class"), Vec::<String>::new());
+        assert_eq!(base_forms("total"), Vec::<String>::new());
     }
 
     #[test]
