@@ -142,17 +142,22 @@ fn tests(root: &Path, changed: &[String], registry: &ToolRegistry) -> Option<Pla
     if !code_changed {
         return None;
     }
-    let tool = registry.resolve("run_tests").ok()?;
-    let context = ToolContext::new(root).ok()?;
-    let Ok(Plan::Command(plan)) = tool.plan(&context, &serde_json::json!({})) else {
-        return None;
-    };
-    let Invocation::Shell(command) = plan.invocation else {
-        return None;
+    let planned = registry.resolve("run_tests").ok().and_then(|tool| {
+        let context = ToolContext::new(root).ok()?;
+        match tool.plan(&context, &serde_json::json!({})) {
+            Ok(Plan::Command(plan)) => match plan.invocation {
+                Invocation::Shell(command) => Some(command),
+                _ => None,
+            },
+            _ => None,
+        }
+    });
+    let Some(command) = planned else {
+        return python_unittest(root);
     };
     let name = if command.contains("-m pytest") {
         if !on_path("pytest") {
-            return None;
+            return python_unittest(root);
         }
         "pytest"
     } else if command.contains("cargo test") {
@@ -166,6 +171,33 @@ fn tests(root: &Path, changed: &[String], registry: &ToolRegistry) -> Option<Pla
         "npm test"
     };
     Some(check(name, &command))
+}
+
+/// `python3 -m unittest` for a Python project whose tests are `test*.py` files at the root
+/// or in `tests/` (the standard library runs them when pytest is not installed).
+fn python_unittest(root: &Path) -> Option<PlannedCheck> {
+    let has_tests = |dir: &Path| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries.flatten().any(|entry| {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("test") && name.ends_with(".py")
+            })
+        })
+    };
+    if !on_path("python3") {
+        return None;
+    }
+    if has_tests(root) {
+        Some(check("python3 -m unittest", "python3 -B -m unittest -q"))
+    } else if has_tests(&root.join("tests")) {
+        Some(check(
+            "python3 -m unittest",
+            "python3 -B -m unittest discover -q -s tests -t .",
+        ))
+    } else {
+        None
+    }
 }
 
 /// Whether `package.json` has a real `test` script (not `npm init`'s placeholder).
@@ -300,6 +332,32 @@ mod tests {
         // Only documentation changed: no tests.
         let stages = plan(dir.path(), &["README.md".into()], &config, &registry());
         assert_eq!(names(&stages), [Vec::<String>::new()]);
+    }
+
+    #[test]
+    fn python_unittest_files_are_run_without_pytest_or_a_project_file() {
+        if !on_path("python3") || on_path("pytest") {
+            eprintln!("SKIPPED: needs python3 without pytest");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("shop.py"), "x = 1\n").unwrap();
+        let config = ChecksConfig::default();
+        // No tests: nothing to run.
+        let stages = plan(dir.path(), &["shop.py".into()], &config, &registry());
+        assert!(
+            stages
+                .iter()
+                .flatten()
+                .all(|check| !check.command.contains("unittest"))
+        );
+        std::fs::write(dir.path().join("test_shop.py"), "import unittest\n").unwrap();
+        let stages = plan(dir.path(), &["shop.py".into()], &config, &registry());
+        let commands: Vec<String> = names(&stages).into_iter().flatten().collect();
+        assert!(
+            commands.contains(&"python3 -B -m unittest -q".to_string()),
+            "{commands:?}"
+        );
     }
 
     #[test]
