@@ -133,3 +133,58 @@ async fn a_large_model_can_turn_localisation_on_and_keeps_its_tools() {
             .is_some_and(|tools| !tools.is_empty())
     );
 }
+
+const TIMEPARSE_PY: &str = "def parse_duration(text):\n    \"\"\"Seconds in '2m', '30s' or '1h'.\"\"\"\n    units = {\"s\": 1, \"m\": 60, \"h\": 360}\n    return int(text[:-1]) * units[text[-1]]\n";
+const TEST_TIMEPARSE_PY: &str = "import unittest\n\nfrom timeparse import parse_duration\n\n\nclass ParseDurationTest(unittest.TestCase):\n    def test_hours(self):\n        self.assertEqual(parse_duration(\"1h\"), 3600)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+
+#[tokio::test]
+async fn failing_tests_are_run_first_and_the_code_they_name_is_attached() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("timeparse.py"), TIMEPARSE_PY).unwrap();
+    std::fs::write(root.join("test_timeparse.py"), TEST_TIMEPARSE_PY).unwrap();
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .text("```python timeparse.py\ndef parse_duration(text):\n    \"\"\"Seconds in '2m', '30s' or '1h'.\"\"\"\n    units = {\"s\": 1, \"m\": 60, \"h\": 3600}\n    return int(text[:-1]) * units[text[-1]]\n```")
+            .openai_chat(),
+    );
+    server.enqueue(Reply::new().text("Fixed the hour factor.").openai_chat());
+    let url = server.url();
+    let output = hone(
+        root,
+        &[
+            "exec",
+            "--provider",
+            "openai",
+            "--model",
+            "qwen2.5-coder-1.5b-instruct",
+            "--base-url",
+            &url,
+            "--approval",
+            "full-auto",
+            "The tests fail. Make them pass without changing the tests.",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("run_tests"), "{stderr}");
+    let text = first_request(&server).to_string();
+    assert!(
+        text.contains("The project's tests fail now"),
+        "the failure output goes to the model: {text}"
+    );
+    assert!(text.contains("AssertionError"), "{text}");
+    assert!(
+        text.contains("def parse_duration(text):"),
+        "the code the traceback names is attached: {text}"
+    );
+    assert!(
+        text.contains("```py timeparse.py"),
+        "the fix goes to the code: {text}"
+    );
+    let fixed = std::fs::read_to_string(root.join("timeparse.py")).unwrap();
+    assert!(fixed.contains("\"h\": 3600"), "{fixed}");
+    assert!(stderr.contains("checks passed"), "{stderr}");
+}

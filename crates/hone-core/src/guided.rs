@@ -197,6 +197,27 @@ pub(crate) fn instruction(
     }
 }
 
+/// Whether the request says the tests fail ("the tests fail", "make the failing tests
+/// pass", "test_x is broken").
+fn about_failing_tests(request: &str) -> bool {
+    let lower = request.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|word| !word.is_empty())
+        .collect();
+    let about_tests = words
+        .iter()
+        .any(|word| word.starts_with("test") || word.ends_with("_test"));
+    let failing = words.iter().any(|word| {
+        word.starts_with("fail")
+            || matches!(
+                *word,
+                "pass" | "passes" | "passing" | "broken" | "red" | "green"
+            )
+    });
+    about_tests && failing
+}
+
 /// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
 /// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
 fn is_test_path(path: &str) -> bool {
@@ -247,13 +268,27 @@ impl Agent {
             return (Attachment::default(), None);
         }
         let guided = self.guidance.guided(self.registry.profile());
-        let attachment = if self.guidance.localizes(self.registry.profile()) {
-            self.localize(text).await
+        let localizes = self.guidance.localizes(self.registry.profile());
+        // "The tests fail": run them first, so the model sees the failures and the code
+        // they point at (a small model does not go and run them itself).
+        let failures = if localizes && about_failing_tests(text) {
+            self.reproduce_failing_tests(cancel).await
+        } else {
+            None
+        };
+        let attachment = if localizes {
+            self.localize(text, failures.as_deref()).await
         } else {
             Attachment::default()
         };
+        let failure_note = failures.map(|report| {
+            format!(
+                "{} The project's tests fail now (hone ran them before this request):\n{report}",
+                hone_context::HONE_NOTE_PREFIX
+            )
+        });
         if !guided {
-            return (attachment, None);
+            return (attachment, failure_note);
         }
         let kind = match classify_by_rules(text) {
             Some(kind) => Some(kind),
@@ -261,6 +296,10 @@ impl Agent {
         };
         let instruction = kind.and_then(|kind| instruction(kind, &attachment, text));
         let guided_step = instruction.is_some();
+        let instruction = match (failure_note, instruction) {
+            (Some(note), Some(instruction)) => Some(format!("{note}\n\n{instruction}")),
+            (note, instruction) => note.or(instruction),
+        };
         if guided_step {
             self.step = Step {
                 offers_tools: false,
@@ -378,6 +417,11 @@ mod tests {
 
     #[test]
     fn a_change_asks_for_labelled_blocks_of_the_located_file() {
+        assert!(about_failing_tests("The tests fail. Make them pass."));
+        assert!(about_failing_tests("make the failing tests pass"));
+        assert!(!about_failing_tests("add a test for clamp"));
+        assert!(!about_failing_tests("fix the add function"));
+        assert!(!about_failing_tests("the latest ordered items are wrong"));
         assert!(is_test_path("src/TestMain.java"));
         assert!(is_test_path("tests/test_cart.py"));
         assert!(is_test_path("src/math.test.ts"));

@@ -5,21 +5,32 @@
 use std::collections::BTreeMap;
 
 use hone_context::Tokenizer;
-use hone_context::localize::{Attachment, extract_mentions, plan_attachment};
+use hone_context::localize::{Attachment, MentionKind, extract_mentions, plan_attachment};
 use hone_protocol::{ContentBlock, Message};
 
 use crate::protocol::Event;
 use crate::session::Agent;
 
 impl Agent {
-    /// The code `text` names within the budget, announced with `context.localized` and
+    /// The code `text` (and the files and functions `evidence`, such as failing tests'
+    /// output, names) within the budget, announced with `context.localized` and
     /// recorded as read (so an edit right after it is not refused); empty without a
     /// localizer or when nothing matched.
-    pub(crate) async fn localize(&self, text: &str) -> Attachment {
+    pub(crate) async fn localize(&self, text: &str, evidence: Option<&str>) -> Attachment {
         let Some(localizer) = self.localizer.clone() else {
             return Attachment::default();
         };
-        let mentions = extract_mentions(text);
+        let mut mentions = extract_mentions(text);
+        // Failure output (a traceback) names files and functions; its plain words do not.
+        if let Some(evidence) = evidence {
+            let named: Vec<_> = extract_mentions(evidence)
+                .into_iter()
+                .filter(|mention| mention.kind >= MentionKind::Symbol)
+                .filter(|mention| !mentions.iter().any(|known| known.names == mention.names))
+                .collect();
+            mentions.extend(named);
+            mentions.sort_by_key(|mention| std::cmp::Reverse(mention.kind));
+        }
         if mentions.is_empty() {
             return Attachment::default();
         }

@@ -115,8 +115,11 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
             push(word, kind, vec![word.trim_start_matches("./").to_string()]);
             continue;
         }
-        if let Some(name) = call_name(word) {
-            push(word, MentionKind::Symbol, vec![name.to_string()]);
+        let calls = call_names(word);
+        if !calls.is_empty() {
+            for name in calls {
+                push(word, MentionKind::Symbol, vec![name.to_string()]);
+            }
             continue;
         }
         if !is_identifier(word) {
@@ -213,12 +216,23 @@ fn file_kind(word: &str) -> Option<MentionKind> {
     }
 }
 
-/// `average` for `average()`, `average(xs)` or `store.average()`.
-fn call_name(word: &str) -> Option<&str> {
-    let open = word.find('(')?;
-    let callee = &word[..open];
-    let name = callee.rsplit(['.', ':']).next()?;
-    is_identifier(name).then_some(name)
+/// `average` for `average()`, `average(xs)` or `store.average()`; every callee of nested
+/// calls (`assertEqual(parse(x))` → `assertEqual`, `parse`).
+fn call_names(word: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = word;
+    while let Some(open) = rest.find('(') {
+        let callee = &rest[..open];
+        let start = callee
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |index| index + 1);
+        let name = &callee[start..];
+        if is_identifier(name) && !names.contains(&name) {
+            names.push(name);
+        }
+        rest = &rest[open + 1..];
+    }
+    names
 }
 
 fn is_identifier(word: &str) -> bool {
@@ -432,6 +446,16 @@ mod tests {
             ["userId", "user_id", "UserId", "id"]
         );
         assert!(variants(&[]).is_empty());
+    }
+
+    #[test]
+    fn nested_calls_name_every_callee() {
+        assert_eq!(
+            call_names("self.assertEqual(parse_duration(\"1h\""),
+            ["assertEqual", "parse_duration"]
+        );
+        assert_eq!(call_names("store.average()"), ["average"]);
+        assert_eq!(call_names("(see"), Vec::<&str>::new());
     }
 
     #[test]

@@ -133,6 +133,11 @@ fn detected(root: &Path, changed: &[String]) -> Vec<(&'static str, PlannedCheck)
     checks
 }
 
+/// The project's test command, whatever changed (for running the tests before a turn).
+pub(crate) fn test_command(root: &Path, registry: &ToolRegistry) -> Option<PlannedCheck> {
+    tests(root, &["source".to_string()], registry)
+}
+
 /// The test command `run_tests` would run for the whole project, when one is found and
 /// can run here (pytest installed, an npm `test` script that is not npm's placeholder).
 fn tests(root: &Path, changed: &[String], registry: &ToolRegistry) -> Option<PlannedCheck> {

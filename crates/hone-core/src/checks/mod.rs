@@ -269,6 +269,41 @@ impl Agent {
         Some(outcome)
     }
 
+    /// Runs the project's tests before a turn about failing tests, through the policy like
+    /// any check, shown as a `run_tests` call; returns the failure report (output and the
+    /// code around the places it names), `None` when nothing ran or the tests pass.
+    pub(crate) async fn reproduce_failing_tests(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        if !self.checks.config.enabled || !self.checks.config.run_tests {
+            return None;
+        }
+        let root = self.context.root().to_path_buf();
+        let check = detect::test_command(&root, &self.registry)?;
+        let call_id = format!("reproduce_{}", self.turns);
+        self.emit(Event::ToolRequested {
+            call_id: call_id.clone(),
+            name: "run_tests".to_string(),
+            arguments: serde_json::json!({ "command": check.command }).to_string(),
+        });
+        let started = Instant::now();
+        let (result, failure) = self.run_check(&root, &[], &check, cancel).await;
+        let output = match (&failure, result.status) {
+            (Some(_), _) => format!("the tests fail: {}", result.detail),
+            (None, CheckStatus::Passed) => "the tests pass".to_string(),
+            (None, _) => format!("not run: {}", result.detail),
+        };
+        self.emit(Event::ToolCompleted {
+            call_id,
+            name: "run_tests".to_string(),
+            output,
+            is_error: failure.is_some(),
+            duration_ms: millis(started),
+        });
+        failure
+    }
+
     /// Runs one check command through the policy and the command runner.
     async fn run_check(
         &mut self,
