@@ -168,12 +168,13 @@ pub(crate) fn instruction(
                 .map(|item| item.path.as_str())
                 .find(|path| !is_test_path(path))
                 .or_else(|| attachment.items.first().map(|item| item.path.as_str()))?;
+            // No placeholder body in the example: small models copy it verbatim.
             Some(format!(
                 "{prefix} Answer with the fix only. Write each function or class you change in \
-                 full, corrected, in one fenced code block per file, with the file's path after \
-                 the language on the opening line, like this:\n\n```{} {path}\n<the corrected \
-                 definitions>\n```\n\nDo not copy the line numbers. Keep the other code as it \
-                 is, and do not call tools.",
+                 full, corrected, in one fenced code block per file. The block's opening line \
+                 names the language and the file:\n```{} {path}\nthen comes the code, then the \
+                 closing ```. Do not copy the line numbers. Keep the other code as it is, and do \
+                 not call tools.",
                 language(path)
             ))
         }
@@ -188,9 +189,9 @@ pub(crate) fn instruction(
             let shown = path.as_deref().unwrap_or("path/to/file");
             let language = path.as_deref().map_or("", language);
             Some(format!(
-                "{prefix} Write the new file's full content in one fenced code block, with its \
-                 path after the language on the opening line, like this:\n\n```{language} \
-                 {shown}\n<the whole file>\n```\n\nDo not call tools."
+                "{prefix} Write the new file's full content in one fenced code block. The \
+                 block's opening line names the language and the file:\n```{language} \
+                 {shown}\nthen comes the whole file, then the closing ```. Do not call tools."
             ))
         }
         TaskKind::Run => None,
