@@ -408,26 +408,10 @@ mod tests {
                 commands: Vec::new(),
             }
         );
-        let dir = tempfile::tempdir().unwrap();
-        let user = dir.path().join("user.toml");
-        std::fs::write(
-            &user,
+        let (_dir, config) = crate::test_support::load_layered(
             "[checks]\nmax_repair_rounds = 5\npython = [\"mypy {files}\"]\nrust = [\"cargo clippy\"]\n",
-        )
-        .unwrap();
-        let project = dir.path().join("project");
-        std::fs::create_dir_all(project.join(".hone")).unwrap();
-        std::fs::write(
-            project.join(".hone/config.toml"),
             "[checks]\nrun_tests = false\npython = [\"ruff check {files}\"]\n",
-        )
-        .unwrap();
-        let sources = ConfigSources {
-            user_file: Some(user),
-            project_dir: Some(project),
-            ..ConfigSources::default()
-        };
-        let config = crate::load(&sources, &CliOverrides::default()).unwrap();
+        );
         let settings = config.checks_settings();
         assert!(settings.enabled);
         assert!(!settings.run_tests);

@@ -510,26 +510,10 @@ mod tests {
 
     #[test]
     fn the_project_file_wins_key_by_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let user = dir.path().join("user.toml");
-        std::fs::write(
-            &user,
+        let (_dir, config) = crate::test_support::load_layered(
             "[context]\ncompact_threshold = 0.7\nrecent_turns = 6\n",
-        )
-        .unwrap();
-        let project = dir.path().join("project");
-        std::fs::create_dir_all(project.join(".hone")).unwrap();
-        std::fs::write(
-            project.join(".hone/config.toml"),
             "[context]\nrecent_turns = 2\n",
-        )
-        .unwrap();
-        let sources = ConfigSources {
-            user_file: Some(user),
-            project_dir: Some(project),
-            ..ConfigSources::default()
-        };
-        let config = crate::load(&sources, &CliOverrides::default()).unwrap();
+        );
         let settings = config.context_settings();
         assert_eq!(settings.compact_threshold, 0.7);
         assert_eq!(settings.recent_turns, 2);

@@ -208,3 +208,27 @@ pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};
 
 /// A complete, commented example configuration file.
 pub const EXAMPLE_CONFIG: &str = include_str!("example.toml");
+
+/// Shared by the settings modules' tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::{CliOverrides, Config, ConfigSources};
+
+    /// The configuration loaded from a user file and a project file (`.hone/config.toml`)
+    /// with these texts; the directory holding them comes first and must outlive the test.
+    pub(crate) fn load_layered(user: &str, project: &str) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        let user_file = dir.path().join("user.toml");
+        std::fs::write(&user_file, user).unwrap();
+        let project_dir = dir.path().join("project");
+        std::fs::create_dir_all(project_dir.join(".hone")).unwrap();
+        std::fs::write(project_dir.join(".hone/config.toml"), project).unwrap();
+        let sources = ConfigSources {
+            user_file: Some(user_file),
+            project_dir: Some(project_dir),
+            ..ConfigSources::default()
+        };
+        let config = crate::load(&sources, &CliOverrides::default()).unwrap();
+        (dir, config)
+    }
+}

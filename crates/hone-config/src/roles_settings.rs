@@ -228,22 +228,10 @@ mod tests {
 
     #[test]
     fn the_project_file_wins_role_by_role() {
-        let dir = tempfile::tempdir().unwrap();
-        let user = dir.path().join("user.toml");
-        std::fs::write(&user, "[roles]\ncoder = \"a\"\nsummary = \"s\"\n").unwrap();
-        let project = dir.path().join("project");
-        std::fs::create_dir_all(project.join(".hone")).unwrap();
-        std::fs::write(
-            project.join(".hone/config.toml"),
+        let (_dir, config) = crate::test_support::load_layered(
+            "[roles]\ncoder = \"a\"\nsummary = \"s\"\n",
             "[roles]\ncoder = \"b\"\n",
-        )
-        .unwrap();
-        let sources = ConfigSources {
-            user_file: Some(user),
-            project_dir: Some(project),
-            ..ConfigSources::default()
-        };
-        let config = crate::load(&sources, &CliOverrides::default()).unwrap();
+        );
         let roles = config.roles();
         assert_eq!(roles.coder.unwrap().model, "b");
         assert_eq!(roles.summary.unwrap().model, "s");
