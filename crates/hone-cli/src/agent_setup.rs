@@ -3,7 +3,6 @@
 //! code index (tools, map and localizer), localisation and the guided flow, and the models
 //! of each role.
 
-use std::str::FromStr;
 use std::sync::Arc;
 
 use hone_config::{
@@ -37,8 +36,7 @@ pub(crate) struct AgentBasics {
 
 /// The basics for `provider` under `config`.
 pub(crate) fn basics(config: &Config, provider: &ProviderConfig) -> Result<AgentBasics, HoneError> {
-    let mode = ApprovalMode::from_str(config.approval().as_str())
-        .map_err(|error| HoneError::config(error.to_string()))?;
+    let mode = config.approval();
     let rules = config.permission_rules();
     let commands = CommandPolicy::new(&rules.allow, &rules.deny)
         .map_err(|error| HoneError::config(format!("invalid [permissions] rule: {error}")))?;

@@ -60,12 +60,7 @@ fn selected(config: &Config, out: &mut String) {
 
 /// How the model's commands would be sandboxed under the configured approval mode.
 fn sandbox(config: &Config, out: &mut String) -> Result<(), HoneError> {
-    let approval = config
-        .approval()
-        .as_str()
-        .parse::<hone_policy::ApprovalMode>()
-        .map_err(|error| HoneError::config(error.to_string()))?;
-    let commands = crate::sandbox_setup::command_sandbox(config, approval);
+    let commands = crate::sandbox_setup::command_sandbox(config, config.approval());
     let _ = writeln!(out, "\ncommand sandbox:");
     let _ = writeln!(
         out,

@@ -19,10 +19,10 @@
 //! Both kinds of ignored setting are listed by [`Config::render_show`].
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::ops::{Range, RangeInclusive};
 use std::path::Path;
 
+use hone_policy::ApprovalMode;
 use toml::Spanned;
 
 use crate::error::ConfigError;
@@ -39,50 +39,6 @@ pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 25;
 /// The values `max_tool_rounds` accepts.
 pub const MAX_TOOL_ROUNDS_RANGE: RangeInclusive<u32> = 1..=1000;
 
-/// How much the agent may do without asking: `approval = "…"`, `HONE_APPROVAL`, `--approval`.
-///
-/// Variants are ordered from strictest to loosest: `a < b` means `a` asks at least as often
-/// as `b`. What each mode lets through is decided by the permission policy; `[permissions]`
-/// `deny` rules apply in every mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub enum ApprovalSetting {
-    /// `read-only`: the agent may only read; edits and commands are refused.
-    ReadOnly,
-    /// `ask` (the default): reads run; edits and commands ask first.
-    #[default]
-    Ask,
-    /// `auto-edit`: reads and file edits run; commands ask first.
-    AutoEdit,
-    /// `full-auto`: everything runs without asking, except what `deny` rules forbid.
-    FullAuto,
-}
-
-impl ApprovalSetting {
-    /// Every mode, strictest first.
-    pub const ALL: [Self; 4] = [Self::ReadOnly, Self::Ask, Self::AutoEdit, Self::FullAuto];
-
-    /// The name used in files, variables and flags: `read-only`, `ask`, `auto-edit`, `full-auto`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read-only",
-            Self::Ask => "ask",
-            Self::AutoEdit => "auto-edit",
-            Self::FullAuto => "full-auto",
-        }
-    }
-
-    /// The mode called `name` exactly, if any.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|mode| mode.as_str() == name)
-    }
-}
-
-impl fmt::Display for ApprovalSetting {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// The `[permissions]` command rules in effect: command prefixes (`cargo test`) or globs
 /// (`git log *`), matched by the permission policy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -95,7 +51,7 @@ pub struct PermissionRules {
 
 /// What `approval` accepts, for error messages.
 fn expected_approval() -> String {
-    let names: Vec<&str> = ApprovalSetting::ALL.map(ApprovalSetting::as_str).to_vec();
+    let names: Vec<&str> = ApprovalMode::ALL.map(ApprovalMode::as_str).to_vec();
     format!("expected one of {}", names.join(", "))
 }
 
@@ -110,7 +66,7 @@ fn expected_rounds() -> String {
 
 /// `. Did you mean `ask`?` when `value` is close to a mode name.
 fn approval_hint(value: &str) -> String {
-    closest(value, ApprovalSetting::ALL.map(ApprovalSetting::as_str))
+    closest(value, ApprovalMode::ALL.map(ApprovalMode::as_str))
         .map(|name| format!(". Did you mean `{name}`?"))
         .unwrap_or_default()
 }
@@ -118,10 +74,10 @@ fn approval_hint(value: &str) -> String {
 /// The agent settings of one file, validated by [`validate`].
 #[derive(Debug, Default)]
 pub(crate) struct FileAgent {
-    pub(crate) approval: Option<ApprovalSetting>,
+    pub(crate) approval: Option<ApprovalMode>,
     pub(crate) max_tool_rounds: Option<u32>,
     /// `approval` of each `[profiles.NAME]` that sets it.
-    pub(crate) profile_approvals: BTreeMap<String, ApprovalSetting>,
+    pub(crate) profile_approvals: BTreeMap<String, ApprovalMode>,
 }
 
 /// Checks the agent keys of `file`, the contents `text` of `path`, and records them in
@@ -137,7 +93,7 @@ pub(crate) fn validate(path: &Path, text: &str, file: &mut FileConfig) -> Result
         }
     };
     let approval = |key: &str, value: &Spanned<String>| {
-        ApprovalSetting::from_name(value.get_ref()).ok_or_else(|| {
+        ApprovalMode::from_name(value.get_ref()).ok_or_else(|| {
             let text = value.get_ref();
             let message = format!(
                 "invalid `{key}` {text:?}: {}{}",
@@ -186,11 +142,11 @@ pub(crate) fn validate(path: &Path, text: &str, file: &mut FileConfig) -> Result
 fn approval_from(
     value: Option<&str>,
     origin: Source,
-) -> Result<Option<Sourced<ApprovalSetting>>, ConfigError> {
+) -> Result<Option<Sourced<ApprovalMode>>, ConfigError> {
     let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
         return Ok(None);
     };
-    match ApprovalSetting::from_name(value) {
+    match ApprovalMode::from_name(value) {
         Some(mode) => Ok(Some(Sourced::new(mode, origin))),
         None => Err(ConfigError::InvalidValue {
             key: "approval".to_string(),
@@ -222,7 +178,7 @@ fn rounds_from(value: Option<&str>, origin: Source) -> Result<Option<Sourced<u32
 /// The agent keys one layer (a file, the environment or the flags) sets.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AgentLayer {
-    approval: Option<Sourced<ApprovalSetting>>,
+    approval: Option<Sourced<ApprovalMode>>,
     max_tool_rounds: Option<Sourced<u32>>,
 }
 
@@ -254,7 +210,7 @@ impl AgentLayer {
 /// Collects the files' permission rules and profile approvals, in precedence order.
 #[derive(Debug, Default)]
 pub(crate) struct AgentBuilder {
-    profile_approvals: BTreeMap<String, Sourced<ApprovalSetting>>,
+    profile_approvals: BTreeMap<String, Sourced<ApprovalMode>>,
     allow: Vec<Sourced<String>>,
     deny: Vec<Sourced<String>>,
 }
@@ -296,11 +252,10 @@ impl AgentBuilder {
         profile: Option<(usize, &str)>,
         trusted: bool,
     ) -> AgentSettings {
-        let mut approval = Sourced::new(ApprovalSetting::default(), Source::Default);
+        let mut approval = Sourced::new(ApprovalMode::default(), Source::Default);
         let mut max_tool_rounds = Sourced::new(DEFAULT_MAX_TOOL_ROUNDS, Source::Default);
         let mut ignored_approvals = Vec::new();
-        let mut apply = |candidate: &Sourced<ApprovalSetting>,
-                         current: &mut Sourced<ApprovalSetting>| {
+        let mut apply = |candidate: &Sourced<ApprovalMode>, current: &mut Sourced<ApprovalMode>| {
             let from_project = project_file_behind(&candidate.source).is_some();
             if !trusted && from_project && candidate.value > current.value {
                 ignored_approvals.push(candidate.clone());
@@ -339,19 +294,19 @@ impl AgentBuilder {
 /// The agent settings after layering, each with its source.
 #[derive(Debug, Clone)]
 pub(crate) struct AgentSettings {
-    pub(crate) approval: Sourced<ApprovalSetting>,
+    pub(crate) approval: Sourced<ApprovalMode>,
     pub(crate) max_tool_rounds: Sourced<u32>,
     pub(crate) allow: Vec<Sourced<String>>,
     pub(crate) deny: Vec<Sourced<String>>,
     /// `allow` rules of an untrusted project file.
     pub(crate) ignored_allow: Vec<Sourced<String>>,
     /// Approvals of an untrusted project file that would have loosened the mode.
-    pub(crate) ignored_approvals: Vec<Sourced<ApprovalSetting>>,
+    pub(crate) ignored_approvals: Vec<Sourced<ApprovalMode>>,
 }
 
 impl Config {
     /// The approval mode: `approval`, `HONE_APPROVAL` or `--approval`; default `ask`.
-    pub fn approval(&self) -> ApprovalSetting {
+    pub fn approval(&self) -> ApprovalMode {
         self.agent.approval.value
     }
 
@@ -394,18 +349,6 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn approval_names_round_trip_and_are_ordered_by_permissiveness() {
-        for mode in ApprovalSetting::ALL {
-            assert_eq!(ApprovalSetting::from_name(mode.as_str()), Some(mode));
-            assert_eq!(mode.to_string(), mode.as_str());
-        }
-        assert_eq!(ApprovalSetting::from_name("Ask"), None);
-        assert_eq!(ApprovalSetting::default(), ApprovalSetting::Ask);
-        assert!(ApprovalSetting::ReadOnly < ApprovalSetting::Ask);
-        assert!(ApprovalSetting::AutoEdit < ApprovalSetting::FullAuto);
-    }
 
     #[test]
     fn values_from_variables_and_flags_are_checked() {

@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(file.profiles["fast"].provider.as_deref(), Some("groq"));
         assert_eq!(file.network.connect_timeout_secs, Some(10));
         assert_eq!(file.context_windows["my-finetune"], 32_768);
-        assert_eq!(file.agent.approval, Some(crate::ApprovalSetting::Ask));
+        assert_eq!(file.agent.approval, Some(hone_policy::ApprovalMode::Ask));
         assert_eq!(file.agent.max_tool_rounds, Some(25));
         let allow: Vec<&str> = file
             .permissions

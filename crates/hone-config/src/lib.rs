@@ -63,7 +63,7 @@
 //!
 //! # Agent settings
 //!
-//! - `approval` ([`ApprovalSetting`]): `read-only`, `ask` (default), `auto-edit` or
+//! - `approval` ([`hone_policy::ApprovalMode`]): `read-only`, `ask` (default), `auto-edit` or
 //!   `full-auto`; `HONE_APPROVAL`, `--approval`, or a profile's `approval`.
 //! - `max_tool_rounds`: the most tool-call rounds in one turn, 1 to 1000, default
 //!   [`DEFAULT_MAX_TOOL_ROUNDS`]; `HONE_MAX_TOOL_ROUNDS`, `--max-tool-rounds`.
@@ -173,7 +173,7 @@ mod sources;
 mod suggest;
 mod trust;
 
-pub use agent::{ApprovalSetting, DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
+pub use agent::{DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
 pub use checks_settings::{
     CHECK_LANGUAGES, CheckCommands, CheckKey, ChecksSettings, DEFAULT_MAX_REPAIR_ROUNDS,
     MAX_REPAIR_ROUNDS_RANGE,

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hone_config::{
-    ApprovalSetting, CliOverrides, Config, ConfigError, ConfigSources, PermissionRules, Source,
-    load,
+    CliOverrides, Config, ConfigError, ConfigSources, PermissionRules, Source, load,
 };
+use hone_policy::ApprovalMode;
 use tempfile::TempDir;
 
 /// A temporary user file, project and environment; never reads the real environment.
@@ -108,7 +108,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 #[test]
 fn nothing_configured_means_ask_with_25_rounds_and_no_rules() {
     let config = Fixture::new().config();
-    assert_eq!(config.approval(), ApprovalSetting::Ask);
+    assert_eq!(config.approval(), ApprovalMode::Ask);
     assert_eq!(config.approval_source(), &Source::Default);
     assert_eq!(config.max_tool_rounds(), 25);
     assert_eq!(config.max_tool_rounds_source(), &Source::Default);
@@ -119,24 +119,24 @@ fn nothing_configured_means_ask_with_25_rounds_and_no_rules() {
 fn approval_is_layered_user_project_env_cli() {
     let fixture = Fixture::new().user("approval = \"auto-edit\"\n");
     let config = fixture.config();
-    assert_eq!(config.approval(), ApprovalSetting::AutoEdit);
+    assert_eq!(config.approval(), ApprovalMode::AutoEdit);
     assert_eq!(config.approval_source(), &fixture.user_source());
 
     let fixture = fixture.project("approval = \"read-only\"\n");
     let config = fixture.config();
-    assert_eq!(config.approval(), ApprovalSetting::ReadOnly);
+    assert_eq!(config.approval(), ApprovalMode::ReadOnly);
     assert_eq!(config.approval_source(), &fixture.project_source());
 
     let fixture = fixture.env("HONE_APPROVAL", "full-auto");
     let config = fixture.config();
-    assert_eq!(config.approval(), ApprovalSetting::FullAuto);
+    assert_eq!(config.approval(), ApprovalMode::FullAuto);
     assert_eq!(
         config.approval_source(),
         &Source::Env("HONE_APPROVAL".into())
     );
 
     let config = fixture.load(&cli_approval("ask")).unwrap();
-    assert_eq!(config.approval(), ApprovalSetting::Ask);
+    assert_eq!(config.approval(), ApprovalMode::Ask);
     assert_eq!(config.approval_source(), &Source::Cli("--approval".into()));
 }
 
@@ -171,7 +171,7 @@ fn empty_variables_and_flags_count_as_unset() {
         .env("HONE_APPROVAL", " ")
         .env("HONE_MAX_TOOL_ROUNDS", "");
     let config = fixture.load(&cli_approval("")).unwrap();
-    assert_eq!(config.approval(), ApprovalSetting::ReadOnly);
+    assert_eq!(config.approval(), ApprovalMode::ReadOnly);
     assert_eq!(config.max_tool_rounds(), 5);
 }
 
@@ -258,7 +258,7 @@ fn a_profile_sets_approval_just_below_the_layer_selecting_it() {
     let fixture = Fixture::new()
         .user("profile = \"careful\"\n[profiles.careful]\napproval = \"read-only\"\n");
     let config = fixture.config();
-    assert_eq!(config.approval(), ApprovalSetting::ReadOnly);
+    assert_eq!(config.approval(), ApprovalMode::ReadOnly);
     let profile_source = Source::Profile {
         name: "careful".into(),
         defined_in: Box::new(fixture.user_source()),
@@ -269,7 +269,7 @@ fn a_profile_sets_approval_just_below_the_layer_selecting_it() {
         "profile = \"careful\"\napproval = \"auto-edit\"\n\
          [profiles.careful]\napproval = \"read-only\"\n",
     );
-    assert_eq!(fixture.config().approval(), ApprovalSetting::AutoEdit);
+    assert_eq!(fixture.config().approval(), ApprovalMode::AutoEdit);
 
     let fixture = fixture.env("HONE_APPROVAL", "ask");
     let with_flag = CliOverrides {
@@ -277,7 +277,7 @@ fn a_profile_sets_approval_just_below_the_layer_selecting_it() {
         ..CliOverrides::default()
     };
     let config = fixture.load(&with_flag).unwrap();
-    assert_eq!(config.approval(), ApprovalSetting::ReadOnly);
+    assert_eq!(config.approval(), ApprovalMode::ReadOnly);
     assert_eq!(config.approval_source(), &profile_source);
 }
 
@@ -287,7 +287,7 @@ fn an_untrusted_project_may_tighten_approval_but_not_loosen_it() {
         .user("approval = \"auto-edit\"\n")
         .project("approval = \"full-auto\"\n");
     let config = fixture.config();
-    assert_eq!(config.approval(), ApprovalSetting::AutoEdit);
+    assert_eq!(config.approval(), ApprovalMode::AutoEdit);
     assert_eq!(config.approval_source(), &fixture.user_source());
     let shown = config.render_show();
     let ignored = format!(
@@ -298,7 +298,7 @@ fn an_untrusted_project_may_tighten_approval_but_not_loosen_it() {
     assert!(shown.contains(&ignored), "{shown}");
 
     let fixture = fixture.project("approval = \"ask\"\n");
-    assert_eq!(fixture.config().approval(), ApprovalSetting::Ask);
+    assert_eq!(fixture.config().approval(), ApprovalMode::Ask);
 }
 
 #[test]
@@ -309,7 +309,7 @@ fn an_untrusted_project_profile_cannot_loosen_approval_even_when_the_user_select
         ..CliOverrides::default()
     };
     let config = fixture.load(&cli).unwrap();
-    assert_eq!(config.approval(), ApprovalSetting::Ask);
+    assert_eq!(config.approval(), ApprovalMode::Ask);
     assert_eq!(config.approval_source(), &Source::Default);
     assert!(
         config
@@ -325,7 +325,7 @@ fn a_trusted_project_may_loosen_approval() {
         .project("approval = \"full-auto\"\n");
     let config = fixture.config();
     assert!(config.is_project_trusted());
-    assert_eq!(config.approval(), ApprovalSetting::FullAuto);
+    assert_eq!(config.approval(), ApprovalMode::FullAuto);
     assert_eq!(config.approval_source(), &fixture.project_source());
     assert!(!config.render_show().contains("# ignored:"));
 }
@@ -335,7 +335,7 @@ fn the_users_own_variables_and_flags_are_never_limited_by_trust() {
     let fixture = Fixture::new()
         .project("approval = \"read-only\"\n")
         .env("HONE_APPROVAL", "full-auto");
-    assert_eq!(fixture.config().approval(), ApprovalSetting::FullAuto);
+    assert_eq!(fixture.config().approval(), ApprovalMode::FullAuto);
 }
 
 #[test]

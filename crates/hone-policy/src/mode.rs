@@ -7,8 +7,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::PolicyError;
 
-/// How much hone does without asking. Denied commands are refused in every mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+/// How much hone does without asking (`approval = "…"`, `HONE_APPROVAL`, `--approval`).
+/// Denied commands are refused in every mode.
+///
+/// Variants are ordered from strictest to loosest: `a < b` means `a` asks at least as often
+/// as `b`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ApprovalMode {
     /// Reads only: no file changes, no commands.
@@ -39,6 +45,11 @@ impl ApprovalMode {
             ApprovalMode::AutoEdit => "auto-edit",
             ApprovalMode::FullAuto => "full-auto",
         }
+    }
+
+    /// The mode called `name` exactly (no case or `_` folding, unlike [`FromStr`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|mode| mode.as_str() == name)
     }
 }
 
@@ -85,6 +96,16 @@ mod tests {
             " full-auto ".parse::<ApprovalMode>(),
             Ok(ApprovalMode::FullAuto)
         );
+    }
+
+    #[test]
+    fn exact_names_are_ordered_from_strictest_to_loosest() {
+        for mode in ApprovalMode::ALL {
+            assert_eq!(ApprovalMode::from_name(mode.as_str()), Some(mode));
+        }
+        assert_eq!(ApprovalMode::from_name("Ask"), None);
+        assert!(ApprovalMode::ReadOnly < ApprovalMode::Ask);
+        assert!(ApprovalMode::AutoEdit < ApprovalMode::FullAuto);
     }
 
     #[test]
