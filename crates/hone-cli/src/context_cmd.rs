@@ -8,9 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use hone_config::{Config, ProviderConfig};
-use hone_context::{
-    ContextConfig, ContextSettings, Instructions, Outliner, TrackMode, render_document,
-};
+use hone_context::{ContextConfig, Instructions, Outliner, TrackMode, render_document};
 use hone_index::Language;
 use hone_protocol::HoneError;
 
@@ -74,16 +72,9 @@ fn instructions(config: &Config, root: &Path) -> Instructions {
 /// What a session's context manager starts from: the window, `[context]`, the project
 /// instructions and the index outliner.
 pub(crate) fn session_context(config: &Config, window: Option<u32>, root: &Path) -> ContextConfig {
-    let settings = config.context_settings();
     ContextConfig {
         window,
-        settings: ContextSettings {
-            compact_threshold: settings.compact_threshold,
-            recent_turns: settings.recent_turns,
-            compaction_model: settings.compaction_model,
-            instructions_max_bytes: settings.instructions_max_bytes,
-            ..ContextSettings::default()
-        },
+        settings: config.context_settings(),
         instructions: instructions(config, root),
         outliner: Some(Arc::new(IndexOutliner)),
     }

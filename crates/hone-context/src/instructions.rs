@@ -6,9 +6,6 @@ use std::path::{Path, PathBuf};
 /// Instruction file names, in the order they are read in each directory.
 pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "HONE.md"];
 
-/// Default cap on the instructions' total size.
-pub const DEFAULT_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
-
 /// One instruction file as it will be shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstructionFile {

@@ -57,15 +57,11 @@ pub use files::{Attached, TrackReport, TrackedInfo};
 pub use history::{
     HONE_NOTE_PREFIX, is_request, pairs_are_valid, repair_pairs, turn_starts, units,
 };
-pub use instructions::{
-    DEFAULT_INSTRUCTIONS_MAX_BYTES, INSTRUCTION_FILES, InstructionFile, Instructions,
-};
+pub use hone_config::ContextSettings;
+pub use instructions::{INSTRUCTION_FILES, InstructionFile, Instructions};
 pub use manager::{ContextManager, ContextUsage};
 pub use outline::{LineOutliner, Outliner};
-pub use settings::{
-    ContextConfig, ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_RECENT_TURNS,
-    DEFAULT_STALE_AFTER_TURNS,
-};
+pub use settings::{ContextConfig, STALE_AFTER_TURNS};
 pub use task::{FailingCommand, TaskMemory};
 pub use tokens::{Calibration, DEFAULT_BYTES_PER_TOKEN, TokenCounter, Tokenizer};
 pub use tracked::{

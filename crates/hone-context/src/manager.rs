@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use hone_config::ContextSettings;
 use hone_protocol::{Message, Role, ToolCall, ToolSpec, Usage};
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +15,7 @@ use crate::compaction::{
 use crate::error::ContextError;
 use crate::history::{is_request, request_text, turn_starts};
 use crate::outline::Outliner;
-use crate::settings::{ContextConfig, ContextSettings};
+use crate::settings::ContextConfig;
 use crate::task::TaskMemory;
 use crate::tokens::{Calibration, TokenCounter};
 use crate::tracked::TrackedFile;
@@ -297,7 +298,7 @@ impl ContextManager {
             history,
             self.state.boundary,
             &self.state.stubbed,
-            self.settings.stale_after_turns.max(1),
+            crate::settings::STALE_AFTER_TURNS,
         );
         let count = stale.len();
         self.state.stubbed.extend(stale);
@@ -371,7 +372,7 @@ impl ContextManager {
         let threshold = if self.settings.compact_threshold > 0.0 {
             self.settings.compact_threshold
         } else {
-            crate::settings::DEFAULT_COMPACT_THRESHOLD
+            hone_config::DEFAULT_COMPACT_THRESHOLD
         };
         Some((window * threshold * TARGET_SHARE_OF_THRESHOLD) as usize)
     }
