@@ -147,7 +147,10 @@ impl Manifest {
             detail: error.to_string(),
         })?;
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        crate::store::write_atomic(dir, &self.path, text.as_bytes())
+        std::fs::create_dir_all(dir)
+            .map_err(|error| ModelError::io("cannot create", dir, error))?;
+        hone_fs::write_atomically(&self.path, text.as_bytes(), None)
+            .map_err(|error| ModelError::io("cannot write", &self.path, error))
     }
 }
 

@@ -1,6 +1,5 @@
 //! The models directory: what is there, whether it is verified, removing models.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::catalog::{CATALOG, CatalogEntry, catalog_entry, catalog_names};
@@ -299,19 +298,6 @@ pub fn human_bytes(bytes: u64) -> String {
         unit += 1;
     }
     format!("{value:.1} {}", UNITS[unit])
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in `dir`, synced, then renamed.
-pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
-    std::fs::create_dir_all(dir).map_err(|error| ModelError::io("cannot create", dir, error))?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|error| ModelError::io("cannot create a file in", dir, error))?;
-    temp.write_all(bytes)
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|error| ModelError::io("cannot write", temp.path().to_path_buf(), error))?;
-    temp.persist(path)
-        .map_err(|error| ModelError::io("cannot write", path, error.error))?;
-    Ok(())
 }
 
 #[cfg(test)]
