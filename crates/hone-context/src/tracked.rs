@@ -5,6 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use hone_protocol::Language;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -90,7 +91,7 @@ impl Snapshot {
     pub fn markdown(&self) -> String {
         let fence = fence_for(&self.text);
         let language = match self.mode {
-            TrackMode::Full => language_of(&self.path),
+            TrackMode::Full => Language::fence_name(&self.path),
             TrackMode::Outline => "text",
         };
         let mut out = format!("### {}", self.path);
@@ -340,31 +341,6 @@ fn fence_for(text: &str) -> String {
         }
     }
     "`".repeat(longest.max(2) + 1)
-}
-
-/// The markdown fence language of a path.
-fn language_of(path: &str) -> &'static str {
-    let extension = path.rsplit_once('.').map(|(_, extension)| extension);
-    match extension.unwrap_or("") {
-        "rs" => "rust",
-        "ts" | "mts" | "cts" => "typescript",
-        "tsx" => "tsx",
-        "js" | "mjs" | "cjs" | "jsx" => "javascript",
-        "py" | "pyi" => "python",
-        "go" => "go",
-        "java" => "java",
-        "c" | "h" => "c",
-        "cc" | "cpp" | "cxx" | "hpp" | "hh" => "cpp",
-        "json" => "json",
-        "yaml" | "yml" => "yaml",
-        "toml" => "toml",
-        "md" => "markdown",
-        "sh" | "bash" => "bash",
-        "html" => "html",
-        "css" => "css",
-        "sql" => "sql",
-        _ => "text",
-    }
 }
 
 #[cfg(test)]

@@ -4,101 +4,22 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A language the index parses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    /// `.ts`, `.mts`, `.cts`.
-    TypeScript,
-    /// `.tsx`.
-    Tsx,
-    /// `.js`, `.jsx`, `.mjs`, `.cjs`.
-    JavaScript,
-    /// `.py`, `.pyi`.
-    Python,
-    /// `.rs`.
-    Rust,
-    /// `.go`.
-    Go,
-    /// `.java`.
-    Java,
-    /// `.c`, `.h`.
-    C,
-    /// `.cc`, `.cpp`, `.cxx`, `.hpp`, `.hh`, `.hxx`.
-    Cpp,
-    /// `.json`.
-    Json,
-    /// `.yaml`, `.yml`.
-    Yaml,
-}
+pub use hone_protocol::Language;
 
-impl Language {
-    /// Every language, in a stable order.
-    pub const ALL: [Language; 11] = [
-        Language::TypeScript,
-        Language::Tsx,
-        Language::JavaScript,
-        Language::Python,
-        Language::Rust,
-        Language::Go,
-        Language::Java,
-        Language::C,
-        Language::Cpp,
-        Language::Json,
-        Language::Yaml,
-    ];
-
-    /// The language of a file, from its extension.
-    pub fn from_path(path: &str) -> Option<Language> {
-        let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();
-        Some(match extension.as_str() {
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
-            "py" | "pyi" => Language::Python,
-            "rs" => Language::Rust,
-            "go" => Language::Go,
-            "java" => Language::Java,
-            "c" | "h" => Language::C,
-            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::Cpp,
-            "json" => Language::Json,
-            "yaml" | "yml" => Language::Yaml,
-            _ => return None,
-        })
-    }
-
-    /// Lower-case name (`typescript`, `python`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::JavaScript => "javascript",
-            Language::Python => "python",
-            Language::Rust => "rust",
-            Language::Go => "go",
-            Language::Java => "java",
-            Language::C => "c",
-            Language::Cpp => "cpp",
-            Language::Json => "json",
-            Language::Yaml => "yaml",
-        }
-    }
-
-    /// The tree-sitter grammar.
-    pub fn grammar(self) -> tree_sitter::Language {
-        match self {
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Language::Python => tree_sitter_python::LANGUAGE.into(),
-            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Language::Go => tree_sitter_go::LANGUAGE.into(),
-            Language::Java => tree_sitter_java::LANGUAGE.into(),
-            Language::C => tree_sitter_c::LANGUAGE.into(),
-            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-            Language::Json => tree_sitter_json::LANGUAGE.into(),
-            Language::Yaml => tree_sitter_yaml::LANGUAGE.into(),
-        }
+/// The tree-sitter grammar of `language`.
+pub fn grammar(language: Language) -> tree_sitter::Language {
+    match language {
+        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Language::Python => tree_sitter_python::LANGUAGE.into(),
+        Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Language::Go => tree_sitter_go::LANGUAGE.into(),
+        Language::Java => tree_sitter_java::LANGUAGE.into(),
+        Language::C => tree_sitter_c::LANGUAGE.into(),
+        Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Language::Json => tree_sitter_json::LANGUAGE.into(),
+        Language::Yaml => tree_sitter_yaml::LANGUAGE.into(),
     }
 }
 
@@ -385,17 +306,9 @@ mod tests {
     fn every_grammar_loads_and_parses() {
         for language in Language::ALL {
             let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&language.grammar()).unwrap();
+            parser.set_language(&grammar(language)).unwrap();
             let tree = parser.parse("x", None).unwrap();
             assert!(tree.root_node().child_count() <= 2, "{}", language.as_str());
         }
-    }
-
-    #[test]
-    fn languages_come_from_extensions() {
-        assert_eq!(Language::from_path("src/App.tsx"), Some(Language::Tsx));
-        assert_eq!(Language::from_path("a/b.PY"), Some(Language::Python));
-        assert_eq!(Language::from_path("include/x.hpp"), Some(Language::Cpp));
-        assert_eq!(Language::from_path("Makefile"), None);
     }
 }

@@ -21,7 +21,7 @@ impl SyntaxChecker for TreeSitterSyntax {
             return None;
         }
         let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&language.grammar()).ok()?;
+        parser.set_language(&crate::model::grammar(language)).ok()?;
         let tree = parser.parse(source, None)?;
         let mut errors = Vec::new();
         collect(tree.root_node(), source, &mut errors);

@@ -19,11 +19,13 @@
 mod collect;
 mod error;
 mod event;
+mod language;
 mod message;
 mod request;
 
 pub use collect::{Outcome, ResponseCollector};
 pub use error::{ErrorCategory, HoneError};
 pub use event::{StopReason, StreamEvent, Usage};
+pub use language::Language;
 pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolResult};
 pub use request::{ChatRequest, ThinkingConfig, ToolSpec};

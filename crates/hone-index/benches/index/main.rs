@@ -375,7 +375,9 @@ fn bare_parse(contents: &[(Language, String)], threads: usize) {
                     contents.get(next.fetch_add(1, Ordering::Relaxed))
                 {
                     if current != Some(*language) {
-                        parser.set_language(&language.grammar()).unwrap();
+                        parser
+                            .set_language(&hone_index::model::grammar(*language))
+                            .unwrap();
                         current = Some(*language);
                     }
                     let tree = parser.parse(text, None).unwrap();

@@ -87,7 +87,7 @@ fn code_language(path: &str) -> Option<Language> {
 
 fn parse(language: Language, source: &str) -> Option<Tree> {
     let mut parser = Parser::new();
-    parser.set_language(&language.grammar()).ok()?;
+    parser.set_language(&crate::model::grammar(language)).ok()?;
     parser.parse(source, None)
 }
 

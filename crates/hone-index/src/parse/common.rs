@@ -416,7 +416,7 @@ mod tests {
         let source = "ab\n  é; x = 1;\n";
         let mut parser = tree_sitter::Parser::new();
         parser
-            .set_language(&crate::model::Language::JavaScript.grammar())
+            .set_language(&crate::model::grammar(crate::model::Language::JavaScript))
             .unwrap();
         let tree = parser.parse(source, None).unwrap();
         let x = tree.root_node().descendant_for_byte_range(9, 10).unwrap();

@@ -16,7 +16,10 @@ use crate::model::{FileOutline, Language};
 pub fn outline(language: Language, source: &str) -> FileOutline {
     let mut parser = tree_sitter::Parser::new();
     let mut result = FileOutline::empty(language);
-    if parser.set_language(&language.grammar()).is_err() {
+    if parser
+        .set_language(&crate::model::grammar(language))
+        .is_err()
+    {
         result.has_errors = true;
         return result;
     }
