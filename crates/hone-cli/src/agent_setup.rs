@@ -157,7 +157,7 @@ pub(crate) fn open_code_index(
                 eprintln!("hone: warning: {}", large_update_warning(progress.total));
             }
         })
-        .map_err(|error| HoneError::config(error.to_string()))?;
+        .map_err(HoneError::from)?;
     Ok(SharedIndex::new(indexer))
 }
 

@@ -14,6 +14,7 @@ pub(crate) fn code_for(category: ErrorCategory) -> u8 {
         ErrorCategory::Provider => 7,
         ErrorCategory::Validation => 8,
         ErrorCategory::Tool => 3,
+        ErrorCategory::Storage => 9,
         ErrorCategory::Cancelled => 130,
     }
 }
@@ -64,6 +65,7 @@ mod tests {
             ErrorCategory::Provider,
             ErrorCategory::Validation,
             ErrorCategory::Tool,
+            ErrorCategory::Storage,
             ErrorCategory::Cancelled,
         ];
         let mut codes: Vec<_> = categories

@@ -21,7 +21,7 @@ use crate::index_prompt::{
 const CANCELLED: u8 = 130;
 
 fn index_error(error: IndexError) -> HoneError {
-    HoneError::config(error.to_string())
+    HoneError::from(error)
 }
 
 /// The project's index, opened as the `[index]` settings say, and those settings.

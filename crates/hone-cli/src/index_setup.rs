@@ -35,7 +35,7 @@ pub(crate) fn index_options(
 /// Opens the index of the project at `root` as `settings` say (not updated yet).
 pub(crate) fn open_index(root: &Path, settings: &IndexSettings) -> Result<Indexer, HoneError> {
     let options = index_options(root, settings)?;
-    Indexer::open(root, &options).map_err(|error| HoneError::config(error.to_string()))
+    Indexer::open(root, &options).map_err(HoneError::from)
 }
 
 #[cfg(test)]

@@ -127,9 +127,9 @@ pub(crate) fn open_store() -> Result<SessionStore, HoneError> {
     SessionStore::open_default().map_err(store_error)
 }
 
-/// A store error as a one-line configuration error (exit code 2).
+/// A store error as a one-line error of its category (storage, exit code 9; a bad id, 2).
 pub(crate) fn store_error(error: MemoryError) -> HoneError {
-    HoneError::config(error.to_string())
+    HoneError::from(error)
 }
 
 /// Which saved session `hone exec` continues.

@@ -273,9 +273,7 @@ impl Host for TuiHost {
             )));
         };
         let mut indexer = index.lock();
-        let report = indexer
-            .update(&mut |_| {})
-            .map_err(|error| HoneError::config(error.to_string()))?;
+        let report = indexer.update(&mut |_| {}).map_err(HoneError::from)?;
         Ok(format!(
             "index up to date: {} files ({} parsed, {} removed), {} symbols, in {} ms",
             report.files_total,

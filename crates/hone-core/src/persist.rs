@@ -94,7 +94,10 @@ pub(crate) fn open(
         return Ok((None, Saved::default()));
     };
     let failed = |error: hone_memory::MemoryError| {
-        HoneError::config(format!("cannot open session {session_id}: {error}"))
+        HoneError::new(
+            error.category(),
+            format!("cannot open session {session_id}: {error}"),
+        )
     };
     let info = store.find(&session_id).map_err(failed)?;
     store.set_model(&info.id, provider, model).map_err(failed)?;

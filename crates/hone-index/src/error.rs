@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use hone_protocol::{ErrorCategory, HoneError};
 use rusqlite::ErrorCode;
 
 /// An indexing or index-query failure.
@@ -100,6 +101,22 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// The category a front end reports: a bad root, ignore pattern or scope is the user's
+    /// to fix ([`ErrorCategory::Config`]); everything else is the index's
+    /// ([`ErrorCategory::Storage`]).
+    pub fn category(&self) -> ErrorCategory {
+        match self {
+            Self::Root { .. } | Self::Pattern { .. } | Self::Scope { .. } => ErrorCategory::Config,
+            Self::CreateDir { .. }
+            | Self::Locked { .. }
+            | Self::Corrupt { .. }
+            | Self::NewerSchema { .. }
+            | Self::Database { .. }
+            | Self::InvalidRecord { .. }
+            | Self::Watch { .. } => ErrorCategory::Storage,
+        }
+    }
+
     /// Classifies a SQLite error on the database at `path`: lock contention and corruption get
     /// their own variants because the user can act on them.
     pub(crate) fn database(path: &Path, source: rusqlite::Error) -> Self {
@@ -112,5 +129,32 @@ impl IndexError {
             },
             _ => Self::Database { path, source },
         }
+    }
+}
+
+impl From<IndexError> for HoneError {
+    fn from(error: IndexError) -> Self {
+        HoneError::new(error.category(), error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_failures_are_storage_errors_and_bad_scopes_are_the_users() {
+        let corrupt = IndexError::Corrupt {
+            path: PathBuf::from("index.db"),
+            detail: "not a database".into(),
+        };
+        let error = HoneError::from(corrupt);
+        assert_eq!(error.category, ErrorCategory::Storage);
+        assert!(error.message.contains("rm index.db"), "{}", error.message);
+        let scope = IndexError::Scope {
+            scope: "..".into(),
+            reason: "outside".into(),
+        };
+        assert_eq!(HoneError::from(scope).category, ErrorCategory::Config);
     }
 }

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use hone_protocol::{ErrorCategory, HoneError};
 use rusqlite::ErrorCode;
 
 /// A session-store failure.
@@ -81,6 +82,22 @@ pub enum MemoryError {
 }
 
 impl MemoryError {
+    /// The category a front end reports: an unknown or ambiguous session id is the user's
+    /// to fix ([`ErrorCategory::Config`]); everything else is the store's
+    /// ([`ErrorCategory::Storage`]).
+    pub fn category(&self) -> ErrorCategory {
+        match self {
+            Self::NotFound { .. } | Self::Ambiguous { .. } => ErrorCategory::Config,
+            Self::NoDataDir
+            | Self::CreateDir { .. }
+            | Self::Locked { .. }
+            | Self::Corrupt { .. }
+            | Self::NewerSchema { .. }
+            | Self::Decode { .. }
+            | Self::Database { .. } => ErrorCategory::Storage,
+        }
+    }
+
     /// Classifies a SQLite error on the database at `path`.
     pub(crate) fn database(path: &Path, source: rusqlite::Error) -> Self {
         let path = path.to_path_buf();
@@ -92,5 +109,28 @@ impl MemoryError {
             },
             _ => Self::Database { path, source },
         }
+    }
+}
+
+impl From<MemoryError> for HoneError {
+    fn from(error: MemoryError) -> Self {
+        HoneError::new(error.category(), error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_failures_are_storage_errors_and_bad_ids_are_the_users() {
+        let locked = MemoryError::Locked {
+            path: PathBuf::from("sessions.db"),
+        };
+        let error = HoneError::from(locked);
+        assert_eq!(error.category, ErrorCategory::Storage);
+        assert!(error.message.contains("sessions.db"), "{}", error.message);
+        let missing = MemoryError::NotFound { id: "01J".into() };
+        assert_eq!(HoneError::from(missing).category, ErrorCategory::Config);
     }
 }

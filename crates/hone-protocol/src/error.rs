@@ -22,6 +22,9 @@ pub enum ErrorCategory {
     Validation,
     /// A tool failed.
     Tool,
+    /// hone's own storage failed: the session store or the code index database is locked,
+    /// corrupt, of a newer schema, or cannot be written.
+    Storage,
     /// The user cancelled.
     Cancelled,
 }
@@ -37,6 +40,7 @@ impl ErrorCategory {
             ErrorCategory::Provider => "provider",
             ErrorCategory::Validation => "validation",
             ErrorCategory::Tool => "tool",
+            ErrorCategory::Storage => "storage",
             ErrorCategory::Cancelled => "cancelled",
         }
     }
@@ -82,6 +86,11 @@ impl HoneError {
     /// A configuration error.
     pub fn config(message: impl Into<String>) -> Self {
         Self::new(ErrorCategory::Config, message)
+    }
+
+    /// A failure of the session store or the code index.
+    pub fn storage(message: impl Into<String>) -> Self {
+        Self::new(ErrorCategory::Storage, message)
     }
 
     /// A network error.
@@ -132,6 +141,7 @@ mod tests {
         assert!(HoneError::network("x").is_retryable());
         assert!(HoneError::new(ErrorCategory::RateLimit, "x").is_retryable());
         assert!(!HoneError::config("x").is_retryable());
+        assert!(!HoneError::storage("x").is_retryable());
         assert!(!HoneError::cancelled().is_retryable());
     }
 }
