@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use hone_protocol::{ErrorCategory, HoneError};
-use rusqlite::ErrorCode;
+use hone_sqlite::SqliteError;
 
 /// A session-store failure.
 #[derive(Debug, thiserror::Error)]
@@ -100,14 +100,26 @@ impl MemoryError {
 
     /// Classifies a SQLite error on the database at `path`.
     pub(crate) fn database(path: &Path, source: rusqlite::Error) -> Self {
-        let path = path.to_path_buf();
-        match source.sqlite_error_code() {
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Self::Locked { path },
-            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => Self::Corrupt {
+        SqliteError::classify(path, source).into()
+    }
+}
+
+impl From<SqliteError> for MemoryError {
+    fn from(error: SqliteError) -> Self {
+        match error {
+            SqliteError::CreateDir { dir, source } => Self::CreateDir { dir, source },
+            SqliteError::Locked { path } => Self::Locked { path },
+            SqliteError::Corrupt { path, detail } => Self::Corrupt { path, detail },
+            SqliteError::NewerSchema {
                 path,
-                detail: source.to_string(),
+                found,
+                supported,
+            } => Self::NewerSchema {
+                path,
+                found,
+                supported,
             },
-            _ => Self::Database { path, source },
+            SqliteError::Database { path, source } => Self::Database { path, source },
         }
     }
 }

@@ -1,20 +1,17 @@
 //! The SQLite store: opening it, and the session records.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
+use hone_sqlite::Setup;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
 use crate::error::MemoryError;
 use crate::id::{ID_LEN, new_id, normalize, now_ms};
-use crate::migrations::migrate;
+use crate::migrations::MIGRATIONS;
 
 /// The database file under hone's data directory.
 pub const DB_FILE: &str = "sessions.db";
-
-/// How long to wait for another process's write lock before reporting [`MemoryError::Locked`].
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Columns of a session query, in the order [`session_from_row`] decodes them.
 pub(crate) const SESSION_COLUMNS: &str = "SELECT s.id, s.project, s.created_ms, s.updated_ms, \
@@ -92,15 +89,11 @@ impl SessionStore {
     /// Opens (creating it and its directory if needed) the store at `path` and brings its
     /// schema up to date.
     pub fn open(path: &Path) -> Result<Self, MemoryError> {
-        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| MemoryError::CreateDir {
-                dir: dir.to_path_buf(),
-                source,
-            })?;
-        }
-        let connection =
-            Connection::open(path).map_err(|error| MemoryError::database(path, error))?;
-        Self::init(connection, path.to_path_buf())
+        let connection = hone_sqlite::open(path, &Setup::new(MIGRATIONS))?;
+        Ok(Self {
+            connection,
+            path: path.to_path_buf(),
+        })
     }
 
     /// Opens the store at `sessions.db` in hone's data directory (`HONE_DATA_DIR` overrides).
@@ -117,34 +110,16 @@ impl SessionStore {
 
     /// A fresh store in memory (for tests).
     pub fn open_in_memory() -> Result<Self, MemoryError> {
-        let path = PathBuf::from(":memory:");
-        let connection =
-            Connection::open_in_memory().map_err(|error| MemoryError::database(&path, error))?;
-        Self::init(connection, path)
+        let connection = hone_sqlite::open_in_memory(&Setup::new(MIGRATIONS))?;
+        Ok(Self {
+            connection,
+            path: PathBuf::from(":memory:"),
+        })
     }
 
     /// The database file (`:memory:` for an in-memory store).
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    fn init(mut connection: Connection, path: PathBuf) -> Result<Self, MemoryError> {
-        let database = |error| MemoryError::database(&path, error);
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(database)?;
-        // The first statement reads the file header: a file that is not a database fails here.
-        connection
-            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
-            .map_err(database)?;
-        // In WAL mode NORMAL keeps every committed write across a killed process; only a
-        // power loss may drop the latest commits (never corrupting the file).
-        connection
-            .pragma_update(None, "synchronous", "NORMAL")
-            .map_err(database)?;
-        connection
-            .pragma_update(None, "foreign_keys", true)
-            .map_err(database)?;
-        migrate(&mut connection, &path)?;
-        Ok(Self { connection, path })
     }
 
     pub(crate) fn database(&self, error: rusqlite::Error) -> MemoryError {

@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use hone_sqlite::Setup;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::codec::{escape_like, file_kind, role_from_name, symbol_kind_from_name};
-use super::migrations::migrate;
+use super::migrations::MIGRATIONS;
 use super::outlines::{self, ReadError};
 use super::write::SqliteWrite;
 use super::{FileRecord, IndexStats, IndexStore, IndexWrite, SymbolLocation};
@@ -15,11 +16,13 @@ use crate::analysis::{Edge, SymbolTable};
 use crate::error::IndexError;
 use crate::model::{FileMetrics, FileOutline};
 
-/// How long to wait for another process's write lock before reporting [`IndexError::Locked`].
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Page cache per connection, in KiB.
-const PAGE_CACHE_KIB: i64 = -32 * 1024;
+/// The index database's migrations and tuning. A first index inserts hundreds of thousands
+/// of symbols in one transaction; a larger page cache (negative: KiB) keeps the name index
+/// from spilling while it grows.
+const SETUP: Setup<'static> = Setup {
+    migrations: MIGRATIONS,
+    cache_size: Some(-32 * 1024),
+};
 
 /// The index's generation (see [`IndexStore::rank_cache`]), as an SQL expression.
 pub(super) const GENERATION: &str =
@@ -44,50 +47,25 @@ impl SqliteStore {
     /// Opens (creating it and its directory if needed) the database at `path` and brings its
     /// schema up to date.
     pub fn open(path: &Path) -> Result<Self, IndexError> {
-        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| IndexError::CreateDir {
-                dir: dir.to_path_buf(),
-                source,
-            })?;
-        }
-        let connection =
-            Connection::open(path).map_err(|error| IndexError::database(path, error))?;
-        Self::init(connection, path.to_path_buf())
+        let connection = hone_sqlite::open(path, &SETUP)?;
+        Ok(Self {
+            connection,
+            path: path.to_path_buf(),
+        })
     }
 
     /// A fresh database in memory (for tests and throw-away indexes).
     pub fn open_in_memory() -> Result<Self, IndexError> {
-        let path = PathBuf::from(":memory:");
-        let connection =
-            Connection::open_in_memory().map_err(|error| IndexError::database(&path, error))?;
-        Self::init(connection, path)
+        let connection = hone_sqlite::open_in_memory(&SETUP)?;
+        Ok(Self {
+            connection,
+            path: PathBuf::from(":memory:"),
+        })
     }
 
     /// The database file (`:memory:` for an in-memory store).
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    fn init(mut connection: Connection, path: PathBuf) -> Result<Self, IndexError> {
-        let database = |error| IndexError::database(&path, error);
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(database)?;
-        // The first statement reads the file header: a file that is not a database fails here.
-        connection
-            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
-            .map_err(database)?;
-        connection
-            .pragma_update(None, "synchronous", "NORMAL")
-            .map_err(database)?;
-        // A first index inserts hundreds of thousands of symbols in one transaction; a larger
-        // page cache (negative: KiB) keeps the name index from spilling while it grows.
-        connection
-            .pragma_update(None, "cache_size", PAGE_CACHE_KIB)
-            .map_err(database)?;
-        connection
-            .pragma_update(None, "foreign_keys", true)
-            .map_err(database)?;
-        migrate(&mut connection, &path)?;
-        Ok(Self { connection, path })
     }
 
     fn database(&self, error: rusqlite::Error) -> IndexError {
@@ -433,7 +411,7 @@ impl IndexStore for SqliteStore {
             .map_err(|error| self.database(error))?;
         let stored = self.connection.execute(&sql, params![generation, graph]);
         self.connection
-            .busy_timeout(BUSY_TIMEOUT)
+            .busy_timeout(hone_sqlite::BUSY_TIMEOUT)
             .map_err(|error| self.database(error))?;
         stored
             .map(|rows| rows > 0)
