@@ -47,6 +47,7 @@ fn history() -> Vec<Message> {
                     name: "read_file".into(),
                     content,
                     is_error: false,
+                    effect: Default::default(),
                 })],
             });
         }

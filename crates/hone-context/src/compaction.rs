@@ -7,8 +7,8 @@ use hone_protocol::{ChatRequest, ContentBlock, Message, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::history::{
-    COMMAND_TOOLS, FILE_CONTENT_TOOLS, call_for, call_path, command_failed, command_text, cut,
-    first_line, is_request, request_text, turn_of_each, written_paths,
+    FILE_CONTENT_TOOLS, call_for, call_path, command_failed, cut, first_line, is_request,
+    request_text, turn_of_each,
 };
 use crate::tracked;
 
@@ -236,7 +236,7 @@ pub(crate) fn rule_summary(messages: &[Message]) -> String {
             let Some(call) = call_for(messages, index, &result.call_id) else {
                 continue;
             };
-            if COMMAND_TOOLS.contains(&call.name.as_str()) {
+            if let Some(command) = &result.effect.command {
                 let outcome = if command_failed(result) {
                     "failed"
                 } else {
@@ -244,7 +244,7 @@ pub(crate) fn rule_summary(messages: &[Message]) -> String {
                 };
                 commands.push(format!(
                     "`{}` → {outcome} ({})",
-                    cut(&command_text(call), 120),
+                    cut(command, 120),
                     first_line(&result.content, 80)
                 ));
             } else if result.is_error {
@@ -254,9 +254,9 @@ pub(crate) fn rule_summary(messages: &[Message]) -> String {
                     first_line(&result.content, 160)
                 ));
             } else {
-                for path in written_paths(call) {
-                    if !files.contains(&path) {
-                        files.push(path);
+                for path in &result.effect.written {
+                    if !files.contains(path) {
+                        files.push(path.clone());
                     }
                 }
             }
@@ -301,11 +301,21 @@ pub(crate) fn append_summary(previous: Option<&str>, new: &str, max_chars: usize
 
 #[cfg(test)]
 mod tests {
-    use hone_protocol::{ToolCall, ToolResult};
+    use hone_protocol::{ToolCall, ToolEffect, ToolResult};
 
     use super::*;
 
     fn round(id: &str, name: &str, arguments: serde_json::Value, output: &str) -> Vec<Message> {
+        round_with(id, name, arguments, output, ToolEffect::default())
+    }
+
+    fn round_with(
+        id: &str,
+        name: &str,
+        arguments: serde_json::Value,
+        output: &str,
+        effect: ToolEffect,
+    ) -> Vec<Message> {
         vec![
             Message {
                 role: Role::Assistant,
@@ -322,6 +332,7 @@ mod tests {
                     name: name.into(),
                     content: output.into(),
                     is_error: false,
+                    effect,
                 })],
             },
         ]
@@ -361,24 +372,34 @@ mod tests {
     #[test]
     fn rules_summarise_commands_files_errors_and_answers() {
         let mut history = vec![Message::user("fix the tests\nplease")];
-        history.extend(round(
+        history.extend(round_with(
             "c1",
             "run_tests",
             serde_json::json!({}),
             "exit code 1 · 0.2s\nFAIL",
+            ToolEffect::command("cargo test"),
         ));
-        history.extend(round(
+        history.extend(round_with(
             "e1",
             "edit_file",
-            serde_json::json!({"path": "src/a.rs"}),
+            serde_json::json!({"path": "./src/a.rs"}),
             "applied: edit src/a.rs",
+            ToolEffect::written(["src/a.rs".to_string()]),
+        ));
+        // A result without a declared effect is neither a command nor a write, whatever
+        // the tool's name.
+        history.extend(round(
+            "w1",
+            "write_file",
+            serde_json::json!({"path": "src/b.rs"}),
+            "applied: write src/b.rs",
         ));
         history.push(Message::assistant("Fixed the off-by-one.\nDetails…"));
         let summary = rule_summary(&history);
         assert_eq!(
             summary,
             "Summary of older turns (written by rules):\nRequests:\n- fix the tests\nCommands \
-             run:\n- `run_tests` → failed (exit code 1 · 0.2s)\nFiles changed:\n- src/a.rs\n\
+             run:\n- `cargo test` → failed (exit code 1 · 0.2s)\nFiles changed:\n- src/a.rs\n\
              Answers and decisions:\n- Fixed the off-by-one.\n"
         );
     }

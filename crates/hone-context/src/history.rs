@@ -13,21 +13,9 @@ use crate::tracked;
 /// start with this; they never start a turn.
 pub const HONE_NOTE_PREFIX: &str = "[hone]";
 
-/// Tools that write files, with the argument keys naming the files they write.
-const WRITE_TOOLS: &[(&str, &[&str])] = &[
-    ("write_file", &["path"]),
-    ("edit_file", &["path"]),
-    ("edit_lines", &["path"]),
-    ("delete_file", &["path"]),
-    ("move_file", &["from", "to"]),
-];
-
 /// Tools whose results hold file contents (dropped first when they go stale).
 pub(crate) const FILE_CONTENT_TOOLS: &[&str] =
     &["read_file", "get_function", "get_class", "get_outline"];
-
-/// Tools that run commands.
-pub(crate) const COMMAND_TOOLS: &[&str] = &["run_command", "run_tests", "run_background"];
 
 /// Whether `message` is a user request: a user message with text of the user's own (not
 /// only tool results, tracked-file snapshots or hone's notes).
@@ -193,6 +181,7 @@ fn placeholder_result(call: &ToolCall) -> ContentBlock {
         name: call.name.clone(),
         content: "[hone] this result was removed from the context".to_string(),
         is_error: true,
+        effect: Default::default(),
     })
 }
 
@@ -241,74 +230,6 @@ pub(crate) fn call_path(call: &ToolCall) -> Option<String> {
         .iter()
         .find_map(|key| arguments.get(*key).and_then(Value::as_str))
         .map(|path| path.trim_start_matches("./").to_string())
-}
-
-/// The files a successful write call changed, from its arguments.
-pub(crate) fn written_paths(call: &ToolCall) -> Vec<String> {
-    let Ok(arguments) = call.parse_arguments() else {
-        return Vec::new();
-    };
-    if call.name == "apply_patch" {
-        return arguments
-            .get("patch")
-            .and_then(Value::as_str)
-            .map(patch_paths)
-            .unwrap_or_default();
-    }
-    let Some((_, keys)) = WRITE_TOOLS.iter().find(|(name, _)| *name == call.name) else {
-        return Vec::new();
-    };
-    keys.iter()
-        .filter_map(|key| arguments.get(*key).and_then(Value::as_str))
-        .map(|path| path.trim_start_matches("./").to_string())
-        .collect()
-}
-
-/// Paths named by a unified diff (`--- a/x`, `+++ b/x`) or a `*** Update File: x` patch.
-fn patch_paths(patch: &str) -> Vec<String> {
-    let mut paths: Vec<String> = Vec::new();
-    for line in patch.lines() {
-        let named = line
-            .strip_prefix("+++ ")
-            .or_else(|| line.strip_prefix("--- "))
-            .map(|rest| {
-                let rest = rest.split('\t').next().unwrap_or(rest).trim();
-                rest.strip_prefix("a/")
-                    .or_else(|| rest.strip_prefix("b/"))
-                    .unwrap_or(rest)
-            })
-            .or_else(|| {
-                ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
-                    .iter()
-                    .find_map(|prefix| line.strip_prefix(prefix))
-                    .map(str::trim)
-            });
-        if let Some(path) = named
-            && !path.is_empty()
-            && path != "/dev/null"
-            && !paths.iter().any(|known| known == path)
-        {
-            paths.push(path.to_string());
-        }
-    }
-    paths
-}
-
-/// The command a command tool ran, for summaries.
-pub(crate) fn command_text(call: &ToolCall) -> String {
-    let arguments = call.parse_arguments().unwrap_or(Value::Null);
-    match arguments.get("command").and_then(Value::as_str) {
-        Some(command) => command.to_string(),
-        None => {
-            let detail = arguments
-                .get("path")
-                .or_else(|| arguments.get("filter"))
-                .and_then(Value::as_str)
-                .map(|text| format!(" {text}"))
-                .unwrap_or_default();
-            format!("{}{detail}", call.name)
-        }
-    }
 }
 
 /// Whether a command result reports failure (an error result or a non-zero exit code).
@@ -375,6 +296,7 @@ mod tests {
                         name: "read_file".into(),
                         content: "x".into(),
                         is_error: false,
+                        effect: Default::default(),
                     })
                 })
                 .collect(),
@@ -418,31 +340,13 @@ mod tests {
     }
 
     #[test]
-    fn written_paths_come_from_arguments_and_patches() {
-        assert_eq!(
-            written_paths(&call("1", "edit_file", r#"{"path":"./src/a.rs"}"#)),
-            ["src/a.rs"]
-        );
-        assert_eq!(
-            written_paths(&call("1", "move_file", r#"{"from":"a","to":"b"}"#)),
-            ["a", "b"]
-        );
-        let patch = "--- a/x.rs\n+++ b/x.rs\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.rs\n";
-        let arguments = serde_json::json!({ "patch": patch }).to_string();
-        assert_eq!(
-            written_paths(&call("1", "apply_patch", &arguments)),
-            ["x.rs", "new.rs"]
-        );
-        assert!(written_paths(&call("1", "read_file", r#"{"path":"a"}"#)).is_empty());
-    }
-
-    #[test]
     fn command_failures_are_recognised() {
         let result = |content: &str, is_error| ToolResult {
             call_id: "c".into(),
             name: "run_command".into(),
             content: content.into(),
             is_error,
+            effect: hone_protocol::ToolEffect::command("cargo test"),
         };
         assert!(command_failed(&result("exit code 1 · 0.2s\nFAIL", false)));
         assert!(!command_failed(&result("exit code 0 · 0.2s\nok", false)));

@@ -4,9 +4,7 @@
 use hone_protocol::{ContentBlock, Message, ToolCall};
 use serde::{Deserialize, Serialize};
 
-use crate::history::{
-    COMMAND_TOOLS, call_for, command_failed, command_text, cut, first_line, written_paths,
-};
+use crate::history::{call_for, command_failed, cut, first_line};
 
 /// Characters kept of a request (the head and the tail of longer ones).
 const MAX_REQUEST_CHARS: usize = 4_000;
@@ -125,9 +123,9 @@ impl TaskMemory {
             let outcome = if result.is_error { "failed" } else { "ok" };
             step.push(format!("{} ({outcome})", call.name));
             if !result.is_error {
-                for path in written_paths(call) {
-                    self.files_changed.retain(|known| *known != path);
-                    self.files_changed.push(path);
+                for path in &result.effect.written {
+                    self.files_changed.retain(|known| known != path);
+                    self.files_changed.push(path.clone());
                 }
             }
             if let Some(said) = result
@@ -138,8 +136,7 @@ impl TaskMemory {
                 let said = said.split(". Do not retry").next().unwrap_or(said);
                 self.decide(cut(&format!("User (denying {}): {said}", call.name), 240));
             }
-            if COMMAND_TOOLS.contains(&call.name.as_str()) {
-                let command = command_text(call);
+            if let Some(command) = result.effect.command.clone() {
                 self.failing_commands
                     .retain(|failing| failing.command != command);
                 if command_failed(result) {
@@ -236,7 +233,7 @@ fn keep_ends(text: &str, limit: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use hone_protocol::{Role, ToolResult};
+    use hone_protocol::{Role, ToolEffect, ToolResult};
 
     use super::*;
 
@@ -248,12 +245,19 @@ mod tests {
         }
     }
 
-    fn result(id: &str, name: &str, content: &str, is_error: bool) -> ContentBlock {
+    fn result(
+        id: &str,
+        name: &str,
+        content: &str,
+        is_error: bool,
+        effect: ToolEffect,
+    ) -> ContentBlock {
         ContentBlock::ToolResult(ToolResult {
             call_id: id.into(),
             name: name.into(),
             content: content.into(),
             is_error,
+            effect,
         })
     }
 
@@ -269,13 +273,26 @@ mod tests {
         let results = Message {
             role: Role::User,
             content: vec![
-                result("1", "edit_file", "applied: edit src/math.js", false),
-                result("2", "run_tests", "exit code 1 · 0.1s\nFAIL add", false),
+                result(
+                    "1",
+                    "edit_file",
+                    "applied: edit src/math.js",
+                    false,
+                    ToolEffect::written(["src/math.js".to_string()]),
+                ),
+                result(
+                    "2",
+                    "run_tests",
+                    "exit code 1 · 0.1s\nFAIL add",
+                    false,
+                    ToolEffect::command("run_tests"),
+                ),
                 result(
                     "3",
                     "write_file",
                     "not run: the user denied this call and said: keep x. Do not retry it.",
                     true,
+                    ToolEffect::written(["x".to_string()]),
                 ),
             ],
         };
@@ -300,7 +317,13 @@ mod tests {
         }
         let passing = Message {
             role: Role::User,
-            content: vec![result("4", "run_tests", "exit code 0 · 0.1s", false)],
+            content: vec![result(
+                "4",
+                "run_tests",
+                "exit code 0 · 0.1s",
+                false,
+                ToolEffect::command("run_tests"),
+            )],
         };
         memory.on_round(&[call("4", "run_tests", serde_json::json!({}))], &passing);
         assert!(memory.failing_commands.is_empty());

@@ -41,6 +41,7 @@ fn read_round(id: &str, path: &str, content: &str) -> [Message; 2] {
                 name: "read_file".into(),
                 content: content.into(),
                 is_error: false,
+                effect: Default::default(),
             })],
         },
     ]

@@ -68,6 +68,7 @@ fn history(turns: &[Turn]) -> Vec<Message> {
                     name: "read_file".into(),
                     content: text(call, *size),
                     is_error: false,
+                    effect: Default::default(),
                 }));
             }
             let mut assistant = Vec::new();

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hone_policy::{Action, Decision};
-use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolResult};
+use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolEffect, ToolResult};
 use hone_tools::{
     CommandPlan, EditPlan, Invocation, Plan, Tool, ToolErrorKind, ToolKind, ToolOutput,
 };
@@ -300,7 +300,21 @@ impl Agent {
         output
     }
 
+    /// Shows, approves and applies `plan`; the output declares the files it writes.
     pub(crate) async fn run_edit(
+        &mut self,
+        call: &ToolCall,
+        tool: &str,
+        plan: EditPlan,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let effect = plan.effect();
+        self.apply_edit(call, tool, plan, cancel)
+            .await
+            .with_effect(effect)
+    }
+
+    async fn apply_edit(
         &mut self,
         call: &ToolCall,
         tool: &str,
@@ -361,7 +375,21 @@ impl Agent {
         self.write_edit(call, plan, cancel).await
     }
 
+    /// Approves and runs `plan`; the output declares the command.
     async fn run_command(
+        &mut self,
+        call: &ToolCall,
+        tool: &str,
+        plan: CommandPlan,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let effect = ToolEffect::command(plan.display.clone());
+        self.execute_command(call, tool, plan, cancel)
+            .await
+            .with_effect(effect)
+    }
+
+    async fn execute_command(
         &mut self,
         call: &ToolCall,
         tool: &str,
@@ -539,6 +567,7 @@ fn result_for(call: &ToolCall, output: ToolOutput) -> ToolResult {
         name: call.name.clone(),
         content: output.content,
         is_error: output.is_error,
+        effect: output.effect,
     }
 }
 

@@ -287,6 +287,7 @@ pub(crate) fn refused_results(calls: &[ToolCall], why: &str) -> Message {
                     name: call.name.clone(),
                     content: format!("not run: {why}"),
                     is_error: true,
+                    effect: Default::default(),
                 })
             })
             .collect(),

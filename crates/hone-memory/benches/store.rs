@@ -55,6 +55,7 @@ fn message(index: usize) -> (Message, MessageStats) {
                     name: "read_file".into(),
                     content: "    let value = compute(input);  // a line of code\n".repeat(80),
                     is_error: false,
+                    effect: Default::default(),
                 })],
             },
             MessageStats::default(),

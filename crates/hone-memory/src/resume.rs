@@ -77,6 +77,7 @@ fn close_calls(out: &mut Vec<Message>, open: &mut Vec<(String, String)>, next: O
                         name,
                         content: INTERRUPTED_RESULT.to_string(),
                         is_error: true,
+                        effect: Default::default(),
                     })
                 });
         let (mut results, rest): (Vec<ContentBlock>, Vec<ContentBlock>) = message
@@ -125,6 +126,7 @@ mod tests {
                         name: "read_file".into(),
                         content: "ok".into(),
                         is_error: false,
+                        effect: Default::default(),
                     })
                 })
                 .collect(),

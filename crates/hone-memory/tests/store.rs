@@ -64,6 +64,7 @@ fn every_block() -> Vec<Message> {
                 name: "read_file".into(),
                 content: "fn main() {}\n".into(),
                 is_error: true,
+                effect: Default::default(),
             })],
         },
     ]

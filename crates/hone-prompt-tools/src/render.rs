@@ -118,6 +118,7 @@ mod tests {
             name: "read_file".into(),
             content: "fn main() {}\n".into(),
             is_error: false,
+            effect: Default::default(),
         };
         assert_eq!(
             render_tool_result(&result),
@@ -132,6 +133,7 @@ mod tests {
             name: "read_file".into(),
             content: "no such file".into(),
             is_error: true,
+            effect: Default::default(),
         };
         assert!(
             render_tool_result(&result).contains("\"content\": \"no such file\", \"error\": true}")

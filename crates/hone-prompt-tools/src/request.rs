@@ -120,12 +120,14 @@ mod tests {
                         name: "read_file".into(),
                         content: "fn main() {}".into(),
                         is_error: false,
+                        effect: Default::default(),
                     }),
                     ContentBlock::ToolResult(ToolResult {
                         call_id: "call_1".into(),
                         name: "grep".into(),
                         content: "boom".into(),
                         is_error: true,
+                        effect: Default::default(),
                     }),
                     ContentBlock::Image(ImageRef::Url {
                         url: "https://example.com/a.png".into(),

@@ -27,5 +27,5 @@ pub use collect::{Outcome, ResponseCollector};
 pub use error::{ErrorCategory, HoneError};
 pub use event::{StopReason, StreamEvent, Usage};
 pub use language::Language;
-pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolResult};
+pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolEffect, ToolResult};
 pub use request::{ChatRequest, ThinkingConfig, ToolSpec};

@@ -128,6 +128,45 @@ pub struct ToolResult {
     /// True when the tool failed; the content then explains why.
     #[serde(default)]
     pub is_error: bool,
+    /// What the call did to the project, as the tool declared it (for the context manager's
+    /// summaries; never sent to a provider).
+    #[serde(default, skip_serializing_if = "ToolEffect::is_none")]
+    pub effect: ToolEffect,
+}
+
+/// What a tool call did besides answering: the files it wrote, the command it ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolEffect {
+    /// Root-relative paths of the files the call changed, created, deleted or moved (both
+    /// ends of a move), when it got as far as proposing the change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub written: Vec<String>,
+    /// The command the call ran (or asked to run), as shown to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+impl ToolEffect {
+    /// A call that wrote `paths`.
+    pub fn written(paths: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            written: paths.into_iter().collect(),
+            command: None,
+        }
+    }
+
+    /// A call that ran `command`.
+    pub fn command(command: impl Into<String>) -> Self {
+        Self {
+            written: Vec::new(),
+            command: Some(command.into()),
+        }
+    }
+
+    /// True for a call without effects (a read).
+    pub fn is_none(&self) -> bool {
+        self.written.is_empty() && self.command.is_none()
+    }
 }
 
 /// An image given to the model, either inline or by URL.
@@ -209,5 +248,26 @@ mod tests {
         assert_eq!(back, message);
         assert_eq!(back.text(), "hi");
         assert_eq!(back.tool_calls().count(), 1);
+    }
+
+    #[test]
+    fn effects_are_stored_only_when_there_are_some() {
+        let mut result = ToolResult {
+            call_id: "c".into(),
+            name: "read_file".into(),
+            content: "x".into(),
+            is_error: false,
+            effect: ToolEffect::default(),
+        };
+        let json = serde_json::to_value(&result).unwrap();
+        assert!(json.get("effect").is_none(), "{json}");
+        result.effect = ToolEffect::written(["src/a.rs".to_string()]);
+        let json = serde_json::to_value(&result).unwrap();
+        assert_eq!(json["effect"]["written"][0], "src/a.rs");
+        assert!(json["effect"].get("command").is_none(), "{json}");
+        let back: ToolResult = serde_json::from_value(json).unwrap();
+        assert_eq!(back, result);
+        assert!(ToolEffect::default().is_none());
+        assert!(!ToolEffect::command("make").is_none());
     }
 }

@@ -288,6 +288,7 @@ async fn history_round_trip_sends_signed_thinking_tool_use_and_tool_results() {
             name: call.name.clone(),
             content: "no such file".into(),
             is_error: true,
+            effect: Default::default(),
         })]));
     collect(provider.as_ref(), request).await;
 
@@ -335,6 +336,7 @@ async fn consecutive_messages_of_one_role_are_merged_with_tool_results_first() {
             name: "read_file".into(),
             content: "data".into(),
             is_error: false,
+            effect: Default::default(),
         }),
     ]));
     collect(provider_for("anthropic", &server).as_ref(), request).await;

@@ -259,6 +259,7 @@ async fn history_round_trip_sends_calls_signatures_and_responses_by_name() {
             name: calls[0].name.clone(),
             content: "fn a() {}".into(),
             is_error: false,
+            effect: Default::default(),
         })],
     });
     // A second user message right after is merged into the same content.
@@ -269,6 +270,7 @@ async fn history_round_trip_sends_calls_signatures_and_responses_by_name() {
             name: String::new(),
             content: "permission denied".into(),
             is_error: true,
+            effect: Default::default(),
         })],
     });
     collect(provider.as_ref(), request).await;

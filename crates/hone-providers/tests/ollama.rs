@@ -285,6 +285,7 @@ async fn a_streamed_tool_call_round_trips_into_the_next_request() {
                     name: call.name.clone(),
                     content: format!("contents of {}", call.arguments),
                     is_error: false,
+                    effect: Default::default(),
                 })
             })
             .collect(),

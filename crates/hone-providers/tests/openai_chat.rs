@@ -125,6 +125,7 @@ async fn history_maps_tool_calls_results_and_images() {
                 name: "read_file".into(),
                 content: "fn a() {}".into(),
                 is_error: false,
+                effect: Default::default(),
             }),
             ContentBlock::Text {
                 text: "And this screenshot:".into(),

@@ -299,6 +299,7 @@ async fn a_streamed_tool_call_round_trips_into_the_next_request() {
             name: call.name.clone(),
             content: "pub fn lib() {}".into(),
             is_error: false,
+            effect: Default::default(),
         })],
     });
     let events = collect(provider.as_ref(), request).await;

@@ -79,6 +79,7 @@ async fn history_with_tool_calls_is_sent_as_text() {
             name: "read_file".into(),
             content: "fn a() {}".into(),
             is_error: false,
+            effect: Default::default(),
         })],
     });
     let events = collect(prompt_mode_provider(&server).as_ref(), chat).await;

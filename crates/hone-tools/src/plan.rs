@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use hone_protocol::ToolEffect;
 use serde::{Deserialize, Serialize};
 
 /// The result of a tool, as shown to the model.
@@ -11,6 +12,8 @@ pub struct ToolOutput {
     pub content: String,
     /// True when the tool failed; `content` then says why and what to do next.
     pub is_error: bool,
+    /// The files written and the command run (see [`ToolOutput::with_effect`]).
+    pub effect: ToolEffect,
 }
 
 impl ToolOutput {
@@ -19,6 +22,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: false,
+            effect: ToolEffect::default(),
         }
     }
 
@@ -27,7 +31,24 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: true,
+            effect: ToolEffect::default(),
         }
+    }
+
+    /// The same result, declaring what the call did (files written, command run).
+    #[must_use]
+    pub fn with_effect(mut self, effect: ToolEffect) -> Self {
+        self.effect = effect;
+        self
+    }
+}
+
+impl EditPlan {
+    /// What applying the plan writes: every changed path, and both ends of a move.
+    pub fn effect(&self) -> ToolEffect {
+        ToolEffect::written(self.changes.iter().flat_map(|change| {
+            std::iter::once(change.path.clone()).chain(change.rename_to.clone())
+        }))
     }
 }
 
@@ -120,4 +141,28 @@ pub struct CommandPlan {
     pub timeout: Duration,
     /// Whether it runs in the background (returns a job id at once).
     pub background: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_plan_writes_every_changed_path_and_both_ends_of_a_move() {
+        let change = |path: &str, rename_to: Option<&str>| FileChange {
+            path: path.into(),
+            before: None,
+            after: Some(String::new()),
+            rename_to: rename_to.map(Into::into),
+        };
+        let plan = EditPlan {
+            summary: "move".into(),
+            changes: vec![change("a.rs", Some("b.rs")), change("c.rs", None)],
+            destructive: None,
+        };
+        assert_eq!(plan.effect().written, ["a.rs", "b.rs", "c.rs"]);
+        assert_eq!(plan.effect().command, None);
+        let output = ToolOutput::ok("done").with_effect(ToolEffect::command("make"));
+        assert_eq!(output.effect.command.as_deref(), Some("make"));
+    }
 }

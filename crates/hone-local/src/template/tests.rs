@@ -61,6 +61,7 @@ fn request_for(case: &Json) -> ChatRequest {
                     name: text(&message["name"]),
                     content,
                     is_error,
+                    effect: Default::default(),
                 });
                 match request.messages.last_mut() {
                     Some(last)

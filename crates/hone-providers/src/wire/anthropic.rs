@@ -265,6 +265,7 @@ mod tests {
                         name: "read_file".into(),
                         content: "contents".into(),
                         is_error: false,
+                        effect: Default::default(),
                     })],
                 },
             ],

@@ -208,6 +208,7 @@ pub fn history_request() -> ChatRequest {
                     name: "read_file".into(),
                     content: "fn main() {}".into(),
                     is_error: false,
+                    effect: Default::default(),
                 }),
                 ContentBlock::Text {
                     text: "Now explain it.".into(),

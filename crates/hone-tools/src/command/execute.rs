@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::ExitStatus;
 use std::time::Duration;
 
+use hone_protocol::ToolEffect;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -190,6 +191,7 @@ fn report(
     ToolOutput {
         content: text,
         is_error,
+        effect: ToolEffect::default(),
     }
 }
 
