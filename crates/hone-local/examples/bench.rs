@@ -24,7 +24,7 @@ use futures::StreamExt;
 use futures::executor::block_on;
 use hone_local::{GenerationStats, LocalOptions, LocalProvider, WeightLayout};
 use hone_protocol::{ChatRequest, Message, StreamEvent};
-use hone_providers::Provider;
+use hone_provider_api::Provider;
 use tokio_util::sync::CancellationToken;
 
 const FILLER: &str = "fn parse_line(line: &str) -> Option<(String, u32)> {\n    \

@@ -1,7 +1,7 @@
 //! hone's embedded model: a Qwen2 GGUF run in-process on the CPU with candle.
 //!
 //! [`LocalProvider::load`] reads a model file once per process and returns a
-//! [`hone_providers::Provider`] (name `local`) that streams answers token by token, with
+//! [`hone_provider_api::Provider`] (name `local`) that streams answers token by token, with
 //! tool calls parsed from the model's `<tool_call>` blocks. The prompt is the model's own
 //! chat template (`tokenizer.chat_template`, rendered with minijinja as `transformers`
 //! renders it) and the tokenizer is built from the vocabulary stored in the file. The
@@ -12,7 +12,7 @@
 //! use futures::StreamExt;
 //! use hone_local::{LocalOptions, LocalProvider};
 //! use hone_protocol::{ChatRequest, StreamEvent};
-//! use hone_providers::Provider;
+//! use hone_provider_api::Provider;
 //! use tokio_util::sync::CancellationToken;
 //!
 //! # async fn demo() -> Result<(), hone_local::LocalError> {

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use futures::channel::mpsc::unbounded;
 use futures::future::BoxFuture;
 use hone_protocol::{ChatRequest, HoneError, StopReason, StreamEvent, Usage};
-use hone_providers::{EventStream, ModelInfo, Provider};
+use hone_provider_api::{EventStream, ModelInfo, Provider};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Engine, Finish, Flow, GenerationStats, Job, Loaded, Settings};

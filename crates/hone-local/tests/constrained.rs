@@ -11,7 +11,7 @@ use futures::StreamExt;
 use futures::executor::block_on;
 use hone_local::{LocalOptions, LocalProvider};
 use hone_protocol::{ChatRequest, ResponseCollector, StopReason, StreamEvent, ToolSpec};
-use hone_providers::Provider;
+use hone_provider_api::Provider;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

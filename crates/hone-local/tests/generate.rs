@@ -12,7 +12,7 @@ use hone_local::{LocalOptions, LocalProvider};
 use hone_protocol::{
     ChatRequest, Message, ResponseCollector, StopReason, StreamEvent, ToolSpec, Usage,
 };
-use hone_providers::Provider;
+use hone_provider_api::Provider;
 use tokio_util::sync::CancellationToken;
 
 fn provider() -> Option<Arc<LocalProvider>> {

@@ -1,4 +1,5 @@
-//! hone's provider layer: one [`Provider`] trait, one adapter per wire API.
+//! hone's provider layer: one adapter per wire API behind the [`Provider`] trait (defined in
+//! `hone-provider-api`, re-exported here).
 //!
 //! A provider turns a [`ChatRequest`] into a stream of [`StreamEvent`]s that always ends
 //! with exactly one terminal event (completed, failed or cancelled). Adapters differ only
@@ -31,52 +32,17 @@ mod ollama_ctx;
 mod retry;
 mod wire;
 
-use std::pin::Pin;
 use std::sync::Arc;
 
-use futures::Stream;
 use futures::future::BoxFuture;
 use hone_config::{ProviderConfig, ToolMode};
-use hone_protocol::{ChatRequest, HoneError, StreamEvent};
-use serde::{Deserialize, Serialize};
+use hone_protocol::{ChatRequest, HoneError};
 use tokio_util::sync::CancellationToken;
 
 pub use driver::replay;
+pub use hone_provider_api::{EventStream, ModelInfo, Provider};
 pub use ollama_ctx::ollama_num_ctx;
 pub use retry::{backoff_delay, parse_retry_after};
-
-/// A stream of response events that ends with exactly one terminal event.
-pub type EventStream = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
-
-/// A model a provider offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModelInfo {
-    /// Identifier to put in requests.
-    pub id: String,
-    /// Human-readable name, when the API gives one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display_name: Option<String>,
-    /// Context window in tokens, when the API reports it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_window: Option<u32>,
-}
-
-/// Something that streams completions from a model.
-pub trait Provider: Send + Sync {
-    /// Instance name (`openai`, `work`, …).
-    fn name(&self) -> &str;
-
-    /// Model used when a request leaves [`ChatRequest::model`] empty.
-    fn default_model(&self) -> &str;
-
-    /// Streams a completion. Never fails synchronously: problems arrive as a
-    /// terminal [`StreamEvent::Failed`]. Cancelling `cancel` ends the stream with
-    /// [`StreamEvent::Cancelled`] and closes the connection.
-    fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream;
-
-    /// Lists the models the provider offers.
-    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, HoneError>>;
-}
 
 /// Builds the provider described by `config`.
 ///
