@@ -1,7 +1,7 @@
 //! hone's provider layer: one adapter per wire API behind the [`Provider`] trait (defined in
 //! `hone-provider-api`, re-exported here).
 //!
-//! A provider turns a [`ChatRequest`] into a stream of [`StreamEvent`]s that always ends
+//! A provider turns a [`ChatRequest`] into a stream of [`StreamEvent`](hone_protocol::StreamEvent)s that always ends
 //! with exactly one terminal event (completed, failed or cancelled). Adapters differ only
 //! in how they build the HTTP request and decode the streamed frames; transport, retries,
 //! idle timeouts and cancellation are shared (see [`build_provider`]).
