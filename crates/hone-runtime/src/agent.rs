@@ -1,0 +1,167 @@
+//! What every session derives from the configuration before it starts: the policy, the
+//! secrets to redact, the prompt profile, localisation and the guided flow, the checks
+//! after edits, and the models of each role.
+
+use std::str::FromStr;
+
+use hone_config::{
+    Config, FlowSetting, LocalizeSetting, PromptProfileSetting, ProviderConfig,
+    RoleSetting,
+};
+use hone_core::{FlowMode, Guidance, LocalizeMode, PromptProfile, RoleModel, RoleModels};
+use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
+use hone_protocol::HoneError;
+
+use crate::interaction::Interaction;
+
+/// The session settings that come straight from the configuration.
+pub struct AgentBasics {
+    /// API keys, redacted from every log line.
+    pub secrets: Vec<String>,
+    /// The model.
+    pub model: String,
+    /// How much prompt to spend on rules and tool descriptions.
+    pub prompt_profile: PromptProfile,
+    /// Approval mode and `[permissions]` rules.
+    pub permissions: Permissions,
+    /// The approval mode's name.
+    pub approval: String,
+    /// Tool rounds per turn.
+    pub max_tool_rounds: u32,
+    /// How the model's commands are started (sandbox, environment).
+    pub commands: hone_tools::command::CommandSetup,
+    /// One line about the sandbox for `/status`.
+    pub sandbox_status: String,
+}
+
+/// The basics for `provider` under `config`.
+pub fn basics(
+    config: &Config,
+    provider: &ProviderConfig,
+    interaction: &dyn Interaction,
+) -> Result<AgentBasics, HoneError> {
+    let mode = ApprovalMode::from_str(config.approval().as_str())
+        .map_err(|error| HoneError::config(error.to_string()))?;
+    let rules = config.permission_rules();
+    let commands = CommandPolicy::new(&rules.allow, &rules.deny)
+        .map_err(|error| HoneError::config(format!("invalid [permissions] rule: {error}")))?;
+    let sandbox = crate::sandbox::command_sandbox(config, mode, interaction);
+    // Without the OS sandbox it asked for, full-auto does not run commands unasked.
+    let mode = if mode == ApprovalMode::FullAuto && sandbox.unavailable {
+        ApprovalMode::AutoEdit
+    } else {
+        mode
+    };
+    Ok(AgentBasics {
+        secrets: crate::sandbox::secrets(config, provider),
+        model: provider.model.clone(),
+        prompt_profile: match config.context_settings().prompt_profile {
+            PromptProfileSetting::Auto => PromptProfile::for_model(&provider.kind, &provider.model),
+            PromptProfileSetting::Compact => PromptProfile::Compact,
+            PromptProfileSetting::Full => PromptProfile::Full,
+        },
+        permissions: Permissions::new(mode, commands).with_commands_sandboxed(sandbox.sandboxed),
+        approval: mode.as_str().to_string(),
+        max_tool_rounds: config.max_tool_rounds(),
+        commands: sandbox.setup,
+        sandbox_status: sandbox.status,
+    })
+}
+
+/// Localisation and the flow as `[context]` sets them.
+pub fn guidance(config: &Config) -> Guidance {
+    let settings = config.context_settings();
+    Guidance {
+        localize: match settings.localize {
+            LocalizeSetting::Auto => LocalizeMode::Auto,
+            LocalizeSetting::On => LocalizeMode::On,
+            LocalizeSetting::Off => LocalizeMode::Off,
+        },
+        localize_budget_tokens: settings.localize_budget_tokens,
+        flow: match settings.mode {
+            FlowSetting::Auto => FlowMode::Auto,
+            FlowSetting::Guided => FlowMode::Guided,
+            FlowSetting::Agent => FlowMode::Agent,
+        },
+    }
+}
+
+/// The models of `[roles]`. A role on another provider instance, or on the embedded
+/// provider (which serves one model file per provider), gets a provider of its own.
+pub async fn roles(
+    config: &Config,
+    session: &ProviderConfig,
+    interaction: &dyn Interaction,
+) -> Result<RoleModels, HoneError> {
+    let settings = config.roles();
+    let mut built = Vec::new();
+    for role in [
+        settings.coder,
+        settings.planner,
+        settings.summary,
+        settings.checker,
+    ] {
+        built.push(match role {
+            Some(role) => Some(role_model(config, session, role, interaction).await?),
+            None => None,
+        });
+    }
+    let [coder, planner, summary, checker]: [Option<RoleModel>; 4] = built
+        .try_into()
+        .map_err(|_| HoneError::config("four roles expected"))?;
+    Ok(RoleModels {
+        coder,
+        planner,
+        summary,
+        checker,
+    })
+}
+
+async fn role_model(
+    config: &Config,
+    session: &ProviderConfig,
+    role: RoleSetting,
+    interaction: &dyn Interaction,
+) -> Result<RoleModel, HoneError> {
+    let own_provider =
+        role.provider.is_some() || (session.kind == "local" && role.model != session.model);
+    if !own_provider {
+        return Ok(RoleModel::named(role.model));
+    }
+    let instance = role
+        .provider
+        .clone()
+        .unwrap_or_else(|| config.provider_name().to_string());
+    let mut settings = config.provider_named(&instance)?;
+    settings.model.clone_from(&role.model);
+    let provider = crate::provider::build(config, settings, interaction).await?;
+    Ok(RoleModel {
+        model: role.model,
+        provider: Some(provider),
+    })
+}
+
+/// The checks after edits as `[checks]` sets them, with the code index's tree-sitter
+/// syntax check.
+pub fn checks(config: &Config) -> hone_core::ChecksConfig {
+    let settings = config.checks_settings();
+    hone_core::ChecksConfig {
+        enabled: settings.enabled,
+        run_tests: settings.run_tests,
+        max_repair_rounds: settings.max_repair_rounds,
+        configured: settings
+            .commands
+            .into_iter()
+            .map(|entry| hone_core::ConfiguredCheck {
+                target: match entry.key {
+                    hone_config::CheckKey::Language { name, extensions } => {
+                        hone_core::CheckTarget::Language { name, extensions }
+                    }
+                    hone_config::CheckKey::Glob(glob) => hone_core::CheckTarget::Glob(glob),
+                },
+                commands: entry.commands,
+            })
+            .collect(),
+        syntax: Some(std::sync::Arc::new(hone_index::syntax::TreeSitterSyntax)),
+    }
+}

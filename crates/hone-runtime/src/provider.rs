@@ -1,0 +1,106 @@
+//! The one provider factory: the embedded model in-process (`hone-local`), every other
+//! kind through `hone_providers::build_provider`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hone_config::{Config, LocalSettings, ProviderConfig, WireApi};
+use hone_local::{LocalOptions, LocalProvider};
+use hone_models::{ModelError, ModelStore};
+use hone_protocol::HoneError;
+use hone_providers::Provider;
+
+use crate::error::model_error;
+use crate::interaction::Interaction;
+
+/// The provider `settings` describe. For kind `local` the model (a catalog name, resolved to
+/// its verified file, or a path to a GGUF file) is loaded on a blocking thread with the
+/// `[local]` settings of `config`; a catalog model that is not downloaded is pulled first
+/// when `interaction` offers it and the user agrees.
+pub async fn build(
+    config: &Config,
+    settings: ProviderConfig,
+    interaction: &dyn Interaction,
+) -> Result<Arc<dyn Provider>, HoneError> {
+    if settings.wire != WireApi::Local {
+        return hone_providers::build_provider(settings);
+    }
+    let path = local_model_path(&settings.model, interaction).await?;
+    let options = local_options(&config.local_settings());
+    let name = settings.model.clone();
+    let shown = path.display().to_string();
+    let loaded = tokio::task::spawn_blocking(move || LocalProvider::load(&path, &name, options))
+        .await
+        .map_err(|error| HoneError::provider(format!("loading the local model failed: {error}")))?
+        .map_err(|error| {
+            HoneError::config(format!("cannot load the local model {shown}: {error}"))
+        })?;
+    Ok(loaded)
+}
+
+/// The file to load for `model`, pulling a missing catalog model when the user agrees.
+async fn local_model_path(
+    model: &str,
+    interaction: &dyn Interaction,
+) -> Result<PathBuf, HoneError> {
+    let store = ModelStore::open_default().map_err(model_error)?;
+    let resolved = {
+        let (store, model) = (store.clone(), model.to_string());
+        tokio::task::spawn_blocking(move || store.resolve(&model))
+            .await
+            .map_err(|error| HoneError::provider(format!("checking the model failed: {error}")))?
+    };
+    match resolved {
+        Ok(resolved) => Ok(resolved.path().to_path_buf()),
+        Err(error @ (ModelError::NotDownloaded { .. } | ModelError::Unverified { .. })) => {
+            if interaction.offer_pull(model, &error) {
+                return interaction.pull(&store, model).await;
+            }
+            Err(model_error(error))
+        }
+        Err(error) => Err(model_error(error)),
+    }
+}
+
+/// The engine options: `[local]` over the local provider's defaults.
+fn local_options(settings: &LocalSettings) -> LocalOptions {
+    let defaults = LocalOptions::default();
+    LocalOptions {
+        threads: settings.threads.or(defaults.threads),
+        context_size: settings.context_size.unwrap_or(defaults.context_size),
+        temperature: settings.temperature.unwrap_or(defaults.temperature),
+        top_p: settings.top_p.or(defaults.top_p),
+        seed: settings.seed.unwrap_or(defaults.seed),
+        constrained_tools: settings
+            .constrained_tools
+            .unwrap_or(defaults.constrained_tools),
+        ..defaults
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_settings_override_only_what_they_set() {
+        let defaults = LocalOptions::default();
+        let options = local_options(&LocalSettings {
+            threads: Some(3),
+            temperature: Some(0.0),
+            constrained_tools: Some(false),
+            ..LocalSettings::default()
+        });
+        assert!(!options.constrained_tools);
+        assert_eq!(options.threads, Some(3));
+        assert_eq!(options.temperature, 0.0);
+        assert_eq!(options.context_size, defaults.context_size);
+        assert_eq!(options.seed, defaults.seed);
+    }
+
+    #[test]
+    fn the_config_default_model_is_the_catalog_default() {
+        assert_eq!(hone_config::LOCAL_DEFAULT_MODEL, hone_models::DEFAULT_MODEL);
+        assert!(hone_models::catalog_entry(hone_config::LOCAL_DEFAULT_MODEL).is_some());
+    }
+}
