@@ -1,18 +1,14 @@
 //! `hone context`: the project instructions and chosen files as one markdown document, and
-//! the context settings every agent session starts from.
+//! the one-line notices of context events.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
-use hone_config::{Config, ProviderConfig};
-use hone_context::{
-    ContextConfig, ContextSettings, Instructions, Outliner, TrackMode, render_document,
-};
-use hone_index::Language;
+use hone_context::{TrackMode, render_document};
 use hone_protocol::HoneError;
+use hone_runtime::context::{IndexOutliner, instructions};
 
 use crate::cli::GlobalArgs;
 
@@ -30,63 +26,6 @@ pub struct ContextArgs {
     /// Outlines (declarations only) instead of full contents.
     #[arg(long)]
     pub summary: bool,
-}
-
-/// Outlines from the code index's tree-sitter extractors, for the languages it knows.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct IndexOutliner;
-
-impl Outliner for IndexOutliner {
-    fn outline(&self, path: &str, source: &str) -> Option<String> {
-        let language = Language::from_path(path)?;
-        let outline = hone_index::parse::outline(language, source);
-        let rendered = hone_index::repomap::render_file(path, &outline);
-        let body = rendered
-            .strip_prefix(&format!("{path}:\n"))
-            .unwrap_or(&rendered);
-        Some(body.trim_end().to_string()).filter(|body| !body.trim().is_empty())
-    }
-}
-
-/// The model's context window: the provider's `context_window`, else `[context_windows]`
-/// or the known-models table.
-pub(crate) fn context_window(config: &Config, provider: &ProviderConfig) -> Option<u32> {
-    provider
-        .context_window
-        .or_else(|| config.known_context_window(&provider.model))
-}
-
-/// The user's own instructions directory: `hone` under the config directory
-/// (`~/.config/hone` on Linux).
-fn user_dir() -> Option<PathBuf> {
-    dirs::config_dir().map(|dir| dir.join("hone"))
-}
-
-/// The project instructions for `root` within the configured cap.
-fn instructions(config: &Config, root: &Path) -> Instructions {
-    let max_bytes = config.context_settings().instructions_max_bytes;
-    if max_bytes == 0 {
-        return Instructions::default();
-    }
-    Instructions::discover(root, user_dir().as_deref(), max_bytes)
-}
-
-/// What a session's context manager starts from: the window, `[context]`, the project
-/// instructions and the index outliner.
-pub(crate) fn session_context(config: &Config, window: Option<u32>, root: &Path) -> ContextConfig {
-    let settings = config.context_settings();
-    ContextConfig {
-        window,
-        settings: ContextSettings {
-            compact_threshold: settings.compact_threshold,
-            recent_turns: settings.recent_turns,
-            compaction_model: settings.compaction_model,
-            instructions_max_bytes: settings.instructions_max_bytes,
-            ..ContextSettings::default()
-        },
-        instructions: instructions(config, root),
-        outliner: Some(Arc::new(IndexOutliner)),
-    }
 }
 
 /// One line telling the user about a context event (compaction, tracked files).
@@ -303,18 +242,5 @@ mod tests {
             Utc::from_unix(951_782_400).display(),
             "2000-02-29 00:00:00 UTC"
         );
-    }
-
-    #[test]
-    fn the_index_outliner_shows_signatures_only() {
-        let outline = IndexOutliner
-            .outline(
-                "src/a.rs",
-                "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
-            )
-            .unwrap();
-        assert!(outline.contains("add(a: i32, b: i32) -> i32"), "{outline}");
-        assert!(!outline.contains("a + b"), "{outline}");
-        assert_eq!(IndexOutliner.outline("notes.txt", "text"), None);
     }
 }

@@ -65,7 +65,8 @@ fn sandbox(config: &Config, out: &mut String) -> Result<(), HoneError> {
         .as_str()
         .parse::<hone_policy::ApprovalMode>()
         .map_err(|error| HoneError::config(error.to_string()))?;
-    let commands = crate::sandbox_setup::command_sandbox(config, approval);
+    let terminal = crate::terminal::Terminal::never_asking();
+    let commands = hone_runtime::sandbox::command_sandbox(config, approval, &terminal);
     let _ = writeln!(out, "\ncommand sandbox:");
     let _ = writeln!(
         out,

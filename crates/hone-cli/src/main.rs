@@ -1,6 +1,5 @@
 //! The `hone` executable.
 
-mod agent_setup;
 mod approve;
 mod ask;
 mod cli;
@@ -13,14 +12,12 @@ mod exec;
 mod exit;
 mod index_cmd;
 mod index_prompt;
-mod index_setup;
 mod input;
 mod model_cmd;
 mod models;
-mod provider_factory;
 mod sandbox_cmd;
-mod sandbox_setup;
 mod sessions_cmd;
+mod terminal;
 mod tui_cmd;
 mod tui_host;
 mod undo_cmd;
@@ -109,6 +106,26 @@ pub(crate) fn overrides(global: &GlobalArgs) -> CliOverrides {
         sandbox: global.sandbox,
         ..CliOverrides::default()
     }
+}
+
+/// The runtime for the project the user pointed at, with explicit overrides; its questions
+/// and warnings go to `terminal`.
+pub(crate) fn open_runtime(
+    global: &GlobalArgs,
+    overrides: CliOverrides,
+    terminal: terminal::Terminal,
+) -> Result<hone_runtime::Runtime, HoneError> {
+    open_runtime_with(global, overrides, std::sync::Arc::new(terminal))
+}
+
+/// [`open_runtime`] with a shared terminal.
+pub(crate) fn open_runtime_with(
+    global: &GlobalArgs,
+    overrides: CliOverrides,
+    terminal: std::sync::Arc<terminal::Terminal>,
+) -> Result<hone_runtime::Runtime, HoneError> {
+    let options = hone_runtime::RuntimeOptions::from_process(project_dir(global)?, overrides);
+    Ok(hone_runtime::Runtime::open(options, terminal)?)
 }
 
 /// Loads the layered configuration for the project the user pointed at.

@@ -5,8 +5,7 @@
 use std::str::FromStr;
 
 use hone_config::{
-    Config, FlowSetting, LocalizeSetting, PromptProfileSetting, ProviderConfig,
-    RoleSetting,
+    Config, FlowSetting, LocalizeSetting, PromptProfileSetting, ProviderConfig, RoleSetting,
 };
 use hone_core::{FlowMode, Guidance, LocalizeMode, PromptProfile, RoleModel, RoleModels};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};

@@ -41,7 +41,8 @@ impl From<RuntimeError> for HoneError {
     fn from(error: RuntimeError) -> Self {
         match error {
             RuntimeError::Hone(error) => error,
-            other @ (RuntimeError::NoSessionToResume { .. } | RuntimeError::OtherProject { .. }) => {
+            other
+            @ (RuntimeError::NoSessionToResume { .. } | RuntimeError::OtherProject { .. }) => {
                 HoneError::config(other.to_string())
             }
         }

@@ -210,11 +210,11 @@ impl CodeIndex {
             };
         };
         let budget = map_budget(settings, profile);
-        let (repo_map, map_warning) = match hone_index::tools::repo_map(&index.lock(), focus, budget)
-        {
-            Ok(map) => (Some(map).filter(|map| !map.trim().is_empty()), None),
-            Err(error) => (None, Some(format!("no repository map ({error})"))),
-        };
+        let (repo_map, map_warning) =
+            match hone_index::tools::repo_map(&index.lock(), focus, budget) {
+                Ok(map) => (Some(map).filter(|map| !map.trim().is_empty()), None),
+                Err(error) => (None, Some(format!("no repository map ({error})"))),
+            };
         IndexParts {
             tools: index_tools(index.clone()),
             repo_map,
@@ -266,14 +266,23 @@ mod tests {
     #[test]
     fn a_project_is_indexed_and_its_symbols_found() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.rs"), "pub fn alpha() {}\npub fn beta() {}\n").unwrap();
+        std::fs::write(
+            dir.path().join("a.rs"),
+            "pub fn alpha() {}\npub fn beta() {}\n",
+        )
+        .unwrap();
         let index = CodeIndex::open(dir.path(), &IndexSettings::default(), &crate::Unattended);
         assert_eq!(index.problem(), None);
         assert_eq!(index.status(), "1 file indexed");
         let found = index.symbols("al", 5);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, "alpha");
-        assert!(index.reindex().unwrap().starts_with("index up to date: 1 files"));
+        assert!(
+            index
+                .reindex()
+                .unwrap()
+                .starts_with("index up to date: 1 files")
+        );
     }
 
     #[test]

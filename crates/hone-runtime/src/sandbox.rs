@@ -84,9 +84,10 @@ pub fn command_sandbox(
         warn_once(
             interaction,
             &format!(
-            "commands will run without a sandbox: {reason}{full_auto} (set `[sandbox] mode = \
+                "commands will run without a sandbox: {reason}{full_auto} (set `[sandbox] mode = \
              \"off\"` or pass `--sandbox off` to silence this)"
-        ));
+            ),
+        );
         return unsandboxed(
             format!(
                 "{} wanted, but unavailable ({reason}): commands run unconfined",
@@ -99,11 +100,12 @@ pub fn command_sandbox(
         Ok(program) => program,
         Err(error) => {
             warn_once(
-            interaction,
-            &format!(
-                "commands will run without a sandbox: hone cannot find its own executable \
+                interaction,
+                &format!(
+                    "commands will run without a sandbox: hone cannot find its own executable \
                  ({error})"
-            ));
+                ),
+            );
             return unsandboxed(
                 format!(
                     "{} wanted, but hone cannot find its own executable: commands run \

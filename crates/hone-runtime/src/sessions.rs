@@ -103,10 +103,9 @@ impl SessionManager {
     ) -> Result<T, RuntimeError> {
         match self.lock().as_mut() {
             Ok(store) => work(store),
-            Err(reason) => Err(HoneError::config(format!(
-                "saved sessions are not available: {reason}"
-            ))
-            .into()),
+            Err(reason) => {
+                Err(HoneError::config(format!("saved sessions are not available: {reason}")).into())
+            }
         }
     }
 
@@ -202,7 +201,9 @@ impl SessionManager {
         };
         let resumed = opening != Opening::Created;
         let history = if resumed && show_history {
-            Some(hone_memory::resume_history(session_store.messages(&info.id)?))
+            Some(hone_memory::resume_history(
+                session_store.messages(&info.id)?,
+            ))
         } else {
             None
         };
@@ -223,11 +224,11 @@ impl SessionManager {
     /// The project's session `id` (or `last`).
     fn existing(&self, store: &SessionStore, id: &str) -> Result<SessionInfo, RuntimeError> {
         let session = if id == "last" {
-            store
-                .latest_for_project(&self.project)?
-                .ok_or_else(|| RuntimeError::NoSessionToResume {
+            store.latest_for_project(&self.project)?.ok_or_else(|| {
+                RuntimeError::NoSessionToResume {
                     project: self.project.clone(),
-                })?
+                }
+            })?
         } else {
             store.find(id)?
         };
