@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hone_config::{Config, LocalSettings, ProviderConfig, WireApi};
 use hone_local::{LocalOptions, LocalProvider};
@@ -60,6 +61,38 @@ async fn local_model_path(
         }
         Err(error) => Err(model_error(error)),
     }
+}
+
+/// `(base URL, number of models or why not)` for the server instance `name`, asked once
+/// (no retries) with `timeout` for connecting and for the answer.
+pub async fn probe(
+    config: &Config,
+    name: &str,
+    timeout: Duration,
+) -> (String, Result<usize, String>) {
+    let mut settings = match config.provider_named(name) {
+        Ok(settings) => settings,
+        Err(error) => return (String::new(), Err(error.to_string())),
+    };
+    let url = settings.base_url.clone();
+    settings.network.max_retries = 0;
+    settings.network.connect_timeout = timeout.min(settings.network.connect_timeout);
+    let provider = match hone_providers::build_provider(settings) {
+        Ok(provider) => provider,
+        Err(error) => return (url, Err(error.message)),
+    };
+    let listed = tokio::time::timeout(timeout, provider.list_models()).await;
+    let result = match listed {
+        Ok(Ok(models)) => Ok(models.len()),
+        Ok(Err(error)) => Err(first_line(&error.message)),
+        Err(_) => Err(format!("no answer within {}s", timeout.as_secs())),
+    };
+    (url, result)
+}
+
+/// The first line of `text`.
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_string()
 }
 
 /// The engine options: `[local]` over the local provider's defaults.
