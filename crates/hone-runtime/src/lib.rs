@@ -33,6 +33,7 @@
 
 pub mod agent;
 pub mod context;
+pub mod document;
 mod error;
 pub mod index;
 mod interaction;
