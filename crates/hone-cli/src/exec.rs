@@ -2,11 +2,12 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use hone_core::{CheckStatus, ConflictChoice, ErrorChoice, Event, Request, TurnEnd, TurnStats};
 use hone_protocol::HoneError;
-use hone_runtime::{Opening, RuntimeError, SessionChoice, SessionRequest};
+use hone_runtime::{Opening, RuntimeError, SessionChoice, SessionRequest, StartedSession};
 
 use crate::approve;
 use crate::cli::{ExecArgs, GlobalArgs};
@@ -44,7 +45,8 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
     overrides.max_tool_rounds = args.max_rounds;
-    let runtime = crate::open_runtime(global, overrides, Terminal::detect(args.json))?;
+    let runtime =
+        crate::terminal::open_runtime(global, overrides, Arc::new(Terminal::detect(args.json)))?;
     let sessions = runtime.sessions();
     if sessions.unavailable().is_none()
         && let Err(error) = sessions.remember_input(&prompt)
@@ -68,29 +70,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         })
         .await
         .map_err(session_error)?;
-    if let Some(reason) = &started.unsaved {
-        eprintln!("hone: warning: this session will not be saved: {reason}");
-    }
-    if let Some(saved) = &started.saved
-        && !args.json
-    {
-        let verb = match saved.opening {
-            Opening::Created => None,
-            Opening::Resumed => Some("resuming"),
-            Opening::Forked => Some("forked into"),
-        };
-        if let Some(verb) = verb {
-            eprintln!(
-                "hone: {verb} session {} ({}, {} messages)",
-                saved.info.id,
-                crate::sessions_cmd::title(&saved.info),
-                saved.info.messages
-            );
-        }
-    }
-    for warning in &started.warnings {
-        eprintln!("hone: warning: {warning}");
-    }
+    announce(&started, args.json);
     let (handle, mut events) = (started.handle, started.events);
     if !args.files.is_empty() {
         handle.send(Request::TrackFiles {
@@ -165,6 +145,34 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         }
     }
     Err(HoneError::provider("the session ended unexpectedly"))
+}
+
+/// What stderr says before the turn: an unsaved session, the session resumed or forked
+/// (not with `--json`), and what the session runs without.
+fn announce(started: &StartedSession, json: bool) {
+    if let Some(reason) = &started.unsaved {
+        eprintln!("hone: warning: this session will not be saved: {reason}");
+    }
+    if let Some(saved) = &started.saved
+        && !json
+    {
+        let verb = match saved.opening {
+            Opening::Created => None,
+            Opening::Resumed => Some("resuming"),
+            Opening::Forked => Some("forked into"),
+        };
+        if let Some(verb) = verb {
+            eprintln!(
+                "hone: {verb} session {} ({}, {} messages)",
+                saved.info.id,
+                crate::sessions_cmd::title(&saved.info),
+                saved.info.messages
+            );
+        }
+    }
+    for warning in &started.warnings {
+        eprintln!("hone: warning: {warning}");
+    }
 }
 
 /// A session that cannot be opened, worded for `hone exec`.

@@ -108,26 +108,6 @@ pub(crate) fn overrides(global: &GlobalArgs) -> CliOverrides {
     }
 }
 
-/// The runtime for the project the user pointed at, with explicit overrides; its questions
-/// and warnings go to `terminal`.
-pub(crate) fn open_runtime(
-    global: &GlobalArgs,
-    overrides: CliOverrides,
-    terminal: terminal::Terminal,
-) -> Result<hone_runtime::Runtime, HoneError> {
-    open_runtime_with(global, overrides, std::sync::Arc::new(terminal))
-}
-
-/// [`open_runtime`] with a shared terminal.
-pub(crate) fn open_runtime_with(
-    global: &GlobalArgs,
-    overrides: CliOverrides,
-    terminal: std::sync::Arc<terminal::Terminal>,
-) -> Result<hone_runtime::Runtime, HoneError> {
-    let options = hone_runtime::RuntimeOptions::from_process(project_dir(global)?, overrides);
-    Ok(hone_runtime::Runtime::open(options, terminal)?)
-}
-
 /// Loads the layered configuration for the project the user pointed at.
 pub(crate) fn load_config(global: &GlobalArgs) -> Result<Config, HoneError> {
     load_config_with(global, overrides(global))

@@ -1,14 +1,30 @@
-//! The runtime's questions and warnings on the terminal: the offer to download a missing
-//! local model (with the progress bar of `hone model pull`) and `hone: warning:` lines.
+//! The runtime opened for the command line, and its questions and warnings on the
+//! terminal: the offer to download a missing local model (with the progress bar of
+//! `hone model pull`) and `hone: warning:` lines.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::future::BoxFuture;
+use hone_config::CliOverrides;
 use hone_models::{ModelError, ModelStore, catalog_entry, human_bytes};
 use hone_protocol::HoneError;
-use hone_runtime::Interaction;
+use hone_runtime::{Interaction, Runtime, RuntimeOptions};
+
+use crate::cli::GlobalArgs;
+
+/// The runtime for the project the user pointed at, with explicit overrides; its questions
+/// and warnings go to `terminal`.
+pub(crate) fn open_runtime(
+    global: &GlobalArgs,
+    overrides: CliOverrides,
+    terminal: Arc<Terminal>,
+) -> Result<Runtime, HoneError> {
+    let options = RuntimeOptions::from_process(crate::project_dir(global)?, overrides);
+    Ok(Runtime::open(options, terminal)?)
+}
 
 /// The terminal as the runtime's [`Interaction`].
 #[derive(Debug)]
@@ -79,4 +95,21 @@ fn ask_to_pull(model: &str, problem: &ModelError) -> std::io::Result<bool> {
         answer.trim().to_ascii_lowercase().as_str(),
         "y" | "yes"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terminal_that_stopped_asking_declines_the_download() {
+        let problem = ModelError::NotDownloaded {
+            name: "qwen2.5-coder-1.5b".into(),
+            size: "1 GB".into(),
+        };
+        assert!(!Terminal::never_asking().offer_pull("qwen2.5-coder-1.5b", &problem));
+        let terminal = Terminal::detect(false);
+        terminal.stop_asking();
+        assert!(!terminal.offer_pull("qwen2.5-coder-1.5b", &problem));
+    }
 }

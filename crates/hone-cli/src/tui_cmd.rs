@@ -30,7 +30,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
     let terminal = Arc::new(Terminal::detect(false));
-    let runtime = crate::open_runtime_with(global, overrides, terminal.clone())?;
+    let runtime = crate::terminal::open_runtime(global, overrides, terminal.clone())?;
     eprintln!("hone: updating the code index…");
     let runtime = tokio::task::spawn_blocking(move || {
         tracing::info!("code index: {}", runtime.code_index().status());
