@@ -14,8 +14,8 @@ use crate::exit;
 pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, HoneError> {
     let prompt = crate::input::prompt_text(&args.prompt)?;
     let config = crate::load_config(global)?;
-    let prompting = crate::provider_factory::Prompting::detect(args.json);
-    let provider = crate::provider_factory::build(&config, config.provider()?, prompting).await?;
+    let terminal = crate::terminal::Terminal::detect(args.json);
+    let provider = hone_runtime::provider::build(&config, config.provider()?, &terminal).await?;
     let mut request = ChatRequest::new(provider.default_model(), prompt);
     request.system = args.system;
     request.max_tokens = args.max_tokens;

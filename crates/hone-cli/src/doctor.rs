@@ -60,7 +60,9 @@ fn selected(config: &Config, out: &mut String) {
 
 /// How the model's commands would be sandboxed under the configured approval mode.
 fn sandbox(config: &Config, out: &mut String) -> Result<(), HoneError> {
-    let commands = crate::sandbox_setup::command_sandbox(config, config.approval());
+    let approval = config.approval();
+    let terminal = crate::terminal::Terminal::never_asking();
+    let commands = hone_runtime::sandbox::command_sandbox(config, approval, &terminal);
     let _ = writeln!(out, "\ncommand sandbox:");
     let _ = writeln!(
         out,
@@ -98,7 +100,8 @@ fn keys(config: &Config, out: &mut String, usable: &mut Vec<String>) {
 /// Whether each local server answers a model listing quickly.
 async fn servers(config: &Config, out: &mut String, usable: &mut Vec<String>) {
     let _ = writeln!(out, "\nlocal servers:");
-    let probes = LOCAL_SERVERS.map(|name| probe(config, name));
+    let probes =
+        LOCAL_SERVERS.map(|name| hone_runtime::provider::probe(config, name, PROBE_TIMEOUT));
     let results = futures::future::join_all(probes).await;
     for (name, (url, result)) in LOCAL_SERVERS.iter().zip(results) {
         let status = match result {
@@ -110,28 +113,6 @@ async fn servers(config: &Config, out: &mut String, usable: &mut Vec<String>) {
         };
         let _ = writeln!(out, "  {name:<20} {url:<30} {status}");
     }
-}
-
-/// `(base URL, number of models or why not)` for the server preset `name`.
-async fn probe(config: &Config, name: &str) -> (String, Result<usize, String>) {
-    let mut settings = match config.provider_named(name) {
-        Ok(settings) => settings,
-        Err(error) => return (String::new(), Err(error.to_string())),
-    };
-    let url = settings.base_url.clone();
-    settings.network.max_retries = 0;
-    settings.network.connect_timeout = PROBE_TIMEOUT.min(settings.network.connect_timeout);
-    let provider = match hone_providers::build_provider(settings) {
-        Ok(provider) => provider,
-        Err(error) => return (url, Err(error.message)),
-    };
-    let listed = tokio::time::timeout(PROBE_TIMEOUT, provider.list_models()).await;
-    let result = match listed {
-        Ok(Ok(models)) => Ok(models.len()),
-        Ok(Err(error)) => Err(first_line(&error.message)),
-        Err(_) => Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs())),
-    };
-    (url, result)
 }
 
 /// The embedded models: each catalog model's state, and the configured local model.
@@ -186,8 +167,4 @@ fn embedded(config: &Config, out: &mut String, usable: &mut Vec<String>) {
         };
         let _ = writeln!(out, "  configured model {model}: {state}");
     }
-}
-
-fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or_default().to_string()
 }

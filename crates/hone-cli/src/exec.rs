@@ -2,17 +2,16 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
-use hone_config::IndexSettings;
-use hone_core::{
-    CheckStatus, ConflictChoice, ErrorChoice, Event, Request, SessionConfig, TurnEnd, TurnStats,
-};
-use hone_index::tools::index_tools;
+use hone_core::{CheckStatus, ConflictChoice, ErrorChoice, Event, Request, TurnEnd, TurnStats};
 use hone_protocol::HoneError;
+use hone_runtime::{Opening, RuntimeError, SessionChoice, SessionRequest, StartedSession};
 
 use crate::approve;
 use crate::cli::{ExecArgs, GlobalArgs};
+use crate::terminal::Terminal;
 
 /// Exit codes of `hone exec` (documented in the README).
 mod code {
@@ -46,54 +45,33 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
     overrides.max_tool_rounds = args.max_rounds;
-    let config = crate::load_config_with(global, overrides)?;
-    let provider_config = config.provider()?;
-    let basics = crate::agent_setup::basics(&config, &provider_config)?;
-    let model = basics.model.clone();
-    let window = crate::context_cmd::context_window(&config, &provider_config);
-    let prompting = crate::provider_factory::Prompting::detect(args.json);
-    let roles = crate::agent_setup::roles(&config, &provider_config, prompting).await?;
-    let provider = crate::provider_factory::build(&config, provider_config, prompting).await?;
-    let memory = crate::sessions_cmd::ExecSession {
-        resume: args.resume.as_deref(),
-        fork: args.fork.as_deref(),
-        provider: config.provider_name(),
-        model: &model,
-        undo_depth: config.undo_depth(),
-        quiet: args.json,
+    let runtime =
+        crate::terminal::open_runtime(global, overrides, Arc::new(Terminal::detect(args.json)))?;
+    let sessions = runtime.sessions();
+    if sessions.unavailable().is_none()
+        && let Err(error) = sessions.remember_input(&prompt)
+    {
+        eprintln!("hone: warning: could not save the input history: {error}");
     }
-    .open(&crate::project_dir(global)?, &prompt)?;
-    let root = crate::project_dir(global)?;
+    let choice = match (&args.resume, &args.fork) {
+        (Some(id), _) => SessionChoice::Resume(id.clone()),
+        (None, Some(id)) => SessionChoice::Fork(id.clone()),
+        (None, None) => SessionChoice::New,
+    };
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let (extra_tools, repo_map, code_mapper, localizer) = code_index(
-        &root,
-        &prompt,
-        &config.index_settings(),
-        basics.prompt_profile,
-    );
-    let context = crate::context_cmd::session_context(&config, window, &root);
-    let (handle, mut events) = hone_core::start_session(SessionConfig {
-        root,
-        provider,
-        model,
-        permissions: basics.permissions,
-        max_tool_rounds: basics.max_tool_rounds,
-        interactive,
-        audit: true,
-        secrets: basics.secrets,
-        commands: basics.commands,
-        extra_tools,
-        repo_map,
-        prompt_profile: basics.prompt_profile,
-        memory,
-        context,
-        checks: crate::agent_setup::checks(&config),
-        code_mapper: Some(code_mapper),
-        localizer,
-        guidance: crate::agent_setup::guidance(&config),
-        roles,
-    })?;
+    let started = runtime
+        .start_session(SessionRequest {
+            choice,
+            model: None,
+            interactive,
+            focus: prompt.clone(),
+            show_history: false,
+        })
+        .await
+        .map_err(session_error)?;
+    announce(&started, args.json);
+    let (handle, mut events) = (started.handle, started.events);
     if !args.files.is_empty() {
         handle.send(Request::TrackFiles {
             patterns: args.files.clone(),
@@ -169,46 +147,45 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     Err(HoneError::provider("the session ended unexpectedly"))
 }
 
-/// What the code index gives a session: its tools, the repo map, the code mapper for
-/// answers written as code, and the localizer.
-type IndexParts = (
-    Vec<std::sync::Arc<dyn hone_tools::Tool>>,
-    Option<String>,
-    std::sync::Arc<dyn hone_tools::edit::natural::CodeMapper>,
-    Option<std::sync::Arc<dyn hone_core::Localizer>>,
-);
-
-/// The code index tools, the repo map (focused on `prompt`, within the configured budget,
-/// smaller for the compact profile), the code mapper for answers written as code (which
-/// asks the index where a name is defined) and the localizer for the project at `root`,
-/// set up as `[index]` says. Without an index (it cannot be opened or updated) the agent
-/// runs without the tools, the map and the localizer, and the mapper searches the files.
-fn code_index(
-    root: &std::path::Path,
-    prompt: &str,
-    settings: &IndexSettings,
-    profile: hone_core::PromptProfile,
-) -> IndexParts {
-    let index = match crate::agent_setup::open_code_index(root, settings) {
-        Ok(index) => index,
-        Err(error) => {
-            eprintln!("hone: warning: no code index ({error}); continuing without the index tools");
-            return (
-                Vec::new(),
-                None,
-                std::sync::Arc::new(hone_index::mapper::TreeSitterMapper),
-                None,
+/// What stderr says before the turn: an unsaved session, the session resumed or forked
+/// (not with `--json`), and what the session runs without.
+fn announce(started: &StartedSession, json: bool) {
+    if let Some(reason) = &started.unsaved {
+        eprintln!("hone: warning: this session will not be saved: {reason}");
+    }
+    if let Some(saved) = &started.saved
+        && !json
+    {
+        let verb = match saved.opening {
+            Opening::Created => None,
+            Opening::Resumed => Some("resuming"),
+            Opening::Forked => Some("forked into"),
+        };
+        if let Some(verb) = verb {
+            eprintln!(
+                "hone: {verb} session {} ({}, {} messages)",
+                saved.info.id,
+                crate::sessions_cmd::title(&saved.info),
+                saved.info.messages
             );
         }
-    };
-    let map =
-        crate::agent_setup::repo_map(&index, prompt, settings, profile).unwrap_or_else(|warning| {
-            eprintln!("hone: warning: {warning}");
-            None
-        });
-    let mapper = std::sync::Arc::new(hone_index::mapper::IndexedMapper::new(index.clone()));
-    let localizer = crate::agent_setup::localizer(&index);
-    (index_tools(index), map, mapper, Some(localizer))
+    }
+    for warning in &started.warnings {
+        eprintln!("hone: warning: {warning}");
+    }
+}
+
+/// A session that cannot be opened, worded for `hone exec`.
+fn session_error(error: RuntimeError) -> HoneError {
+    match error {
+        RuntimeError::NoSessionToResume { project } => HoneError::config(format!(
+            "no saved session for {project} to resume; run `hone exec` without --resume to start one"
+        )),
+        RuntimeError::OtherProject { id, project } => HoneError::config(format!(
+            "session {id} belongs to {project}; run it there: hone -C {project} exec --resume {id}"
+        )),
+        other => other.into(),
+    }
 }
 
 /// Renders events: the answer on stdout, activity on stderr (or JSON lines on stdout).

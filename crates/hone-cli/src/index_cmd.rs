@@ -12,9 +12,10 @@ use hone_protocol::HoneError;
 use serde_json::json;
 
 use crate::cli::{DepsArgs, GlobalArgs, IndexArgs, IndexCommand, MapArgs, SymbolsArgs};
+use hone_runtime::index::large_repository_warning;
+
 use crate::index_prompt::{
-    LargeRepoAction, LargeRepoChoice, ask_large_repository, large_repository_action,
-    large_repository_warning, progress_line,
+    LargeRepoAction, LargeRepoChoice, ask_large_repository, large_repository_action, progress_line,
 };
 
 /// Exit code when the user cancels at the large-repository question.
@@ -28,7 +29,7 @@ fn index_error(error: IndexError) -> HoneError {
 fn open(global: &GlobalArgs) -> Result<(Indexer, IndexSettings), HoneError> {
     let root = crate::project_dir(global)?;
     let settings = crate::load_config(global)?.index_settings();
-    let indexer = crate::index_setup::open_index(&root, &settings)?;
+    let indexer = hone_runtime::index::open_index(&root, &settings)?;
     Ok((indexer, settings))
 }
 

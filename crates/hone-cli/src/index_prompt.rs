@@ -33,14 +33,6 @@ pub(crate) fn large_repository_action(
     }
 }
 
-/// The warning about a large index, without the `hone:` prefix.
-pub(crate) fn large_repository_warning(new_files: usize) -> String {
-    format!(
-        "{new_files} files to index (more than {LARGE_REPOSITORY_FILES}); the first index takes \
-         a while and the database grows with it"
-    )
-}
-
 /// The answer to [`ask_large_repository`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum LargeRepoChoice {
@@ -62,7 +54,11 @@ pub(crate) fn ask_large_repository(
     new_files: usize,
     check_directory: &mut dyn FnMut(&str) -> Result<Option<String>, String>,
 ) -> io::Result<LargeRepoChoice> {
-    writeln!(output, "hone: {}", large_repository_warning(new_files))?;
+    writeln!(
+        output,
+        "hone: {}",
+        hone_runtime::index::large_repository_warning(new_files)
+    )?;
     loop {
         write!(
             output,

@@ -1,6 +1,5 @@
 //! The `hone` executable.
 
-mod agent_setup;
 mod approve;
 mod ask;
 mod cli;
@@ -13,14 +12,12 @@ mod exec;
 mod exit;
 mod index_cmd;
 mod index_prompt;
-mod index_setup;
 mod input;
 mod model_cmd;
 mod models;
-mod provider_factory;
 mod sandbox_cmd;
-mod sandbox_setup;
 mod sessions_cmd;
+mod terminal;
 mod tui_cmd;
 mod tui_host;
 mod undo_cmd;

@@ -12,8 +12,8 @@ pub(crate) async fn run(global: &GlobalArgs, args: &ModelsArgs) -> Result<ExitCo
     let settings = config.provider()?;
     let provider_name = settings.name.clone();
     let configured_model = settings.model.clone();
-    let never = crate::provider_factory::Prompting::Never;
-    let provider = crate::provider_factory::build(&config, settings, never).await?;
+    let never = crate::terminal::Terminal::never_asking();
+    let provider = hone_runtime::provider::build(&config, settings, &never).await?;
     let mut models = provider.list_models().await?;
     for model in &mut models {
         if model.context_window.is_none() {

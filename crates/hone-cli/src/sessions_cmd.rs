@@ -1,16 +1,13 @@
-//! `hone sessions list|show|delete|export`, and the saved session `hone exec` runs in.
+//! `hone sessions list|show|delete|export`.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use hone_core::Persistence;
-use hone_memory::{
-    DEFAULT_INPUT_HISTORY_CAP, ExportFormat, MemoryError, NewSession, SessionInfo, SessionStore,
-    StoredMessage,
-};
+use hone_memory::{ExportFormat, SessionInfo, StoredMessage};
 use hone_protocol::{ContentBlock, HoneError, Role};
+use hone_runtime::sessions::open_store;
+use hone_runtime::store_error;
 
 use crate::cli::GlobalArgs;
 
@@ -122,116 +119,8 @@ pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<Exit
     Ok(ExitCode::SUCCESS)
 }
 
-/// The session store in hone's data directory.
-pub(crate) fn open_store() -> Result<SessionStore, HoneError> {
-    SessionStore::open_default().map_err(store_error)
-}
-
-/// A store error as a one-line error of its category (storage, exit code 9; a bad id, 2).
-pub(crate) fn store_error(error: MemoryError) -> HoneError {
-    HoneError::from(error)
-}
-
-/// Which saved session `hone exec` continues.
-pub(crate) struct ExecSession<'a> {
-    /// `--resume`: an id, an id prefix, or `last`.
-    pub(crate) resume: Option<&'a str>,
-    /// `--fork`: the id of the session to copy.
-    pub(crate) fork: Option<&'a str>,
-    /// Provider instance and model, recorded with the session.
-    pub(crate) provider: &'a str,
-    /// The model.
-    pub(crate) model: &'a str,
-    /// `[memory] undo_depth`.
-    pub(crate) undo_depth: usize,
-    /// Whether to stay quiet on stderr (`--json`).
-    pub(crate) quiet: bool,
-}
-
-impl ExecSession<'_> {
-    /// Opens the store, records `prompt` in the project's input history, and creates,
-    /// resumes or forks the session. Without a usable store a new session runs unsaved
-    /// (with a warning); resuming or forking then fails.
-    pub(crate) fn open(&self, root: &Path, prompt: &str) -> Result<Option<Persistence>, HoneError> {
-        let mut store = match open_store() {
-            Ok(store) => store,
-            Err(error) if self.resume.is_none() && self.fork.is_none() => {
-                eprintln!(
-                    "hone: warning: this session will not be saved: {}",
-                    error.message
-                );
-                return Ok(None);
-            }
-            Err(error) => return Err(error),
-        };
-        let project = hone_memory::project_key(root);
-        if let Err(error) = store.push_input(&project, prompt, DEFAULT_INPUT_HISTORY_CAP) {
-            eprintln!("hone: warning: could not save the input history: {error}");
-        }
-        let (session, resumed) = if let Some(id) = self.resume {
-            (self.existing(&store, &project, id)?, true)
-        } else if let Some(id) = self.fork {
-            let source = self.existing(&store, &project, id)?;
-            (store.fork(&source.id).map_err(store_error)?, true)
-        } else {
-            let new = NewSession {
-                project,
-                provider: self.provider.to_string(),
-                model: self.model.to_string(),
-            };
-            (store.create(&new).map_err(store_error)?, false)
-        };
-        if resumed && !self.quiet {
-            let verb = if self.fork.is_some() {
-                "forked into"
-            } else {
-                "resuming"
-            };
-            eprintln!(
-                "hone: {verb} session {} ({}, {} messages)",
-                session.id,
-                title(&session),
-                session.messages
-            );
-        }
-        Ok(Some(Persistence {
-            store,
-            session_id: session.id,
-            resumed,
-            undo_depth: self.undo_depth,
-        }))
-    }
-
-    /// The session `id` (or `last`) of `project`.
-    fn existing(
-        &self,
-        store: &SessionStore,
-        project: &str,
-        id: &str,
-    ) -> Result<SessionInfo, HoneError> {
-        let session = if id == "last" {
-            store
-                .latest_for_project(project)
-                .map_err(store_error)?
-                .ok_or_else(|| {
-                    HoneError::config(format!(
-                        "no saved session for {project} to resume; run `hone exec` without --resume to start one"
-                    ))
-                })?
-        } else {
-            store.find(id).map_err(store_error)?
-        };
-        if session.project != project {
-            return Err(HoneError::config(format!(
-                "session {} belongs to {}; run it there: hone -C {} exec --resume {}",
-                session.id, session.project, session.project, session.id
-            )));
-        }
-        Ok(session)
-    }
-}
-
-fn title(session: &SessionInfo) -> &str {
+/// A session's title, or `untitled`.
+pub(crate) fn title(session: &SessionInfo) -> &str {
     if session.title.is_empty() {
         "untitled"
     } else {

@@ -3,13 +3,15 @@
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use hone_protocol::HoneError;
 use hone_tui::{SessionStart, TuiError, TuiOptions};
 
 use crate::cli::{GlobalArgs, TuiArgs};
-use crate::tui_host::{TuiHost, code_index, shared};
+use crate::terminal::Terminal;
+use crate::tui_host::TuiHost;
 
 /// Exit code when there is no terminal to draw on.
 const NO_TERMINAL: u8 = 2;
@@ -27,17 +29,16 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
     init_logging(&root, global.verbose);
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
-    let config = crate::load_config_with(global, overrides.clone())?;
-    let settings = config.index_settings();
+    let terminal = Arc::new(Terminal::detect(false));
+    let runtime = crate::terminal::open_runtime(global, overrides, terminal.clone())?;
     eprintln!("hone: updating the code index…");
-    let index = {
-        let (root, settings) = (root.clone(), settings.clone());
-        tokio::task::spawn_blocking(move || code_index(&root, &settings))
-            .await
-            .map_err(|error| HoneError::config(format!("indexing failed: {error}")))?
-    };
-    tracing::info!("code index: {}", index.status);
-    let host = shared(TuiHost::new(root.clone(), overrides, index));
+    let runtime = tokio::task::spawn_blocking(move || {
+        tracing::info!("code index: {}", runtime.code_index().status());
+        runtime
+    })
+    .await
+    .map_err(|error| HoneError::config(format!("indexing failed: {error}")))?;
+    let host: Arc<dyn hone_tui::Host> = Arc::new(TuiHost::new(runtime, terminal));
     let start = SessionStart {
         resume: if args.new {
             None

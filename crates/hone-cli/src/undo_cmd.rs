@@ -5,10 +5,12 @@ use std::process::ExitCode;
 use clap::Args;
 use hone_memory::{JournalEntry, UndoError};
 use hone_protocol::{ErrorCategory, HoneError};
+use hone_runtime::sessions::open_store;
+use hone_runtime::store_error;
 use hone_tools::ToolContext;
 
 use crate::cli::GlobalArgs;
-use crate::sessions_cmd::{ago, now_ms, open_store, store_error};
+use crate::sessions_cmd::{ago, now_ms};
 
 /// `hone undo`.
 #[derive(Debug, Args)]

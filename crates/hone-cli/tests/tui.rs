@@ -256,6 +256,67 @@ async fn approve_an_edit_undo_it_and_quit_saving_the_session() {
     assert!(!log.contains('\u{1b}'), "the log is plain text");
 }
 
+/// `hone exec` in the same environment as the terminal UI.
+fn exec(root: &Path, url: &str, extra: &[&str], prompt: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_hone"))
+        .env_clear()
+        .envs(environment(root))
+        .current_dir(root)
+        .args(["exec", "--provider", "lmstudio", "--base-url", url])
+        .args(extra)
+        .arg(prompt)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_terminal_ui_continues_the_session_exec_started_and_exec_resumes_it() {
+    let repo = repository();
+    let root = repo.path().canonicalize().unwrap();
+    let server = MockServer::start().await;
+    for text in ["answer one", "answer two", "answer three"] {
+        server.enqueue(Reply::new().text(text).openai_chat());
+    }
+    let url = server.url();
+    let first = exec(&root, &url, &[], "first task");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+
+    // `hone` resumes the project's last session: the conversation exec had is on screen.
+    let mut tui = Tui::start(&root, &["--provider", "lmstudio", "--base-url", &url]);
+    let screen = tui.wait_for("answer one").await;
+    assert!(screen.contains("first task"), "{screen}");
+    tui.type_text("second task").await;
+    tui.send(b"\r");
+    tui.wait_for("answer two").await;
+    tui.send(b"\x04");
+    assert!(tui.wait_exit().await.success(), "{}", tui.contents());
+    let sent = server.requests()[1].json().to_string();
+    for needle in ["first task", "answer one", "second task"] {
+        assert!(sent.contains(needle), "{needle} missing from {sent}");
+    }
+
+    // And exec resumes what the terminal UI added.
+    let third = exec(&root, &url, &["--resume", "last"], "third task");
+    let stderr = String::from_utf8_lossy(&third.stderr);
+    assert!(third.status.success(), "{stderr}");
+    assert!(stderr.contains("resuming session"), "{stderr}");
+    let sent = server.requests()[2].json().to_string();
+    for needle in [
+        "first task",
+        "answer one",
+        "second task",
+        "answer two",
+        "third task",
+    ] {
+        assert!(sent.contains(needle), "{needle} missing from {sent}");
+    }
+}
+
 #[test]
 fn terminal_ui_flags_before_a_command_are_refused() {
     let repo = repository();

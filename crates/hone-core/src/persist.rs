@@ -28,6 +28,9 @@ pub struct Persistence {
     pub resumed: bool,
     /// Edits per project the undo stack keeps (`[memory] undo_depth`).
     pub undo_depth: usize,
+    /// The stored messages as `hone_memory::resume_history` repaired them, when the caller
+    /// already read them (to show them); `None` reads them from the store when resuming.
+    pub history: Option<Vec<Message>>,
 }
 
 /// Writes a running session to its store.
@@ -88,6 +91,7 @@ pub(crate) fn open(
         mut store,
         session_id,
         resumed,
+        history,
         ..
     }) = persistence
     else {
@@ -103,7 +107,10 @@ pub(crate) fn open(
     store.set_model(&info.id, provider, model).map_err(failed)?;
     let saved = if resumed {
         Saved {
-            history: resume_history(store.messages(&info.id).map_err(failed)?),
+            history: match history {
+                Some(history) => history,
+                None => resume_history(store.messages(&info.id).map_err(failed)?),
+            },
             context_state: store.context_state(&info.id).map_err(failed)?,
         }
     } else {

@@ -1,5 +1,6 @@
 //! What the TUI needs from the program that embeds it: sessions, the session store, the
-//! code index, and the input history. `hone-cli` implements it from the configuration.
+//! code index, and the input history. `hone-cli` implements it as a thin adapter over
+//! `hone-runtime` (the same session path as `hone exec`).
 
 use hone_core::{Event, SessionHandle};
 use hone_protocol::{HoneError, Message};

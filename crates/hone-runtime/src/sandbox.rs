@@ -9,35 +9,42 @@ use hone_policy::ApprovalMode;
 use hone_sandbox::{SandboxMode, SandboxPolicy, SecretScrub, Support};
 use hone_tools::command::{CommandSetup, SandboxHelper};
 
+use crate::interaction::Interaction;
+
 /// Whether the "no sandbox here" warning was printed (once per process).
 static WARNED: AtomicBool = AtomicBool::new(false);
 
 /// How the session's commands will run.
 #[derive(Debug, Clone)]
-pub(crate) struct CommandSandbox {
+pub struct CommandSandbox {
     /// What hone-tools needs to start them.
-    pub(crate) setup: CommandSetup,
+    pub setup: CommandSetup,
     /// Whether they really run sandboxed (the mode is not off and the system can do it).
-    pub(crate) sandboxed: bool,
+    pub sandboxed: bool,
     /// A sandbox was wanted but the system cannot provide one: full-auto then asks for
     /// commands as auto-edit does.
-    pub(crate) unavailable: bool,
+    pub unavailable: bool,
     /// One line for `/status` and `hone doctor`.
-    pub(crate) status: String,
+    pub status: String,
 }
 
 /// The mode when neither `[sandbox] mode` nor `--sandbox` sets one: read-only under the
 /// read-only approval (commands should not write either), workspace-write otherwise.
-pub(crate) fn default_mode(approval: ApprovalMode) -> SandboxMode {
+pub fn default_mode(approval: ApprovalMode) -> SandboxMode {
     match approval {
         ApprovalMode::ReadOnly => SandboxMode::ReadOnly,
         _ => SandboxMode::WorkspaceWrite,
     }
 }
 
-/// The command setup for a session under `config` with `approval`. Warns once on stderr
-/// when a sandbox is wanted but the system has none (commands then run unsandboxed).
-pub(crate) fn command_sandbox(config: &Config, approval: ApprovalMode) -> CommandSandbox {
+/// The command setup for a session under `config` with `approval`. Warns once through
+/// `interaction` when a sandbox is wanted but the system has none (commands then run
+/// unsandboxed). The sandbox helper is this process's executable run as `sandbox --exec`.
+pub fn command_sandbox(
+    config: &Config,
+    approval: ApprovalMode,
+    interaction: &dyn Interaction,
+) -> CommandSandbox {
     let settings = config.sandbox_settings();
     if !settings.ignored.is_empty() {
         tracing::warn!(
@@ -74,10 +81,13 @@ pub(crate) fn command_sandbox(config: &Config, approval: ApprovalMode) -> Comman
         } else {
             ""
         };
-        warn_once(&format!(
-            "commands will run without a sandbox: {reason}{full_auto} (set `[sandbox] mode = \
+        warn_once(
+            interaction,
+            &format!(
+                "commands will run without a sandbox: {reason}{full_auto} (set `[sandbox] mode = \
              \"off\"` or pass `--sandbox off` to silence this)"
-        ));
+            ),
+        );
         return unsandboxed(
             format!(
                 "{} wanted, but unavailable ({reason}): commands run unconfined",
@@ -89,10 +99,13 @@ pub(crate) fn command_sandbox(config: &Config, approval: ApprovalMode) -> Comman
     let program = match std::env::current_exe() {
         Ok(program) => program,
         Err(error) => {
-            warn_once(&format!(
-                "commands will run without a sandbox: hone cannot find its own executable \
+            warn_once(
+                interaction,
+                &format!(
+                    "commands will run without a sandbox: hone cannot find its own executable \
                  ({error})"
-            ));
+                ),
+            );
             return unsandboxed(
                 format!(
                     "{} wanted, but hone cannot find its own executable: commands run \
@@ -124,16 +137,16 @@ pub(crate) fn command_sandbox(config: &Config, approval: ApprovalMode) -> Comman
     }
 }
 
-fn warn_once(message: &str) {
+fn warn_once(interaction: &dyn Interaction, message: &str) {
     if !WARNED.swap(true, Ordering::SeqCst) {
-        eprintln!("hone: warning: {message}");
+        interaction.warn(message);
     }
 }
 
 /// The secret values to redact from logs, events, the session store and output: the
 /// selected provider's key and the value of every known key variable (every vendor's,
 /// every configured `api_key_env`) or secret-looking variable in the environment.
-pub(crate) fn secrets(config: &Config, provider: &ProviderConfig) -> Vec<String> {
+pub fn secrets(config: &Config, provider: &ProviderConfig) -> Vec<String> {
     let scrub = SecretScrub::new(config.known_key_variables(), Vec::<String>::new());
     let mut secrets = scrub.values_to_redact(std::env::vars_os());
     secrets.extend(provider.api_key.iter().map(|key| key.expose().to_string()));

@@ -1,52 +1,32 @@
-//! Building the selected provider: the embedded model in-process (`hone-local`), every other
+//! The one provider factory: the embedded model in-process (`hone-local`), every other
 //! kind through `hone_providers::build_provider`.
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hone_config::{Config, LocalSettings, ProviderConfig, WireApi};
 use hone_local::{LocalOptions, LocalProvider};
-use hone_models::{ModelError, ModelStore, catalog_entry, human_bytes};
+use hone_models::{ModelError, ModelStore};
 use hone_protocol::HoneError;
 use hone_providers::Provider;
 
-use crate::model_cmd::{model_error, pull_with_progress};
-
-/// Whether the command may ask questions on the terminal (stdin and stderr are terminals and
-/// the output is not machine-readable).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Prompting {
-    /// Ask before pulling a missing model.
-    Allowed,
-    /// Never ask; fail with the command to run instead.
-    Never,
-}
-
-impl Prompting {
-    /// `Allowed` when stdin and stderr are terminals and `machine_output` is false.
-    pub(crate) fn detect(machine_output: bool) -> Self {
-        if !machine_output && std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-            Self::Allowed
-        } else {
-            Self::Never
-        }
-    }
-}
+use crate::error::model_error;
+use crate::interaction::Interaction;
 
 /// The provider `settings` describe. For kind `local` the model (a catalog name, resolved to
 /// its verified file, or a path to a GGUF file) is loaded on a blocking thread with the
 /// `[local]` settings of `config`; a catalog model that is not downloaded is pulled first
-/// when `prompting` allows asking and the user agrees.
-pub(crate) async fn build(
+/// when `interaction` offers it and the user agrees.
+pub async fn build(
     config: &Config,
     settings: ProviderConfig,
-    prompting: Prompting,
+    interaction: &dyn Interaction,
 ) -> Result<Arc<dyn Provider>, HoneError> {
     if settings.wire != WireApi::Local {
         return hone_providers::build_provider(settings);
     }
-    let path = local_model_path(&settings.model, prompting).await?;
+    let path = local_model_path(&settings.model, interaction).await?;
     let options = local_options(&config.local_settings());
     let name = settings.model.clone();
     let shown = path.display().to_string();
@@ -59,8 +39,11 @@ pub(crate) async fn build(
     Ok(loaded)
 }
 
-/// The file to load for `model`, pulling a missing catalog model when allowed.
-async fn local_model_path(model: &str, prompting: Prompting) -> Result<PathBuf, HoneError> {
+/// The file to load for `model`, pulling a missing catalog model when the user agrees.
+async fn local_model_path(
+    model: &str,
+    interaction: &dyn Interaction,
+) -> Result<PathBuf, HoneError> {
     let store = ModelStore::open_default().map_err(model_error)?;
     let resolved = {
         let (store, model) = (store.clone(), model.to_string());
@@ -71,8 +54,8 @@ async fn local_model_path(model: &str, prompting: Prompting) -> Result<PathBuf, 
     match resolved {
         Ok(resolved) => Ok(resolved.path().to_path_buf()),
         Err(error @ (ModelError::NotDownloaded { .. } | ModelError::Unverified { .. })) => {
-            if prompting == Prompting::Allowed && ask_to_pull(model, &error)? {
-                return pull_with_progress(&store, model).await;
+            if interaction.offer_pull(model, &error) {
+                return interaction.pull(&store, model).await;
             }
             Err(model_error(error))
         }
@@ -80,30 +63,36 @@ async fn local_model_path(model: &str, prompting: Prompting) -> Result<PathBuf, 
     }
 }
 
-/// Asks on the terminal whether to pull `model`; only an explicit yes counts.
-fn ask_to_pull(model: &str, problem: &ModelError) -> Result<bool, HoneError> {
-    let size = catalog_entry(model).map_or_else(String::new, |entry| {
-        format!(" ({})", human_bytes(entry.size))
-    });
-    let question = match problem {
-        ModelError::NotDownloaded { .. } => {
-            format!(
-                "hone: the local model `{model}`{size} is not downloaded yet. Download it now? [y/N] "
-            )
-        }
-        _ => format!("hone: {problem}\nhone: download `{model}`{size} again now? [y/N] "),
+/// `(base URL, number of models or why not)` for the server instance `name`, asked once
+/// (no retries) with `timeout` for connecting and for the answer.
+pub async fn probe(
+    config: &Config,
+    name: &str,
+    timeout: Duration,
+) -> (String, Result<usize, String>) {
+    let mut settings = match config.provider_named(name) {
+        Ok(settings) => settings,
+        Err(error) => return (String::new(), Err(error.to_string())),
     };
-    eprint!("{question}");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|error| HoneError::validation(format!("cannot read the answer: {error}")))?;
-    Ok(matches!(
-        answer.trim().to_ascii_lowercase().as_str(),
-        "y" | "yes"
-    ))
+    let url = settings.base_url.clone();
+    settings.network.max_retries = 0;
+    settings.network.connect_timeout = timeout.min(settings.network.connect_timeout);
+    let provider = match hone_providers::build_provider(settings) {
+        Ok(provider) => provider,
+        Err(error) => return (url, Err(error.message)),
+    };
+    let listed = tokio::time::timeout(timeout, provider.list_models()).await;
+    let result = match listed {
+        Ok(Ok(models)) => Ok(models.len()),
+        Ok(Err(error)) => Err(first_line(&error.message)),
+        Err(_) => Err(format!("no answer within {}s", timeout.as_secs())),
+    };
+    (url, result)
+}
+
+/// The first line of `text`.
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_string()
 }
 
 /// The engine options: `[local]` over the local provider's defaults.
@@ -145,6 +134,6 @@ mod tests {
     #[test]
     fn the_config_default_model_is_the_catalog_default() {
         assert_eq!(hone_config::LOCAL_DEFAULT_MODEL, hone_models::DEFAULT_MODEL);
-        assert!(catalog_entry(hone_config::LOCAL_DEFAULT_MODEL).is_some());
+        assert!(hone_models::catalog_entry(hone_config::LOCAL_DEFAULT_MODEL).is_some());
     }
 }

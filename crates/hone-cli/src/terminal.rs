@@ -1,0 +1,115 @@
+//! The runtime opened for the command line, and its questions and warnings on the
+//! terminal: the offer to download a missing local model (with the progress bar of
+//! `hone model pull`) and `hone: warning:` lines.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures::future::BoxFuture;
+use hone_config::CliOverrides;
+use hone_models::{ModelError, ModelStore, catalog_entry, human_bytes};
+use hone_protocol::HoneError;
+use hone_runtime::{Interaction, Runtime, RuntimeOptions};
+
+use crate::cli::GlobalArgs;
+
+/// The runtime for the project the user pointed at, with explicit overrides; its questions
+/// and warnings go to `terminal`.
+pub(crate) fn open_runtime(
+    global: &GlobalArgs,
+    overrides: CliOverrides,
+    terminal: Arc<Terminal>,
+) -> Result<Runtime, HoneError> {
+    let options = RuntimeOptions::from_process(crate::project_dir(global)?, overrides);
+    Ok(Runtime::open(options, terminal)?)
+}
+
+/// The terminal as the runtime's [`Interaction`].
+#[derive(Debug)]
+pub(crate) struct Terminal {
+    /// Whether the download offer may still be made on the terminal.
+    may_ask: AtomicBool,
+}
+
+impl Terminal {
+    /// Asks only when stdin and stderr are terminals and the output is not machine-readable.
+    pub(crate) fn detect(machine_output: bool) -> Self {
+        let may_ask =
+            !machine_output && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        Self {
+            may_ask: AtomicBool::new(may_ask),
+        }
+    }
+
+    /// Never asks.
+    pub(crate) fn never_asking() -> Self {
+        Self {
+            may_ask: AtomicBool::new(false),
+        }
+    }
+
+    /// No more questions (the terminal UI owns the screen from now on).
+    pub(crate) fn stop_asking(&self) {
+        self.may_ask.store(false, Ordering::SeqCst);
+    }
+}
+
+impl Interaction for Terminal {
+    fn offer_pull(&self, model: &str, problem: &ModelError) -> bool {
+        self.may_ask.load(Ordering::SeqCst) && ask_to_pull(model, problem).unwrap_or(false)
+    }
+
+    fn pull<'a>(
+        &'a self,
+        store: &'a ModelStore,
+        model: &'a str,
+    ) -> BoxFuture<'a, Result<PathBuf, HoneError>> {
+        Box::pin(crate::model_cmd::pull_with_progress(store, model))
+    }
+
+    fn warn(&self, message: &str) {
+        eprintln!("hone: warning: {message}");
+    }
+}
+
+/// Asks on the terminal whether to pull `model`; only an explicit yes counts.
+fn ask_to_pull(model: &str, problem: &ModelError) -> std::io::Result<bool> {
+    let size = catalog_entry(model).map_or_else(String::new, |entry| {
+        format!(" ({})", human_bytes(entry.size))
+    });
+    let question = match problem {
+        ModelError::NotDownloaded { .. } => {
+            format!(
+                "hone: the local model `{model}`{size} is not downloaded yet. Download it now? [y/N] "
+            )
+        }
+        _ => format!("hone: {problem}\nhone: download `{model}`{size} again now? [y/N] "),
+    };
+    eprint!("{question}");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terminal_that_stopped_asking_declines_the_download() {
+        let problem = ModelError::NotDownloaded {
+            name: "qwen2.5-coder-1.5b".into(),
+            size: "1 GB".into(),
+        };
+        assert!(!Terminal::never_asking().offer_pull("qwen2.5-coder-1.5b", &problem));
+        let terminal = Terminal::detect(false);
+        terminal.stop_asking();
+        assert!(!terminal.offer_pull("qwen2.5-coder-1.5b", &problem));
+    }
+}

@@ -1,0 +1,49 @@
+//! hone's session runtime: what every front end (`hone exec`, the terminal UI, and later
+//! an MCP server, an LSP server or a web UI) needs to turn configuration and a project root
+//! into running sessions.
+//!
+//! [`Runtime::open`] loads the configuration and opens the session store;
+//! [`Runtime::start_session`] builds the provider (every HTTP kind and the embedded engine,
+//! with the model-download offer), the policy and the command sandbox, opens the code index
+//! (tools, repo map, localizer, code mapper), the context configuration with the outliner,
+//! and creates, resumes or forks the saved session, then starts it in `hone-core`. The
+//! runtime never touches the terminal: questions and warnings go through the front end's
+//! [`Interaction`].
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), hone_runtime::RuntimeError> {
+//! use std::sync::Arc;
+//! use hone_runtime::{Runtime, RuntimeOptions, SessionChoice, SessionRequest, Unattended};
+//!
+//! let options = RuntimeOptions::from_process(".".into(), Default::default());
+//! let runtime = Runtime::open(options, Arc::new(Unattended))?;
+//! let session = runtime
+//!     .start_session(SessionRequest {
+//!         choice: SessionChoice::LatestOrNew,
+//!         model: None,
+//!         interactive: false,
+//!         focus: String::new(),
+//!         show_history: false,
+//!     })
+//!     .await?;
+//! session.handle.send(hone_core::Request::UserMessage { text: "hello".into() });
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod agent;
+pub mod context;
+pub mod document;
+mod error;
+pub mod index;
+mod interaction;
+pub mod provider;
+mod runtime;
+pub mod sandbox;
+pub mod sessions;
+
+pub use error::{RuntimeError, model_error, store_error};
+pub use index::CodeIndex;
+pub use interaction::{Interaction, Unattended};
+pub use runtime::{Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession};
+pub use sessions::{OpenedSession, Opening, SessionChoice, SessionManager};

@@ -1,0 +1,235 @@
+//! [`Runtime`]: configuration and a project root turned into running sessions.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use hone_config::{CliOverrides, Config, ConfigSources};
+use hone_core::{Event, SessionConfig, SessionHandle};
+use hone_protocol::Message;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::error::RuntimeError;
+use crate::index::CodeIndex;
+use crate::interaction::Interaction;
+use crate::sessions::{OpenedSession, SessionChoice, SessionManager};
+
+/// Where a runtime's configuration and sessions come from.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// The project root.
+    pub root: PathBuf,
+    /// The configuration files and environment.
+    pub sources: ConfigSources,
+    /// The command line's settings, over the files.
+    pub overrides: CliOverrides,
+    /// The session store's file; `None`: the store in hone's data directory.
+    pub store_path: Option<PathBuf>,
+}
+
+impl RuntimeOptions {
+    /// The running process's configuration for the project at `root`, and the store in
+    /// hone's data directory.
+    pub fn from_process(root: PathBuf, overrides: CliOverrides) -> Self {
+        Self {
+            sources: ConfigSources::from_process(Some(root.clone())),
+            root,
+            overrides,
+            store_path: None,
+        }
+    }
+}
+
+/// Which session to start, and how.
+#[derive(Debug, Clone)]
+pub struct SessionRequest {
+    /// New, resumed, latest or forked.
+    pub choice: SessionChoice,
+    /// Another model than the configured one (the same session with `/model NAME`).
+    pub model: Option<String>,
+    /// Whether the front end answers approvals, error choices and conflicts.
+    pub interactive: bool,
+    /// What the repo map is focused on (the first prompt, or nothing).
+    pub focus: String,
+    /// Whether the front end shows a resumed session's conversation
+    /// ([`StartedSession::history`]).
+    pub show_history: bool,
+}
+
+/// What a front end shows about a running session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// Provider instance name.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// Approval mode (`ask`, `auto-edit`, …).
+    pub approval: String,
+    /// The model's context window in tokens, when known.
+    pub context_window: Option<u32>,
+    /// One line about the code index (`412 files indexed`, `no code index: …`).
+    pub index: String,
+    /// One line about the commands' sandbox.
+    pub sandbox: String,
+}
+
+/// A running session.
+pub struct StartedSession {
+    /// Where requests go.
+    pub handle: SessionHandle,
+    /// Where events come from.
+    pub events: UnboundedReceiver<Event>,
+    /// Provider, model, approval mode, context window, index and sandbox.
+    pub summary: SessionSummary,
+    /// The saved session, when there is a store.
+    pub saved: Option<OpenedSession>,
+    /// Why the session is not saved, when it is not.
+    pub unsaved: Option<String>,
+    /// A resumed session's conversation, repaired (with [`SessionRequest::show_history`]).
+    pub history: Vec<Message>,
+    /// Warnings about what the session runs without (the code index, the repo map).
+    pub warnings: Vec<String>,
+}
+
+/// Configuration and a project root, ready to start sessions: the provider factory, the
+/// policy, the code index, the context configuration and the saved sessions.
+pub struct Runtime {
+    options: RuntimeOptions,
+    config: Config,
+    sessions: SessionManager,
+    index: OnceLock<CodeIndex>,
+    interaction: Arc<dyn Interaction>,
+}
+
+impl Runtime {
+    /// Loads the configuration and opens the session store for `options.root`; the code
+    /// index is opened when first needed. `interaction` answers the runtime's questions.
+    pub fn open(
+        options: RuntimeOptions,
+        interaction: Arc<dyn Interaction>,
+    ) -> Result<Self, RuntimeError> {
+        let config = hone_config::load(&options.sources, &options.overrides)?;
+        let sessions = SessionManager::open(&options.root, options.store_path.as_deref());
+        Ok(Self {
+            options,
+            config,
+            sessions,
+            index: OnceLock::new(),
+            interaction,
+        })
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.options.root
+    }
+
+    /// The configuration loaded when the runtime was opened.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The project's saved sessions and input history.
+    pub fn sessions(&self) -> &SessionManager {
+        &self.sessions
+    }
+
+    /// The code index, opened and brought up to date on first use (blocking).
+    pub fn code_index(&self) -> &CodeIndex {
+        self.index.get_or_init(|| {
+            CodeIndex::open(
+                &self.options.root,
+                &self.config.index_settings(),
+                self.interaction.as_ref(),
+            )
+        })
+    }
+
+    /// The configuration, read again (files may have changed), with `model` over the
+    /// configured model.
+    fn reload(&self, model: Option<&str>) -> Result<Config, RuntimeError> {
+        let mut overrides = self.options.overrides.clone();
+        if let Some(model) = model {
+            overrides.model = Some(model.to_string());
+        }
+        Ok(hone_config::load(&self.options.sources, &overrides)?)
+    }
+
+    /// Starts the session `request` names: the provider (and those of the roles), the
+    /// policy, the saved session, the code index's tools, map and localizer, and the
+    /// context configuration.
+    pub async fn start_session(
+        &self,
+        request: SessionRequest,
+    ) -> Result<StartedSession, RuntimeError> {
+        let config = self.reload(request.model.as_deref())?;
+        let provider_config = config.provider()?;
+        let interaction = self.interaction.as_ref();
+        let basics = crate::agent::basics(&config, &provider_config, interaction)?;
+        let context_window = crate::context::context_window(&config, &provider_config);
+        let roles = crate::agent::roles(&config, &provider_config, interaction).await?;
+        let provider = crate::provider::build(&config, provider_config, interaction).await?;
+        let opened = self.sessions.open_session(
+            &request.choice,
+            config.provider_name(),
+            &basics.model,
+            config.undo_depth(),
+            request.show_history,
+        )?;
+        let index = self.code_index();
+        let parts = index.parts(
+            &request.focus,
+            &config.index_settings(),
+            basics.prompt_profile,
+        );
+        let mut warnings = Vec::new();
+        let mut index_status = index.status().to_string();
+        if let Some(problem) = index.problem() {
+            warnings.push(format!(
+                "no code index ({problem}); continuing without the index tools"
+            ));
+        }
+        if let Some(warning) = parts.map_warning {
+            index_status.push_str(&format!("; {warning}"));
+            warnings.push(warning);
+        }
+        let summary = SessionSummary {
+            provider: config.provider_name().to_string(),
+            model: basics.model.clone(),
+            approval: basics.approval,
+            context_window,
+            index: index_status,
+            sandbox: basics.sandbox_status,
+        };
+        let root = self.options.root.clone();
+        let (handle, events) = hone_core::start_session(SessionConfig {
+            context: crate::context::session_context(&config, context_window, &root),
+            root,
+            provider,
+            model: basics.model,
+            permissions: basics.permissions,
+            max_tool_rounds: basics.max_tool_rounds,
+            interactive: request.interactive,
+            audit: true,
+            secrets: basics.secrets,
+            commands: basics.commands,
+            extra_tools: parts.tools,
+            repo_map: parts.repo_map,
+            prompt_profile: basics.prompt_profile,
+            memory: opened.persistence,
+            checks: crate::agent::checks(&config),
+            code_mapper: Some(parts.mapper),
+            localizer: parts.localizer,
+            guidance: crate::agent::guidance(&config),
+            roles,
+        })?;
+        Ok(StartedSession {
+            handle,
+            events,
+            summary,
+            saved: opened.saved,
+            unsaved: opened.unsaved,
+            history: opened.history,
+            warnings,
+        })
+    }
+}

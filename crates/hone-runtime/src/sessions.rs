@@ -1,0 +1,243 @@
+//! Saved sessions: the one path that creates, resumes or forks the session a front end
+//! runs, plus the project's session list and input history.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use hone_core::Persistence;
+use hone_memory::{DEFAULT_INPUT_HISTORY_CAP, NewSession, SessionInfo, SessionStore};
+use hone_protocol::{HoneError, Message};
+
+use crate::error::{RuntimeError, store_error};
+
+/// The session store in hone's data directory.
+pub fn open_store() -> Result<SessionStore, HoneError> {
+    SessionStore::open_default().map_err(store_error)
+}
+
+/// Which session to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A new session.
+    New,
+    /// A saved session of this project: an id, a unique start of one, or `last` (the
+    /// project's latest; an error when there is none).
+    Resume(String),
+    /// The project's latest session, or a new one when there is none.
+    LatestOrNew,
+    /// A copy of a saved session of this project (an id, a start of one, or `last`).
+    Fork(String),
+}
+
+/// How the session came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    /// Created for this run.
+    Created,
+    /// A saved session, continued.
+    Resumed,
+    /// A copy of a saved session.
+    Forked,
+}
+
+/// The saved session a run continues or starts.
+#[derive(Debug, Clone)]
+pub struct OpenedSession {
+    /// The session as the store had it when opened (for a fork: the copy).
+    pub info: SessionInfo,
+    /// Created, resumed or forked.
+    pub opening: Opening,
+}
+
+/// What [`SessionManager::open_session`] hands the core and the front end.
+pub(crate) struct Opened {
+    pub(crate) persistence: Option<Persistence>,
+    pub(crate) saved: Option<OpenedSession>,
+    /// Why the session is not saved (no usable store).
+    pub(crate) unsaved: Option<String>,
+    pub(crate) history: Vec<Message>,
+}
+
+/// The project's saved sessions and input history in one store.
+pub struct SessionManager {
+    project: String,
+    /// The store, or why it could not be opened.
+    store: Mutex<Result<SessionStore, String>>,
+}
+
+impl SessionManager {
+    /// The sessions of the project at `root` in the store at `store_path` (`None`: the
+    /// store in hone's data directory). A store that cannot be opened leaves new sessions
+    /// unsaved.
+    pub fn open(root: &Path, store_path: Option<&Path>) -> Self {
+        let store = match store_path {
+            Some(path) => SessionStore::open(path).map_err(store_error),
+            None => open_store(),
+        };
+        if let Err(error) = &store {
+            tracing::warn!("sessions will not be saved: {}", error.message);
+        }
+        Self {
+            project: hone_memory::project_key(root),
+            store: Mutex::new(store.map_err(|error| error.message)),
+        }
+    }
+
+    /// The project's key in the store.
+    pub fn project(&self) -> &str {
+        &self.project
+    }
+
+    /// Why there is no store, when there is none.
+    pub fn unavailable(&self) -> Option<String> {
+        self.lock().as_ref().err().cloned()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Result<SessionStore, String>> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn with_store<T>(
+        &self,
+        work: impl FnOnce(&mut SessionStore) -> Result<T, RuntimeError>,
+    ) -> Result<T, RuntimeError> {
+        match self.lock().as_mut() {
+            Ok(store) => work(store),
+            Err(reason) => {
+                Err(HoneError::config(format!("saved sessions are not available: {reason}")).into())
+            }
+        }
+    }
+
+    /// The project's saved sessions, newest first.
+    pub fn list(&self, limit: usize) -> Result<Vec<SessionInfo>, RuntimeError> {
+        self.with_store(|store| Ok(store.list(Some(&self.project), limit)?))
+    }
+
+    /// Deletes the project's session `id` (or a unique start of it).
+    pub fn delete(&self, id: &str) -> Result<SessionInfo, RuntimeError> {
+        self.with_store(|store| {
+            let found = store.find(id)?;
+            if found.project != self.project {
+                return Err(RuntimeError::OtherProject {
+                    id: found.id,
+                    project: found.project,
+                });
+            }
+            store.delete(&found.id)?;
+            Ok(found)
+        })
+    }
+
+    /// The project's earlier inputs, oldest first.
+    pub fn input_history(&self, limit: usize) -> Result<Vec<String>, RuntimeError> {
+        self.with_store(|store| {
+            let mut newest_first = store.input_history(&self.project, limit)?;
+            newest_first.reverse();
+            Ok(newest_first)
+        })
+    }
+
+    /// Stores one input in the project's history.
+    pub fn remember_input(&self, text: &str) -> Result<(), RuntimeError> {
+        self.with_store(|store| {
+            store.push_input(&self.project, text, DEFAULT_INPUT_HISTORY_CAP)?;
+            Ok(())
+        })
+    }
+
+    /// Creates, resumes or forks the session `choice` names, recorded with `provider` and
+    /// `model` (the core records the model of a resumed session when it starts). With
+    /// `show_history` the stored messages are read once, repaired, and handed both to the
+    /// core and to the caller. Without a store a new session runs unsaved.
+    pub(crate) fn open_session(
+        &self,
+        choice: &SessionChoice,
+        provider: &str,
+        model: &str,
+        undo_depth: usize,
+        show_history: bool,
+    ) -> Result<Opened, RuntimeError> {
+        let mut guard = self.lock();
+        let store = match guard.as_mut() {
+            Ok(store) => store,
+            Err(reason) => {
+                return match choice {
+                    SessionChoice::New | SessionChoice::LatestOrNew => Ok(Opened {
+                        persistence: None,
+                        saved: None,
+                        unsaved: Some(reason.clone()),
+                        history: Vec::new(),
+                    }),
+                    SessionChoice::Resume(_) | SessionChoice::Fork(_) => {
+                        Err(HoneError::config(reason.clone()).into())
+                    }
+                };
+            }
+        };
+        let existing = match choice {
+            SessionChoice::New => None,
+            SessionChoice::LatestOrNew => store
+                .latest_for_project(&self.project)?
+                .map(|info| (info, Opening::Resumed)),
+            SessionChoice::Resume(id) => Some((self.existing(store, id)?, Opening::Resumed)),
+            SessionChoice::Fork(id) => {
+                let source = self.existing(store, id)?;
+                Some((store.fork(&source.id)?, Opening::Forked))
+            }
+        };
+        // The core owns its own connection to the store.
+        let session_store = SessionStore::open(store.path())?;
+        let (info, opening) = match existing {
+            Some(found) => found,
+            None => {
+                let new = NewSession {
+                    project: self.project.clone(),
+                    provider: provider.to_string(),
+                    model: model.to_string(),
+                };
+                (store.create(&new)?, Opening::Created)
+            }
+        };
+        let resumed = opening != Opening::Created;
+        let history = if resumed && show_history {
+            Some(hone_memory::resume_history(
+                session_store.messages(&info.id)?,
+            ))
+        } else {
+            None
+        };
+        Ok(Opened {
+            persistence: Some(Persistence {
+                store: session_store,
+                session_id: info.id.clone(),
+                resumed,
+                undo_depth,
+                history: history.clone(),
+            }),
+            saved: Some(OpenedSession { info, opening }),
+            unsaved: None,
+            history: history.unwrap_or_default(),
+        })
+    }
+
+    /// The project's session `id` (or `last`).
+    fn existing(&self, store: &SessionStore, id: &str) -> Result<SessionInfo, RuntimeError> {
+        let session = if id == "last" {
+            store.latest_for_project(&self.project)?.ok_or_else(|| {
+                RuntimeError::NoSessionToResume {
+                    project: self.project.clone(),
+                }
+            })?
+        } else {
+            store.find(id)?
+        };
+        if session.project != self.project {
+            return Err(RuntimeError::OtherProject {
+                id: session.id,
+                project: session.project,
+            });
+        }
+        Ok(session)
+    }
+}
