@@ -1,7 +1,6 @@
 //! `hone sessions list|show|delete|export`.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -105,7 +104,7 @@ pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<Exit
             let text = store.export(&args.id, args.format).map_err(store_error)?;
             match &args.output {
                 Some(path) => {
-                    write_atomically(path, text.as_bytes()).map_err(|error| {
+                    hone_fs::write_atomically(path, text.as_bytes(), None).map_err(|error| {
                         HoneError::config(format!("cannot write {}: {error}", path.display()))
                     })?;
                     eprintln!("exported to {}", path.display());
@@ -269,31 +268,6 @@ fn civil_date(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename,
-/// so readers never see a partial file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "export".to_string());
-    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&temporary, path)) {
-        Ok(()) => Ok(()),
-        Err(error) => {
-            let _ = std::fs::remove_file(&temporary);
-            Err(error)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,15 +317,5 @@ mod tests {
             lines[0].find("MSGS").unwrap() + 3,
             lines[1].find('4').unwrap()
         );
-    }
-
-    #[test]
-    fn exports_are_written_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("out.md");
-        write_atomically(&path, b"# one").unwrap();
-        write_atomically(&path, b"# two").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# two");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

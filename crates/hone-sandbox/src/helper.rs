@@ -260,7 +260,10 @@ mod tests {
     fn a_private_temporary_directory_is_writable_unless_exec_or_off() {
         let helper = Helper::new(options(SandboxMode::ReadOnly, &["true"])).unwrap();
         let temp = helper.temp.as_ref().unwrap().path().to_path_buf();
-        assert_eq!(helper.options.policy.writable_roots, [temp.clone()]);
+        assert_eq!(
+            helper.options.policy.writable_roots,
+            std::slice::from_ref(&temp)
+        );
         assert!(helper.explain().contains(&temp.display().to_string()));
         let mut exec = options(SandboxMode::ReadOnly, &["true"]);
         exec.exec = true;
