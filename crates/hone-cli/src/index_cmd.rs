@@ -12,11 +12,11 @@ use hone_protocol::HoneError;
 use serde_json::json;
 
 use crate::cli::{DepsArgs, GlobalArgs, IndexArgs, IndexCommand, MapArgs, SymbolsArgs};
-use hone_runtime::index::large_repository_warning;
-
-use crate::index_prompt::{
-    LargeRepoAction, LargeRepoChoice, ask_large_repository, large_repository_action, progress_line,
+use hone_runtime::index::{
+    LargeRepoAction, files_to_add, large_repository_action, large_repository_warning,
 };
+
+use crate::index_prompt::{LargeRepoChoice, ask_large_repository, progress_line};
 
 /// Exit code when the user cancels at the large-repository question.
 const CANCELLED: u8 = 130;
@@ -117,12 +117,7 @@ pub(crate) async fn run_index(
 /// terminal (continue, one sub-directory, cancel), otherwise warns; `--yes` skips both.
 /// Returns `false` when the user cancelled.
 fn confirm_large_index(indexer: &mut Indexer, args: &IndexArgs) -> Result<bool, HoneError> {
-    let scan = indexer.scanner().scan();
-    let new_files = scan
-        .files
-        .iter()
-        .filter(|file| !indexer.files().contains_key(&file.path))
-        .count();
+    let new_files = files_to_add(indexer);
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     match large_repository_action(new_files, interactive, args.yes) {

@@ -1,37 +1,9 @@
-//! Asking before a large first index (continue, choose a sub-directory, or cancel), and the
-//! progress line of `hone index`.
+//! Asking on the terminal before a large first index (continue, choose a sub-directory, or
+//! cancel; when to ask is `hone_runtime::index::large_repository_action`), and the progress
+//! line of `hone index`.
 
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
-
-use hone_index::LARGE_REPOSITORY_FILES;
-
-/// What `hone index` does before an update that adds `new_files` files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LargeRepoAction {
-    /// Index without a word: few enough files, or `--yes`.
-    Proceed,
-    /// Print the warning and index anyway (no terminal to ask on).
-    Warn,
-    /// Ask on the terminal.
-    Ask,
-}
-
-/// Whether to ask before indexing `new_files` files not yet in the index: only above
-/// [`LARGE_REPOSITORY_FILES`], so re-running on an indexed project never asks.
-pub(crate) fn large_repository_action(
-    new_files: usize,
-    interactive: bool,
-    assume_yes: bool,
-) -> LargeRepoAction {
-    if new_files <= LARGE_REPOSITORY_FILES || assume_yes {
-        LargeRepoAction::Proceed
-    } else if interactive {
-        LargeRepoAction::Ask
-    } else {
-        LargeRepoAction::Warn
-    }
-}
 
 /// The answer to [`ask_large_repository`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,20 +99,6 @@ mod tests {
         let choice =
             ask_large_repository(&mut answers.as_bytes(), &mut output, 12_345, &mut check).unwrap();
         (choice, String::from_utf8(output).unwrap())
-    }
-
-    #[test]
-    fn asks_only_above_the_threshold_and_on_a_terminal() {
-        use LargeRepoAction::{Ask, Proceed, Warn};
-        let large = LARGE_REPOSITORY_FILES + 1;
-        assert_eq!(
-            large_repository_action(LARGE_REPOSITORY_FILES, true, false),
-            Proceed
-        );
-        assert_eq!(large_repository_action(large, true, false), Ask);
-        assert_eq!(large_repository_action(large, false, false), Warn);
-        assert_eq!(large_repository_action(large, true, true), Proceed);
-        assert_eq!(large_repository_action(large, false, true), Proceed);
     }
 
     #[test]

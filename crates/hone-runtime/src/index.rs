@@ -52,6 +52,44 @@ pub fn large_repository_warning(new_files: usize) -> String {
     )
 }
 
+/// What `hone index` does before an update that adds `new_files` files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LargeRepoAction {
+    /// Index without a word: few enough files, or `--yes`.
+    Proceed,
+    /// Print the warning and index anyway (no terminal to ask on).
+    Warn,
+    /// Ask on the terminal.
+    Ask,
+}
+
+/// Whether to ask before indexing `new_files` files not yet in the index: only above
+/// [`LARGE_REPOSITORY_FILES`], so re-running on an indexed project never asks.
+pub fn large_repository_action(
+    new_files: usize,
+    interactive: bool,
+    assume_yes: bool,
+) -> LargeRepoAction {
+    if new_files <= LARGE_REPOSITORY_FILES || assume_yes {
+        LargeRepoAction::Proceed
+    } else if interactive {
+        LargeRepoAction::Ask
+    } else {
+        LargeRepoAction::Warn
+    }
+}
+
+/// The files an update of `indexer` would add: found in the project, not indexed yet.
+pub fn files_to_add(indexer: &Indexer) -> usize {
+    indexer
+        .scanner()
+        .scan()
+        .files
+        .iter()
+        .filter(|file| !indexer.files().contains_key(&file.path))
+        .count()
+}
+
 /// The warning before indexing `files` files when a session starts.
 fn large_update_warning(files: usize) -> String {
     format!(
@@ -228,6 +266,20 @@ impl CodeIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn asks_only_above_the_threshold_and_on_a_terminal() {
+        use LargeRepoAction::{Ask, Proceed, Warn};
+        let large = LARGE_REPOSITORY_FILES + 1;
+        assert_eq!(
+            large_repository_action(LARGE_REPOSITORY_FILES, true, false),
+            Proceed
+        );
+        assert_eq!(large_repository_action(large, true, false), Ask);
+        assert_eq!(large_repository_action(large, false, false), Warn);
+        assert_eq!(large_repository_action(large, true, true), Proceed);
+        assert_eq!(large_repository_action(large, false, true), Proceed);
+    }
 
     #[test]
     fn configured_ignores_come_after_the_defaults() {

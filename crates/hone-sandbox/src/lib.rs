@@ -8,7 +8,7 @@
 //! internet sockets.
 //!
 //! The restrictions are applied to the *current* process ([`prepare`]), which then starts or
-//! `exec`s the command: the `hone sandbox -- CMD` subcommand does this, and hone runs every
+//! `exec`s the command: the `hone sandbox -- CMD` subcommand does this ([`Helper`]), and hone runs every
 //! model command as `hone sandbox --mode … -- sh -c CMD`. On Linux the file rules are
 //! Landlock's, and the network is cut twice: Landlock's TCP bind/connect rules (ABI 4 and
 //! later) and a seccomp filter that makes `socket()` fail with `EPERM` for every address
@@ -19,6 +19,7 @@
 //! process must not see.
 
 mod env;
+mod helper;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
@@ -30,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub use env::{SECRET_PATTERNS, SecretScrub};
+pub use helper::{Helper, HelperError, HelperExit, HelperOptions, NOT_STARTED, SETUP_FAILED};
 pub use mode::{ParseModeError, SandboxMode};
 
 /// The flag of `hone sandbox` that selects the mode.
