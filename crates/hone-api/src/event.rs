@@ -1,0 +1,359 @@
+//! What sessions tell front ends: [`Event`]s, each in an [`EventFrame`] with the id of the
+//! request it answers.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::types::{
+    ApprovedBy, CheckResult, CompactionMethod, ConflictChoice, ErrorChoice, ErrorInfo,
+    LocalizedItem, RunStatus, SessionSummary, TaskKind, TrackedInfo, TurnEnd, TurnStats,
+    UndoEntry, Usage,
+};
+
+/// One event with the id of the request it answers. On the wire the id sits beside the
+/// event's own fields: `{"request_id":"7","type":"turn.started","turn":1}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EventFrame {
+    /// The id of the request this event answers; for the events of a turn, the id of the
+    /// `user.message` that started it. Absent on events no request asked for (a session
+    /// started with the front end, an error before any request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The event.
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl EventFrame {
+    /// `event` answering the request `request_id`.
+    pub fn new(request_id: Option<String>, event: Event) -> Self {
+        Self { request_id, event }
+    }
+}
+
+/// What a session tells its front end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+pub enum Event {
+    /// The session is ready: the first event of a session, and the answer to
+    /// `session.new`, `session.resume`, `session.fork` and `session.set_model`.
+    #[serde(rename = "session.started")]
+    SessionStarted {
+        /// Provider instance name.
+        provider: String,
+        /// Model.
+        model: String,
+        /// Approval mode.
+        approval: String,
+        /// Project root.
+        root: String,
+        /// The id of the saved session (none when the session is not saved).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+        /// The saved session it was forked from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<String>,
+    },
+    /// The project's saved sessions, answering `session.list`.
+    #[serde(rename = "session.listed")]
+    SessionList {
+        /// Newest first.
+        sessions: Vec<SessionSummary>,
+    },
+    /// A saved session was deleted, answering `session.delete`.
+    #[serde(rename = "session.deleted")]
+    SessionDeleted {
+        /// The full id of the deleted session.
+        session_id: String,
+    },
+    /// A turn began.
+    #[serde(rename = "turn.started")]
+    TurnStarted {
+        /// 1-based turn number in this session.
+        turn: u32,
+    },
+    /// More answer text.
+    #[serde(rename = "message.delta")]
+    MessageDelta {
+        /// The new text.
+        text: String,
+    },
+    /// More reasoning text.
+    #[serde(rename = "thinking.delta")]
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+    },
+    /// One model reply is complete (it may be followed by tool calls).
+    #[serde(rename = "message.completed")]
+    MessageCompleted {
+        /// The reply's full text.
+        text: String,
+    },
+    /// The model asked for a tool call.
+    #[serde(rename = "tool.requested")]
+    ToolRequested {
+        /// Call identifier.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// The arguments: the JSON object the model sent (a string holding its raw text
+        /// when that was not JSON).
+        arguments: serde_json::Value,
+    },
+    /// A call needs the user's decision; answer with an `approval.answer` request.
+    #[serde(rename = "approval.needed")]
+    ApprovalNeeded {
+        /// Call identifier.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// One line: what would happen.
+        summary: String,
+        /// Why it asks (policy reason, destructive rewrite, …).
+        reason: String,
+        /// The unified diff of a proposed edit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+        /// The command that would run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        /// For a single-file edit, the proposed new content (what an "edit first" answer replaces).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+    },
+    /// A call was allowed.
+    #[serde(rename = "tool.approved")]
+    ToolApproved {
+        /// Call identifier.
+        call_id: String,
+        /// Who allowed it.
+        by: ApprovedBy,
+    },
+    /// A call was refused (by policy or the user); the model is told why.
+    #[serde(rename = "tool.denied")]
+    ToolDenied {
+        /// Call identifier.
+        call_id: String,
+        /// Why.
+        reason: String,
+    },
+    /// An edit's diff, shown before it is applied.
+    #[serde(rename = "diff.proposed")]
+    DiffProposed {
+        /// Call identifier.
+        call_id: String,
+        /// Unified diff.
+        diff: String,
+    },
+    /// An edit was written to disk.
+    #[serde(rename = "diff.applied")]
+    DiffApplied {
+        /// Call identifier.
+        call_id: String,
+        /// Root-relative paths written.
+        paths: Vec<String>,
+        /// Unified diff.
+        diff: String,
+    },
+    /// A tool call finished.
+    #[serde(rename = "tool.completed")]
+    ToolCompleted {
+        /// Call identifier.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// What the model receives.
+        output: String,
+        /// Whether it failed.
+        is_error: bool,
+        /// For a command that ran to its end, its exit code (absent for other tools, and
+        /// for a command that was killed, timed out or started in the background).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// Wall time in milliseconds.
+        duration_ms: u64,
+    },
+    /// Token usage of one model request.
+    #[serde(rename = "usage")]
+    Usage {
+        /// Usage of the request.
+        usage: Usage,
+    },
+    /// The turn ended normally.
+    #[serde(rename = "turn.completed")]
+    TurnCompleted {
+        /// Why it ended.
+        end: TurnEnd,
+        /// Totals.
+        stats: TurnStats,
+    },
+    /// The turn failed.
+    #[serde(rename = "turn.failed")]
+    TurnFailed {
+        /// What went wrong.
+        error: ErrorInfo,
+        /// Totals so far.
+        stats: TurnStats,
+    },
+    /// The turn was cancelled.
+    #[serde(rename = "turn.cancelled")]
+    TurnCancelled {
+        /// Totals so far.
+        stats: TurnStats,
+    },
+    /// Something the user should know that did not end the turn.
+    #[serde(rename = "error")]
+    Error {
+        /// What happened.
+        error: ErrorInfo,
+    },
+    /// Edits were undone.
+    #[serde(rename = "undo.completed")]
+    UndoCompleted {
+        /// Summaries of the edits taken back, newest first (empty: nothing to undo).
+        undone: Vec<String>,
+    },
+    /// An undo was refused or failed; no file was changed.
+    #[serde(rename = "undo.failed")]
+    UndoFailed {
+        /// What went wrong, e.g. which file changed after the edit.
+        message: String,
+        /// Whether a file changed after the edit (undo would have lost that change).
+        conflict: bool,
+    },
+    /// The undo stack, answering an `undo.list` request.
+    #[serde(rename = "undo.stack")]
+    UndoStack {
+        /// Edits that can be undone, newest first.
+        entries: Vec<UndoEntry>,
+    },
+    /// A model request failed; the turn waits for a an `error.answer` (interactive
+    /// sessions only: otherwise the turn fails at once).
+    #[serde(rename = "turn.error")]
+    TurnError {
+        /// What went wrong.
+        error: ErrorInfo,
+        /// What the front end may answer.
+        choices: Vec<ErrorChoice>,
+    },
+    /// An edit's file changed since the model read it or since the edit was planned; the
+    /// call waits for a a `conflict.answer` (interactive sessions only: otherwise
+    /// the model is told to read the file again).
+    #[serde(rename = "edit.conflict")]
+    EditConflict {
+        /// The edit's tool call.
+        call_id: String,
+        /// What changed, e.g. `src/a.rs changed after it was read (…)`.
+        message: String,
+        /// What the front end may answer.
+        choices: Vec<ConflictChoice>,
+    },
+    /// Code the request names was found and attached to it (localisation), before the
+    /// turn's first model request.
+    #[serde(rename = "context.localized")]
+    ContextLocalized {
+        /// The attached pieces: file, lines, symbols and why each was picked.
+        items: Vec<LocalizedItem>,
+        /// Estimated tokens of the attached text.
+        tokens: u64,
+    },
+    /// How the guided flow handles the turn (only in the guided flow).
+    #[serde(rename = "turn.step")]
+    TurnStep {
+        /// What the request asks for; `None` when neither the rules nor a planner could
+        /// tell.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<TaskKind>,
+        /// Whether a purpose-made step without tools runs (else the agent loop).
+        guided: bool,
+    },
+    /// Older turns were compacted to keep the conversation inside the context window.
+    #[serde(rename = "context.compacted")]
+    ContextCompacted {
+        /// Estimated tokens of the request before.
+        before_tokens: u64,
+        /// Estimated tokens of the request after.
+        after_tokens: u64,
+        /// Who wrote the summary: the model, or hone's rules (also when only stale tool
+        /// results were dropped).
+        method: CompactionMethod,
+    },
+    /// How full the context window is, after each model response.
+    #[serde(rename = "context.usage")]
+    ContextUsage {
+        /// Tokens in use (the provider's count when reported, else hone's estimate).
+        used: u64,
+        /// The model's context window, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<u32>,
+        /// `used` as a percentage of `window`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        percent: Option<f64>,
+    },
+    /// Checks after edits are starting (the turn changed files).
+    #[serde(rename = "checks.started")]
+    ChecksStarted {
+        /// Root-relative paths changed since the last checks.
+        files: Vec<String>,
+    },
+    /// Checks after edits finished.
+    #[serde(rename = "checks.completed")]
+    ChecksCompleted {
+        /// Whether every check that ran passed.
+        passed: bool,
+        /// Every check, in the order they ran (skipped ones included).
+        checks: Vec<CheckResult>,
+        /// One line per failing check: `name: first error line`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        failures: Vec<String>,
+        /// When they failed and the model is asked to fix them: which repair round this is
+        /// (1-based); none when the result is final.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repair_round: Option<u32>,
+        /// The repair rounds allowed per turn.
+        max_repair_rounds: u32,
+    },
+    /// The tracked files changed (answering `files.track` or
+    /// `files.untrack`).
+    #[serde(rename = "files.tracked")]
+    FilesTracked {
+        /// Every tracked file now.
+        files: Vec<TrackedInfo>,
+        /// Paths just added.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        added: Vec<String>,
+        /// Paths just removed.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        removed: Vec<String>,
+        /// Patterns that named nothing.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unmatched: Vec<String>,
+        /// Files that could not be tracked, with the reason.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<String>,
+    },    /// The last event of a one-shot run (`hone exec --json`, `hone ask --json`): how it
+    /// ended and what it produced. Also printed after an error that stopped the run before
+    /// a session started.
+    #[serde(rename = "result")]
+    Result {
+        /// How it ended.
+        status: RunStatus,
+        /// The process's exit status (0 when completed; see the README's exit codes).
+        exit_code: u8,
+        /// The final answer: the text of the last model reply (empty when there was none).
+        text: String,
+        /// The id of the saved session (null when the run was not saved).
+        session_id: Option<String>,
+        /// Token usage summed over the run's model requests.
+        usage: Usage,
+        /// What the run cost in US dollars, when the model's price is known (null
+        /// otherwise).
+        cost: Option<f64>,
+        /// Wall time in milliseconds.
+        duration_ms: u64,
+        /// What went wrong, when the run failed with an error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<ErrorInfo>,
+    },
+}
