@@ -11,6 +11,8 @@ pub struct ToolOutput {
     pub content: String,
     /// True when the tool failed; `content` then says why and what to do next.
     pub is_error: bool,
+    /// For a command that ran to its end, its exit code.
+    pub exit_code: Option<i32>,
 }
 
 impl ToolOutput {
@@ -19,6 +21,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: false,
+            exit_code: None,
         }
     }
 
@@ -27,6 +30,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: true,
+            exit_code: None,
         }
     }
 }

@@ -53,7 +53,9 @@ fn plan(context: &ToolContext, name: &str, arguments: Value) -> Result<Plan, Too
 
 fn read(context: &ToolContext, name: &str, arguments: Value) -> String {
     match plan(context, name, arguments).unwrap() {
-        Plan::Done(ToolOutput { content, is_error }) => {
+        Plan::Done(ToolOutput {
+            content, is_error, ..
+        }) => {
             assert!(!is_error, "{content}");
             content
         }

@@ -90,7 +90,9 @@ impl Poisoned {
             .find(|tool| tool.name() == name)
             .unwrap();
         match tool.plan(&self.context, &arguments).unwrap() {
-            Plan::Done(ToolOutput { content, is_error }) => {
+            Plan::Done(ToolOutput {
+            content, is_error, ..
+        }) => {
                 assert!(!is_error, "{content}");
                 content
             }
