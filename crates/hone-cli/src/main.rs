@@ -15,6 +15,7 @@ mod index_cmd;
 mod index_prompt;
 mod index_setup;
 mod input;
+mod json_lines;
 mod model_cmd;
 mod models;
 mod provider_factory;
