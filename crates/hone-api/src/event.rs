@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::types::{
     ApprovedBy, CheckResult, CompactionMethod, ConflictChoice, ErrorChoice, ErrorInfo,
-    LocalizedItem, RunStatus, SessionSummary, TaskKind, TrackedInfo, TurnEnd, TurnStats,
-    UndoEntry, Usage,
+    LocalizedItem, RunStatus, SessionSummary, TaskKind, TrackedInfo, TurnEnd, TurnStats, UndoEntry,
+    Usage,
 };
 
 /// One event with the id of the request it answers. On the wire the id sits beside the
@@ -332,7 +332,8 @@ pub enum Event {
         /// Files that could not be tracked, with the reason.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         skipped: Vec<String>,
-    },    /// The last event of a one-shot run (`hone exec --json`, `hone ask --json`): how it
+    },
+    /// The last event of a one-shot run (`hone exec --json`, `hone ask --json`): how it
     /// ended and what it produced. Also printed after an error that stopped the run before
     /// a session started.
     #[serde(rename = "result")]

@@ -141,7 +141,9 @@ fn fields(out: &mut String, schema: &Value, tag: &str) {
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let rows: Vec<(&String, &Value)> = properties
+    // Sorted by name: serde_json keeps insertion order only when a crate in the build
+    // enables its `preserve_order` feature, and the reference must not depend on that.
+    let rows: BTreeMap<&String, &Value> = properties
         .into_iter()
         .flat_map(Map::iter)
         .filter(|(name, _)| name.as_str() != tag)
@@ -214,7 +216,10 @@ fn tag_of(cases: &[Value]) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    candidates.pop().cloned().unwrap_or_else(|| "type".to_string())
+    candidates
+        .pop()
+        .cloned()
+        .unwrap_or_else(|| "type".to_string())
 }
 
 fn const_of(case: &Value, tag: &str) -> String {
@@ -267,7 +272,8 @@ mod tests {
         assert_eq!(type_of(&optional), "string or null");
         let list = serde_json::json!({"type": "array", "items": {"$ref": "#/$defs/UndoEntry"}});
         assert_eq!(type_of(&list), "array of [`UndoEntry`](#undoentry)");
-        let nullable_ref = serde_json::json!({"anyOf": [{"$ref": "#/$defs/ErrorInfo"}, {"type": "null"}]});
+        let nullable_ref =
+            serde_json::json!({"anyOf": [{"$ref": "#/$defs/ErrorInfo"}, {"type": "null"}]});
         assert_eq!(type_of(&nullable_ref), "[`ErrorInfo`](#errorinfo) or null");
         assert_eq!(type_of(&serde_json::json!({})), "any JSON");
     }

@@ -1,4 +1,5 @@
 //! `docs/protocol.md` is generated from the protocol types and must match them.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 

@@ -1,4 +1,5 @@
 //! The wire format: frames are flat objects, tags are dotted, everything round-trips.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use hone_api::{
     ApprovalDecision, ErrorCategory, ErrorInfo, Event, EventFrame, Request, RequestFrame,
@@ -8,12 +9,20 @@ use serde_json::json;
 
 fn round_trip_request(frame: &RequestFrame) {
     let text = serde_json::to_string(frame).unwrap();
-    assert_eq!(&serde_json::from_str::<RequestFrame>(&text).unwrap(), frame, "{text}");
+    assert_eq!(
+        &serde_json::from_str::<RequestFrame>(&text).unwrap(),
+        frame,
+        "{text}"
+    );
 }
 
 fn round_trip_event(frame: &EventFrame) {
     let text = serde_json::to_string(frame).unwrap();
-    assert_eq!(&serde_json::from_str::<EventFrame>(&text).unwrap(), frame, "{text}");
+    assert_eq!(
+        &serde_json::from_str::<EventFrame>(&text).unwrap(),
+        frame,
+        "{text}"
+    );
 }
 
 #[test]
@@ -43,13 +52,25 @@ fn every_kind_of_request_round_trips() {
         Request::Undo { count: 2 },
         Request::ListUndo,
         Request::Compact,
-        Request::TrackFiles { patterns: vec!["src/**/*.rs".into()], summary: true },
-        Request::UntrackFiles { patterns: vec!["a.rs".into()] },
+        Request::TrackFiles {
+            patterns: vec!["src/**/*.rs".into()],
+            summary: true,
+        },
+        Request::UntrackFiles {
+            patterns: vec!["a.rs".into()],
+        },
         Request::NewSession { model: None },
-        Request::ResumeSession { session_id: "last".into(), model: Some("m".into()) },
-        Request::ForkSession { session_id: "01J".into() },
+        Request::ResumeSession {
+            session_id: "last".into(),
+            model: Some("m".into()),
+        },
+        Request::ForkSession {
+            session_id: "01J".into(),
+        },
         Request::ListSessions { limit: Some(5) },
-        Request::DeleteSession { session_id: "01J".into() },
+        Request::DeleteSession {
+            session_id: "01J".into(),
+        },
         Request::SetModel { model: "m".into() },
         Request::Shutdown,
     ];
@@ -89,7 +110,12 @@ fn events_carry_the_request_id_they_answer() {
             forked_from: None,
         },
     );
-    assert!(serde_json::to_value(&unasked).unwrap().get("request_id").is_none());
+    assert!(
+        serde_json::to_value(&unasked)
+            .unwrap()
+            .get("request_id")
+            .is_none()
+    );
     round_trip_event(&unasked);
 }
 
@@ -153,7 +179,11 @@ fn turn_ends_round_trip_with_their_stats() {
     let stats = TurnStats {
         model_requests: 2,
         tool_calls: 1,
-        usage: Usage { input_tokens: 10, output_tokens: 5, ..Usage::default() },
+        usage: Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            ..Usage::default()
+        },
         duration_ms: 12,
     };
     for event in [

@@ -91,8 +91,8 @@ impl Poisoned {
             .unwrap();
         match tool.plan(&self.context, &arguments).unwrap() {
             Plan::Done(ToolOutput {
-            content, is_error, ..
-        }) => {
+                content, is_error, ..
+            }) => {
                 assert!(!is_error, "{content}");
                 content
             }

@@ -408,7 +408,7 @@ impl App {
             "{} tracked file{} (~{} tokens)",
             files.len(),
             if files.len() == 1 { "" } else { "s" },
-            thousands(u64::try_from(tokens).unwrap_or(u64::MAX))
+            thousands(tokens)
         ));
         self.notice(parts.join("; "));
         if !unmatched.is_empty() {
