@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, Write};
 
-use hone_core::{ApprovalDecision, Event};
+use hone_api::{ApprovalDecision, Event};
 
 /// Shows an approval request on stderr and reads the answer from the terminal.
 pub(crate) async fn ask_on_terminal(event: &Event) -> ApprovalDecision {

@@ -4,14 +4,32 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use futures::StreamExt;
-use hone_protocol::{ChatRequest, HoneError, Outcome, ResponseCollector, StreamEvent};
+use hone_api::{Event, EventFrame, RunStatus, TurnEnd, TurnStats};
+use hone_protocol::{
+    ChatRequest, ErrorCategory, HoneError, Outcome, ResponseCollector, StreamEvent,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{AskArgs, GlobalArgs};
 use crate::exit;
+use crate::json_lines::{self, RunRecord};
 
 /// Runs `hone ask`.
 pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, HoneError> {
+    let json = args.json;
+    let mut record = RunRecord::new();
+    let answered = answer(global, args, &mut record).await;
+    if json && let Err(error) = &answered {
+        record.print_failure(error, exit::code_for(error.category));
+    }
+    answered
+}
+
+async fn answer(
+    global: &GlobalArgs,
+    args: AskArgs,
+    record: &mut RunRecord,
+) -> Result<ExitCode, HoneError> {
     let prompt = crate::input::prompt_text(&args.prompt)?;
     let config = crate::load_config(global)?;
     let terminal = crate::terminal::Terminal::detect(args.json);
@@ -29,6 +47,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, 
     });
 
     let mut output = Output::new(args.json);
+    output.frame(Event::TurnStarted { turn: 1 });
     let mut collector = ResponseCollector::new();
     let mut events = provider.stream(request, cancel);
     while let Some(event) = events.next().await {
@@ -36,17 +55,25 @@ pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, 
         collector.push(&event);
     }
     output.finish()?;
-    Ok(match collector.outcome() {
-        Some(Outcome::Completed(_)) => ExitCode::SUCCESS,
-        Some(Outcome::Failed(error)) => exit::report(error),
-        Some(Outcome::Cancelled) => exit::report(&HoneError::cancelled()),
-        None => exit::report(&HoneError::provider("the response ended without a result")),
+    let failure = match collector.outcome() {
+        Some(Outcome::Completed(_)) => None,
+        Some(Outcome::Failed(error)) => Some(error.clone()),
+        Some(Outcome::Cancelled) => Some(HoneError::cancelled()),
+        None => Some(HoneError::provider("the response ended without a result")),
+    };
+    if args.json {
+        output.end_turn(&collector, failure.as_ref(), record);
+    }
+    Ok(match &failure {
+        None => ExitCode::SUCCESS,
+        Some(error) => exit::report(error),
     })
 }
 
 /// Writes events as text (answer on stdout, reasoning dimmed on a terminal's stderr) or JSON lines.
 struct Output {
     json: bool,
+    started: std::time::Instant,
     stdout: std::io::Stdout,
     show_thinking: bool,
     in_thinking: bool,
@@ -57,6 +84,7 @@ impl Output {
     fn new(json: bool) -> Self {
         Self {
             json,
+            started: std::time::Instant::now(),
             stdout: std::io::stdout(),
             show_thinking: std::io::stderr().is_terminal(),
             in_thinking: false,
@@ -64,12 +92,84 @@ impl Output {
         }
     }
 
+    /// Prints `event` as a JSON line answering the prompt (JSON mode only).
+    fn frame(&self, event: Event) {
+        if self.json {
+            json_lines::print(&EventFrame::new(Some(json_lines::PROMPT_ID.into()), event));
+        }
+    }
+
+    /// Prints the end of the one-turn run in the `hone exec --json` dialect: the reply,
+    /// its usage, how the turn ended, and the `result`.
+    fn end_turn(
+        &self,
+        collector: &ResponseCollector,
+        failure: Option<&HoneError>,
+        record: &mut RunRecord,
+    ) {
+        let usage = collector.usage().unwrap_or_default();
+        let usage = hone_api::Usage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            reasoning_tokens: usage.reasoning_tokens,
+        };
+        let stats = TurnStats {
+            model_requests: 1,
+            tool_calls: 0,
+            usage,
+            duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        };
+        let ending = match failure {
+            None => {
+                let text = collector.message().text();
+                for event in [
+                    Event::MessageCompleted { text },
+                    Event::Usage { usage },
+                    Event::TurnCompleted {
+                        end: TurnEnd::Answered,
+                        stats,
+                    },
+                ] {
+                    record.observe(&event);
+                    self.frame(event);
+                }
+                record.result(RunStatus::Completed, 0, None)
+            }
+            Some(error) => {
+                let event = if error.category == ErrorCategory::Cancelled {
+                    Event::TurnCancelled { stats }
+                } else {
+                    Event::TurnFailed {
+                        error: hone_core::error_info(error.clone()),
+                        stats,
+                    }
+                };
+                record.observe(&event);
+                self.frame(event);
+                let status = if error.category == ErrorCategory::Cancelled {
+                    RunStatus::Cancelled
+                } else {
+                    RunStatus::Failed
+                };
+                record.result(status, exit::code_for(error.category), Some(error))
+            }
+        };
+        self.frame(ending);
+    }
+
     fn event(&mut self, event: &StreamEvent) -> Result<(), HoneError> {
         if self.json {
-            let line = serde_json::to_string(event).map_err(|error| {
-                HoneError::provider(format!("could not encode an event: {error}"))
-            })?;
-            return self.write(&format!("{line}\n"));
+            match event {
+                StreamEvent::TextDelta { text } => {
+                    self.frame(Event::MessageDelta { text: text.clone() });
+                }
+                StreamEvent::ThinkingDelta { text } => {
+                    self.frame(Event::ThinkingDelta { text: text.clone() });
+                }
+                _ => {}
+            }
+            return Ok(());
         }
         match event {
             StreamEvent::TextDelta { text } => {

@@ -25,26 +25,26 @@ pub struct ContextArgs {
 }
 
 /// One line telling the user about a context event (compaction, tracked files).
-pub(crate) fn notice(event: &hone_core::Event) -> Option<String> {
+pub(crate) fn notice(event: &hone_api::Event) -> Option<String> {
     match event {
-        hone_core::Event::ContextCompacted {
+        hone_api::Event::ContextCompacted {
             before_tokens,
             after_tokens,
             method,
         } => Some(format!(
             "hone: context compacted ({}): ~{before_tokens} → ~{after_tokens} tokens",
             match method {
-                hone_core::CompactionMethod::Model => "summary by the model",
-                hone_core::CompactionMethod::Rules => "summary by rules",
+                hone_api::CompactionMethod::Model => "summary by the model",
+                hone_api::CompactionMethod::Rules => "summary by rules",
             }
         )),
-        hone_core::Event::FilesTracked {
+        hone_api::Event::FilesTracked {
             files,
             unmatched,
             skipped,
             ..
         } => {
-            let tokens: usize = files.iter().map(|file| file.tokens).sum();
+            let tokens: u64 = files.iter().map(|file| file.tokens).sum();
             let mut line = format!("hone: tracking {} file(s), ~{tokens} tokens", files.len());
             for pattern in unmatched {
                 line.push_str(&format!("; `{pattern}` matches no file"));
@@ -54,15 +54,15 @@ pub(crate) fn notice(event: &hone_core::Event) -> Option<String> {
             }
             Some(line)
         }
-        hone_core::Event::ContextLocalized { items, tokens } => Some(format!(
+        hone_api::Event::ContextLocalized { items, tokens } => Some(format!(
             "hone: attached {} · ~{tokens} tokens",
             items
                 .iter()
-                .map(hone_core::LocalizedItem::describe)
+                .map(hone_api::LocalizedItem::describe)
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-        hone_core::Event::TurnStep { task, guided } => {
+        hone_api::Event::TurnStep { task, guided } => {
             hone_core::step_notice(*task, *guided).map(|line| format!("hone: {line}"))
         }
         _ => None,

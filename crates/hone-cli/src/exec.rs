@@ -5,12 +5,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use hone_core::{CheckStatus, ConflictChoice, ErrorChoice, Event, Request, TurnEnd, TurnStats};
+use hone_api::{
+    CheckStatus, ConflictChoice, ErrorChoice, Event, EventFrame, Request, RequestFrame, RunStatus,
+    TurnEnd, TurnStats,
+};
 use hone_protocol::HoneError;
 use hone_runtime::{Opening, RuntimeError, SessionChoice, SessionRequest, StartedSession};
 
 use crate::approve;
 use crate::cli::{ExecArgs, GlobalArgs};
+use crate::json_lines::{self, RunRecord};
 use crate::terminal::Terminal;
 
 /// Exit codes of `hone exec` (documented in the README).
@@ -23,16 +27,25 @@ mod code {
 
 /// Runs `hone exec`.
 pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
-    match start(global, args).await {
+    let json = args.json;
+    let mut record = RunRecord::new();
+    match start(global, args, &mut record).await {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
+            if json {
+                record.print_failure(&error, code::USAGE);
+            }
             eprintln!("{}", crate::exit::line(&error));
             ExitCode::from(code::USAGE)
         }
     }
 }
 
-async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
+async fn start(
+    global: &GlobalArgs,
+    args: ExecArgs,
+    record: &mut RunRecord,
+) -> Result<u8, HoneError> {
     if args.prompt.is_empty()
         && let Some(taken) = args.resume.as_deref().filter(|value| value.contains(' '))
     {
@@ -73,12 +86,18 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     announce(&started, args.json);
     let (handle, mut events) = (started.handle, started.events);
     if !args.files.is_empty() {
-        handle.send(Request::TrackFiles {
-            patterns: args.files.clone(),
-            summary: false,
-        });
+        handle.submit(RequestFrame::new(
+            json_lines::FILES_ID,
+            Request::TrackFiles {
+                patterns: args.files.clone(),
+                summary: false,
+            },
+        ));
     }
-    handle.send(Request::UserMessage { text: prompt });
+    handle.submit(RequestFrame::new(
+        json_lines::PROMPT_ID,
+        Request::UserMessage { text: prompt },
+    ));
 
     let interrupt = handle.clone();
     tokio::spawn(async move {
@@ -93,26 +112,18 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
 
     let mut view = View::new(args.json);
     let started = Instant::now();
-    while let Some(event) = events.recv().await {
-        view.show(&event);
-        match &event {
+    while let Some(frame) = events.recv().await {
+        view.show(&frame);
+        record.observe(&frame.event);
+        let event = &frame.event;
+        let (status, exit_code) = match event {
             Event::ApprovalNeeded { call_id, .. } => {
-                let decision = approve::ask_on_terminal(&event).await;
+                let decision = approve::ask_on_terminal(event).await;
                 handle.send(Request::Approval {
                     call_id: call_id.clone(),
                     decision,
                 });
-            }
-            Event::TurnCompleted { end, stats } => {
-                view.summary("done", stats, started);
-                handle.send(Request::Shutdown);
-                return Ok(match end {
-                    TurnEnd::Answered => code::DONE,
-                    TurnEnd::RoundLimit
-                    | TurnEnd::RepeatedFailure
-                    | TurnEnd::Skipped
-                    | TurnEnd::ChecksFailed => code::FAILED,
-                });
+                continue;
             }
             // `hone exec` does not offer retry/skip: the provider already retried per its
             // policy, so the turn fails (exit 1) with the error's line on stderr.
@@ -120,6 +131,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
                 handle.send(Request::ErrorChoice {
                     choice: ErrorChoice::Abort,
                 });
+                continue;
             }
             // Nor a conflict dialog: the model reads the file again and redoes the change.
             Event::EditConflict { message, .. } => {
@@ -129,20 +141,41 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
                 handle.send(Request::ConflictChoice {
                     choice: ConflictChoice::Regenerate,
                 });
+                continue;
+            }
+            Event::TurnCompleted { end, stats } => {
+                view.summary("done", stats, started);
+                match end {
+                    TurnEnd::Answered => (RunStatus::Completed, code::DONE),
+                    TurnEnd::RoundLimit
+                    | TurnEnd::RepeatedFailure
+                    | TurnEnd::Skipped
+                    | TurnEnd::ChecksFailed => (RunStatus::Failed, code::FAILED),
+                }
             }
             Event::TurnFailed { error, stats } => {
-                eprintln!("{}", crate::exit::line(error));
+                eprintln!("{}", crate::exit::line(&hone_core::hone_error(error)));
                 view.summary("failed", stats, started);
-                handle.send(Request::Shutdown);
-                return Ok(code::FAILED);
+                (RunStatus::Failed, code::FAILED)
             }
             Event::TurnCancelled { stats } => {
                 view.summary("interrupted", stats, started);
-                handle.send(Request::Shutdown);
-                return Ok(code::INTERRUPTED);
+                (RunStatus::Cancelled, code::INTERRUPTED)
             }
-            _ => {}
+            _ => continue,
+        };
+        if args.json {
+            let error = match event {
+                Event::TurnFailed { error, .. } => Some(hone_core::hone_error(error)),
+                _ => None,
+            };
+            json_lines::print(&EventFrame::new(
+                frame.request_id.clone(),
+                record.result(status, exit_code, error.as_ref()),
+            ));
         }
+        handle.send(Request::Shutdown);
+        return Ok(exit_code);
     }
     Err(HoneError::provider("the session ended unexpectedly"))
 }
@@ -214,19 +247,17 @@ impl View {
         }
     }
 
-    fn show(&mut self, event: &Event) {
+    fn show(&mut self, frame: &EventFrame) {
+        if self.json {
+            json_lines::print(frame);
+            return;
+        }
+        let event = &frame.event;
         if let Event::SessionStarted { session_id, .. } = event {
             self.session_id.clone_from(session_id);
         }
         if let Event::ContextUsage { percent, .. } = event {
             self.context_percent = *percent;
-        }
-        if self.json {
-            if let Ok(line) = serde_json::to_string(event) {
-                let mut stdout = std::io::stdout().lock();
-                let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
-            }
-            return;
         }
         match event {
             Event::MessageDelta { text } => {
@@ -240,7 +271,10 @@ impl View {
                 self.close_answer();
                 eprintln!(
                     "{}",
-                    self.dim(&format!("▸ {name} {}", compact(arguments, 100)))
+                    self.dim(&format!(
+                        "▸ {name} {}",
+                        compact(&raw_arguments(arguments), 100)
+                    ))
                 );
             }
             Event::DiffProposed { diff, .. } => self.proposed = Some(diff.clone()),
@@ -382,6 +416,14 @@ fn checks_line(event: &Event) -> Option<String> {
     })
 }
 
+/// A call's arguments as the model wrote them.
+fn raw_arguments(arguments: &serde_json::Value) -> String {
+    match arguments {
+        serde_json::Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// One line of at most `limit` characters.
 fn compact(text: &str, limit: usize) -> String {
     let flat = text.replace(['\n', '\r'], " ");
@@ -419,7 +461,7 @@ mod tests {
 
     #[test]
     fn checks_lines_say_what_passed_and_what_still_fails() {
-        let check = |name: &str, status, duration_ms, detail: &str| hone_core::CheckResult {
+        let check = |name: &str, status, duration_ms, detail: &str| hone_api::CheckResult {
             name: name.into(),
             command: String::new(),
             status,

@@ -13,6 +13,7 @@ mod exit;
 mod index_cmd;
 mod index_prompt;
 mod input;
+mod json_lines;
 mod model_cmd;
 mod models;
 mod sandbox_cmd;

@@ -106,12 +106,13 @@ async fn ask_json_prints_one_parseable_event_per_line() {
     assert!(events.len() >= 3);
     let text: String = events
         .iter()
-        .filter(|event| event["type"] == "text_delta")
+        .filter(|event| event["type"] == "message.delta")
         .map(|event| event["text"].as_str().unwrap())
         .collect();
     assert_eq!(text, "Hi there");
     let last = events.last().unwrap();
-    assert_eq!(last["type"], "completed");
+    assert_eq!(last["type"], "result");
+    assert_eq!(last["status"], "completed");
     assert_eq!(last["usage"]["input_tokens"], 3);
 }
 

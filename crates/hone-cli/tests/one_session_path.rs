@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 
+use hone_api::{Event, Request};
 use hone_config::{CliOverrides, ConfigSources};
-use hone_core::{Event, Request};
 use hone_memory::SessionStore;
 use hone_protocol::{ContentBlock, Message, Role};
 use hone_runtime::{
@@ -141,7 +141,7 @@ async fn exec_and_the_tui_resume_the_same_session_through_the_runtime() {
         text: "second task".into(),
     });
     while let Some(event) = started.events.recv().await {
-        match event {
+        match event.event {
             Event::TurnCompleted { .. } => break,
             Event::TurnFailed { error, .. } => panic!("turn failed: {error:?}"),
             _ => {}

@@ -34,8 +34,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use hone_api::{Event, Request, TurnEnd};
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{AUDIT_DIR, Event, Request, SessionConfig, TurnEnd};
+use hone_core::{AUDIT_DIR, SessionConfig};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_providers::Provider;
 use hone_testkit::{MockResponse, MockServer, Reply};
@@ -116,7 +117,7 @@ impl Bench {
             roles: hone_core::RoleModels::default(),
         })
         .unwrap();
-        match events.recv().await {
+        match events.recv().await.map(|frame| frame.event) {
             Some(Event::SessionStarted { .. }) => {}
             other => panic!("expected session.started, got {other:?}"),
         }
@@ -127,7 +128,12 @@ impl Bench {
         });
         let mut tools = 0;
         let elapsed = loop {
-            match events.recv().await.expect("the session ended mid-turn") {
+            match events
+                .recv()
+                .await
+                .expect("the session ended mid-turn")
+                .event
+            {
                 Event::ToolCompleted {
                     is_error, output, ..
                 } => {

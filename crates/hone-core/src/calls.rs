@@ -12,10 +12,10 @@ use hone_tools::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{ApprovalDecision, ApprovedBy, Event};
 use crate::repeats::{self, CallTracker, MAX_IDENTICAL_FAILURES, Repeat};
 use crate::session::Agent;
 use crate::tools::parse_arguments;
+use hone_api::{ApprovalDecision, ApprovedBy, Event};
 
 /// How a round ended.
 pub(crate) enum RoundOutcome {
@@ -140,7 +140,7 @@ impl Agent {
         self.emit(Event::ToolRequested {
             call_id: call.id.clone(),
             name: call.name.clone(),
-            arguments: call.arguments.clone(),
+            arguments: crate::api::arguments(&call.arguments),
         });
         let (tool, correction) = self
             .registry
@@ -217,7 +217,7 @@ impl Agent {
         self.emit(Event::ToolRequested {
             call_id: call.id.clone(),
             name: call.name.clone(),
-            arguments: call.arguments.clone(),
+            arguments: crate::api::arguments(&call.arguments),
         });
         let output = if repeat.is_error() {
             ToolOutput::error(repeat.explanation())
@@ -295,6 +295,7 @@ impl Agent {
             name: call.name.clone(),
             output: output.content.clone(),
             is_error: output.is_error,
+            exit_code: output.exit_code,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
         output

@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::calls::Prepared;
 use crate::profile::PromptProfile;
-use crate::protocol::{ConflictChoice, Event};
 use crate::session::Agent;
+use hone_api::{ConflictChoice, Event};
 
 impl Agent {
     /// Emits [`Event::EditConflict`] and waits for the front end's choice; `None` when the

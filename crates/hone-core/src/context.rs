@@ -10,8 +10,8 @@ use hone_protocol::{
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{Event, TurnStats};
 use crate::session::Agent;
+use hone_api::{Event, TurnStats};
 
 impl Agent {
     /// The message starting a turn: recorded in the task memory, with the snapshots of
@@ -41,7 +41,9 @@ impl Agent {
     fn warn_context(&self, warnings: &[String]) {
         for warning in warnings {
             self.emit(Event::Error {
-                error: HoneError::validation(format!("tracked files: {warning}")),
+                error: crate::api::error_info(HoneError::validation(format!(
+                    "tracked files: {warning}"
+                ))),
             });
         }
     }
@@ -130,13 +132,13 @@ impl Agent {
             Some(method) => self.emit(Event::ContextCompacted {
                 before_tokens: before as u64,
                 after_tokens: after as u64,
-                method,
+                method: crate::api::compaction_method(method),
             }),
             None if manual => self.emit(Event::Error {
-                error: HoneError::validation(
+                error: crate::api::error_info(HoneError::validation(
                     "nothing to compact yet: the conversation has no turn before the current one \
                      and no stale file contents",
-                ),
+                )),
             }),
             None => {}
         }
@@ -180,14 +182,14 @@ impl Agent {
         }
     }
 
-    /// Handles [`crate::Request::Compact`] between turns.
+    /// Handles [`hone_api::Request::Compact`] between turns.
     pub(crate) async fn compact_now(&mut self) {
         let cancel = self.cancel_slot.fresh();
         let mut stats = TurnStats::default();
         self.compact(true, &cancel, &mut stats).await;
     }
 
-    /// Handles [`crate::Request::TrackFiles`].
+    /// Handles [`hone_api::Request::TrackFiles`].
     pub(crate) fn track_files(&mut self, patterns: &[String], summary: bool) {
         let mode = if summary {
             TrackMode::Outline
@@ -196,23 +198,34 @@ impl Agent {
         };
         match self.context_manager.track(patterns, mode) {
             Ok(report) => self.emit(Event::FilesTracked {
-                files: report.files,
+                files: report
+                    .files
+                    .into_iter()
+                    .map(crate::api::tracked_info)
+                    .collect(),
                 added: report.added,
                 removed: report.removed,
                 unmatched: report.unmatched,
                 skipped: report.skipped,
             }),
             Err(error) => self.emit(Event::Error {
-                error: HoneError::new(ErrorCategory::Validation, error.to_string()),
+                error: crate::api::error_info(HoneError::new(
+                    ErrorCategory::Validation,
+                    error.to_string(),
+                )),
             }),
         }
     }
 
-    /// Handles [`crate::Request::UntrackFiles`].
+    /// Handles [`hone_api::Request::UntrackFiles`].
     pub(crate) fn untrack_files(&mut self, patterns: &[String]) {
         let report = self.context_manager.untrack(patterns);
         self.emit(Event::FilesTracked {
-            files: report.files,
+            files: report
+                .files
+                .into_iter()
+                .map(crate::api::tracked_info)
+                .collect(),
             added: report.added,
             removed: report.removed,
             unmatched: report.unmatched,

@@ -4,8 +4,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use hone_api::TaskKind;
 use hone_providers::Provider;
-use serde::{Deserialize, Serialize};
 
 use crate::profile::PromptProfile;
 
@@ -122,44 +122,19 @@ pub struct RoleModels {
     pub checker: Option<RoleModel>,
 }
 
-/// What a request asks for, as the guided flow sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskKind {
-    /// Change existing code (fix, rename, add to, refactor).
-    Change,
-    /// Explain or answer a question, no changes.
-    Explain,
-    /// Create a new file.
-    Create,
-    /// Run something (tests, builds, commands).
-    Run,
-}
-
-impl TaskKind {
-    /// The name used in events and by the classifier (`change`, `explain`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Change => "change",
-            Self::Explain => "explain",
-            Self::Create => "create",
-            Self::Run => "run",
-        }
-    }
-
-    /// The kind named `word` (case and trailing punctuation ignored).
-    pub fn from_word(word: &str) -> Option<Self> {
-        let word = word
-            .trim()
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_ascii_lowercase();
-        match word.as_str() {
-            "change" | "fix" | "edit" => Some(Self::Change),
-            "explain" | "question" | "answer" => Some(Self::Explain),
-            "create" | "new" => Some(Self::Create),
-            "run" | "test" => Some(Self::Run),
-            _ => None,
-        }
+/// The task kind named `word` (case and trailing punctuation ignored), as the planner
+/// answers.
+pub(crate) fn task_from_word(word: &str) -> Option<TaskKind> {
+    let word = word
+        .trim()
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_ascii_lowercase();
+    match word.as_str() {
+        "change" | "fix" | "edit" => Some(TaskKind::Change),
+        "explain" | "question" | "answer" => Some(TaskKind::Explain),
+        "create" | "new" => Some(TaskKind::Create),
+        "run" | "test" => Some(TaskKind::Run),
+        _ => None,
     }
 }
 
@@ -230,11 +205,11 @@ mod tests {
 
     #[test]
     fn task_words_parse_leniently() {
-        assert_eq!(TaskKind::from_word(" Change."), Some(TaskKind::Change));
-        assert_eq!(TaskKind::from_word("explain"), Some(TaskKind::Explain));
-        assert_eq!(TaskKind::from_word("CREATE"), Some(TaskKind::Create));
-        assert_eq!(TaskKind::from_word("run"), Some(TaskKind::Run));
-        assert_eq!(TaskKind::from_word("maybe"), None);
+        assert_eq!(task_from_word(" Change."), Some(TaskKind::Change));
+        assert_eq!(task_from_word("explain"), Some(TaskKind::Explain));
+        assert_eq!(task_from_word("CREATE"), Some(TaskKind::Create));
+        assert_eq!(task_from_word("run"), Some(TaskKind::Run));
+        assert_eq!(task_from_word("maybe"), None);
         assert_eq!(TaskKind::Create.as_str(), "create");
     }
 }

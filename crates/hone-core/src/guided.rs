@@ -15,9 +15,10 @@ use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
 use hone_providers::Provider;
 use tokio_util::sync::CancellationToken;
 
-use crate::guidance::{RoleModel, TaskKind};
-use crate::protocol::{Event, TurnStats};
+use crate::guidance::RoleModel;
 use crate::session::Agent;
+use hone_api::TaskKind;
+use hone_api::{Event, TurnStats};
 
 /// How the requests of the current turn are made.
 #[derive(Clone, Default)]
@@ -354,7 +355,7 @@ impl Agent {
                 .message()
                 .text()
                 .split_whitespace()
-                .find_map(TaskKind::from_word),
+                .find_map(crate::guidance::task_from_word),
             _ => None,
         }
     }

@@ -1,19 +1,24 @@
 //! hone's agent core: one session, one request/event protocol, every front end.
 //!
 //! [`start_session`] spawns a session task and returns a [`SessionHandle`] for
-//! [`Request`]s and a receiver of [`Event`]s. A user message starts a turn: the model is
+//! `hone_api` [`Request`]s and a receiver of [`EventFrame`]s (each [`Event`] with the id of
+//! the request it answers). A user message starts a turn: the model is
 //! called with the history and the tools, its tool calls are planned, checked against the
 //! permission policy, approved (by policy or by the front end answering
-//! [`Event::ApprovalNeeded`]), executed, and fed back, until the model answers without
+//! [`hone_api::Event::ApprovalNeeded`]), executed, and fed back, until the model answers without
 //! tools, the round limit is reached, or the user cancels.
+//!
+//! [`Request`]: hone_api::Request
+//! [`Event`]: hone_api::Event
 //!
 //! Every request is built by the session's [`hone_context::ContextManager`] from
 //! [`SessionConfig::context`]: project instructions, task memory and the summary of
 //! compacted turns in the system prompt, tracked-file snapshots, and never more than the
-//! context window ([`Event::ContextCompacted`], [`Event::ContextUsage`]). In interactive
-//! sessions a failed model request asks the front end ([`Event::TurnError`],
-//! [`Request::ErrorChoice`]).
+//! context window ([`hone_api::Event::ContextCompacted`], [`hone_api::Event::ContextUsage`]). In interactive
+//! sessions a failed model request asks the front end ([`hone_api::Event::TurnError`],
+//! [`hone_api::Request::ErrorChoice`]).
 
+mod api;
 mod audit;
 mod calls;
 mod checks;
@@ -26,7 +31,6 @@ mod natural;
 mod persist;
 mod profile;
 mod prompt;
-mod protocol;
 mod recovery;
 mod repeats;
 mod session;
@@ -36,29 +40,23 @@ mod turn;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use hone_api::EventFrame;
 use hone_policy::Permissions;
 use hone_protocol::HoneError;
 use hone_providers::Provider;
 use tokio::sync::mpsc;
 
+pub use api::{error_info, hone_error};
 pub use audit::AUDIT_DIR;
 pub use checks::{CheckTarget, ChecksConfig, ConfiguredCheck, DEFAULT_MAX_REPAIR_ROUNDS};
 pub use guidance::{
     DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel, RoleModels,
-    TaskKind, step_notice,
+    step_notice,
 };
-pub use hone_context::localize::{LocalizedItem, Localizer};
-pub use hone_context::{
-    CompactionMethod, ContextConfig, ContextSettings, Instructions, Outliner, TrackMode,
-    TrackedInfo,
-};
-pub use hone_memory::UndoEntry;
+pub use hone_context::localize::Localizer;
+pub use hone_context::{ContextConfig, ContextSettings, Instructions, Outliner, TrackMode};
 pub use persist::Persistence;
 pub use profile::PromptProfile;
-pub use protocol::{
-    ApprovalDecision, ApprovedBy, CheckResult, CheckStatus, ConflictChoice, ErrorChoice, Event,
-    Request, TurnEnd, TurnStats,
-};
 pub use session::SessionHandle;
 
 /// Default number of tool rounds per turn.
@@ -76,7 +74,7 @@ pub struct SessionConfig {
     pub permissions: Permissions,
     /// Tool rounds per turn before the model is told to answer.
     pub max_tool_rounds: u32,
-    /// Whether the front end can answer [`Event::ApprovalNeeded`]. When false, calls that
+    /// Whether the front end can answer [`hone_api::Event::ApprovalNeeded`]. When false, calls that
     /// would ask are refused at once and the model is told why.
     pub interactive: bool,
     /// Whether to write audit logs under `<root>/.hone/logs/`.
@@ -122,6 +120,6 @@ pub struct SessionConfig {
 /// Starts a session task on the current tokio runtime.
 pub fn start_session(
     config: SessionConfig,
-) -> Result<(SessionHandle, mpsc::UnboundedReceiver<Event>), HoneError> {
+) -> Result<(SessionHandle, mpsc::UnboundedReceiver<EventFrame>), HoneError> {
     session::start(config)
 }

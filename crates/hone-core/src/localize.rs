@@ -8,8 +8,8 @@ use hone_context::Tokenizer;
 use hone_context::localize::{Attachment, MentionKind, extract_mentions, plan_attachment};
 use hone_protocol::{ContentBlock, Message};
 
-use crate::protocol::Event;
 use crate::session::Agent;
+use hone_api::Event;
 
 impl Agent {
     /// The code `text` (and the files and functions `evidence`, such as failing tests'
@@ -62,7 +62,12 @@ impl Agent {
         }
         if !attachment.is_empty() {
             self.emit(Event::ContextLocalized {
-                items: attachment.items.clone(),
+                items: attachment
+                    .items
+                    .iter()
+                    .cloned()
+                    .map(crate::api::localized_item)
+                    .collect(),
                 tokens: attachment.tokens as u64,
             });
         }

@@ -12,8 +12,8 @@ use hone_tools::edit::natural::{NaturalEdit, plan_reply};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::Event;
 use crate::session::Agent;
+use hone_api::Event;
 
 /// Natural edits per turn: one change (or refusal) and one repair after it.
 pub(crate) const MAX_NATURAL_EDITS: u32 = 2;
@@ -70,7 +70,7 @@ impl Agent {
                 self.emit(Event::ToolRequested {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
-                    arguments: call.arguments.clone(),
+                    arguments: crate::api::arguments(&call.arguments),
                 });
                 let output = self.run_edit(&call, change.tool, change.plan, cancel).await;
                 let output = self.finish(&call, output, started);

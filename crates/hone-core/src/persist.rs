@@ -15,8 +15,8 @@ use hone_tools::edit::AppliedEdit;
 use hone_tools::{EditPlan, ToolContext, ToolError};
 use tokio::task::JoinError;
 
-use crate::protocol::{Event, TurnStats};
 use crate::session::Agent;
+use hone_api::{Event, EventFrame, TurnStats};
 
 /// Where a session is kept: `SessionConfig::memory`.
 pub struct Persistence {
@@ -183,7 +183,7 @@ impl Agent {
         };
         let mut tally = lock(&recorder.tally);
         match event {
-            Event::Usage { usage } => tally.usage = Some(*usage),
+            Event::Usage { usage } => tally.usage = Some(crate::api::stored_usage(*usage)),
             Event::DiffProposed { call_id, .. } => {
                 tally.proposed.insert(call_id.clone());
             }
@@ -303,7 +303,9 @@ impl Agent {
             None => Ok(self.undo.journal.stack(self.undo.depth)),
         };
         match entries {
-            Ok(entries) => self.emit(Event::UndoStack { entries }),
+            Ok(entries) => self.emit(Event::UndoStack {
+                entries: entries.into_iter().map(crate::api::undo_entry).collect(),
+            }),
             Err(error) => self.emit(Event::UndoFailed {
                 message: error.to_string(),
                 conflict: false,
@@ -319,15 +321,18 @@ impl Agent {
         tracing::warn!(%error, "session store write failed");
         if !recorder.warned.swap(true, Ordering::Relaxed) {
             // Sent directly: `emit` would observe it again.
-            let _ = self.events.send(Event::Error {
-                error: HoneError::new(
+            let event = Event::Error {
+                error: crate::api::error_info(HoneError::new(
                     ErrorCategory::Tool,
                     format!(
                         "could not save the session ({error}); the conversation goes on, but \
                          may not be resumable"
                     ),
-                ),
-            });
+                )),
+            };
+            let _ = self
+                .events
+                .send(EventFrame::new(self.request_id.clone(), event));
         }
     }
 }

@@ -4,8 +4,8 @@
 use hone_protocol::{ErrorCategory, HoneError};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{ErrorChoice, Event};
 use crate::session::Agent;
+use hone_api::{ErrorChoice, Event};
 
 /// What the turn does after a failed model request.
 pub(crate) enum Recovery {
@@ -22,7 +22,7 @@ pub(crate) enum Recovery {
 impl Agent {
     /// Decides what to do about `error`: non-interactive sessions (and cancellations) fail
     /// at once; interactive ones emit [`Event::TurnError`] and wait for the front end's
-    /// [`crate::Request::ErrorChoice`].
+    /// [`hone_api::Request::ErrorChoice`].
     pub(crate) async fn recover(
         &mut self,
         error: HoneError,
@@ -34,7 +34,7 @@ impl Agent {
         // A choice sent when no error was pending must not answer this one.
         while self.error_choices.try_recv().is_ok() {}
         self.emit(Event::TurnError {
-            error: error.clone(),
+            error: crate::api::error_info(error.clone()),
             choices: ErrorChoice::ALL.to_vec(),
         });
         tokio::select! {

@@ -1,7 +1,11 @@
 //! The session task: routes requests, runs turns one at a time, owns the conversation.
 
-use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+
+use hone_api::{
+    ApprovalDecision, ConflictChoice, ErrorChoice, Event, EventFrame, Request, RequestFrame,
+};
 
 use hone_policy::Permissions;
 use hone_protocol::{HoneError, Message};
@@ -11,7 +15,6 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::AuditLog;
-use crate::protocol::{ApprovalDecision, ConflictChoice, ErrorChoice, Event, Request};
 use crate::tools::ToolRegistry;
 use crate::{SessionConfig, prompt};
 
@@ -19,13 +22,24 @@ use crate::{SessionConfig, prompt};
 /// handle is dropped or [`Request::Shutdown`] is sent.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
-    requests: mpsc::UnboundedSender<Request>,
+    requests: mpsc::UnboundedSender<RequestFrame>,
+    /// The last number [`SessionHandle::send`] gave a request (shared by clones).
+    numbered: Arc<AtomicU64>,
 }
 
 impl SessionHandle {
-    /// Sends a request; returns false when the session has ended.
-    pub fn send(&self, request: Request) -> bool {
-        self.requests.send(request).is_ok()
+    /// Sends a request with the id the front end chose; returns false when the session has
+    /// ended.
+    pub fn submit(&self, frame: RequestFrame) -> bool {
+        self.requests.send(frame).is_ok()
+    }
+
+    /// Sends a request under the next free id of this handle (`h1`, `h2`, …); returns the
+    /// id, or `None` when the session has ended.
+    pub fn send(&self, request: Request) -> Option<String> {
+        let id = format!("h{}", self.numbered.fetch_add(1, Ordering::Relaxed) + 1);
+        self.submit(RequestFrame::new(id.clone(), request))
+            .then_some(id)
     }
 }
 
@@ -60,7 +74,9 @@ pub(crate) struct Agent {
     pub(crate) interactive: bool,
     pub(crate) history: Vec<Message>,
     pub(crate) system_prompt: String,
-    pub(crate) events: mpsc::UnboundedSender<Event>,
+    pub(crate) events: mpsc::UnboundedSender<EventFrame>,
+    /// The request being handled (for a turn: its user message), whose id the events carry.
+    pub(crate) request_id: Option<String>,
     pub(crate) approvals: mpsc::UnboundedReceiver<(String, ApprovalDecision)>,
     pub(crate) error_choices: mpsc::UnboundedReceiver<ErrorChoice>,
     pub(crate) conflict_choices: mpsc::UnboundedReceiver<ConflictChoice>,
@@ -83,13 +99,15 @@ impl Agent {
     pub(crate) fn emit(&self, event: Event) {
         self.observe(&event);
         self.checks.observe(&event);
-        let _ = self.events.send(event);
+        let _ = self
+            .events
+            .send(EventFrame::new(self.request_id.clone(), event));
     }
 }
 
 pub(crate) fn start(
     config: SessionConfig,
-) -> Result<(SessionHandle, mpsc::UnboundedReceiver<Event>), HoneError> {
+) -> Result<(SessionHandle, mpsc::UnboundedReceiver<EventFrame>), HoneError> {
     let context = ToolContext::new(&config.root)
         .and_then(|context| context.with_commands(config.commands))
         .map_err(|error| {
@@ -148,6 +166,7 @@ pub(crate) fn start(
         interactive: config.interactive,
         history,
         events: event_tx,
+        request_id: None,
         approvals: approval_rx,
         error_choices: choice_rx,
         conflict_choices: conflict_rx,
@@ -179,6 +198,7 @@ pub(crate) fn start(
     Ok((
         SessionHandle {
             requests: request_tx,
+            numbered: Arc::default(),
         },
         event_rx,
     ))
@@ -193,13 +213,13 @@ struct Choices {
 
 /// Cancels and answers must reach a running turn at once; everything else waits its turn.
 async fn route_requests(
-    mut requests: mpsc::UnboundedReceiver<Request>,
-    queue: mpsc::UnboundedSender<Request>,
+    mut requests: mpsc::UnboundedReceiver<RequestFrame>,
+    queue: mpsc::UnboundedSender<RequestFrame>,
     choices: Choices,
     cancel_slot: CancelSlot,
 ) {
-    while let Some(request) = requests.recv().await {
-        match request {
+    while let Some(frame) = requests.recv().await {
+        match frame.request {
             Request::Cancel => cancel_slot.cancel(),
             Request::Approval { call_id, decision } => {
                 let _ = choices.approvals.send((call_id, decision));
@@ -212,21 +232,27 @@ async fn route_requests(
             }
             Request::Shutdown => {
                 cancel_slot.cancel();
-                let _ = queue.send(Request::Shutdown);
+                let _ = queue.send(frame);
             }
-            other @ (Request::UserMessage { .. }
+            Request::UserMessage { .. }
             | Request::Undo { .. }
             | Request::ListUndo
             | Request::Compact
             | Request::TrackFiles { .. }
-            | Request::UntrackFiles { .. }) => {
-                let _ = queue.send(other);
+            | Request::UntrackFiles { .. }
+            | Request::NewSession { .. }
+            | Request::ResumeSession { .. }
+            | Request::ForkSession { .. }
+            | Request::ListSessions { .. }
+            | Request::DeleteSession { .. }
+            | Request::SetModel { .. } => {
+                let _ = queue.send(frame);
             }
         }
     }
 }
 
-async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Request>) {
+async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<RequestFrame>) {
     agent.emit(Event::SessionStarted {
         provider: agent.provider.name().to_string(),
         model: agent.model.clone(),
@@ -236,17 +262,11 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
             .recorder
             .as_ref()
             .map(|recorder| recorder.session_id().to_string()),
+        forked_from: None,
     });
-    let mut pending: VecDeque<Request> = VecDeque::new();
-    loop {
-        let request = match pending.pop_front() {
-            Some(request) => request,
-            None => match queue.recv().await {
-                Some(request) => request,
-                None => break,
-            },
-        };
-        match request {
+    while let Some(frame) = queue.recv().await {
+        agent.request_id = Some(frame.id);
+        match frame.request {
             Request::UserMessage { text } => agent.run_turn(text).await,
             Request::Undo { count } => {
                 agent.undo(count);
@@ -266,10 +286,22 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
                 agent.save_context();
             }
             Request::Shutdown => break,
+            Request::NewSession { .. }
+            | Request::ResumeSession { .. }
+            | Request::ForkSession { .. }
+            | Request::ListSessions { .. }
+            | Request::DeleteSession { .. }
+            | Request::SetModel { .. } => agent.emit(Event::Error {
+                error: crate::api::error_info(HoneError::validation(
+                    "session.* requests go to the session manager that started this session, \
+                     not to the session",
+                )),
+            }),
             Request::Cancel
             | Request::Approval { .. }
             | Request::ErrorChoice { .. }
             | Request::ConflictChoice { .. } => {}
         }
+        agent.request_id = None;
     }
 }

@@ -11,9 +11,9 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::calls::RoundOutcome;
-use crate::protocol::{Event, TurnEnd, TurnStats};
 use crate::recovery::Recovery;
 use crate::session::Agent;
+use hone_api::{Event, TurnEnd, TurnStats};
 
 /// How one model request ended.
 enum Reply {
@@ -47,7 +47,10 @@ impl Agent {
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let event = match ending {
             Ending::Done(end) => Event::TurnCompleted { end, stats },
-            Ending::Failed(error) => Event::TurnFailed { error, stats },
+            Ending::Failed(error) => Event::TurnFailed {
+                error: crate::api::error_info(error),
+                stats,
+            },
             Ending::Cancelled => Event::TurnCancelled { stats },
         };
         // Saved before the turn's end is announced: a front end may exit on that event.
@@ -117,11 +120,11 @@ impl Agent {
                     "the change was already applied; no more tools in this turn",
                 ));
                 self.emit(Event::Error {
-                    error: HoneError::new(
+                    error: crate::api::error_info(HoneError::new(
                         hone_protocol::ErrorCategory::Tool,
                         "the model kept re-sending a change it had already applied, so the turn \
                          stopped (the change is in place)",
-                    ),
+                    )),
                 });
                 return Ending::Done(TurnEnd::RepeatedFailure);
             }
@@ -149,7 +152,10 @@ impl Agent {
                 } => {
                     self.push_history(results);
                     self.emit(Event::Error {
-                        error: HoneError::new(hone_protocol::ErrorCategory::Tool, explanation),
+                        error: crate::api::error_info(HoneError::new(
+                            hone_protocol::ErrorCategory::Tool,
+                            explanation,
+                        )),
                     });
                     return Ending::Done(TurnEnd::RepeatedFailure);
                 }
@@ -169,13 +175,13 @@ impl Agent {
                     self.max_tool_rounds
                 );
                 self.emit(Event::Error {
-                    error: HoneError::new(
+                    error: crate::api::error_info(HoneError::new(
                         hone_protocol::ErrorCategory::Tool,
                         format!(
                             "the turn reached max_tool_rounds ({}); the model was asked to answer without more tools",
                             self.max_tool_rounds
                         ),
-                    ),
+                    )),
                 });
                 self.push_history(Message::user(note));
             }
@@ -235,7 +241,9 @@ impl Agent {
         let message = collector.message();
         if let Some(usage) = collector.usage() {
             stats.usage = add_usage(stats.usage, usage);
-            self.emit(Event::Usage { usage });
+            self.emit(Event::Usage {
+                usage: crate::api::usage(usage),
+            });
         }
         self.report_usage(&built, collector.usage());
         let outcome = collector.outcome().cloned();
@@ -266,8 +274,9 @@ enum Ending {
     Cancelled,
 }
 
-pub(crate) fn add_usage(total: Usage, more: Usage) -> Usage {
-    Usage {
+/// `total` with one more request's usage added.
+pub(crate) fn add_usage(total: hone_api::Usage, more: Usage) -> hone_api::Usage {
+    hone_api::Usage {
         input_tokens: total.input_tokens + more.input_tokens,
         output_tokens: total.output_tokens + more.output_tokens,
         cached_input_tokens: total.cached_input_tokens + more.cached_input_tokens,

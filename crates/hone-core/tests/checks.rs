@@ -6,10 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hone_api::{CheckStatus, Event, Request, TurnEnd};
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{
-    CheckStatus, CheckTarget, ChecksConfig, ConfiguredCheck, Event, Request, SessionConfig, TurnEnd,
-};
+use hone_core::{CheckTarget, ChecksConfig, ConfiguredCheck, SessionConfig};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_testkit::{MockServer, Reply};
 use hone_tools::{SyntaxChecker, SyntaxError};
@@ -89,7 +88,8 @@ async fn run(
         let event = tokio::time::timeout(Duration::from_secs(60), events.recv())
             .await
             .expect("no event for 60 s")
-            .expect("session alive");
+            .expect("session alive")
+            .event;
         let done = matches!(
             event,
             Event::TurnCompleted { .. } | Event::TurnFailed { .. } | Event::TurnCancelled { .. }

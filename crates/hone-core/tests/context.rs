@@ -5,11 +5,9 @@
 
 use std::time::Duration;
 
+use hone_api::{CompactionMethod, ErrorChoice, Event, EventFrame, Request, TurnEnd};
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{
-    CompactionMethod, ContextConfig, ContextSettings, ErrorChoice, Event, Request, SessionConfig,
-    SessionHandle, TurnEnd,
-};
+use hone_core::{ContextConfig, ContextSettings, SessionConfig, SessionHandle};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_testkit::{MockResponse, MockServer, Reply};
 use serde_json::json;
@@ -23,7 +21,7 @@ struct Harness {
     root: std::path::PathBuf,
     server: MockServer,
     handle: SessionHandle,
-    events: UnboundedReceiver<Event>,
+    events: UnboundedReceiver<EventFrame>,
 }
 
 fn project() -> tempfile::TempDir {
@@ -109,6 +107,7 @@ impl Harness {
             .await
             .expect("no event for 20 s")
             .expect("session alive")
+            .event
     }
 
     /// Events until one matches `done`.

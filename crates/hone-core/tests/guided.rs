@@ -4,11 +4,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use hone_api::{Event, EventFrame, Request, TaskKind};
 use hone_config::{ApiKey, ProviderConfig, preset};
 use hone_context::localize::{Candidate, Localizer, Mention, MentionKind};
 use hone_core::{
-    Event, FlowMode, Guidance, LocalizeMode, PromptProfile, Request, RoleModel, RoleModels,
-    SessionConfig, SessionHandle, TaskKind,
+    FlowMode, Guidance, LocalizeMode, PromptProfile, RoleModel, RoleModels, SessionConfig,
+    SessionHandle,
 };
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_testkit::{MockServer, Reply};
@@ -47,7 +48,7 @@ struct Harness {
     root: std::path::PathBuf,
     server: MockServer,
     handle: SessionHandle,
-    events: UnboundedReceiver<Event>,
+    events: UnboundedReceiver<EventFrame>,
     localizer: Arc<FixedLocalizer>,
 }
 
@@ -110,7 +111,8 @@ impl Harness {
             let event = tokio::time::timeout(Duration::from_secs(20), self.events.recv())
                 .await
                 .expect("no event for 20 s")
-                .expect("session alive");
+                .expect("session alive")
+                .event;
             let done = matches!(
                 event,
                 Event::TurnCompleted { .. }

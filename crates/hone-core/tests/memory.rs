@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use hone_api::{Event, EventFrame, Request};
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{Event, Persistence, Request, SessionConfig, SessionHandle};
+use hone_core::{Persistence, SessionConfig, SessionHandle};
 use hone_memory::{INTERRUPTED_RESULT, MessageStats, NewSession, SessionStore};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::{ContentBlock, Message, Role, ToolCall};
@@ -58,7 +59,7 @@ impl Project {
 struct Session {
     server: MockServer,
     handle: SessionHandle,
-    events: UnboundedReceiver<Event>,
+    events: UnboundedReceiver<EventFrame>,
 }
 
 async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) -> Session {
@@ -110,6 +111,7 @@ impl Session {
             .await
             .expect("no event for 20 s")
             .expect("session alive")
+            .event
     }
 
     /// Sends `text` and returns every event up to the turn's end.

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use hone_api::{ApprovalDecision, Event, EventFrame, Request, TurnEnd};
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{ApprovalDecision, Event, Request, SessionConfig, SessionHandle, TurnEnd};
+use hone_core::{SessionConfig, SessionHandle};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_testkit::{MockServer, Reply};
 use hone_tools::edit::natural::{CodeMapper, Definition, DefinitionKind};
@@ -69,7 +70,7 @@ struct Harness {
     root: std::path::PathBuf,
     server: MockServer,
     handle: SessionHandle,
-    events: UnboundedReceiver<Event>,
+    events: UnboundedReceiver<EventFrame>,
 }
 
 async fn harness(
@@ -132,7 +133,8 @@ impl Harness {
             let event = tokio::time::timeout(Duration::from_secs(20), self.events.recv())
                 .await
                 .expect("no event for 20 s")
-                .expect("session alive");
+                .expect("session alive")
+                .event;
             if let (Event::ApprovalNeeded { call_id, .. }, Some(decision)) = (&event, &answer) {
                 self.handle.send(Request::Approval {
                     call_id: call_id.clone(),
@@ -212,7 +214,7 @@ async fn a_fenced_fix_is_applied_under_auto_edit_and_the_model_is_told() {
     );
 
     h.handle.send(Request::Undo { count: 1 });
-    let undone = h.events.recv().await.unwrap();
+    let undone = h.events.recv().await.unwrap().event;
     assert!(matches!(undone, Event::UndoCompleted { .. }), "{undone:?}");
     assert_eq!(h.file("src/math.ts"), MATH);
 }

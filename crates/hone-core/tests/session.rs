@@ -3,10 +3,9 @@
 
 use std::time::Duration;
 
+use hone_api::{ApprovalDecision, ConflictChoice, Event, EventFrame, Request, TurnEnd};
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{
-    ApprovalDecision, ConflictChoice, Event, Request, SessionConfig, SessionHandle, TurnEnd,
-};
+use hone_core::{SessionConfig, SessionHandle};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_testkit::{MockServer, Reply};
 use serde_json::json;
@@ -17,7 +16,7 @@ struct Harness {
     root: std::path::PathBuf,
     server: MockServer,
     handle: SessionHandle,
-    events: UnboundedReceiver<Event>,
+    events: UnboundedReceiver<EventFrame>,
     /// How edit conflicts are answered.
     conflict_choice: ConflictChoice,
 }
@@ -79,7 +78,8 @@ impl Harness {
             let event = tokio::time::timeout(Duration::from_secs(20), self.events.recv())
                 .await
                 .expect("no event for 20 s")
-                .expect("session alive");
+                .expect("session alive")
+                .event;
             if let Event::ApprovalNeeded { call_id, .. } = &event
                 && let Some(decision) = answer(&event)
             {
@@ -163,7 +163,7 @@ async fn an_approved_edit_is_applied_and_undo_takes_it_back() {
     );
 
     h.handle.send(Request::Undo { count: 1 });
-    let undone = h.events.recv().await.unwrap();
+    let undone = h.events.recv().await.unwrap().event;
     assert!(
         matches!(undone, Event::UndoCompleted { ref undone } if undone.len() == 1),
         "{undone:?}"
@@ -547,7 +547,7 @@ async fn a_change_on_disk_while_approving_can_be_overwritten() {
     );
     h.handle.send(Request::Undo { count: 1 });
     assert!(matches!(
-        h.events.recv().await.unwrap(),
+        h.events.recv().await.unwrap().event,
         Event::UndoCompleted { .. }
     ));
     assert_eq!(

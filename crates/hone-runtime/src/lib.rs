@@ -26,7 +26,7 @@
 //!         show_history: false,
 //!     })
 //!     .await?;
-//! session.handle.send(hone_core::Request::UserMessage { text: "hello".into() });
+//! session.handle.send(hone_api::Request::UserMessage { text: "hello".into() });
 //! # Ok(())
 //! # }
 //! ```

@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use hone_api::EventFrame;
 use hone_config::{CliOverrides, Config, ConfigSources};
-use hone_core::{Event, SessionConfig, SessionHandle};
+use hone_core::{SessionConfig, SessionHandle};
 use hone_protocol::Message;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -77,7 +78,7 @@ pub struct StartedSession {
     /// Where requests go.
     pub handle: SessionHandle,
     /// Where events come from.
-    pub events: UnboundedReceiver<Event>,
+    pub events: UnboundedReceiver<EventFrame>,
     /// Provider, model, approval mode, context window, index and sandbox.
     pub summary: SessionSummary,
     /// The saved session, when there is a store.

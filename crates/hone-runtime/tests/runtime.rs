@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use hone_api::{Event, Request};
 use hone_config::{CliOverrides, ConfigSources};
-use hone_core::{Event, Request};
 use hone_runtime::{
     Opening, Runtime, RuntimeError, RuntimeOptions, SessionChoice, SessionRequest, StartedSession,
     Unattended,
@@ -63,7 +63,7 @@ async fn turn(mut session: StartedSession, text: &str) {
         .handle
         .send(Request::UserMessage { text: text.into() });
     while let Some(event) = session.events.recv().await {
-        match event {
+        match event.event {
             Event::TurnCompleted { .. } => break,
             Event::TurnFailed { error, .. } => panic!("turn failed: {error:?}"),
             _ => {}

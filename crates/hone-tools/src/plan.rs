@@ -14,6 +14,8 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// The files written and the command run (see [`ToolOutput::with_effect`]).
     pub effect: ToolEffect,
+    /// For a command that ran to its end, its exit code.
+    pub exit_code: Option<i32>,
 }
 
 impl ToolOutput {
@@ -23,6 +25,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             effect: ToolEffect::default(),
+            exit_code: None,
         }
     }
 
@@ -32,6 +35,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: true,
             effect: ToolEffect::default(),
+            exit_code: None,
         }
     }
 

@@ -23,8 +23,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use hone_api::{Event, TurnStats};
 use hone_config::{ApiKey, ProviderConfig, preset};
-use hone_core::{Event, SessionConfig, TurnStats};
+use hone_core::SessionConfig;
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
 use hone_protocol::HoneError;
 use hone_testkit::{MockServer, Reply};
@@ -91,7 +92,7 @@ fn frame_time() {
         times.push(started.elapsed());
     }
     app.on_core_event(Event::TurnCompleted {
-        end: hone_core::TurnEnd::Answered,
+        end: hone_api::TurnEnd::Answered,
         stats: TurnStats::default(),
     });
     let frames = times.len();

@@ -2,7 +2,8 @@
 //! code index, and the input history. `hone-cli` implements it as a thin adapter over
 //! `hone-runtime` (the same session path as `hone exec`).
 
-use hone_core::{Event, SessionHandle};
+use hone_api::EventFrame;
+use hone_core::SessionHandle;
 use hone_protocol::{HoneError, Message};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -23,7 +24,7 @@ pub struct Session {
     /// Where requests go.
     pub handle: SessionHandle,
     /// Where events come from.
-    pub events: UnboundedReceiver<Event>,
+    pub events: UnboundedReceiver<EventFrame>,
     /// Provider, model, approval mode, context window, index status.
     pub info: SessionInfo,
     /// The conversation so far, when a saved session was resumed (shown, not re-sent).

@@ -2,7 +2,7 @@
 //!
 //! [`run`] opens the TUI on the real terminal for a [`Host`] (the embedding program, which
 //! starts sessions and knows the code index). The TUI is built for testing: [`App`] is a
-//! state machine fed with core [`hone_core::Event`]s and terminal events that returns
+//! state machine fed with core [`hone_api::Event`]s and terminal events that returns
 //! [`Effect`]s and renders to any ratatui backend, and [`drive`] runs the loop against any
 //! backend and input channel.
 //!

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hone_core::Request;
+use hone_api::Request;
 use hone_protocol::HoneError;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
@@ -109,11 +109,11 @@ pub(crate) async fn drive_tty<B: Backend>(
             }
             event = run.session.events.recv(), if run.events_open => {
                 match event {
-                    Some(event) => {
-                        let mut effects = app.on_core_event(event);
+                    Some(frame) => {
+                        let mut effects = app.on_core_event(frame.event);
                         for _ in 0..EVENT_BATCH {
                             match run.session.events.try_recv() {
-                                Ok(event) => effects.extend(app.on_core_event(event)),
+                                Ok(frame) => effects.extend(app.on_core_event(frame.event)),
                                 Err(_) => break,
                             }
                         }
@@ -169,7 +169,7 @@ impl Run {
         while let Some(effect) = queue.pop_front() {
             match effect {
                 Effect::Send(request) => {
-                    if !self.session.handle.send(request) {
+                    if self.session.handle.send(request).is_none() {
                         tracing::warn!("the session is gone; request dropped");
                     }
                 }

@@ -43,6 +43,14 @@ pub(crate) fn describe(name: &str, arguments: &str, limit: usize) -> String {
     one_line(&parts.join(" "), limit)
 }
 
+/// A `tool.requested` event's arguments as the text the model sent.
+pub(crate) fn raw_arguments(arguments: &Value) -> String {
+    match arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
 fn scalar(value: &Value) -> Option<String> {
     match value {
         Value::String(text) if !text.trim().is_empty() => Some(text.clone()),

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use hone_core::{ApprovalDecision, ConflictChoice, ErrorChoice, Event, Request, TurnEnd};
+use hone_api::{ApprovalDecision, ConflictChoice, ErrorChoice, Event, Request, TurnEnd};
 use hone_protocol::HoneError;
 use hone_tui::{Effect, SessionStart};
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
@@ -269,7 +269,7 @@ fn the_core_error_choice_answers_the_core() {
         vec![
             Event::TurnStarted { turn: 1 },
             Event::TurnError {
-                error: HoneError::provider("the server is overloaded"),
+                error: hone_core::error_info(HoneError::provider("the server is overloaded")),
                 choices: ErrorChoice::ALL.to_vec(),
             },
         ],
@@ -289,7 +289,7 @@ fn the_core_error_choice_answers_the_core() {
     feed(
         &mut app,
         vec![Event::TurnFailed {
-            error: HoneError::provider("the server is overloaded"),
+            error: hone_core::error_info(HoneError::provider("the server is overloaded")),
             stats: stats(10, 0, 0, 0),
         }],
     );
@@ -308,7 +308,7 @@ fn without_core_choices_a_failed_turn_can_be_retried() {
         vec![
             Event::TurnStarted { turn: 1 },
             Event::TurnFailed {
-                error: HoneError::network("unreachable"),
+                error: hone_core::error_info(HoneError::network("unreachable")),
                 stats: stats(10, 0, 0, 0),
             },
         ],
@@ -376,7 +376,7 @@ fn context_usage_and_compaction_are_shown() {
             Event::ContextCompacted {
                 before_tokens: 96_000,
                 after_tokens: 20_000,
-                method: hone_core::CompactionMethod::Model,
+                method: hone_api::CompactionMethod::Model,
             },
         ],
     );
@@ -395,7 +395,7 @@ fn localised_code_and_the_guided_step_are_shown() {
         &mut app,
         vec![
             Event::ContextLocalized {
-                items: vec![hone_core::LocalizedItem {
+                items: vec![hone_api::LocalizedItem {
                     path: "src/cart.ts".into(),
                     start_line: 12,
                     end_line: 30,
@@ -407,7 +407,7 @@ fn localised_code_and_the_guided_step_are_shown() {
                 tokens: 260,
             },
             Event::TurnStep {
-                task: Some(hone_core::TaskKind::Change),
+                task: Some(hone_api::TaskKind::Change),
                 guided: true,
             },
         ],
@@ -507,7 +507,7 @@ fn an_edit_conflict_offers_apply_anyway_skip_and_regenerate() {
 fn checks_after_edits_get_a_line_in_the_transcript() {
     let mut app = app();
     command(&mut app, "fix add");
-    let result = |status| hone_core::CheckResult {
+    let result = |status| hone_api::CheckResult {
         name: "pytest".into(),
         command: "python -m pytest".into(),
         status,
@@ -523,14 +523,14 @@ fn checks_after_edits_get_a_line_in_the_transcript() {
             },
             Event::ChecksCompleted {
                 passed: false,
-                checks: vec![result(hone_core::CheckStatus::Failed)],
+                checks: vec![result(hone_api::CheckStatus::Failed)],
                 failures: vec!["pytest: AssertionError: 5 != -1".into()],
                 repair_round: Some(1),
                 max_repair_rounds: 3,
             },
             Event::ChecksCompleted {
                 passed: true,
-                checks: vec![result(hone_core::CheckStatus::Passed)],
+                checks: vec![result(hone_api::CheckStatus::Passed)],
                 failures: Vec::new(),
                 repair_round: None,
                 max_repair_rounds: 3,

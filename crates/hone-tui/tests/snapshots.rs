@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use hone_core::{Event, TurnEnd};
+use hone_api::{Event, TurnEnd};
 use hone_protocol::HoneError;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::style::Color;
@@ -36,6 +36,7 @@ fn streamed_answer(app: &mut hone_tui::App) {
             name: "read_file".into(),
             output: "1│ function add(a, b) {".into(),
             is_error: false,
+            exit_code: None,
             duration_ms: 4,
         },
     ];
@@ -62,7 +63,7 @@ fn streamed_answer_with_a_code_block() {
                 text: String::new(),
             },
             Event::Usage {
-                usage: hone_protocol::Usage {
+                usage: hone_api::Usage {
                     input_tokens: 1_000,
                     output_tokens: 247,
                     ..Default::default()
@@ -137,9 +138,9 @@ fn error_choice_after_a_provider_failure() {
         vec![
             Event::TurnStarted { turn: 1 },
             Event::TurnFailed {
-                error: HoneError::network(
+                error: hone_core::error_info(HoneError::network(
                     "could not reach the provider at http://localhost:1234 (connection refused)",
-                ),
+                )),
                 stats: stats(1_500, 0, 0, 0),
             },
         ],
@@ -162,7 +163,7 @@ fn edit_conflict_choice() {
                 message: "src/math.js changed after the edit was planned (edited outside this \
                           conversation or by a command); nothing was written."
                     .into(),
-                choices: hone_core::ConflictChoice::ALL.to_vec(),
+                choices: hone_api::ConflictChoice::ALL.to_vec(),
             },
         ],
     );
@@ -194,7 +195,7 @@ fn narrow_terminal() {
             },
             Event::ToolApproved {
                 call_id: "c3".into(),
-                by: hone_core::ApprovedBy::Policy,
+                by: hone_api::ApprovedBy::Policy,
             },
             Event::DiffApplied {
                 call_id: "c3".into(),
@@ -206,6 +207,7 @@ fn narrow_terminal() {
                 name: "edit_file".into(),
                 output: "edited src/math.js".into(),
                 is_error: false,
+                exit_code: None,
                 duration_ms: 2,
             },
             Event::TurnCompleted {

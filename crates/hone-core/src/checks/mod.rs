@@ -17,8 +17,8 @@ use hone_protocol::{Message, ToolCall};
 use hone_tools::{CommandPlan, Invocation, SyntaxChecker};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{ApprovalDecision, CheckResult, CheckStatus, Event, TurnEnd};
 use crate::session::Agent;
+use hone_api::{ApprovalDecision, CheckResult, CheckStatus, Event, TurnEnd};
 
 pub(crate) use detect::PlannedCheck;
 
@@ -285,7 +285,7 @@ impl Agent {
         self.emit(Event::ToolRequested {
             call_id: call_id.clone(),
             name: "run_tests".to_string(),
-            arguments: serde_json::json!({ "command": check.command }).to_string(),
+            arguments: serde_json::json!({ "command": check.command }),
         });
         let started = Instant::now();
         let (result, failure) = self.run_check(&root, &[], &check, cancel).await;
@@ -299,6 +299,7 @@ impl Agent {
             name: "run_tests".to_string(),
             output,
             is_error: failure.is_some(),
+            exit_code: None,
             duration_ms: millis(started),
         });
         failure

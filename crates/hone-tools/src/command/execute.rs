@@ -121,6 +121,13 @@ fn report(
     stdout: &str,
     stderr: &str,
 ) -> ToolOutput {
+    let exit_code = match &outcome.ending {
+        Ending::Exited(status) => match Exit::of(status) {
+            Exit::Code(code) => Some(code),
+            Exit::Signal(_) | Exit::Unknown => None,
+        },
+        Ending::TimedOut | Ending::Cancelled | Ending::WaitFailed(_) => None,
+    };
     let (status, ending_note, is_error) = match &outcome.ending {
         Ending::Exited(status) => match Exit::of(status) {
             Exit::Code(0) => ("exit code 0".to_string(), None, false),
@@ -192,6 +199,7 @@ fn report(
         content: text,
         is_error,
         effect: ToolEffect::default(),
+        exit_code,
     }
 }
 

@@ -1,6 +1,6 @@
 //! Running slash commands, and the panels they open.
 
-use hone_core::{Request, UndoEntry};
+use hone_api::{Request, UndoEntry};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use hone_core::{
+use hone_api::{
     ApprovalDecision, ApprovedBy, CompactionMethod, ConflictChoice, ErrorChoice, Event, Request,
     TrackedInfo, TurnEnd, TurnStats,
 };
@@ -53,7 +53,11 @@ impl App {
             } => {
                 self.transcript.push(Entry::Tool(ToolEntry {
                     call_id,
-                    line: tool_line::describe(&name, &arguments, TOOL_LINE_LIMIT),
+                    line: tool_line::describe(
+                        &name,
+                        &tool_line::raw_arguments(&arguments),
+                        TOOL_LINE_LIMIT,
+                    ),
                     state: ToolState::Running,
                     output: String::new(),
                 }));
@@ -190,7 +194,11 @@ impl App {
             Event::EditConflict {
                 message, choices, ..
             } => self.offer_conflict_choices(message, &choices),
-            Event::ChecksStarted { .. } => {}
+            // Sessions are listed and deleted through the `Host`; `result` ends one-shot runs.
+            Event::ChecksStarted { .. }
+            | Event::SessionList { .. }
+            | Event::SessionDeleted { .. }
+            | Event::Result { .. } => {}
             Event::ChecksCompleted {
                 passed,
                 checks,
@@ -220,6 +228,7 @@ impl App {
                 self.transcript.push(Entry::Notice(kind, text));
             }
             Event::TurnError { error, choices } => {
+                let error = hone_core::hone_error(&error);
                 self.core_choice_offered = true;
                 self.transcript.push(Entry::Error(error_text(&error)));
                 self.activity = Activity::Failed;
@@ -249,6 +258,7 @@ impl App {
                 }
             }
             Event::TurnFailed { error, stats } => {
+                let error = hone_core::hone_error(&error);
                 let shown = self.core_choice_offered;
                 if !shown {
                     self.transcript.push(Entry::Error(error_text(&error)));
@@ -265,7 +275,9 @@ impl App {
                 self.turn_ended(&stats, &mut effects);
                 self.activity = Activity::Ready;
             }
-            Event::Error { error } => self.transcript.push(Entry::Error(error_text(&error))),
+            Event::Error { error } => self
+                .transcript
+                .push(Entry::Error(error_text(&hone_core::hone_error(&error)))),
             Event::UndoFailed { message, conflict } => {
                 let text = if conflict {
                     format!("undo refused, nothing changed: {message}")
@@ -391,12 +403,12 @@ impl App {
         if !removed.is_empty() {
             parts.push(format!("dropped {}", list(removed)));
         }
-        let tokens: usize = files.iter().map(|file| file.tokens).sum();
+        let tokens: u64 = files.iter().map(|file| file.tokens).sum();
         parts.push(format!(
             "{} tracked file{} (~{} tokens)",
             files.len(),
             if files.len() == 1 { "" } else { "s" },
-            thousands(u64::try_from(tokens).unwrap_or(u64::MAX))
+            thousands(tokens)
         ));
         self.notice(parts.join("; "));
         if !unmatched.is_empty() {
@@ -493,7 +505,7 @@ fn error_text(error: &HoneError) -> String {
 
 #[cfg(test)]
 mod tests {
-    use hone_protocol::Usage;
+    use hone_api::Usage;
 
     use super::*;
 

@@ -1,6 +1,6 @@
 //! Keys, mouse and paste.
 
-use hone_core::Request;
+use hone_api::Request;
 use ratatui::crossterm::event::{
     Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
 };

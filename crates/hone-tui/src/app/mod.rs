@@ -10,7 +10,7 @@ use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hone_core::{Request, TrackedInfo};
+use hone_api::{Request, TrackedInfo};
 use hone_protocol::Message;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -1,7 +1,7 @@
 //! The approval dialog: what would change (a word-level diff or a command), and the
 //! answers y / n (with an optional reason) / e (edit) / a (always this session).
 
-use hone_core::ApprovalDecision;
+use hone_api::ApprovalDecision;
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -1,7 +1,7 @@
 //! A choice after an error: retry / skip / abort, or apply anyway / skip / regenerate after
 //! an edit conflict.
 
-use hone_core::{ConflictChoice, ErrorChoice};
+use hone_api::{ConflictChoice, ErrorChoice};
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;

@@ -5,7 +5,7 @@ mod choice;
 mod info;
 mod sessions;
 
-use hone_core::ApprovalDecision;
+use hone_api::ApprovalDecision;
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use hone_core::{Event, TurnStats};
-use hone_protocol::Usage;
+use hone_api::Usage;
+use hone_api::{Event, TurnStats};
 use hone_tui::{App, AppOptions, Effect, SessionInfo};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -85,6 +85,7 @@ pub fn started() -> Event {
         approval: "ask".into(),
         root: "/nonexistent/demo".into(),
         session_id: Some("s-1".into()),
+        forked_from: None,
     }
 }
 

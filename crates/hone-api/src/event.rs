@@ -1,213 +1,42 @@
-//! The request/event protocol between the core and every front end.
-//!
-//! Front ends send [`Request`]s and receive [`Event`]s; nothing else crosses the boundary.
-//! Events serialise with a dotted `type` tag (`turn.started`, `tool.completed`, …), the
-//! format `hone exec --json` prints.
+//! What sessions tell front ends: [`Event`]s, each in an [`EventFrame`] with the id of the
+//! request it answers.
 
-use hone_context::localize::LocalizedItem;
-use hone_context::{CompactionMethod, TrackedInfo};
-
-use crate::guidance::TaskKind;
-use hone_memory::UndoEntry;
-use hone_protocol::{HoneError, Usage};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// What a front end asks of a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Request {
-    /// Start a turn with this user message (queued if a turn is running).
-    UserMessage {
-        /// What the user typed.
-        text: String,
-    },
-    /// Answer an [`Event::ApprovalNeeded`].
-    Approval {
-        /// The call being answered.
-        call_id: String,
-        /// The answer.
-        decision: ApprovalDecision,
-    },
-    /// Cancel the running turn (no effect when idle).
-    Cancel,
-    /// Undo the latest `count` applied edits of the project (all or none; with a session
-    /// store the journal spans sessions and restarts). Answered by [`Event::UndoCompleted`]
-    /// or [`Event::UndoFailed`].
-    Undo {
-        /// How many edits to take back.
-        count: usize,
-    },
-    /// List the undo stack; answered by [`Event::UndoStack`].
-    ListUndo,
-    /// End the session.
-    Shutdown,
-    /// Compact the conversation now: stale file contents are stubbed and all but the latest
-    /// turn are summarised. Answered by [`Event::ContextCompacted`] (or an [`Event::Error`]
-    /// when there is nothing to compact).
-    Compact,
-    /// Pin files into the context by path, directory or glob (`src/**/*.rs`): in full, or
-    /// as outlines with `summary`. Their snapshots go with the next message and are
-    /// refreshed after tool rounds that change them. Answered by [`Event::FilesTracked`].
-    TrackFiles {
-        /// Paths, directories or globs relative to the project root.
-        patterns: Vec<String>,
-        /// Outlines instead of full contents.
-        #[serde(default)]
-        summary: bool,
-    },
-    /// Unpin tracked files (paths, directories or globs). Answered by [`Event::FilesTracked`].
-    UntrackFiles {
-        /// Paths, directories or globs.
-        patterns: Vec<String>,
-    },
-    /// Answer an [`Event::TurnError`].
-    ErrorChoice {
-        /// What to do about the failed model request.
-        choice: ErrorChoice,
-    },
-    /// Answer an [`Event::EditConflict`].
-    ConflictChoice {
-        /// What to do about the edit.
-        choice: ConflictChoice,
-    },
+use crate::types::{
+    ApprovedBy, CheckResult, CompactionMethod, ConflictChoice, ErrorChoice, ErrorInfo,
+    LocalizedItem, RunStatus, SessionSummary, TaskKind, TrackedInfo, TurnEnd, TurnStats, UndoEntry,
+    Usage,
+};
+
+/// One event with the id of the request it answers. On the wire the id sits beside the
+/// event's own fields: `{"request_id":"7","type":"turn.started","turn":1}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EventFrame {
+    /// The id of the request this event answers; for the events of a turn, the id of the
+    /// `user.message` that started it. Absent on events no request asked for (a session
+    /// started with the front end, an error before any request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The event.
+    #[serde(flatten)]
+    pub event: Event,
 }
 
-/// What to do about an edit whose file changed since the model read it (or since the
-/// edit was planned), in an interactive session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConflictChoice {
-    /// Write the proposed change over the file as it is now.
-    ApplyAnyway,
-    /// Do not apply it; the model is told the user skipped it.
-    Skip,
-    /// Do not apply it; the model is asked to read the file again and redo the change.
-    Regenerate,
-}
-
-impl ConflictChoice {
-    /// Every choice, in the order front ends offer them.
-    pub const ALL: [ConflictChoice; 3] = [
-        ConflictChoice::ApplyAnyway,
-        ConflictChoice::Skip,
-        ConflictChoice::Regenerate,
-    ];
-}
-
-/// What to do after a model request failed in an interactive session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorChoice {
-    /// Send the same request again.
-    Retry,
-    /// End the turn without an answer (the conversation stays as it is).
-    Skip,
-    /// Fail the turn.
-    Abort,
-}
-
-impl ErrorChoice {
-    /// Every choice, in the order front ends offer them.
-    pub const ALL: [ErrorChoice; 3] = [ErrorChoice::Retry, ErrorChoice::Skip, ErrorChoice::Abort];
-}
-
-/// The user's answer to an approval request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "answer", rename_all = "snake_case")]
-pub enum ApprovalDecision {
-    /// Run it this once.
-    Approve,
-    /// Do not run it; the optional message is passed to the model.
-    Deny {
-        /// Why, for the model.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-    },
-    /// Run this edited version instead: the command text, or the new file content.
-    Edit {
-        /// The replacement.
-        replacement: String,
-    },
-    /// Run it, and from now on this tool (writes) or this command prefix without asking.
-    AlwaysForSession,
-}
-
-/// How a call came to be allowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovedBy {
-    /// The policy allowed it without asking.
-    Policy,
-    /// The user approved it.
-    User,
-    /// An "always for this session" grant covered it.
-    SessionGrant,
-}
-
-/// Why a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TurnEnd {
-    /// The model answered without calling tools.
-    Answered,
-    /// `max_tool_rounds` was reached; the model was told to answer with what it had.
-    RoundLimit,
-    /// The same failing call was repeated too often.
-    RepeatedFailure,
-    /// A model request failed and the user chose to skip the rest of the turn.
-    Skipped,
-    /// The model answered, but the checks after its edits still fail after the repair
-    /// rounds allowed (`[checks] max_repair_rounds`).
-    ChecksFailed,
-}
-
-/// How one check after edits went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckStatus {
-    /// It ran and succeeded.
-    Passed,
-    /// It ran and failed (or could not start).
-    Failed,
-    /// It did not run (the policy refused it, or it needed an approval no one could give).
-    Skipped,
-}
-
-/// One check after edits: the syntax check, a project check or the tests.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckResult {
-    /// Short name: `syntax`, `cargo check`, `tsc`, `pytest`, or the configured command.
-    pub name: String,
-    /// The command line (empty for the syntax check).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub command: String,
-    /// How it went.
-    pub status: CheckStatus,
-    /// Wall time in milliseconds.
-    pub duration_ms: u64,
-    /// For a failure, its first error line; for a skip, why.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub detail: String,
-}
-
-/// Totals of one turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct TurnStats {
-    /// Model requests made.
-    pub model_requests: u32,
-    /// Tool calls made.
-    pub tool_calls: u32,
-    /// Token usage summed over the turn's requests.
-    pub usage: Usage,
-    /// Wall time in milliseconds.
-    pub duration_ms: u64,
+impl EventFrame {
+    /// `event` answering the request `request_id`.
+    pub fn new(request_id: Option<String>, event: Event) -> Self {
+        Self { request_id, event }
+    }
 }
 
 /// What a session tells its front end.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type")]
 pub enum Event {
-    /// The session is ready.
+    /// The session is ready: the first event of a session, and the answer to
+    /// `session.new`, `session.resume`, `session.fork` and `session.set_model`.
     #[serde(rename = "session.started")]
     SessionStarted {
         /// Provider instance name.
@@ -221,6 +50,21 @@ pub enum Event {
         /// The id of the saved session (none when the session is not saved).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session_id: Option<String>,
+        /// The saved session it was forked from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<String>,
+    },
+    /// The project's saved sessions, answering `session.list`.
+    #[serde(rename = "session.listed")]
+    SessionList {
+        /// Newest first.
+        sessions: Vec<SessionSummary>,
+    },
+    /// A saved session was deleted, answering `session.delete`.
+    #[serde(rename = "session.deleted")]
+    SessionDeleted {
+        /// The full id of the deleted session.
+        session_id: String,
     },
     /// A turn began.
     #[serde(rename = "turn.started")]
@@ -253,10 +97,11 @@ pub enum Event {
         call_id: String,
         /// Tool name.
         name: String,
-        /// Raw arguments.
-        arguments: String,
+        /// The arguments: the JSON object the model sent (a string holding its raw text
+        /// when that was not JSON).
+        arguments: serde_json::Value,
     },
-    /// A call needs the user's decision; answer with [`Request::Approval`].
+    /// A call needs the user's decision; answer with an `approval.answer` request.
     #[serde(rename = "approval.needed")]
     ApprovalNeeded {
         /// Call identifier.
@@ -322,6 +167,10 @@ pub enum Event {
         output: String,
         /// Whether it failed.
         is_error: bool,
+        /// For a command that ran to its end, its exit code (absent for other tools, and
+        /// for a command that was killed, timed out or started in the background).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
         /// Wall time in milliseconds.
         duration_ms: u64,
     },
@@ -343,7 +192,7 @@ pub enum Event {
     #[serde(rename = "turn.failed")]
     TurnFailed {
         /// What went wrong.
-        error: HoneError,
+        error: ErrorInfo,
         /// Totals so far.
         stats: TurnStats,
     },
@@ -357,7 +206,7 @@ pub enum Event {
     #[serde(rename = "error")]
     Error {
         /// What happened.
-        error: HoneError,
+        error: ErrorInfo,
     },
     /// Edits were undone.
     #[serde(rename = "undo.completed")]
@@ -373,23 +222,23 @@ pub enum Event {
         /// Whether a file changed after the edit (undo would have lost that change).
         conflict: bool,
     },
-    /// The undo stack, answering [`Request::ListUndo`].
+    /// The undo stack, answering an `undo.list` request.
     #[serde(rename = "undo.stack")]
     UndoStack {
         /// Edits that can be undone, newest first.
         entries: Vec<UndoEntry>,
     },
-    /// A model request failed; the turn waits for a [`Request::ErrorChoice`] (interactive
+    /// A model request failed; the turn waits for a an `error.answer` (interactive
     /// sessions only: otherwise the turn fails at once).
     #[serde(rename = "turn.error")]
     TurnError {
         /// What went wrong.
-        error: HoneError,
+        error: ErrorInfo,
         /// What the front end may answer.
         choices: Vec<ErrorChoice>,
     },
     /// An edit's file changed since the model read it or since the edit was planned; the
-    /// call waits for a [`Request::ConflictChoice`] (interactive sessions only: otherwise
+    /// call waits for a a `conflict.answer` (interactive sessions only: otherwise
     /// the model is told to read the file again).
     #[serde(rename = "edit.conflict")]
     EditConflict {
@@ -465,8 +314,8 @@ pub enum Event {
         /// The repair rounds allowed per turn.
         max_repair_rounds: u32,
     },
-    /// The tracked files changed (answering [`Request::TrackFiles`] or
-    /// [`Request::UntrackFiles`]).
+    /// The tracked files changed (answering `files.track` or
+    /// `files.untrack`).
     #[serde(rename = "files.tracked")]
     FilesTracked {
         /// Every tracked file now.
@@ -484,30 +333,28 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         skipped: Vec<String>,
     },
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn events_serialise_with_dotted_type_tags() {
-        let event = Event::TurnStarted { turn: 1 };
-        let json = serde_json::to_value(&event).unwrap();
-        assert_eq!(json["type"], "turn.started");
-        let back: Event = serde_json::from_value(json).unwrap();
-        assert_eq!(back, event);
-    }
-
-    #[test]
-    fn approval_requests_round_trip() {
-        let request = Request::Approval {
-            call_id: "c1".into(),
-            decision: ApprovalDecision::Deny {
-                message: Some("use cargo check".into()),
-            },
-        };
-        let json = serde_json::to_string(&request).unwrap();
-        assert_eq!(serde_json::from_str::<Request>(&json).unwrap(), request);
-    }
+    /// The last event of a one-shot run (`hone exec --json`, `hone ask --json`): how it
+    /// ended and what it produced. Also printed after an error that stopped the run before
+    /// a session started.
+    #[serde(rename = "result")]
+    Result {
+        /// How it ended.
+        status: RunStatus,
+        /// The process's exit status (0 when completed; see the README's exit codes).
+        exit_code: u8,
+        /// The final answer: the text of the last model reply (empty when there was none).
+        text: String,
+        /// The id of the saved session (null when the run was not saved).
+        session_id: Option<String>,
+        /// Token usage summed over the run's model requests.
+        usage: Usage,
+        /// What the run cost in US dollars, when the model's price is known (null
+        /// otherwise).
+        cost: Option<f64>,
+        /// Wall time in milliseconds.
+        duration_ms: u64,
+        /// What went wrong, when the run failed with an error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<ErrorInfo>,
+    },
 }

@@ -1,0 +1,146 @@
+//! What front ends send: [`Request`]s, each in a [`RequestFrame`] with the front end's id.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::types::{ApprovalDecision, ConflictChoice, ErrorChoice};
+
+/// One request with the id the front end gave it. On the wire the id sits beside the
+/// request's own fields: `{"id":"7","type":"user.message","text":"fix the tests"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RequestFrame {
+    /// Chosen by the front end, unique among its requests; the events that answer the
+    /// request carry it as `request_id`.
+    pub id: String,
+    /// The request.
+    #[serde(flatten)]
+    pub request: Request,
+}
+
+impl RequestFrame {
+    /// `request` with `id`.
+    pub fn new(id: impl Into<String>, request: Request) -> Self {
+        Self {
+            id: id.into(),
+            request,
+        }
+    }
+}
+
+/// What a front end asks of a session, or of the session manager (`session.*`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+pub enum Request {
+    /// Start a turn with this user message (queued if a turn is running). Every event of
+    /// the turn carries this request's id.
+    #[serde(rename = "user.message")]
+    UserMessage {
+        /// What the user typed.
+        text: String,
+    },
+    /// Answer an `approval.needed` event.
+    #[serde(rename = "approval.answer")]
+    Approval {
+        /// The call being answered.
+        call_id: String,
+        /// The answer.
+        decision: ApprovalDecision,
+    },
+    /// Cancel the running turn (no effect when idle); the turn ends with `turn.cancelled`.
+    #[serde(rename = "turn.cancel")]
+    Cancel,
+    /// Answer a `turn.error` event.
+    #[serde(rename = "error.answer")]
+    ErrorChoice {
+        /// What to do about the failed model request.
+        choice: ErrorChoice,
+    },
+    /// Answer an `edit.conflict` event.
+    #[serde(rename = "conflict.answer")]
+    ConflictChoice {
+        /// What to do about the edit.
+        choice: ConflictChoice,
+    },
+    /// Undo the latest `count` applied edits of the project (all or none; with a session
+    /// store the journal spans sessions and restarts). Answered by `undo.completed` or
+    /// `undo.failed`.
+    #[serde(rename = "undo.apply")]
+    Undo {
+        /// How many edits to take back.
+        count: usize,
+    },
+    /// List the undo stack; answered by `undo.stack`.
+    #[serde(rename = "undo.list")]
+    ListUndo,
+    /// Compact the conversation now: stale file contents are stubbed and all but the latest
+    /// turn are summarised. Answered by `context.compacted` (or an `error` when there is
+    /// nothing to compact).
+    #[serde(rename = "context.compact")]
+    Compact,
+    /// Pin files into the context by path, directory or glob (`src/**/*.rs`): in full, or
+    /// as outlines with `summary`. Their snapshots go with the next message and are
+    /// refreshed after tool rounds that change them. Answered by `files.tracked`.
+    #[serde(rename = "files.track")]
+    TrackFiles {
+        /// Paths, directories or globs relative to the project root.
+        patterns: Vec<String>,
+        /// Outlines instead of full contents.
+        #[serde(default)]
+        summary: bool,
+    },
+    /// Unpin tracked files (paths, directories or globs). Answered by `files.tracked`.
+    #[serde(rename = "files.untrack")]
+    UntrackFiles {
+        /// Paths, directories or globs.
+        patterns: Vec<String>,
+    },
+    /// Start a new session in the project, replacing the running one. Answered by
+    /// `session.started`.
+    #[serde(rename = "session.new")]
+    NewSession {
+        /// Use this model instead of the configured one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+    },
+    /// Continue a saved session, replacing the running one. Answered by `session.started`,
+    /// or an `error` when no session matches.
+    #[serde(rename = "session.resume")]
+    ResumeSession {
+        /// A session id, a unique prefix of one, or `last` for the project's latest.
+        session_id: String,
+        /// Use this model instead of the one the session last used.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+    },
+    /// Copy a saved session's conversation into a new session and continue there (the
+    /// original stays as it is). Answered by `session.started` (with `forked_from`).
+    #[serde(rename = "session.fork")]
+    ForkSession {
+        /// A session id, a unique prefix of one, or `last`.
+        session_id: String,
+    },
+    /// List the project's saved sessions, newest first. Answered by `session.listed`.
+    #[serde(rename = "session.list")]
+    ListSessions {
+        /// At most this many (all when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// Delete a saved session and its messages (not the running one). Answered by
+    /// `session.deleted`.
+    #[serde(rename = "session.delete")]
+    DeleteSession {
+        /// A session id or a unique prefix of one.
+        session_id: String,
+    },
+    /// Go on with the running session's conversation on another model. Answered by
+    /// `session.started` (same `session_id`, the new `model`).
+    #[serde(rename = "session.set_model")]
+    SetModel {
+        /// The model name.
+        model: String,
+    },
+    /// End the session (a running turn is cancelled first).
+    #[serde(rename = "session.shutdown")]
+    Shutdown,
+}

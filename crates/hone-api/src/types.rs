@@ -1,0 +1,343 @@
+//! The data the requests and events carry: plain values, no behaviour beyond wording.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Token usage, normalised across providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Usage {
+    /// Prompt tokens, including cached ones.
+    pub input_tokens: u64,
+    /// Generated tokens, including reasoning tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens served from the provider's cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    /// Generated tokens spent on reasoning.
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+}
+
+/// What kind of failure an error is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCategory {
+    /// Configuration is missing or wrong (unknown provider, missing key, unknown model).
+    Config,
+    /// The provider rejected the credentials (401/403).
+    Auth,
+    /// The server could not be reached, the connection dropped or the stream stalled.
+    Network,
+    /// The provider is rate limiting (429) or out of quota.
+    RateLimit,
+    /// The provider failed (5xx) or sent something hone could not understand.
+    Provider,
+    /// The request was invalid (400/422) or input failed validation.
+    Validation,
+    /// A tool failed.
+    Tool,
+    /// The user cancelled.
+    Cancelled,
+    /// The session store or the code index failed (locked, corrupt, unwritable).
+    Storage,
+}
+
+/// A categorised error: a message for the user plus, when a provider answered, what it said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorInfo {
+    /// What kind of failure this is.
+    pub category: ErrorCategory,
+    /// One actionable sentence for the user.
+    pub message: String,
+    /// What the provider said (status and body excerpt), when it said anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_detail: Option<String>,
+}
+
+/// The user's answer to an approval request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run it this once.
+    Approve,
+    /// Do not run it; the optional message is passed to the model.
+    Deny {
+        /// Why, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// Run this edited version instead: the command text, or the new file content.
+    Edit {
+        /// The replacement.
+        replacement: String,
+    },
+    /// Run it, and from now on this tool (writes) or this command prefix without asking.
+    AlwaysForSession,
+}
+
+/// How a call came to be allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovedBy {
+    /// The policy allowed it without asking.
+    Policy,
+    /// The user approved it.
+    User,
+    /// An "always for this session" grant covered it.
+    SessionGrant,
+}
+
+/// What to do about an edit whose file changed since the model read it (or since the
+/// edit was planned), in an interactive session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictChoice {
+    /// Write the proposed change over the file as it is now.
+    ApplyAnyway,
+    /// Do not apply it; the model is told the user skipped it.
+    Skip,
+    /// Do not apply it; the model is asked to read the file again and redo the change.
+    Regenerate,
+}
+
+impl ConflictChoice {
+    /// Every choice, in the order front ends offer them.
+    pub const ALL: [ConflictChoice; 3] = [
+        ConflictChoice::ApplyAnyway,
+        ConflictChoice::Skip,
+        ConflictChoice::Regenerate,
+    ];
+}
+
+/// What to do after a model request failed in an interactive session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorChoice {
+    /// Send the same request again.
+    Retry,
+    /// End the turn without an answer (the conversation stays as it is).
+    Skip,
+    /// Fail the turn.
+    Abort,
+}
+
+impl ErrorChoice {
+    /// Every choice, in the order front ends offer them.
+    pub const ALL: [ErrorChoice; 3] = [ErrorChoice::Retry, ErrorChoice::Skip, ErrorChoice::Abort];
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model answered without calling tools.
+    Answered,
+    /// `max_tool_rounds` was reached; the model was told to answer with what it had.
+    RoundLimit,
+    /// The same failing call was repeated too often.
+    RepeatedFailure,
+    /// A model request failed and the user chose to skip the rest of the turn.
+    Skipped,
+    /// The model answered, but the checks after its edits still fail after the repair
+    /// rounds allowed (`[checks] max_repair_rounds`).
+    ChecksFailed,
+}
+
+/// Totals of one turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TurnStats {
+    /// Model requests made.
+    pub model_requests: u32,
+    /// Tool calls made.
+    pub tool_calls: u32,
+    /// Token usage summed over the turn's requests.
+    pub usage: Usage,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// How one check after edits went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// It ran and succeeded.
+    Passed,
+    /// It ran and failed (or could not start).
+    Failed,
+    /// It did not run (the policy refused it, or it needed an approval no one could give).
+    Skipped,
+}
+
+/// One check after edits: the syntax check, a project check or the tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckResult {
+    /// Short name: `syntax`, `cargo check`, `tsc`, `pytest`, or the configured command.
+    pub name: String,
+    /// The command line (empty for the syntax check).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub command: String,
+    /// How it went.
+    pub status: CheckStatus,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// For a failure, its first error line; for a skip, why.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+/// What a request asks for, as the guided flow sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Change existing code (fix, rename, add to, refactor).
+    Change,
+    /// Explain or answer a question, no changes.
+    Explain,
+    /// Create a new file.
+    Create,
+    /// Run something (tests, builds, commands).
+    Run,
+}
+
+impl TaskKind {
+    /// The name used in events and by the classifier (`change`, `explain`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Change => "change",
+            Self::Explain => "explain",
+            Self::Create => "create",
+            Self::Run => "run",
+        }
+    }
+}
+
+/// One piece of code attached to a request by localisation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LocalizedItem {
+    /// Root-relative path.
+    pub path: String,
+    /// First line shown (1-based).
+    pub start_line: u32,
+    /// Last line shown.
+    pub end_line: u32,
+    /// Whether the whole file is shown.
+    pub whole_file: bool,
+    /// What the lines hold (`function cartTotal`), empty for a whole file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
+    /// Why they were picked (`mentions "src/math.ts"`).
+    pub reasons: Vec<String>,
+    /// Estimated tokens of the rendered piece.
+    pub tokens: u64,
+}
+
+impl LocalizedItem {
+    /// `src/math.ts (whole file, mentions "src/math.ts")`,
+    /// `cart.ts:12-30 (function cartTotal, matches "the cart total")`.
+    pub fn describe(&self) -> String {
+        let place = if self.whole_file {
+            self.path.clone()
+        } else {
+            format!("{}:{}-{}", self.path, self.start_line, self.end_line)
+        };
+        let mut details: Vec<String> = Vec::new();
+        if self.whole_file {
+            details.push("whole file".to_string());
+        } else {
+            details.extend(self.symbols.iter().cloned());
+        }
+        details.extend(self.reasons.iter().cloned());
+        format!("{place} ({})", details.join(", "))
+    }
+}
+
+/// Who summarised older turns in a compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionMethod {
+    /// The model wrote the summary.
+    Model,
+    /// hone's rules wrote it (or only stale results were dropped).
+    Rules,
+}
+
+/// How a tracked file is shown to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackMode {
+    /// The whole content.
+    Full,
+    /// Declarations only (the code index's outline, or a line-based fallback).
+    Outline,
+}
+
+impl TrackMode {
+    /// `full` or `outline`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrackMode::Full => "full",
+            TrackMode::Outline => "outline",
+        }
+    }
+}
+
+/// One tracked file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TrackedInfo {
+    /// Root-relative path.
+    pub path: String,
+    /// How it is shown.
+    pub mode: TrackMode,
+    /// Estimated tokens of its snapshot.
+    pub tokens: u64,
+}
+
+/// One edit on the undo stack.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UndoEntry {
+    /// Position in the project's journal.
+    pub seq: i64,
+    /// One line, e.g. `edit src/auth.ts (2 hunks)`.
+    pub summary: String,
+    /// Root-relative paths touched (`from → to` for moves).
+    pub paths: Vec<String>,
+    /// The session that made the edit.
+    pub session_id: String,
+    /// When it was made, milliseconds since the Unix epoch.
+    pub applied_ms: i64,
+}
+
+/// A saved session, as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionSummary {
+    /// Its id (26 sortable characters; any unique prefix names it).
+    pub id: String,
+    /// The first user message, trimmed (empty until there is one).
+    pub title: String,
+    /// Provider instance last used.
+    pub provider: String,
+    /// Model last used.
+    pub model: String,
+    /// Stored messages.
+    pub messages: u64,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// Last activity, milliseconds since the Unix epoch.
+    pub updated_ms: i64,
+    /// The session it was forked from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
+}
+
+/// How a one-shot run (`hone exec`, `hone ask`) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The model answered (for `exec`: the turn ended with `answered`).
+    Completed,
+    /// The turn ended without doing the job (round limit, repeated failures, checks
+    /// still failing), a request failed, or the run could not start.
+    Failed,
+    /// The user interrupted it.
+    Cancelled,
+}
