@@ -1,6 +1,6 @@
 //! `hone exec`: the headless, one-shot agent.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -18,18 +18,15 @@ use crate::cli::{ExecArgs, GlobalArgs};
 mod code {
     pub(super) const DONE: u8 = 0;
     pub(super) const FAILED: u8 = 1;
-    pub(super) const USAGE: u8 = 2;
     pub(super) const INTERRUPTED: u8 = 130;
 }
 
-/// Runs `hone exec`.
+/// Runs `hone exec`. Errors before the session starts exit with their category's code, like
+/// every command (`crate::exit`).
 pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
     match start(global, args).await {
         Ok(code) => ExitCode::from(code),
-        Err(error) => {
-            eprintln!("{}", crate::exit::line(&error));
-            ExitCode::from(code::USAGE)
-        }
+        Err(error) => crate::exit::report(&error),
     }
 }
 
@@ -60,7 +57,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         provider: config.provider_name(),
         model: &model,
         undo_depth: config.undo_depth(),
-        quiet: args.json,
+        quiet: args.json || crate::term::quiet(),
     }
     .open(&crate::project_dir(global)?, &prompt)?;
     let root = crate::project_dir(global)?;
@@ -145,18 +142,19 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
             }
             // Nor a conflict dialog: the model reads the file again and redoes the change.
             Event::EditConflict { message, .. } => {
-                if !args.json {
+                if !args.json && !crate::term::quiet() {
                     eprintln!("edit conflict: {message} (the model is asked to redo the change)");
                 }
                 handle.send(Request::ConflictChoice {
                     choice: ConflictChoice::Regenerate,
                 });
             }
+            // The same code `hone ask` gives the error (a dead server: 5, a bad key: 4).
             Event::TurnFailed { error, stats } => {
                 eprintln!("{}", crate::exit::line(error));
                 view.summary("failed", stats, started);
                 handle.send(Request::Shutdown);
-                return Ok(code::FAILED);
+                return Ok(crate::exit::code_for(error.category));
             }
             Event::TurnCancelled { stats } => {
                 view.summary("interrupted", stats, started);
@@ -192,7 +190,11 @@ fn code_index(
     let index = match crate::agent_setup::open_code_index(root, settings) {
         Ok(index) => index,
         Err(error) => {
-            eprintln!("hone: warning: no code index ({error}); continuing without the index tools");
+            if !crate::term::quiet() {
+                eprintln!(
+                    "hone: warning: no code index ({error}); continuing without the index tools"
+                );
+            }
             return (
                 Vec::new(),
                 None,
@@ -203,7 +205,9 @@ fn code_index(
     };
     let map =
         crate::agent_setup::repo_map(&index, prompt, settings, profile).unwrap_or_else(|warning| {
-            eprintln!("hone: warning: {warning}");
+            if !crate::term::quiet() {
+                eprintln!("hone: warning: {warning}");
+            }
             None
         });
     let mapper = std::sync::Arc::new(hone_index::mapper::IndexedMapper::new(index.clone()));
@@ -215,6 +219,8 @@ fn code_index(
 struct View {
     json: bool,
     color: bool,
+    /// `--quiet`: the answer and errors only.
+    quiet: bool,
     answer_open: bool,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
@@ -229,7 +235,8 @@ impl View {
     fn new(json: bool) -> Self {
         Self {
             json,
-            color: std::io::stderr().is_terminal(),
+            color: crate::term::color_stderr(),
+            quiet: crate::term::quiet(),
             answer_open: false,
             session_id: None,
             context_percent: None,
@@ -246,17 +253,24 @@ impl View {
         }
         if self.json {
             if let Ok(line) = serde_json::to_string(event) {
-                let mut stdout = std::io::stdout().lock();
-                let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+                let _ = crate::term::write_stdout(&format!("{line}\n"));
             }
             return;
         }
+        if let Event::MessageDelta { text } = event {
+            let _ = crate::term::write_stdout(text);
+            self.answer_open = !text.ends_with('\n');
+            return;
+        }
+        if let Event::Error { error } = event {
+            self.close_answer();
+            eprintln!("hone: {}", error.message);
+            return;
+        }
+        if self.quiet {
+            return;
+        }
         match event {
-            Event::MessageDelta { text } => {
-                let mut stdout = std::io::stdout().lock();
-                let _ = write!(stdout, "{text}").and_then(|()| stdout.flush());
-                self.answer_open = !text.ends_with('\n');
-            }
             Event::ToolRequested {
                 name, arguments, ..
             } => {
@@ -295,10 +309,6 @@ impl View {
                     ))
                 );
             }
-            Event::Error { error } => {
-                self.close_answer();
-                eprintln!("hone: {}", error.message);
-            }
             Event::ChecksCompleted { .. } => {
                 self.close_answer();
                 if let Some(line) = checks_line(event) {
@@ -320,14 +330,14 @@ impl View {
 
     fn close_answer(&mut self) {
         if self.answer_open {
-            println!();
+            let _ = crate::term::write_stdout("\n");
             self.answer_open = false;
         }
     }
 
     fn summary(&mut self, what: &str, stats: &TurnStats, started: Instant) {
         self.close_answer();
-        if self.json {
+        if self.json || self.quiet {
             return;
         }
         let usage = stats.usage;

@@ -11,6 +11,7 @@ mod doctor;
 mod eval_cmd;
 mod exec;
 mod exit;
+mod help_cmd;
 mod index_cmd;
 mod index_prompt;
 mod index_setup;
@@ -21,6 +22,7 @@ mod provider_factory;
 mod sandbox_cmd;
 mod sandbox_setup;
 mod sessions_cmd;
+mod term;
 mod tui_cmd;
 mod tui_host;
 mod undo_cmd;
@@ -36,6 +38,7 @@ use crate::cli::{Cli, Command, GlobalArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    term::init(cli.global.color, cli.global.quiet);
     if let Some(Command::Sandbox(args)) = &cli.command {
         // Before any runtime thread exists: the restrictions hold for this thread and what
         // it starts.
@@ -82,6 +85,8 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Context(args) => context_cmd::run(&cli.global, &args),
         Command::Sandbox(args) => Ok(sandbox_cmd::run(&cli.global, &args)),
         Command::Eval(args) => eval_cmd::run(&cli.global, &args).await,
+        Command::Completions(args) => Ok(help_cmd::completions(&args)),
+        Command::Man(args) => help_cmd::man(&args),
     }
 }
 
@@ -138,6 +143,7 @@ fn init_logging(verbose: u8) {
     ));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(term::color_stderr())
         .with_writer(std::io::stderr)
         .try_init();
 }
@@ -146,6 +152,7 @@ fn init_from_env() {
     if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("HONE_LOG") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)
+            .with_ansi(term::color_stderr())
             .with_writer(std::io::stderr)
             .try_init();
     }
