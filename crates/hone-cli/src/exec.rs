@@ -34,7 +34,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
     if args.prompt.is_empty()
         && let Some(taken) = args.resume.as_deref().filter(|value| value.contains(' '))
     {
-        return Err(HoneError::validation(format!(
+        return Err(HoneError::config(format!(
             "--resume took \"{taken}\" as the session to resume, and no prompt is left; write \
              `hone exec --resume last \"{taken}\"` (or a session id from `hone sessions list`)"
         )));

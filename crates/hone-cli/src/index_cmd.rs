@@ -67,7 +67,7 @@ pub(crate) async fn run_index(
         );
         return Ok(ExitCode::from(CANCELLED));
     }
-    let show_progress = !args.json && std::io::stderr().is_terminal();
+    let show_progress = !args.json && std::io::stderr().is_terminal() && !crate::term::quiet();
     let mut last_percent = usize::MAX;
     let started = Instant::now();
     let report = indexer
@@ -304,13 +304,15 @@ pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, H
     if !map.text.ends_with('\n') {
         println!();
     }
-    eprintln!(
-        "hone: {} files with outlines, {} listed, {} omitted, ~{} tokens (budget {})",
-        map.files.len(),
-        map.listed.len(),
-        map.omitted,
-        map.tokens,
-        budget
-    );
+    if !crate::term::quiet() {
+        eprintln!(
+            "hone: {} files with outlines, {} listed, {} omitted, ~{} tokens (budget {})",
+            map.files.len(),
+            map.listed.len(),
+            map.omitted,
+            map.tokens,
+            budget
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

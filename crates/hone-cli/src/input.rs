@@ -64,7 +64,10 @@ mod tests {
 
     #[test]
     fn a_dash_or_no_words_reads_stdin_only() {
-        assert_eq!(combine(&words(&["-"]), Some("task".into())).unwrap(), "task");
+        assert_eq!(
+            combine(&words(&["-"]), Some("task".into())).unwrap(),
+            "task"
+        );
         assert_eq!(combine(&[], Some("task".into())).unwrap(), "task");
     }
 

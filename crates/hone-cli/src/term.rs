@@ -88,7 +88,10 @@ fn decide(choice: ColorChoice, no_color: bool, terminal: bool) -> bool {
 /// hone stops quietly with [`BROKEN_PIPE`]; other errors are returned.
 pub(crate) fn write_stdout(text: &str) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
             std::process::exit(i32::from(BROKEN_PIPE))
         }
