@@ -127,7 +127,9 @@ pub(crate) fn load_config_with(
     overrides: CliOverrides,
 ) -> Result<Config, HoneError> {
     let sources = ConfigSources::from_process(Some(project_dir(global)?));
-    Ok(hone_config::load(&sources, &overrides)?)
+    let config = hone_config::load(&sources, &overrides)?;
+    hone_core::set_audit_max_bytes(config.log_max_bytes());
+    Ok(config)
 }
 
 /// Logs go to stderr, only when asked for with `-v` or `HONE_LOG`, so they never mix

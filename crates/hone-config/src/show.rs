@@ -230,6 +230,7 @@ impl Config {
         self.show_index(&mut values);
         self.local.show(&mut values);
         self.show_memory(&mut values);
+        self.show_logs(&mut values);
         self.show_sandbox(&mut values);
         self.show_checks(&mut values);
         self.show_context(&mut values);
