@@ -67,7 +67,7 @@ pub struct ExportArgs {
 
 /// Runs `hone sessions …`.
 pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<ExitCode, HoneError> {
-    let mut store = open_store()?;
+    let mut store = open_store_to_read()?;
     match command {
         SessionsCommand::List(args) => {
             let project = if args.all {
@@ -125,6 +125,15 @@ pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<Exit
 /// The session store in hone's data directory.
 pub(crate) fn open_store() -> Result<SessionStore, HoneError> {
     SessionStore::open_default().map_err(store_error)
+}
+
+/// The session store for commands that read it (or delete from it): an empty store in
+/// memory when there is none yet, so looking creates nothing.
+pub(crate) fn open_store_to_read() -> Result<SessionStore, HoneError> {
+    match SessionStore::default_path() {
+        Ok(path) if !path.exists() => SessionStore::open_in_memory().map_err(store_error),
+        _ => open_store(),
+    }
 }
 
 /// A store error as a one-line configuration error (exit code 2).

@@ -8,7 +8,7 @@ use hone_protocol::{ErrorCategory, HoneError};
 use hone_tools::ToolContext;
 
 use crate::cli::GlobalArgs;
-use crate::sessions_cmd::{ago, now_ms, open_store, store_error};
+use crate::sessions_cmd::{ago, now_ms, open_store_to_read, store_error};
 
 /// `hone undo`.
 #[derive(Debug, Args)]
@@ -34,7 +34,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, Hone
         ))
     })?;
     let project = hone_memory::project_key(context.root());
-    let mut store = open_store()?;
+    let mut store = open_store_to_read()?;
     if args.list {
         let stack = store.undo_stack(&project, depth).map_err(store_error)?;
         if stack.is_empty() {

@@ -13,6 +13,16 @@ use crate::migrations::migrate;
 /// The database file under hone's data directory.
 pub const DB_FILE: &str = "sessions.db";
 
+/// A session holding a user message but no answer: a run that failed (or is still waiting)
+/// before the model's first answer. Such sessions are left out of lists, and deleted once
+/// they are [`UNANSWERED_KEPT_MS`] old.
+const UNANSWERED: &str = "(EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) AND \
+     NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant'))";
+
+/// How long an unanswered session is kept (one day): long enough for a first turn still
+/// running in another process, after which [`SessionStore::create`] deletes it.
+pub const UNANSWERED_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
+
 /// How long to wait for another process's write lock before reporting [`MemoryError::Locked`].
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -159,9 +169,17 @@ impl SessionStore {
         }
     }
 
-    /// Creates a session; its id sorts after every id created earlier.
+    /// Creates a session; its id sorts after every id created earlier. Unanswered sessions
+    /// older than [`UNANSWERED_KEPT_MS`] (runs that failed before the model's first answer)
+    /// are deleted first.
     pub fn create(&mut self, new: &NewSession) -> Result<SessionInfo, MemoryError> {
         let now = now_ms();
+        self.connection
+            .execute(
+                &format!("DELETE FROM sessions AS s WHERE s.updated_ms < ?1 AND {UNANSWERED}"),
+                [now - UNANSWERED_KEPT_MS],
+            )
+            .map_err(|error| self.database(error))?;
         let id = new_id(now);
         self.connection
             .execute(
@@ -213,7 +231,9 @@ impl SessionStore {
     }
 
     /// Sessions by last activity, newest first: the project's, or every project's when
-    /// `project` is `None`; at most `limit`.
+    /// `project` is `None`; at most `limit`. Sessions with a user message and no answer
+    /// (runs that failed before the model's first answer) are left out; `find` still finds
+    /// them.
     pub fn list(
         &self,
         project: Option<&str>,
@@ -221,7 +241,7 @@ impl SessionStore {
     ) -> Result<Vec<SessionInfo>, MemoryError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let sql = format!(
-            "{SESSION_COLUMNS} WHERE ?1 IS NULL OR s.project = ?1 \
+            "{SESSION_COLUMNS} WHERE (?1 IS NULL OR s.project = ?1) AND NOT {UNANSWERED} \
              ORDER BY s.updated_ms DESC, s.id DESC LIMIT ?2"
         );
         let mut statement = self

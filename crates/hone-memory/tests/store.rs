@@ -211,6 +211,13 @@ fn listing_is_per_project_newest_activity_first() {
     store
         .append_message(&older.id, &Message::user("again"), &MessageStats::default())
         .unwrap();
+    store
+        .append_message(
+            &older.id,
+            &Message::assistant("yes"),
+            &MessageStats::default(),
+        )
+        .unwrap();
     let ids = |sessions: Vec<hone_memory::SessionInfo>| -> Vec<String> {
         sessions.into_iter().map(|session| session.id).collect()
     };
@@ -432,4 +439,84 @@ fn exports_carry_every_message() {
         .map(|stored| serde_json::from_value(stored["message"].clone()).unwrap())
         .collect();
     assert_eq!(messages, every_block());
+}
+
+#[test]
+fn a_run_that_failed_before_the_first_answer_is_not_listed() {
+    let mut store = SessionStore::open_in_memory().unwrap();
+    let answered = store.create(&new_session("/a")).unwrap();
+    for message in [Message::user("q"), Message::assistant("a")] {
+        store
+            .append_message(&answered.id, &message, &MessageStats::default())
+            .unwrap();
+    }
+    let failed = store.create(&new_session("/a")).unwrap();
+    store
+        .append_message(
+            &failed.id,
+            &Message::user("never answered"),
+            &MessageStats::default(),
+        )
+        .unwrap();
+    let listed: Vec<String> = store
+        .list(Some("/a"), 10)
+        .unwrap()
+        .into_iter()
+        .map(|session| session.id)
+        .collect();
+    assert_eq!(listed, [answered.id.clone()]);
+    assert_eq!(
+        store.latest_for_project("/a").unwrap().unwrap().id,
+        answered.id
+    );
+    assert_eq!(
+        store.find(&failed.id).unwrap().messages,
+        1,
+        "still findable"
+    );
+}
+
+#[test]
+fn unanswered_sessions_older_than_a_day_are_deleted_by_the_next_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let mut store = SessionStore::open(&path).unwrap();
+    let stale = store.create(&new_session("/a")).unwrap();
+    store
+        .append_message(
+            &stale.id,
+            &Message::user("failed"),
+            &MessageStats::default(),
+        )
+        .unwrap();
+    let recent = store.create(&new_session("/a")).unwrap();
+    store
+        .append_message(
+            &recent.id,
+            &Message::user("running"),
+            &MessageStats::default(),
+        )
+        .unwrap();
+    let empty = store.create(&new_session("/a")).unwrap();
+    let old = hone_memory::UNANSWERED_KEPT_MS + 60_000;
+    let connection = rusqlite::Connection::open(&path).unwrap();
+    connection
+        .execute(
+            "UPDATE sessions SET updated_ms = updated_ms - ?1 WHERE id IN (?2, ?3)",
+            rusqlite::params![old, stale.id, empty.id],
+        )
+        .unwrap();
+    store.create(&new_session("/b")).unwrap();
+    assert!(
+        store.get(&stale.id).unwrap().is_none(),
+        "the failed run is gone"
+    );
+    assert!(
+        store.get(&recent.id).unwrap().is_some(),
+        "a recent one stays"
+    );
+    assert!(
+        store.get(&empty.id).unwrap().is_some(),
+        "an empty session stays"
+    );
 }
