@@ -464,7 +464,7 @@ fn a_run_that_failed_before_the_first_answer_is_not_listed() {
         .into_iter()
         .map(|session| session.id)
         .collect();
-    assert_eq!(listed, [answered.id.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&answered.id));
     assert_eq!(
         store.latest_for_project("/a").unwrap().unwrap().id,
         answered.id
