@@ -9,7 +9,10 @@ use crate::error::MemoryError;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`. Append only: never edit a
 /// migration that has shipped.
-const MIGRATIONS: [&str; 1] = [include_str!("schema/001_initial.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("schema/001_initial.sql"),
+    include_str!("schema/002_failed_runs.sql"),
+];
 
 /// The schema version this build writes (the number of migrations).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -13,14 +13,14 @@ use crate::migrations::migrate;
 /// The database file under hone's data directory.
 pub const DB_FILE: &str = "sessions.db";
 
-/// A session holding a user message but no answer: a run that failed (or is still waiting)
-/// before the model's first answer. Such sessions are left out of lists, and deleted once
-/// they are [`UNANSWERED_KEPT_MS`] old.
-const UNANSWERED: &str = "(EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) AND \
+/// A session whose turn failed before the model's first answer
+/// ([`SessionStore::mark_failed_if_unanswered`]) and that has no answer since. Such sessions
+/// are left out of lists, and deleted once they are [`UNANSWERED_KEPT_MS`] old.
+const UNANSWERED: &str = "(s.failed_unanswered = 1 AND \
      NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant'))";
 
-/// How long an unanswered session is kept (one day): long enough for a first turn still
-/// running in another process, after which [`SessionStore::create`] deletes it.
+/// How long a failed, unanswered session is kept (one day) before [`SessionStore::create`]
+/// deletes it.
 pub const UNANSWERED_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// How long to wait for another process's write lock before reporting [`MemoryError::Locked`].
@@ -230,10 +230,24 @@ impl SessionStore {
         }
     }
 
+    /// Marks session `id` as a run that failed before the model's first answer, unless it
+    /// has an answer; returns whether it was marked. Lists leave it out from then on (until an
+    /// answer is stored), and [`SessionStore::create`] deletes it a day later.
+    pub fn mark_failed_if_unanswered(&mut self, id: &str) -> Result<bool, MemoryError> {
+        let marked = self
+            .connection
+            .execute(
+                "UPDATE sessions SET failed_unanswered = 1 WHERE id = ?1 AND NOT EXISTS \
+                 (SELECT 1 FROM messages m WHERE m.session_id = ?1 AND m.role = 'assistant')",
+                [id],
+            )
+            .map_err(|error| self.database(error))?;
+        Ok(marked > 0)
+    }
+
     /// Sessions by last activity, newest first: the project's, or every project's when
-    /// `project` is `None`; at most `limit`. Sessions with a user message and no answer
-    /// (runs that failed before the model's first answer) are left out; `find` still finds
-    /// them.
+    /// `project` is `None`; at most `limit`. Runs that failed before the model's first
+    /// answer are left out; `find` still finds them.
     pub fn list(
         &self,
         project: Option<&str>,

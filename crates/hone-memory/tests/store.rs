@@ -451,13 +451,21 @@ fn a_run_that_failed_before_the_first_answer_is_not_listed() {
             .unwrap();
     }
     let failed = store.create(&new_session("/a")).unwrap();
+    let user = |text: &str| Message::user(text);
     store
         .append_message(
             &failed.id,
-            &Message::user("never answered"),
+            &user("never answered"),
             &MessageStats::default(),
         )
         .unwrap();
+    assert_eq!(
+        store.list(Some("/a"), 10).unwrap().len(),
+        2,
+        "not marked yet"
+    );
+    assert!(!store.mark_failed_if_unanswered(&answered.id).unwrap());
+    assert!(store.mark_failed_if_unanswered(&failed.id).unwrap());
     let listed: Vec<String> = store
         .list(Some("/a"), 10)
         .unwrap()
@@ -474,49 +482,50 @@ fn a_run_that_failed_before_the_first_answer_is_not_listed() {
         1,
         "still findable"
     );
+    store
+        .append_message(
+            &failed.id,
+            &Message::assistant("late"),
+            &MessageStats::default(),
+        )
+        .unwrap();
+    assert_eq!(store.list(Some("/a"), 10).unwrap().len(), 2, "answered now");
 }
 
 #[test]
-fn unanswered_sessions_older_than_a_day_are_deleted_by_the_next_create() {
+fn failed_unanswered_sessions_older_than_a_day_are_deleted_by_the_next_create() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sessions.db");
     let mut store = SessionStore::open(&path).unwrap();
-    let stale = store.create(&new_session("/a")).unwrap();
-    store
-        .append_message(
-            &stale.id,
-            &Message::user("failed"),
-            &MessageStats::default(),
-        )
-        .unwrap();
-    let recent = store.create(&new_session("/a")).unwrap();
-    store
-        .append_message(
-            &recent.id,
-            &Message::user("running"),
-            &MessageStats::default(),
-        )
-        .unwrap();
-    let empty = store.create(&new_session("/a")).unwrap();
+    let mut unanswered = |text: &str, fail: bool| {
+        let session = store.create(&new_session("/a")).unwrap();
+        store
+            .append_message(&session.id, &Message::user(text), &MessageStats::default())
+            .unwrap();
+        if fail {
+            store.mark_failed_if_unanswered(&session.id).unwrap();
+        }
+        session.id
+    };
+    let stale = unanswered("failed long ago", true);
+    let recent = unanswered("failed just now", true);
+    let killed = unanswered("killed mid-reply", false);
     let old = hone_memory::UNANSWERED_KEPT_MS + 60_000;
     let connection = rusqlite::Connection::open(&path).unwrap();
     connection
         .execute(
             "UPDATE sessions SET updated_ms = updated_ms - ?1 WHERE id IN (?2, ?3)",
-            rusqlite::params![old, stale.id, empty.id],
+            rusqlite::params![old, stale, killed],
         )
         .unwrap();
     store.create(&new_session("/b")).unwrap();
     assert!(
-        store.get(&stale.id).unwrap().is_none(),
+        store.get(&stale).unwrap().is_none(),
         "the failed run is gone"
     );
+    assert!(store.get(&recent).unwrap().is_some(), "a recent one stays");
     assert!(
-        store.get(&recent.id).unwrap().is_some(),
-        "a recent one stays"
-    );
-    assert!(
-        store.get(&empty.id).unwrap().is_some(),
-        "an empty session stays"
+        store.get(&killed).unwrap().is_some(),
+        "a run that did not fail (killed mid-reply) stays resumable"
     );
 }
