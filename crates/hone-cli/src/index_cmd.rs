@@ -33,11 +33,40 @@ fn open(global: &GlobalArgs) -> Result<(Indexer, IndexSettings), HoneError> {
     Ok((indexer, settings))
 }
 
+/// Whether the project's index database exists (where `[index] database` puts it).
+fn index_exists(global: &GlobalArgs) -> Result<bool, HoneError> {
+    let root = crate::project_dir(global)?;
+    let settings = crate::load_config(global)?.index_settings();
+    let options = hone_runtime::index::index_options(&root, &settings)?;
+    let path = options
+        .db_path
+        .unwrap_or_else(|| root.join(hone_index::indexer::DEFAULT_DB_PATH));
+    Ok(path.exists())
+}
+
 /// Runs `hone index [status] [--watch] [--scope DIR] [--yes]`.
 pub(crate) async fn run_index(
     global: &GlobalArgs,
     args: &IndexArgs,
 ) -> Result<ExitCode, HoneError> {
+    if matches!(args.command, Some(IndexCommand::Status)) && !index_exists(global)? {
+        // Looking creates nothing: no .hone/ and no database for a project never indexed.
+        let summary = json!({
+            "files": 0,
+            "by_language": {},
+            "definitions": 0,
+            "references": 0,
+            "edges": 0,
+            "parse_errors": 0,
+            "last_indexed_ms": null,
+            "scope": null,
+        });
+        print_summary(&summary, args.json, None);
+        if !args.json {
+            eprintln!("hone: no index yet; `hone index` builds it");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let (mut indexer, settings) = open(global)?;
     if matches!(args.command, Some(IndexCommand::Status)) {
         let stats = indexer.store().stats().map_err(index_error)?;
@@ -68,7 +97,7 @@ pub(crate) async fn run_index(
         );
         return Ok(ExitCode::from(CANCELLED));
     }
-    let show_progress = !args.json && std::io::stderr().is_terminal();
+    let show_progress = !args.json && std::io::stderr().is_terminal() && !crate::term::quiet();
     let mut last_percent = usize::MAX;
     let started = Instant::now();
     let report = indexer
@@ -300,13 +329,15 @@ pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, H
     if !map.text.ends_with('\n') {
         println!();
     }
-    eprintln!(
-        "hone: {} files with outlines, {} listed, {} omitted, ~{} tokens (budget {})",
-        map.files.len(),
-        map.listed.len(),
-        map.omitted,
-        map.tokens,
-        budget
-    );
+    if !crate::term::quiet() {
+        eprintln!(
+            "hone: {} files with outlines, {} listed, {} omitted, ~{} tokens (budget {})",
+            map.files.len(),
+            map.listed.len(),
+            map.omitted,
+            map.tokens,
+            budget
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

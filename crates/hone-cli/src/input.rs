@@ -1,31 +1,80 @@
-//! Reading the prompt from arguments or stdin.
+//! Reading the prompt from arguments and stdin.
 
 use std::io::{IsTerminal, Read};
 
 use hone_protocol::HoneError;
 
-/// The prompt from `words`, or from stdin when none (or `-`) is given.
+/// The prompt: `words`, followed by what was piped on stdin (`cat log | hone ask "why"`);
+/// with no words (or `-`), stdin alone.
 pub(crate) fn prompt_text(words: &[String]) -> Result<String, HoneError> {
+    let stdin = std::io::stdin();
+    let piped = if stdin.is_terminal() {
+        None
+    } else {
+        let mut text = String::new();
+        stdin.lock().read_to_string(&mut text).map_err(|error| {
+            HoneError::config(format!("could not read the prompt from stdin: {error}"))
+        })?;
+        Some(text)
+    };
+    combine(words, piped)
+}
+
+/// Joins the words and the piped text: the words first, a blank line, then the piped text.
+fn combine(words: &[String], piped: Option<String>) -> Result<String, HoneError> {
     let joined = words.join(" ");
-    let from_stdin = joined.is_empty() || joined == "-";
-    let text = if from_stdin {
-        if std::io::stdin().is_terminal() {
-            return Err(HoneError::validation(
+    let from_stdin_only = joined.is_empty() || joined == "-";
+    let text = match (from_stdin_only, piped) {
+        (true, None) => {
+            return Err(HoneError::config(
                 "no prompt: pass it as an argument (hone exec \"…\") or pipe it on stdin",
             ));
         }
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|error| {
-                HoneError::validation(format!("could not read the prompt from stdin: {error}"))
-            })?;
-        text
-    } else {
-        joined
+        (true, Some(piped)) => piped,
+        (false, Some(piped)) if !piped.trim().is_empty() => {
+            format!("{joined}\n\n{}", piped.trim_end())
+        }
+        (false, _) => joined,
     };
     if text.trim().is_empty() {
-        return Err(HoneError::validation("the prompt is empty"));
+        return Err(HoneError::config("the prompt is empty"));
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &[&str]) -> Vec<String> {
+        text.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn words_and_piped_text_are_sent_together() {
+        let text = combine(&words(&["why", "fails?"]), Some("line 1\nline 2\n".into())).unwrap();
+        assert_eq!(text, "why fails?\n\nline 1\nline 2");
+    }
+
+    #[test]
+    fn empty_stdin_leaves_the_words_alone() {
+        assert_eq!(combine(&words(&["hi"]), Some(String::new())).unwrap(), "hi");
+        assert_eq!(combine(&words(&["hi"]), None).unwrap(), "hi");
+    }
+
+    #[test]
+    fn a_dash_or_no_words_reads_stdin_only() {
+        assert_eq!(
+            combine(&words(&["-"]), Some("task".into())).unwrap(),
+            "task"
+        );
+        assert_eq!(combine(&[], Some("task".into())).unwrap(), "task");
+    }
+
+    #[test]
+    fn nothing_at_all_is_a_usage_error() {
+        let error = combine(&[], None).unwrap_err();
+        assert_eq!(error.category, hone_protocol::ErrorCategory::Config);
+        assert!(combine(&[], Some("  \n".into())).is_err());
+    }
 }

@@ -10,6 +10,7 @@ mod doctor;
 mod eval_cmd;
 mod exec;
 mod exit;
+mod help_cmd;
 mod index_cmd;
 mod index_prompt;
 mod input;
@@ -18,6 +19,7 @@ mod model_cmd;
 mod models;
 mod sandbox_cmd;
 mod sessions_cmd;
+mod term;
 mod terminal;
 mod tui_cmd;
 mod tui_host;
@@ -34,6 +36,7 @@ use crate::cli::{Cli, Command, GlobalArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    term::init(cli.global.color, cli.global.quiet);
     if let Some(Command::Sandbox(args)) = &cli.command {
         // Before any runtime thread exists: the restrictions hold for this thread and what
         // it starts.
@@ -80,6 +83,8 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Context(args) => context_cmd::run(&cli.global, &args),
         Command::Sandbox(args) => Ok(sandbox_cmd::run(&cli.global, &args)),
         Command::Eval(args) => eval_cmd::run(&cli.global, &args).await,
+        Command::Completions(args) => Ok(help_cmd::completions(&args)),
+        Command::Man(args) => help_cmd::man(&args),
     }
 }
 
@@ -120,7 +125,9 @@ pub(crate) fn load_config_with(
     overrides: CliOverrides,
 ) -> Result<Config, HoneError> {
     let sources = ConfigSources::from_process(Some(project_dir(global)?));
-    Ok(hone_config::load(&sources, &overrides)?)
+    let config = hone_config::load(&sources, &overrides)?;
+    hone_core::set_audit_max_bytes(config.log_max_bytes());
+    Ok(config)
 }
 
 /// Logs go to stderr, only when asked for with `-v` or `HONE_LOG`, so they never mix
@@ -136,6 +143,7 @@ fn init_logging(verbose: u8) {
     ));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(term::color_stderr())
         .with_writer(std::io::stderr)
         .try_init();
 }
@@ -144,6 +152,7 @@ fn init_from_env() {
     if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("HONE_LOG") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)
+            .with_ansi(term::color_stderr())
             .with_writer(std::io::stderr)
             .try_init();
     }

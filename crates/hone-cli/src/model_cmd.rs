@@ -31,6 +31,25 @@ pub(crate) async fn run(
             let path = pull_with_progress(&store, &name).await?;
             println!("{}", path.display());
         }
+        ModelCommand::Import { file, name } => {
+            let view = Arc::new(ProgressView::new(
+                std::io::stderr().is_terminal() && !crate::term::quiet(),
+            ));
+            let sink = Arc::clone(&view);
+            let imported = store
+                .import(
+                    file,
+                    name.as_deref(),
+                    Arc::new(move |event| sink.show(&event)),
+                )
+                .await;
+            view.finish();
+            let path = imported.map_err(model_error)?;
+            if !crate::term::quiet() {
+                eprintln!("hone: {} verified and registered", file.display());
+            }
+            println!("{}", path.display());
+        }
         ModelCommand::List { json } => list(&store, *json)?,
         ModelCommand::Rm { name } => {
             let removed = store.remove(name).map_err(model_error)?;
@@ -66,7 +85,9 @@ pub(crate) async fn pull_with_progress(
     store: &ModelStore,
     name: &str,
 ) -> Result<PathBuf, HoneError> {
-    let view = Arc::new(ProgressView::new(std::io::stderr().is_terminal()));
+    let view = Arc::new(ProgressView::new(
+        std::io::stderr().is_terminal() && !crate::term::quiet(),
+    ));
     let sink = Arc::clone(&view);
     let pulled = store
         .pull(
@@ -201,7 +222,8 @@ impl ProgressView {
         match event {
             PullEvent::Trying { source, detail } => {
                 close_line(&mut state);
-                if self.terminal {
+                // Always named, so nobody fetches from a source they were not told about.
+                if !crate::term::quiet() {
                     eprintln!("hone: trying {}: {detail}", source.label());
                 }
             }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use hone_memory::{ExportFormat, SessionInfo, StoredMessage};
 use hone_protocol::{ContentBlock, HoneError, Role};
-use hone_runtime::sessions::open_store;
+use hone_runtime::sessions::open_store_to_read;
 use hone_runtime::store_error;
 
 use crate::cli::GlobalArgs;
@@ -64,7 +64,7 @@ pub struct ExportArgs {
 
 /// Runs `hone sessions …`.
 pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<ExitCode, HoneError> {
-    let mut store = open_store()?;
+    let mut store = open_store_to_read()?;
     match command {
         SessionsCommand::List(args) => {
             let project = if args.all {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Args;
 use hone_memory::{JournalEntry, UndoError};
 use hone_protocol::{ErrorCategory, HoneError};
-use hone_runtime::sessions::open_store;
+use hone_runtime::sessions::open_store_to_read;
 use hone_runtime::store_error;
 use hone_tools::ToolContext;
 
@@ -36,7 +36,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, Hone
         ))
     })?;
     let project = hone_memory::project_key(context.root());
-    let mut store = open_store()?;
+    let mut store = open_store_to_read()?;
     if args.list {
         let stack = store.undo_stack(&project, depth).map_err(store_error)?;
         if stack.is_empty() {

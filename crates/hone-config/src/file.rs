@@ -63,6 +63,9 @@ pub(crate) struct FileConfig {
     /// `[memory]`: undo settings, validated by [`parse`].
     #[serde(default)]
     pub(crate) memory: crate::memory_settings::MemorySection,
+    /// `[logs]`: audit log sizes, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) logs: crate::logs_settings::LogsSection,
     /// `[sandbox]`: how commands are confined, validated by [`parse`].
     #[serde(default)]
     pub(crate) sandbox: crate::sandbox_settings::SandboxSection,
@@ -166,6 +169,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::index_settings::validate(path, text, &mut file.index)?;
     crate::local_settings::validate(path, text, &file.local)?;
     crate::memory_settings::validate(path, text, &mut file.memory)?;
+    crate::logs_settings::validate(path, text, &mut file.logs)?;
     crate::sandbox_settings::validate(path, text, &mut file.sandbox)?;
     crate::context_settings::validate(path, text, &mut file.context)?;
     crate::checks_settings::validate(path, text, &mut file.checks)?;

@@ -12,6 +12,7 @@ use crate::error::ConfigError;
 use crate::file::{self, FileConfig, FileRole, NetworkSection, ProviderSection};
 use crate::index_settings::IndexLayers;
 use crate::local_settings::LocalLayers;
+use crate::logs_settings::LogsLayers;
 use crate::memory_settings::MemoryLayers;
 use crate::preset::{MaxTokensField, ToolMode};
 use crate::provider::NetworkConfig;
@@ -38,6 +39,7 @@ pub struct Config {
     pub(crate) index: IndexLayers,
     pub(crate) local: LocalLayers,
     pub(crate) memory: MemoryLayers,
+    pub(crate) logs: LogsLayers,
     pub(crate) sandbox: SandboxLayers,
     pub(crate) checks: ChecksLayers,
     pub(crate) context: ContextLayers,
@@ -244,6 +246,7 @@ struct Builder {
     index: IndexLayers,
     local: LocalLayers,
     memory: MemoryLayers,
+    logs: LogsLayers,
     sandbox: SandboxLayers,
     checks: ChecksLayers,
     context: ContextLayers,
@@ -309,6 +312,7 @@ impl Builder {
         self.index.merge(&file.index, source);
         self.local.merge(file.local, source);
         self.memory.merge(&file.memory, source);
+        self.logs.merge(&file.logs, source);
         self.sandbox.merge(&file.sandbox, source, base);
         self.checks.merge(&file.checks, source);
         self.context.merge(&file.context, source);
@@ -465,6 +469,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         index: builder.index,
         local: builder.local,
         memory: builder.memory,
+        logs: builder.logs,
         sandbox: builder.sandbox,
         checks: builder.checks,
         context: builder.context,

@@ -24,6 +24,9 @@ pub struct ShownValue {
 /// Top-level keys that `render_show` lists under `# agent` rather than with the selection.
 const AGENT_KEYS: [&str; 2] = ["approval", "max_tool_rounds"];
 
+/// Keys `render_show` explains that a configuration file cannot set (they follow from others).
+const DERIVED_KEYS: [&str; 1] = ["wire"];
+
 /// `text` as a TOML basic string.
 fn quote(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
@@ -227,6 +230,7 @@ impl Config {
         self.show_index(&mut values);
         self.local.show(&mut values);
         self.show_memory(&mut values);
+        self.show_logs(&mut values);
         self.show_sandbox(&mut values);
         self.show_checks(&mut values);
         self.show_context(&mut values);
@@ -358,6 +362,30 @@ impl Config {
         out
     }
 
+    /// The effective values as plain TOML, without provenance or comments: what is not set
+    /// is left out, so the text loads as a configuration file.
+    pub fn render_toml(&self) -> String {
+        let values = self.shown_values();
+        let mut out = String::new();
+        for group in values.chunk_by(|a, b| a.section == b.section) {
+            let set: Vec<&ShownValue> = group
+                .iter()
+                .filter(|value| !is_unset(value) && !DERIVED_KEYS.contains(&value.key.as_str()))
+                .collect();
+            let section = group[0].section.as_str();
+            if set.is_empty() {
+                continue;
+            }
+            if !section.is_empty() {
+                let _ = write!(out, "\n[{section}]\n");
+            }
+            for value in set {
+                let _ = writeln!(out, "{} = {}", value.key, value.value);
+            }
+        }
+        out.trim_start().to_string()
+    }
+
     /// A comment saying whether the project is in the user file's `trusted_projects`.
     fn render_trust(&self, out: &mut String) {
         let Some(project_dir) = &self.trust.project_dir else {
@@ -409,11 +437,20 @@ impl Config {
     }
 }
 
-/// Writes `key = value  # from source` lines, comments aligned.
+/// Whether `value` is a `not set (…)` note rather than a TOML value.
+fn is_unset(value: &ShownValue) -> bool {
+    value.value.starts_with("not set")
+}
+
+/// Writes `key = value  # from source` lines, comments aligned; a value that is not set
+/// becomes a comment, so the output stays TOML.
 fn render_group(group: &[ShownValue], out: &mut String) {
     let lines: Vec<String> = group
         .iter()
-        .map(|value| format!("{} = {}", value.key, value.value))
+        .map(|value| {
+            let prefix = if is_unset(value) { "# " } else { "" };
+            format!("{prefix}{} = {}", value.key, value.value)
+        })
         .collect();
     let width = lines
         .iter()

@@ -2,19 +2,47 @@
 //! every tool call with its full result (`tools.jsonl`), and every approved command as a
 //! script (`commands/`). Known secrets are redacted from every line; logging never fails a turn.
 //!
+//! The logs stay small: a request records only the messages that are new since the
+//! session's previous request (`messages_from` says how many earlier ones it repeats), and
+//! the system prompt and tool schemas only when they change. A log that would grow past
+//! half of [`set_max_bytes`]'s cap is renamed to `NAME.1.jsonl` (replacing the previous
+//! copy) and started afresh, so each log with its copy stays under the cap.
+//!
 //! The files are opened through `hone_fs`: a `.hone` that is a symlink turns logging off
 //! with a warning, and no log file that is a symlink (committed to the repository, say) is
 //! followed.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use hone_protocol::{ChatRequest, Outcome};
 use serde_json::{Value, json};
 
 /// Directory of the audit logs, relative to the project root.
 pub const AUDIT_DIR: &str = ".hone/logs";
+
+/// The default cap of each log with its rotated copy: 20 MiB (`[logs] max_mb`).
+pub const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;
+
+static MAX_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_BYTES);
+
+/// Sets the cap of each audit log with its rotated copy for this process (`[logs] max_mb`;
+/// the front end calls it once after loading the configuration).
+pub fn set_max_bytes(bytes: u64) {
+    MAX_BYTES.store(bytes.max(1024), Ordering::Relaxed);
+}
+
+/// What the previous request of the session logged, to log only what changed.
+#[derive(Default)]
+struct Logged {
+    system: Option<u64>,
+    tools: Option<u64>,
+    messages: Vec<u64>,
+}
 
 /// Writes the audit logs of one session.
 pub(crate) struct AuditLog {
@@ -22,6 +50,9 @@ pub(crate) struct AuditLog {
     secrets: Vec<String>,
     session: String,
     scripts: AtomicU64,
+    logged: Mutex<Logged>,
+    /// The cap of each log with its rotated copy, fixed when the session starts.
+    max_bytes: u64,
 }
 
 impl AuditLog {
@@ -38,7 +69,69 @@ impl AuditLog {
                 .collect(),
             session,
             scripts: AtomicU64::new(0),
+            logged: Mutex::new(Logged::default()),
+            max_bytes: MAX_BYTES.load(Ordering::Relaxed),
         }
+    }
+
+    /// Appends a model request to `comms.jsonl`: the messages new since the previous
+    /// request, and the system prompt and tool schemas when they changed.
+    pub(crate) fn request(&self, direction: &str, request: &ChatRequest) {
+        if self.dir.is_none() {
+            return;
+        }
+        let messages: Vec<Value> = request
+            .messages
+            .iter()
+            .map(|message| serde_json::to_value(message).unwrap_or_default())
+            .collect();
+        let hashes: Vec<u64> = messages
+            .iter()
+            .map(|message| hash_of(&message.to_string()))
+            .collect();
+        let system = request.system.as_ref().map(hash_of);
+        let tools = hash_of(
+            &serde_json::to_value(&request.tools)
+                .unwrap_or_default()
+                .to_string(),
+        );
+        let mut logged = self
+            .logged
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let from = logged
+            .messages
+            .iter()
+            .zip(&hashes)
+            .take_while(|(old, new)| old == new)
+            .count();
+        let mut payload = json!({
+            "model": request.model,
+            "messages_from": from,
+            "messages": messages[from..],
+            "tool_names": request.tools.iter().map(|tool| tool.name.as_str()).collect::<Vec<_>>(),
+        });
+        if logged.system != system {
+            payload["system"] = json!(request.system);
+        }
+        if logged.tools != Some(tools) {
+            payload["tools"] = serde_json::to_value(&request.tools).unwrap_or_default();
+        }
+        for (key, value) in [
+            ("max_tokens", json!(request.max_tokens)),
+            ("temperature", json!(request.temperature)),
+        ] {
+            if !value.is_null() {
+                payload[key] = value;
+            }
+        }
+        *logged = Logged {
+            system,
+            tools: Some(tools),
+            messages: hashes,
+        };
+        drop(logged);
+        self.comms(direction, payload);
     }
 
     /// Appends one model exchange (request or response) to `comms.jsonl`.
@@ -89,6 +182,7 @@ impl AuditLog {
     fn append(&self, file: &str, line: Value) {
         let Some(dir) = &self.dir else { return };
         let text = self.redact(&line.to_string());
+        rotate_if_full(dir, file, text.len() as u64 + 1, self.max_bytes);
         let result =
             hone_fs::open_append(&dir.join(file)).and_then(|mut handle| writeln!(handle, "{text}"));
         if let Err(error) = result {
@@ -103,6 +197,42 @@ impl AuditLog {
             redacted = redacted.replace(secret.as_str(), "[REDACTED]");
         }
         redacted
+    }
+}
+
+/// An outcome as JSON: `{"status": "completed", "stop_reason": …}`, `{"status": "failed",
+/// "error": {…}}`, `{"status": "cancelled"}`, or null when the response ended without one.
+pub(crate) fn outcome_json(outcome: Option<&Outcome>) -> Value {
+    match outcome {
+        Some(Outcome::Completed(stop)) => json!({"status": "completed", "stop_reason": stop}),
+        Some(Outcome::Failed(error)) => json!({"status": "failed", "error": error}),
+        Some(Outcome::Cancelled) => json!({"status": "cancelled"}),
+        None => Value::Null,
+    }
+}
+
+fn hash_of(value: &impl Hash) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Renames `dir/file` to its `.1` copy when `adding` more bytes would take it past half the
+/// cap. A missing file, or one that is not a regular file, is left alone.
+fn rotate_if_full(dir: &Path, file: &str, adding: u64, max_bytes: u64) {
+    let path = dir.join(file);
+    let Ok(metadata) = std::fs::symlink_metadata(&path) else {
+        return;
+    };
+    if !metadata.is_file() || metadata.len() + adding <= max_bytes / 2 {
+        return;
+    }
+    let rotated = dir.join(match file.strip_suffix(".jsonl") {
+        Some(stem) => format!("{stem}.1.jsonl"),
+        None => format!("{file}.1"),
+    });
+    if let Err(error) = std::fs::rename(&path, &rotated) {
+        tracing::warn!(%error, file, "could not rotate the audit log");
     }
 }
 
@@ -163,6 +293,83 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.path().join(".hone/logs/.gitignore")).unwrap(),
             "*\n"
+        );
+    }
+
+    fn lines(path: &Path) -> Vec<Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_request_logs_only_what_changed_since_the_previous_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = AuditLog::new(dir.path(), true, Vec::new());
+        let mut request = ChatRequest::new("m", "first question");
+        request.system = Some("the system prompt".into());
+        log.request("request", &request);
+        request
+            .messages
+            .push(hone_protocol::Message::assistant("an answer"));
+        request
+            .messages
+            .push(hone_protocol::Message::user("second"));
+        log.request("request", &request);
+        let logged = lines(&dir.path().join(".hone/logs/comms.jsonl"));
+        let (first, second) = (&logged[0]["payload"], &logged[1]["payload"]);
+        assert_eq!(first["messages_from"], 0);
+        assert_eq!(first["system"], "the system prompt");
+        assert_eq!(second["messages_from"], 1);
+        assert_eq!(second["messages"].as_array().unwrap().len(), 2);
+        assert!(second.get("system").is_none(), "unchanged: {second}");
+        assert!(second.get("tools").is_none(), "unchanged: {second}");
+    }
+
+    #[test]
+    fn outcomes_are_json_not_debug_text() {
+        let failed = Outcome::Failed(hone_protocol::HoneError::network("down"));
+        let value = outcome_json(Some(&failed));
+        assert_eq!(value["status"], "failed");
+        assert_eq!(value["error"]["message"], "down");
+        assert_eq!(
+            outcome_json(Some(&Outcome::Cancelled))["status"],
+            "cancelled"
+        );
+        let done = outcome_json(Some(&Outcome::Completed(
+            hone_protocol::StopReason::EndTurn,
+        )));
+        assert_eq!(done["stop_reason"], "end_turn");
+        assert!(!done.to_string().contains("Completed("));
+    }
+
+    #[test]
+    fn a_full_log_is_rotated_and_stays_under_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = AuditLog::new(dir.path(), true, Vec::new());
+        log.max_bytes = 4_000;
+        for index in 0..100 {
+            log.tool(
+                "c",
+                "read_file",
+                "{}",
+                &format!("output {index} {}", "x".repeat(50)),
+                false,
+            );
+        }
+        let logs = dir.path().join(".hone/logs");
+        let current = std::fs::metadata(logs.join("tools.jsonl")).unwrap().len();
+        let rotated = std::fs::metadata(logs.join("tools.1.jsonl")).unwrap().len();
+        assert!(current + rotated <= 4_000, "{current} + {rotated}");
+        let last = lines(&logs.join("tools.jsonl"));
+        assert!(
+            last.last().unwrap()["output"]
+                .as_str()
+                .unwrap()
+                .starts_with("output 99 "),
+            "the newest line is kept"
         );
     }
 

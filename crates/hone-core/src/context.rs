@@ -152,10 +152,7 @@ impl Agent {
         stats: &mut TurnStats,
     ) -> Option<String> {
         stats.model_requests += 1;
-        self.audit.comms(
-            "compaction request",
-            serde_json::to_value(&request).unwrap_or_default(),
-        );
+        self.audit.request("compaction request", &request);
         let provider = self
             .roles
             .summary
@@ -174,7 +171,7 @@ impl Agent {
         let outcome = collector.outcome().cloned();
         self.audit.comms(
             "compaction response",
-            json!({ "text": text, "outcome": format!("{outcome:?}") }),
+            json!({ "text": text, "outcome": crate::audit::outcome_json(outcome.as_ref()) }),
         );
         match outcome {
             Some(Outcome::Completed(_)) if !text.trim().is_empty() => Some(text),

@@ -203,7 +203,16 @@ impl Agent {
                 let delta = turn_totals(stats, &tally);
                 *tally = Tally::default();
                 drop(tally);
-                let stored = lock(&recorder.store).add_stats(&recorder.session_id, &delta);
+                let mut store = lock(&recorder.store);
+                let mut stored = store.add_stats(&recorder.session_id, &delta);
+                // A run that failed before any answer is not worth listing (or resuming
+                // with `last`); the store leaves it out and deletes it later.
+                if stored.is_ok() && matches!(event, Event::TurnFailed { .. }) {
+                    stored = store
+                        .mark_failed_if_unanswered(&recorder.session_id)
+                        .map(|_| ());
+                }
+                drop(store);
                 if let Err(error) = stored {
                     self.storage_failed(&error);
                 }

@@ -217,10 +217,7 @@ impl Agent {
             thinking: None,
         };
         stats.model_requests += 1;
-        self.audit.comms(
-            "request",
-            serde_json::to_value(&request).unwrap_or_default(),
-        );
+        self.audit.request("request", &request);
         let provider = role
             .and_then(|role| role.provider)
             .unwrap_or_else(|| self.provider.clone());
@@ -249,7 +246,11 @@ impl Agent {
         let outcome = collector.outcome().cloned();
         self.audit.comms(
             "response",
-            json!({ "message": message, "usage": collector.usage(), "outcome": format!("{outcome:?}") }),
+            json!({
+                "message": message,
+                "usage": collector.usage(),
+                "outcome": crate::audit::outcome_json(outcome.as_ref()),
+            }),
         );
         match outcome {
             Some(Outcome::Completed(_)) => {

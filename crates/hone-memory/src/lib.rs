@@ -52,7 +52,7 @@ pub use journal::{EditState, JournalEntry, UndoEntry};
 pub use messages::{MessageStats, StoredMessage};
 pub use migrations::SCHEMA_VERSION;
 pub use resume::{INTERRUPTED_RESULT, repair_history, resume_history};
-pub use store::{DB_FILE, NewSession, SessionInfo, SessionStats, SessionStore};
+pub use store::{DB_FILE, NewSession, SessionInfo, SessionStats, SessionStore, UNANSWERED_KEPT_MS};
 pub use undo::{RevertError, UndoError, UndoReport, revert, undo_latest};
 
 /// The undo stack depth when the configuration sets none (`[memory] undo_depth`).

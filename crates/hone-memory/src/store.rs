@@ -13,6 +13,16 @@ use crate::migrations::MIGRATIONS;
 /// The database file under hone's data directory.
 pub const DB_FILE: &str = "sessions.db";
 
+/// A session whose turn failed before the model's first answer
+/// ([`SessionStore::mark_failed_if_unanswered`]) and that has no answer since. Such sessions
+/// are left out of lists, and deleted once they are [`UNANSWERED_KEPT_MS`] old.
+const UNANSWERED: &str = "(s.failed_unanswered = 1 AND \
+     NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant'))";
+
+/// How long a failed, unanswered session is kept (one day) before [`SessionStore::create`]
+/// deletes it.
+pub const UNANSWERED_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
+
 /// Columns of a session query, in the order [`session_from_row`] decodes them.
 pub(crate) const SESSION_COLUMNS: &str = "SELECT s.id, s.project, s.created_ms, s.updated_ms, \
      s.title, s.provider, s.model, s.forked_from, s.tokens_in, s.tokens_out, s.cached_tokens, \
@@ -134,9 +144,17 @@ impl SessionStore {
         }
     }
 
-    /// Creates a session; its id sorts after every id created earlier.
+    /// Creates a session; its id sorts after every id created earlier. Unanswered sessions
+    /// older than [`UNANSWERED_KEPT_MS`] (runs that failed before the model's first answer)
+    /// are deleted first.
     pub fn create(&mut self, new: &NewSession) -> Result<SessionInfo, MemoryError> {
         let now = now_ms();
+        self.connection
+            .execute(
+                &format!("DELETE FROM sessions AS s WHERE s.updated_ms < ?1 AND {UNANSWERED}"),
+                [now - UNANSWERED_KEPT_MS],
+            )
+            .map_err(|error| self.database(error))?;
         let id = new_id(now);
         self.connection
             .execute(
@@ -187,8 +205,24 @@ impl SessionStore {
         }
     }
 
+    /// Marks session `id` as a run that failed before the model's first answer, unless it
+    /// has an answer; returns whether it was marked. Lists leave it out from then on (until an
+    /// answer is stored), and [`SessionStore::create`] deletes it a day later.
+    pub fn mark_failed_if_unanswered(&mut self, id: &str) -> Result<bool, MemoryError> {
+        let marked = self
+            .connection
+            .execute(
+                "UPDATE sessions SET failed_unanswered = 1 WHERE id = ?1 AND NOT EXISTS \
+                 (SELECT 1 FROM messages m WHERE m.session_id = ?1 AND m.role = 'assistant')",
+                [id],
+            )
+            .map_err(|error| self.database(error))?;
+        Ok(marked > 0)
+    }
+
     /// Sessions by last activity, newest first: the project's, or every project's when
-    /// `project` is `None`; at most `limit`.
+    /// `project` is `None`; at most `limit`. Runs that failed before the model's first
+    /// answer are left out; `find` still finds them.
     pub fn list(
         &self,
         project: Option<&str>,
@@ -196,7 +230,7 @@ impl SessionStore {
     ) -> Result<Vec<SessionInfo>, MemoryError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let sql = format!(
-            "{SESSION_COLUMNS} WHERE ?1 IS NULL OR s.project = ?1 \
+            "{SESSION_COLUMNS} WHERE (?1 IS NULL OR s.project = ?1) AND NOT {UNANSWERED} \
              ORDER BY s.updated_ms DESC, s.id DESC LIMIT ?2"
         );
         let mut statement = self

@@ -212,6 +212,13 @@ fn listing_is_per_project_newest_activity_first() {
     store
         .append_message(&older.id, &Message::user("again"), &MessageStats::default())
         .unwrap();
+    store
+        .append_message(
+            &older.id,
+            &Message::assistant("yes"),
+            &MessageStats::default(),
+        )
+        .unwrap();
     let ids = |sessions: Vec<hone_memory::SessionInfo>| -> Vec<String> {
         sessions.into_iter().map(|session| session.id).collect()
     };
@@ -433,4 +440,93 @@ fn exports_carry_every_message() {
         .map(|stored| serde_json::from_value(stored["message"].clone()).unwrap())
         .collect();
     assert_eq!(messages, every_block());
+}
+
+#[test]
+fn a_run_that_failed_before_the_first_answer_is_not_listed() {
+    let mut store = SessionStore::open_in_memory().unwrap();
+    let answered = store.create(&new_session("/a")).unwrap();
+    for message in [Message::user("q"), Message::assistant("a")] {
+        store
+            .append_message(&answered.id, &message, &MessageStats::default())
+            .unwrap();
+    }
+    let failed = store.create(&new_session("/a")).unwrap();
+    let user = |text: &str| Message::user(text);
+    store
+        .append_message(
+            &failed.id,
+            &user("never answered"),
+            &MessageStats::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        store.list(Some("/a"), 10).unwrap().len(),
+        2,
+        "not marked yet"
+    );
+    assert!(!store.mark_failed_if_unanswered(&answered.id).unwrap());
+    assert!(store.mark_failed_if_unanswered(&failed.id).unwrap());
+    let listed: Vec<String> = store
+        .list(Some("/a"), 10)
+        .unwrap()
+        .into_iter()
+        .map(|session| session.id)
+        .collect();
+    assert_eq!(listed, std::slice::from_ref(&answered.id));
+    assert_eq!(
+        store.latest_for_project("/a").unwrap().unwrap().id,
+        answered.id
+    );
+    assert_eq!(
+        store.find(&failed.id).unwrap().messages,
+        1,
+        "still findable"
+    );
+    store
+        .append_message(
+            &failed.id,
+            &Message::assistant("late"),
+            &MessageStats::default(),
+        )
+        .unwrap();
+    assert_eq!(store.list(Some("/a"), 10).unwrap().len(), 2, "answered now");
+}
+
+#[test]
+fn failed_unanswered_sessions_older_than_a_day_are_deleted_by_the_next_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let mut store = SessionStore::open(&path).unwrap();
+    let mut unanswered = |text: &str, fail: bool| {
+        let session = store.create(&new_session("/a")).unwrap();
+        store
+            .append_message(&session.id, &Message::user(text), &MessageStats::default())
+            .unwrap();
+        if fail {
+            store.mark_failed_if_unanswered(&session.id).unwrap();
+        }
+        session.id
+    };
+    let stale = unanswered("failed long ago", true);
+    let recent = unanswered("failed just now", true);
+    let killed = unanswered("killed mid-reply", false);
+    let old = hone_memory::UNANSWERED_KEPT_MS + 60_000;
+    let connection = rusqlite::Connection::open(&path).unwrap();
+    connection
+        .execute(
+            "UPDATE sessions SET updated_ms = updated_ms - ?1 WHERE id IN (?2, ?3)",
+            rusqlite::params![old, stale, killed],
+        )
+        .unwrap();
+    store.create(&new_session("/b")).unwrap();
+    assert!(
+        store.get(&stale).unwrap().is_none(),
+        "the failed run is gone"
+    );
+    assert!(store.get(&recent).unwrap().is_some(), "a recent one stays");
+    assert!(
+        store.get(&killed).unwrap().is_some(),
+        "a run that did not fail (killed mid-reply) stays resumable"
+    );
 }

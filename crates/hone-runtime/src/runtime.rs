@@ -109,6 +109,7 @@ impl Runtime {
         interaction: Arc<dyn Interaction>,
     ) -> Result<Self, RuntimeError> {
         let config = hone_config::load(&options.sources, &options.overrides)?;
+        hone_core::set_audit_max_bytes(config.log_max_bytes());
         let sessions = SessionManager::open(&options.root, options.store_path.as_deref());
         Ok(Self {
             options,

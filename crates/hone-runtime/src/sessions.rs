@@ -15,6 +15,15 @@ pub fn open_store() -> Result<SessionStore, HoneError> {
     SessionStore::open_default().map_err(store_error)
 }
 
+/// The session store for commands that only read it (or delete from it): an empty store
+/// in memory when there is none yet, so looking creates nothing.
+pub fn open_store_to_read() -> Result<SessionStore, HoneError> {
+    match SessionStore::default_path() {
+        Ok(path) if !path.exists() => SessionStore::open_in_memory().map_err(store_error),
+        _ => open_store(),
+    }
+}
+
 /// Which session to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionChoice {

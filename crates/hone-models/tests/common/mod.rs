@@ -101,7 +101,7 @@ pub fn fake_pip(dir: &Path, entry: &CatalogEntry, bytes: &[u8]) -> PathBuf {
     }
     let script = dir.join("fake-python");
     let body = format!(
-        "#!/bin/sh\necho \"$@\" >> '{log}'\nrequirement=\"$6\"\ncp '{wheels}'/\"${{requirement%%==*}}\".whl \"$8\"/\n",
+        "#!/bin/sh\necho \"$@\" >> '{log}'\nrequirement=\"$7\"\ncp '{wheels}'/\"${{requirement%%==*}}\".whl \"$9\"/\n",
         log = dir.join("pip.log").display(),
         wheels = wheels.display()
     );
@@ -115,7 +115,7 @@ pub fn failing_pip(dir: &Path) -> PathBuf {
     write_script(
         &script,
         "#!/bin/sh\necho 'WARNING: Retrying after connection broken' >&2\n\
-         echo \"ERROR: No matching distribution found for $6\" >&2\nexit 1\n",
+         echo \"ERROR: No matching distribution found for $7\" >&2\nexit 1\n",
     );
     script
 }
