@@ -84,6 +84,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         secrets: basics.secrets,
         commands: basics.commands,
         extra_tools,
+        tool_sources: Vec::new(),
         repo_map,
         prompt_profile: basics.prompt_profile,
         memory,

@@ -215,6 +215,7 @@ impl Host for TuiHost {
             secrets: basics.secrets,
             commands: basics.commands,
             extra_tools,
+            tool_sources: Vec::new(),
             repo_map,
             prompt_profile: basics.prompt_profile,
             memory,

@@ -80,6 +80,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
         secrets: Vec::new(),
         commands: Default::default(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: Some(Persistence {
@@ -362,6 +363,7 @@ async fn a_missing_session_is_a_clear_error() {
         secrets: Vec::new(),
         commands: Default::default(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: Some(Persistence {

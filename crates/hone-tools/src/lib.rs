@@ -25,15 +25,15 @@ pub use context::{ReadTracker, ToolContext};
 pub use error::{ToolError, ToolErrorKind};
 pub use hone_policy::PathGuard;
 pub use plan::{
-    CommandPlan, EditPlan, FileChange, FileState, Invocation, Plan, TextEncoding, ToolKind,
-    ToolOutput,
+    CommandPlan, EditPlan, ExternalCall, ExternalPlan, FileChange, FileState, Invocation, Plan,
+    TextEncoding, ToolKind, ToolOutput,
 };
 pub use syntax::{SyntaxChecker, SyntaxError};
 
 /// One tool the model can call.
 pub trait Tool: Send + Sync {
     /// The tool's name as the model calls it (part of hone's contract).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
     /// Name, description and JSON Schema of the arguments, as sent to the model.
     fn spec(&self) -> ToolSpec;
@@ -44,6 +44,13 @@ pub trait Tool: Send + Sync {
     /// Validates `arguments` and plans the call without side effects (reads run here).
     fn plan(&self, context: &ToolContext, arguments: &serde_json::Value)
     -> Result<Plan, ToolError>;
+}
+
+/// Tools that can change while a session runs (an MCP server's, offered once it is ready):
+/// read each time a request is built.
+pub trait ToolSource: Send + Sync {
+    /// The tools offered now.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
 }
 
 /// Every built-in tool.
