@@ -51,7 +51,7 @@ pub struct TuiArgs {
 }
 
 /// Options shared by every command.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Run as if started in DIR (the project root; its .hone/config.toml is read).
     #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
@@ -127,6 +127,9 @@ pub enum Command {
     /// Run an evaluation suite: each task's repository snapshot gets one `hone exec` turn
     /// with the configured model, then the task's check decides whether it was solved.
     Eval(crate::eval_cmd::EvalArgs),
+    /// MCP: list the configured servers (`list`), or serve hone to MCP clients (`serve`).
+    #[command(subcommand)]
+    Mcp(crate::mcp_cmd::McpCommand),
 }
 
 /// `hone ask`.

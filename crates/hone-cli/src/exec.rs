@@ -73,6 +73,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         basics.prompt_profile,
     );
     let context = crate::context_cmd::session_context(&config, window, &root);
+    let mcp = crate::mcp_cmd::session_servers(&config, &root, &basics.commands);
     let (handle, mut events) = hone_core::start_session(SessionConfig {
         root,
         provider,
@@ -84,7 +85,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         secrets: basics.secrets,
         commands: basics.commands,
         extra_tools,
-        tool_sources: Vec::new(),
+        tool_sources: mcp.into_iter().collect(),
         repo_map,
         prompt_profile: basics.prompt_profile,
         memory,
@@ -172,7 +173,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
 
 /// What the code index gives a session: its tools, the repo map, the code mapper for
 /// answers written as code, and the localizer.
-type IndexParts = (
+pub(crate) type IndexParts = (
     Vec<std::sync::Arc<dyn hone_tools::Tool>>,
     Option<String>,
     std::sync::Arc<dyn hone_tools::edit::natural::CodeMapper>,
@@ -184,7 +185,7 @@ type IndexParts = (
 /// asks the index where a name is defined) and the localizer for the project at `root`,
 /// set up as `[index]` says. Without an index (it cannot be opened or updated) the agent
 /// runs without the tools, the map and the localizer, and the mapper searches the files.
-fn code_index(
+pub(crate) fn code_index(
     root: &std::path::Path,
     prompt: &str,
     settings: &IndexSettings,

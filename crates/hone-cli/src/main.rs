@@ -15,6 +15,7 @@ mod index_cmd;
 mod index_prompt;
 mod index_setup;
 mod input;
+mod mcp_cmd;
 mod model_cmd;
 mod models;
 mod provider_factory;
@@ -82,6 +83,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Context(args) => context_cmd::run(&cli.global, &args),
         Command::Sandbox(args) => Ok(sandbox_cmd::run(&cli.global, &args)),
         Command::Eval(args) => eval_cmd::run(&cli.global, &args).await,
+        Command::Mcp(command) => mcp_cmd::run(&cli.global, &command).await,
     }
 }
 

@@ -12,4 +12,4 @@ mod client;
 mod server;
 
 pub use client::{McpClients, McpTool, ServerReport, ServerState};
-pub use server::{AgentSessions, McpServeError, ServeOptions, serve};
+pub use server::{AgentSession, AgentSessions, McpServeError, ServeOptions, serve};

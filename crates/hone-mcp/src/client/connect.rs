@@ -16,11 +16,16 @@ use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use serde::de::IgnoredAny;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::process::{Child, ChildStdout, Command};
 
 /// Lines of a server's stderr kept for error messages.
 const STDERR_LINES: usize = 20;
+/// Lines of stdout that are not messages noted per connection.
+const NOISE_LINES: usize = 3;
+/// Bytes of a server's messages buffered between its stdout and the MCP session.
+const STDOUT_BUFFER: usize = 1 << 16;
 
 /// A live connection to a server.
 pub(crate) struct Connection {
@@ -103,6 +108,7 @@ pub(crate) async fn connect(
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err("the process has no stdin/stdout".to_string());
             };
+            let stdout = messages_only(stdout, stderr.clone());
             let started = tokio::time::timeout(timeout, ().serve((stdout, stdin))).await;
             let service = handshake(started, server, &stderr).await?;
             (service, Some(child))
@@ -193,6 +199,45 @@ async fn list(
         Vec::new()
     };
     Ok((tools, prompts))
+}
+
+/// Forwards the lines of a server's stdout that are JSON messages; anything else (a
+/// banner, debugging output) is dropped and noted with the stderr lines, so it neither
+/// breaks the session nor goes unexplained.
+fn messages_only(stdout: ChildStdout, noise: StderrTail) -> DuplexStream {
+    let (ours, mut theirs) = tokio::io::duplex(STDOUT_BUFFER);
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stdout);
+        let mut line = Vec::new();
+        let mut dropped = 0usize;
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let starts_like_json = line
+                .iter()
+                .find(|byte| !byte.is_ascii_whitespace())
+                .is_some_and(|byte| *byte == b'{' || *byte == b'[');
+            if starts_like_json && serde_json::from_slice::<IgnoredAny>(&line).is_ok() {
+                if !line.ends_with(b"\n") {
+                    line.push(b'\n');
+                }
+                if theirs.write_all(&line).await.is_err() {
+                    break;
+                }
+            } else if !line.iter().all(u8::is_ascii_whitespace) {
+                dropped += 1;
+                if dropped <= NOISE_LINES {
+                    let text = String::from_utf8_lossy(&line);
+                    let shown: String = text.trim_end().chars().take(200).collect();
+                    noise.push(format!("(not an MCP message on stdout) {shown}"));
+                }
+            }
+        }
+    });
+    ours
 }
 
 fn with_stderr(message: String, stderr: &StderrTail) -> String {

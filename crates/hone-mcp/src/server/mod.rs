@@ -16,7 +16,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServiceExt};
 use serde_json::Value;
 
-pub use agent::AgentSessions;
+pub use agent::{AgentSession, AgentSessions};
 
 /// What `hone mcp serve` offers.
 pub struct ServeOptions {
