@@ -231,6 +231,10 @@ impl Agent {
     /// Runs one call through planning, policy, approval and execution.
     async fn run_call(&mut self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
         let started = Instant::now();
+        tokio::select! {
+            () = cancel.cancelled() => {}
+            () = self.registry.ready_for(&call.name) => {}
+        }
         let output = match self.prepare(call) {
             Ok(prepared) => {
                 let correction = prepared.correction.clone();

@@ -48,6 +48,16 @@ impl ToolRegistry {
         self.profile
     }
 
+    /// Waits until the sources know whether they offer `name` (a server still starting).
+    pub(crate) async fn ready_for(&self, name: &str) {
+        if self.tools.contains_key(name) {
+            return;
+        }
+        for source in &self.sources {
+            source.ready_for(name).await;
+        }
+    }
+
     /// The tools the sources offer now; a fixed tool of the same name wins.
     fn dynamic(&self) -> Vec<Arc<dyn Tool>> {
         self.sources

@@ -51,6 +51,15 @@ pub trait Tool: Send + Sync {
 pub trait ToolSource: Send + Sync {
     /// The tools offered now.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// Waits until a tool called `name` is known if the source will have it: a call may
+    /// name a tool of a server that is still starting. Returns at once by default.
+    fn ready_for<'a>(
+        &'a self,
+        _name: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// Every built-in tool.

@@ -6,6 +6,8 @@ mod result;
 mod tool;
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -291,6 +293,18 @@ impl ToolSource for McpClients {
             .values()
             .flat_map(|server| lock(&server.shown).tools.clone())
             .collect()
+    }
+
+    fn ready_for<'a>(&'a self, name: &'a str) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            let Some((server, _)) = name.split_once("__") else {
+                return;
+            };
+            if let Some(server) = self.inner.servers.get(server) {
+                let mut ready = server.ready.subscribe();
+                let _ = ready.wait_for(|done| *done).await;
+            }
+        })
     }
 }
 
