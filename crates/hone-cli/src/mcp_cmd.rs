@@ -114,7 +114,12 @@ async fn list(global: &GlobalArgs, args: &ListArgs) -> Result<ExitCode, HoneErro
         println!("No MCP servers configured (add [mcp_servers.NAME] to your config).");
     } else {
         for server in &report {
-            println!("{}  {}  ({})", server.name, server.state.describe(), server.target);
+            println!(
+                "{}  {}  ({})",
+                server.name,
+                server.state.describe(),
+                server.target
+            );
             for tool in &server.tools {
                 println!("  tool    {tool}");
             }
@@ -142,8 +147,15 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> Result<ExitCode, HoneEr
     let config = crate::load_config(global)?;
     let root = crate::project_dir(global)?;
     let mut tools: Vec<Arc<dyn hone_tools::Tool>> = hone_tools::builtin_tools();
-    match crate::agent_setup::open_code_index(&root, &config.index_settings()) {
-        Ok(index) => tools.extend(hone_index::tools::index_tools(index)),
+    let settings = config.index_settings();
+    match crate::agent_setup::open_code_index(&root, &settings) {
+        Ok(index) => {
+            tools.push(Arc::new(RepoMap {
+                index: index.clone(),
+                budget: settings.map_budget,
+            }));
+            tools.extend(hone_index::tools::index_tools(index));
+        }
         Err(error) => eprintln!("hone: warning: no code index ({error}); serving without it"),
     }
     let agent: Option<Arc<dyn AgentSessions>> = (!args.no_agent).then(|| {
@@ -160,6 +172,54 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> Result<ExitCode, HoneEr
     Ok(ExitCode::SUCCESS)
 }
 
+/// `repo_map`: the ranked outline of the project's most important files.
+struct RepoMap {
+    index: hone_index::tools::SharedIndex,
+    budget: usize,
+}
+
+impl hone_tools::Tool for RepoMap {
+    fn name(&self) -> &'static str {
+        "repo_map"
+    }
+
+    fn spec(&self) -> hone_protocol::ToolSpec {
+        hone_protocol::ToolSpec {
+            name: "repo_map".to_string(),
+            description: "The project's most important files with their outlines (ranked by \
+                          how much other code uses them), cut to a token budget. `focus`: words \
+                          or paths to rank first."
+                .to_string(),
+            parameters: serde_json::json!({
+                "type": "object",
+                "properties": {"focus": {"type": "string", "description": "What to rank first."}}
+            }),
+        }
+    }
+
+    fn kind(&self) -> hone_tools::ToolKind {
+        hone_tools::ToolKind::Read
+    }
+
+    fn plan(
+        &self,
+        _context: &hone_tools::ToolContext,
+        arguments: &serde_json::Value,
+    ) -> Result<hone_tools::Plan, hone_tools::ToolError> {
+        let focus = arguments["focus"].as_str().unwrap_or("");
+        let mut indexer = self.index.lock();
+        // Like the index tools: answers reflect the files as they are now.
+        if let Err(error) = indexer.update(&mut |_| {}) {
+            tracing::warn!("index update before the repo map failed: {error}");
+        }
+        let output = match hone_index::tools::repo_map(&indexer, focus, self.budget) {
+            Ok(map) => hone_tools::ToolOutput::ok(map),
+            Err(error) => hone_tools::ToolOutput::error(format!("no repository map: {error}")),
+        };
+        Ok(hone_tools::Plan::Done(output))
+    }
+}
+
 /// Sessions for the `agent` tool, built like `hone exec`'s (not interactive, not saved).
 struct ServeSessions {
     global: GlobalArgs,
@@ -168,7 +228,9 @@ struct ServeSessions {
 }
 
 impl AgentSessions for ServeSessions {
-    fn start(&self) -> Pin<Box<dyn Future<Output = Result<hone_mcp::AgentSession, String>> + Send + '_>> {
+    fn start(
+        &self,
+    ) -> Pin<Box<dyn Future<Output = Result<hone_mcp::AgentSession, String>> + Send + '_>> {
         Box::pin(async move { self.session().await.map_err(|error| error.to_string()) })
     }
 }

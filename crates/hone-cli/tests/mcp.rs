@@ -40,7 +40,11 @@ fn peers() -> Option<PathBuf> {
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("README.md"), "# demo\n\nThe secret word is heron.\n").unwrap();
+    std::fs::write(
+        dir.path().join("README.md"),
+        "# demo\n\nThe secret word is heron.\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.path().join("lib.js"),
         "function area(r) {\n  return 3.14 * r * r;\n}\n\nmodule.exports = { area };\n",
@@ -97,7 +101,12 @@ fn completed(events: &[Value]) -> Vec<(String, String, bool)> {
         .collect()
 }
 
-async fn exec(root: &Path, config: &Path, server: &MockServer, extra_env: &[(&str, &str)]) -> Output {
+async fn exec(
+    root: &Path,
+    config: &Path,
+    server: &MockServer,
+    extra_env: &[(&str, &str)],
+) -> Output {
     let url = server.url();
     let mut env = vec![("OPENAI_API_KEY", "test-key-abcdef123456")];
     env.extend_from_slice(extra_env);
@@ -106,8 +115,15 @@ async fn exec(root: &Path, config: &Path, server: &MockServer, extra_env: &[(&st
         config,
         &env,
         &[
-            "exec", "--provider", "openai", "--base-url", &url, "--approval", "full-auto",
-            "--json", "use the tools",
+            "exec",
+            "--provider",
+            "openai",
+            "--base-url",
+            &url,
+            "--approval",
+            "full-auto",
+            "--json",
+            "use the tools",
         ],
     )
     .await
@@ -150,7 +166,10 @@ async fn exec_lists_calls_and_feeds_back_tools_of_the_reference_servers() {
     let calls = completed(&events(&output));
     assert_eq!(calls.len(), 3, "{calls:?}");
     assert_eq!(calls[0].0, "everything__echo");
-    assert!(calls[0].1.contains("hello from hone") && !calls[0].2, "{calls:?}");
+    assert!(
+        calls[0].1.contains("hello from hone") && !calls[0].2,
+        "{calls:?}"
+    );
     assert!(calls[1].1.contains("[image: image/png"), "{calls:?}");
     assert!(calls[2].1.contains("heron") && !calls[2].2, "{calls:?}");
 
@@ -164,6 +183,14 @@ async fn exec_lists_calls_and_feeds_back_tools_of_the_reference_servers() {
         .map(|tool| tool["function"]["name"].as_str().unwrap())
         .collect();
     assert!(tools.contains(&"everything__echo"), "{tools:?}");
+    // The filesystem server was surely ready once its tool had been called.
+    let last = requests[3].json();
+    let tools: Vec<&str> = last["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
     assert!(tools.contains(&"fs__read_text_file"), "{tools:?}");
     assert!(!tools.contains(&"fs__write_file"), "{tools:?}");
     let echo = second["tools"]
@@ -172,7 +199,10 @@ async fn exec_lists_calls_and_feeds_back_tools_of_the_reference_servers() {
         .iter()
         .find(|tool| tool["function"]["name"] == "everything__echo")
         .unwrap();
-    assert!(echo["function"]["parameters"]["properties"]["message"].is_object(), "{echo}");
+    assert!(
+        echo["function"]["parameters"]["properties"]["message"].is_object(),
+        "{echo}"
+    );
     // The result went back to the model.
     assert!(second.to_string().contains("hello from hone"));
     assert!(requests[3].json().to_string().contains("heron"));
@@ -222,14 +252,33 @@ async fn a_server_that_exits_hangs_or_floods_is_reported_and_restarted() {
     assert!(output.status.success(), "stderr: {stderr}");
     let calls = completed(&events(&output));
     assert_eq!(calls.len(), 5, "{calls:?}");
-    assert!(calls[0].1.starts_with("fine, pid") && !calls[0].2, "{calls:?}");
+    assert!(
+        calls[0].1.starts_with("fine, pid") && !calls[0].2,
+        "{calls:?}"
+    );
     assert!(calls[1].2 && calls[1].1.contains("stopped"), "{calls:?}");
-    assert!(calls[1].1.contains("started again on the next call"), "{calls:?}");
-    assert!(calls[2].1.starts_with("fine, pid") && !calls[2].2, "restarted: {calls:?}");
-    assert_ne!(calls[0].1, calls[2].1, "a new process answers after the restart");
-    assert!(calls[3].2 && calls[3].1.contains("did not answer within 2 s"), "{calls:?}");
+    assert!(
+        calls[1].1.contains("started again on the next call"),
+        "{calls:?}"
+    );
+    assert!(
+        calls[2].1.starts_with("fine, pid") && !calls[2].2,
+        "restarted: {calls:?}"
+    );
+    assert_ne!(
+        calls[0].1, calls[2].1,
+        "a new process answers after the restart"
+    );
+    assert!(
+        calls[3].2 && calls[3].1.contains("did not answer within 2 s"),
+        "{calls:?}"
+    );
     assert!(!calls[4].2, "{calls:?}");
-    assert!(calls[4].1.len() < 100_000, "cut like command output: {}", calls[4].1.len());
+    assert!(
+        calls[4].1.len() < 100_000,
+        "cut like command output: {}",
+        calls[4].1.len()
+    );
 }
 
 #[tokio::test]
@@ -247,8 +296,14 @@ async fn mcp_list_reports_servers_that_cannot_start_or_speak_garbage() {
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("missing  failed"), "{stdout}");
     assert!(stdout.contains("no-such-program-for-hone"), "{stdout}");
-    assert!(stdout.contains("garbage  failed: did not answer the MCP handshake within 2 s"), "{stdout}");
-    assert!(stdout.contains("not an MCP message on stdout) not json"), "{stdout}");
+    assert!(
+        stdout.contains("garbage  failed: did not answer the MCP handshake within 2 s"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("not an MCP message on stdout) not json"),
+        "{stdout}"
+    );
     assert!(stdout.contains("off  disabled"), "{stdout}");
 }
 
@@ -256,11 +311,17 @@ async fn mcp_list_reports_servers_that_cannot_start_or_speak_garbage() {
 async fn invalid_server_config_names_file_line_and_column() {
     let repo = project();
     let root = repo.path().canonicalize().unwrap();
-    let config = write_config(&root, "model = \"m\"\n\n[mcp_servers.broken]\nargs = [\"x\"]\n");
+    let config = write_config(
+        &root,
+        "model = \"m\"\n\n[mcp_servers.broken]\nargs = [\"x\"]\n",
+    );
     let output = hone(&root, &config, &[], &["mcp", "list"]).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
-    assert!(stderr.contains("config.toml, line 3, column 14"), "{stderr}");
+    assert!(
+        stderr.contains("config.toml, line 3, column 14"),
+        "{stderr}"
+    );
     assert!(stderr.contains("`command`"), "{stderr}");
 }
 
@@ -301,7 +362,8 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
   const out = { server: client.getServerVersion() };
   out.tools = (await client.listTools()).tools.map((tool) => tool.name);
   out.outline = await client.callTool({ name: "get_outline", arguments: { path: "lib.js" } });
-  out.definition = await client.callTool({ name: "find_definition", arguments: { name: "area" } });
+  out.definition = await client.callTool({ name: "find_definition", arguments: { symbol: "area" } });
+  out.map = await client.callTool({ name: "repo_map", arguments: {} });
   out.read = await client.callTool({ name: "read_file", arguments: { path: "README.md" } });
   out.writes = out.tools.filter((name) => ["write_file", "edit_file", "run_command"].includes(name));
   const progress = [];
@@ -363,19 +425,42 @@ async fn serve_answers_the_typescript_sdk_client() {
         .iter()
         .map(|name| name.as_str().unwrap())
         .collect();
-    for name in ["agent", "get_outline", "find_definition", "find_references", "read_file", "search_files"] {
+    for name in [
+        "agent",
+        "repo_map",
+        "get_outline",
+        "find_definition",
+        "find_references",
+        "read_file",
+        "search_files",
+    ] {
         assert!(tools.contains(&name), "{name} missing: {tools:?}");
     }
-    assert_eq!(seen["writes"], json!([]), "only reads are served: {tools:?}");
-    let text = |value: &Value| value["content"][0]["text"].as_str().unwrap_or("").to_string();
+    assert_eq!(
+        seen["writes"],
+        json!([]),
+        "only reads are served: {tools:?}"
+    );
+    let text = |value: &Value| {
+        value["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
     assert!(text(&seen["outline"]).contains("area"), "{seen}");
     assert!(text(&seen["definition"]).contains("lib.js"), "{seen}");
+    assert!(text(&seen["map"]).contains("lib.js"), "{seen}");
+    assert!(!tools.contains(&"check_background"), "{tools:?}");
     assert!(text(&seen["read"]).contains("heron"), "{seen}");
     let answer = text(&seen["agent"]);
     assert!(answer.contains("returns 3.14 * r * r"), "{answer}");
     assert!(answer.contains("No files were changed"), "{answer}");
     assert!(
-        seen["progress"].as_array().unwrap().iter().any(|message| message == "calling read_file"),
+        seen["progress"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|message| message == "calling read_file"),
         "{seen}"
     );
     // Read-only by default: the edit is refused, not left waiting for an approval.

@@ -7,8 +7,8 @@ mod tool;
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 

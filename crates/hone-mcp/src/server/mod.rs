@@ -18,6 +18,9 @@ use serde_json::Value;
 
 pub use agent::{AgentSession, AgentSessions};
 
+/// Read tools that only make sense inside a session (they control its background jobs).
+const SESSION_TOOLS: &[&str] = &["check_background", "stop_background"];
+
 /// What `hone mcp serve` offers.
 pub struct ServeOptions {
     /// The project root.
@@ -55,7 +58,7 @@ pub async fn serve(options: ServeOptions) -> Result<(), McpServeError> {
         tools: options
             .tools
             .into_iter()
-            .filter(|tool| tool.kind() == ToolKind::Read)
+            .filter(|tool| tool.kind() == ToolKind::Read && !SESSION_TOOLS.contains(&tool.name()))
             .collect(),
         agent: options.agent,
     };
