@@ -253,7 +253,7 @@ impl ServeSessions {
             basics.prompt_profile,
         );
         let context = crate::context_cmd::session_context(&config, window, &self.root);
-        Ok(hone_core::start_session(SessionConfig {
+        hone_core::start_session(SessionConfig {
             root: self.root.clone(),
             provider,
             model: basics.model,
@@ -274,6 +274,6 @@ impl ServeSessions {
             localizer,
             guidance: crate::agent_setup::guidance(&config),
             roles,
-        })?)
+        })
     }
 }

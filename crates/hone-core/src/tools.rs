@@ -316,6 +316,74 @@ mod tests {
         assert!(error.contains("read_file {path, start_line?}"), "{error}");
     }
 
+    /// A source whose one tool appears when `ready` is set.
+    struct LateSource {
+        ready: std::sync::atomic::AtomicBool,
+    }
+
+    struct Late;
+
+    impl Tool for Late {
+        fn name(&self) -> &str {
+            "srv__late"
+        }
+        fn spec(&self) -> ToolSpec {
+            ToolSpec {
+                name: "srv__late".into(),
+                description: String::new(),
+                parameters: serde_json::json!({"type": "object", "properties": {}}),
+            }
+        }
+        fn kind(&self) -> hone_tools::ToolKind {
+            hone_tools::ToolKind::Command
+        }
+        fn plan(
+            &self,
+            _context: &hone_tools::ToolContext,
+            _arguments: &Value,
+        ) -> Result<hone_tools::Plan, hone_tools::ToolError> {
+            Ok(hone_tools::Plan::Done(hone_tools::ToolOutput::ok("late")))
+        }
+    }
+
+    impl ToolSource for LateSource {
+        fn tools(&self) -> Vec<Arc<dyn Tool>> {
+            if self.ready.load(std::sync::atomic::Ordering::SeqCst) {
+                vec![Arc::new(Late)]
+            } else {
+                Vec::new()
+            }
+        }
+    }
+
+    #[test]
+    fn tools_of_sources_appear_once_ready_even_under_the_compact_profile() {
+        let source = Arc::new(LateSource {
+            ready: std::sync::atomic::AtomicBool::new(false),
+        });
+        let registry = ToolRegistry::with(
+            Vec::new(),
+            vec![source.clone() as Arc<dyn ToolSource>],
+            PromptProfile::Compact,
+        );
+        let offered =
+            |registry: &ToolRegistry| registry.specs().iter().any(|spec| spec.name == "srv__late");
+        assert!(!offered(&registry));
+        assert!(registry.resolve("srv__late").is_err());
+        source
+            .ready
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(offered(&registry));
+        assert_eq!(
+            registry.resolve("srv__late").ok().unwrap().name(),
+            "srv__late"
+        );
+        assert!(
+            !registry.names().any(|name| name == "srv__late"),
+            "not in the system prompt"
+        );
+    }
+
     #[test]
     fn unknown_tools_get_a_suggestion() {
         let registry = ToolRegistry::builtin();
@@ -326,7 +394,7 @@ mod tests {
 
     #[test]
     fn an_unknown_name_with_fitting_arguments_runs_the_tool_they_fit() {
-        let registry = ToolRegistry::with(Vec::new(), PromptProfile::Compact);
+        let registry = ToolRegistry::with(Vec::new(), Vec::new(), PromptProfile::Compact);
         let call = ToolCall {
             id: "1".into(),
             name: "greet".into(),
