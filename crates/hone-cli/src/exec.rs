@@ -73,6 +73,9 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         basics.prompt_profile,
     );
     let context = crate::context_cmd::session_context(&config, window, &root);
+    if let Some(warning) = crate::mcp_cmd::ignored_servers(&config) {
+        eprintln!("hone: warning: {warning}");
+    }
     let mcp = crate::mcp_cmd::session_servers(&config, &root, &basics.commands);
     let (handle, mut events) = hone_core::start_session(SessionConfig {
         root,
@@ -85,7 +88,7 @@ async fn start(global: &GlobalArgs, args: ExecArgs) -> Result<u8, HoneError> {
         secrets: basics.secrets,
         commands: basics.commands,
         extra_tools,
-        tool_sources: mcp.into_iter().collect(),
+        tool_sources: crate::mcp_cmd::tool_sources(mcp.as_ref()),
         repo_map,
         prompt_profile: basics.prompt_profile,
         memory,

@@ -59,25 +59,43 @@ pub(crate) async fn run(global: &GlobalArgs, command: &McpCommand) -> Result<Exi
 
 /// Starts the MCP servers configured for a session in `root` (in the background), with the
 /// environment and sandbox of the session's commands; `None` when there are none. Servers
-/// an untrusted project file adds are ignored with a warning.
+/// an untrusted project file adds are ignored (see [`ignored_servers`]).
 pub(crate) fn session_servers(
     config: &Config,
     root: &Path,
     commands: &CommandSetup,
-) -> Option<Arc<dyn ToolSource>> {
+) -> Option<McpClients> {
     let settings = config.mcp_settings();
     if !settings.ignored.is_empty() {
-        eprintln!(
-            "hone: warning: MCP servers of an untrusted project file ignored: {} (add the project \
-             to `trusted_projects` in your user config to use them)",
-            settings.ignored.join(", ")
+        tracing::warn!(
+            ignored = %settings.ignored.join(", "),
+            "MCP servers of an untrusted project file were ignored"
         );
     }
     if settings.servers.is_empty() {
         return None;
     }
-    let clients = McpClients::start(settings.servers, root, commands.clone());
-    Some(Arc::new(clients))
+    Some(McpClients::start(settings.servers, root, commands.clone()))
+}
+
+/// The servers as a session's tool source.
+pub(crate) fn tool_sources(clients: Option<&McpClients>) -> Vec<Arc<dyn ToolSource>> {
+    clients
+        .map(|clients| Arc::new(clients.clone()) as Arc<dyn ToolSource>)
+        .into_iter()
+        .collect()
+}
+
+/// A warning naming the MCP servers an untrusted project file tried to add, if any.
+pub(crate) fn ignored_servers(config: &Config) -> Option<String> {
+    let ignored = config.mcp_settings().ignored;
+    (!ignored.is_empty()).then(|| {
+        format!(
+            "MCP servers of an untrusted project file ignored: {} (add the project to \
+             `trusted_projects` in your user config to use them)",
+            ignored.join(", ")
+        )
+    })
 }
 
 async fn list(global: &GlobalArgs, args: &ListArgs) -> Result<ExitCode, HoneError> {

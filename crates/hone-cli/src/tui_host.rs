@@ -39,6 +39,8 @@ pub(crate) struct TuiHost {
     store: Mutex<Option<SessionStore>>,
     history_file: FileHistory,
     asked_once: AtomicBool,
+    /// The MCP servers of the current session (`/mcp`).
+    mcp: Mutex<Option<hone_mcp::McpClients>>,
 }
 
 impl TuiHost {
@@ -59,6 +61,7 @@ impl TuiHost {
             index,
             store: Mutex::new(store),
             asked_once: AtomicBool::new(false),
+            mcp: Mutex::new(None),
         }
     }
 
@@ -204,6 +207,11 @@ impl Host for TuiHost {
             index: self.index.status.clone(),
             sandbox: basics.sandbox_status.clone(),
         };
+        let mcp = crate::mcp_cmd::session_servers(&config, &self.root, &basics.commands);
+        *self
+            .mcp
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = mcp.clone();
         let (handle, events) = hone_core::start_session(SessionConfig {
             root: self.root.clone(),
             provider,
@@ -215,7 +223,7 @@ impl Host for TuiHost {
             secrets: basics.secrets,
             commands: basics.commands,
             extra_tools,
-            tool_sources: Vec::new(),
+            tool_sources: crate::mcp_cmd::tool_sources(mcp.as_ref()),
             repo_map,
             prompt_profile: basics.prompt_profile,
             memory,
@@ -321,6 +329,20 @@ impl Host for TuiHost {
                 newest_first
             }
             Err(_) => self.history_file.load(),
+        }
+    }
+
+    fn mcp_status(&self) -> Vec<String> {
+        let clients = self
+            .mcp
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        match clients {
+            Some(clients) => hone_mcp::report_lines(&clients.report()),
+            None => {
+                vec!["no MCP servers configured (add [mcp_servers.NAME] to your config)".into()]
+            }
         }
     }
 

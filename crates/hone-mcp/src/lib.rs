@@ -11,5 +11,5 @@
 mod client;
 mod server;
 
-pub use client::{McpClients, McpTool, ServerReport, ServerState};
+pub use client::{McpClients, McpTool, ServerReport, ServerState, report_lines};
 pub use server::{AgentSession, AgentSessions, McpServeError, ServeOptions, serve};

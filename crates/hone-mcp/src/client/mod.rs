@@ -63,6 +63,28 @@ pub struct ServerReport {
     pub prompts: Vec<String>,
 }
 
+/// `report` as lines for people: each server's name, state and target, then its tools and
+/// prompts indented.
+pub fn report_lines(report: &[ServerReport]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for server in report {
+        lines.push(format!(
+            "{}  {}  ({})",
+            server.name,
+            server.state.describe(),
+            server.target
+        ));
+        lines.extend(server.tools.iter().map(|tool| format!("  tool    {tool}")));
+        lines.extend(
+            server
+                .prompts
+                .iter()
+                .map(|prompt| format!("  prompt  {prompt}")),
+        );
+    }
+    lines
+}
+
 /// One server and its connection.
 struct Server {
     settings: McpServerSettings,
