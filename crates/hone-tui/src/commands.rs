@@ -44,11 +44,6 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
         help: "bring the code index up to date",
     },
     SlashCommand {
-        name: "/mcp",
-        args: "",
-        help: "MCP servers: state, tools and prompts",
-    },
-    SlashCommand {
         name: "/eval",
         args: "",
         help: "check the last answer against the code it read",
@@ -87,6 +82,11 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
         name: "/quit",
         args: "",
         help: "leave hone (the session is kept)",
+    },
+    SlashCommand {
+        name: "/mcp",
+        args: "",
+        help: "MCP servers: state, tools and prompts",
     },
 ];
 
