@@ -222,7 +222,10 @@ impl Permissions {
                 Decision::Allow
             }
             ApprovalMode::Ask | ApprovalMode::AutoEdit => Decision::Ask {
-                reason: format!("`{tool}` is a tool of an MCP server, so calls need approval"),
+                reason: format!(
+                    "`{tool}` is a tool of an MCP server, so calls need approval (`approval = \"allow\"` \
+                     in the server's [mcp_servers] entry lets them run)"
+                ),
             },
         }
     }
