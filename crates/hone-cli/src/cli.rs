@@ -64,7 +64,7 @@ pub const APPROVAL_MODES: [&str; 4] = ["read-only", "ask", "auto-edit", "full-au
 const GLOBAL: &str = "Global options";
 
 /// Options shared by every command.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(next_help_heading = GLOBAL)]
 pub struct GlobalArgs {
     /// Run in DIR (the project root)
@@ -181,6 +181,9 @@ pub enum Command {
     Completions(crate::help_cmd::CompletionsArgs),
     /// Print the manual page (roff): `hone man | man -l -`.
     Man(crate::help_cmd::ManArgs),
+    /// MCP: list the configured servers (`list`), or serve hone to MCP clients (`serve`).
+    #[command(subcommand)]
+    Mcp(crate::mcp_cmd::McpCommand),
 }
 
 /// `hone ask`.

@@ -79,6 +79,7 @@ async fn start(
             interactive,
             focus: prompt.clone(),
             show_history: false,
+            mcp_servers: true,
         })
         .await
         .map_err(session_error)?;

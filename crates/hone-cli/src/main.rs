@@ -15,6 +15,7 @@ mod index_cmd;
 mod index_prompt;
 mod input;
 mod json_lines;
+mod mcp_cmd;
 mod model_cmd;
 mod models;
 mod sandbox_cmd;
@@ -85,6 +86,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Eval(args) => eval_cmd::run(&cli.global, &args).await,
         Command::Completions(args) => Ok(help_cmd::completions(&args)),
         Command::Man(args) => help_cmd::man(&args),
+        Command::Mcp(command) => mcp_cmd::run(&cli.global, &command).await,
     }
 }
 

@@ -2,7 +2,7 @@
 //! through [`Runtime::start_session`] (the path `hone exec` takes), and the code index and
 //! saved sessions are the runtime's.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use hone_protocol::HoneError;
 use hone_runtime::{Runtime, RuntimeError, SessionChoice, SessionRequest};
@@ -21,6 +21,8 @@ pub(crate) struct TuiHost {
     runtime: Runtime,
     terminal: Arc<Terminal>,
     history_file: FileHistory,
+    /// The MCP servers of the current session (`/mcp`).
+    mcp: Mutex<Option<hone_mcp::McpClients>>,
 }
 
 impl TuiHost {
@@ -30,6 +32,7 @@ impl TuiHost {
             history_file: FileHistory::for_project(runtime.root()),
             runtime,
             terminal,
+            mcp: Mutex::new(None),
         }
     }
 }
@@ -51,6 +54,7 @@ impl Host for TuiHost {
             interactive: true,
             focus: String::new(),
             show_history: true,
+            mcp_servers: true,
         };
         let started =
             tokio::runtime::Handle::current().block_on(self.runtime.start_session(request));
@@ -62,6 +66,7 @@ impl Host for TuiHost {
             )),
             other => other.into(),
         })?;
+        *self.mcp.lock().unwrap_or_else(PoisonError::into_inner) = started.mcp;
         let summary = started.summary;
         Ok(Session {
             handle: started.handle,
@@ -116,6 +121,20 @@ impl Host for TuiHost {
             .sessions()
             .input_history(HISTORY_SHOWN)
             .unwrap_or_else(|_| self.history_file.load())
+    }
+
+    fn mcp_status(&self) -> Vec<String> {
+        let clients = self
+            .mcp
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match clients {
+            Some(clients) => hone_mcp::report_lines(&clients.report()),
+            None => {
+                vec!["no MCP servers configured (add [mcp_servers.NAME] to your config)".into()]
+            }
+        }
     }
 
     fn remember_input(&self, text: &str) {

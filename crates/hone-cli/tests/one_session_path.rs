@@ -106,6 +106,7 @@ fn tui_resume() -> SessionRequest {
         interactive: true,
         focus: String::new(),
         show_history: true,
+        mcp_servers: false,
     }
 }
 

@@ -78,6 +78,9 @@ pub(crate) struct FileConfig {
     /// `[roles]`: the model of each role, validated by [`parse`].
     #[serde(default)]
     pub(crate) roles: crate::roles_settings::RolesSection,
+    /// `[mcp_servers.NAME]`: MCP servers, validated by [`parse`]; spans locate the names.
+    #[serde(default)]
+    pub(crate) mcp_servers: BTreeMap<Spanned<String>, crate::mcp_settings::McpServerSection>,
     /// The agent keys above, validated; filled in by [`parse`].
     #[serde(skip)]
     pub(crate) agent: FileAgent,
@@ -174,6 +177,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::context_settings::validate(path, text, &mut file.context)?;
     crate::checks_settings::validate(path, text, &mut file.checks)?;
     crate::roles_settings::validate(path, text, &mut file.roles)?;
+    crate::mcp_settings::validate(path, text, &file.mcp_servers)?;
     Ok(file)
 }
 

@@ -162,6 +162,7 @@ mod index_settings;
 mod load;
 mod local_settings;
 mod logs_settings;
+mod mcp_settings;
 mod memory_settings;
 mod preset;
 mod provider;
@@ -196,6 +197,10 @@ pub use index_settings::{
 pub use load::{Config, load};
 pub use local_settings::LocalSettings;
 pub use logs_settings::{DEFAULT_LOG_MAX_MB, LOG_MAX_MB_RANGE};
+pub use mcp_settings::{
+    DEFAULT_MCP_STARTUP_TIMEOUT_SECS, DEFAULT_MCP_TOOL_TIMEOUT_SECS, McpApproval,
+    McpServerSettings, McpSettings, McpTransport,
+};
 pub use memory_settings::{DEFAULT_UNDO_DEPTH, UNDO_DEPTH_RANGE};
 pub use preset::{
     ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, LOCAL_DEFAULT_MODEL,

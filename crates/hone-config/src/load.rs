@@ -44,6 +44,7 @@ pub struct Config {
     pub(crate) checks: ChecksLayers,
     pub(crate) context: ContextLayers,
     pub(crate) roles: crate::roles_settings::RolesLayers,
+    pub(crate) mcp: crate::mcp_settings::McpLayers,
 }
 
 /// A configuration file that was looked for.
@@ -251,6 +252,7 @@ struct Builder {
     checks: ChecksLayers,
     context: ContextLayers,
     roles: crate::roles_settings::RolesLayers,
+    mcp: crate::mcp_settings::McpLayers,
 }
 
 impl Builder {
@@ -317,6 +319,7 @@ impl Builder {
         self.checks.merge(&file.checks, source);
         self.context.merge(&file.context, source);
         self.roles.merge(&file.roles, source);
+        self.mcp.merge(&file.mcp_servers, source, base);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
                 .into_inner()
@@ -474,6 +477,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         checks: builder.checks,
         context: builder.context,
         roles: builder.roles,
+        mcp: builder.mcp,
     })
 }
 

@@ -106,6 +106,7 @@ impl Bench {
             secrets: vec!["bench-key-0000".into()],
             commands: Default::default(),
             extra_tools: Vec::new(),
+            tool_sources: Vec::new(),
             repo_map: None,
             prompt_profile: hone_core::PromptProfile::Full,
             memory: None,

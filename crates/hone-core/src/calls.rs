@@ -7,7 +7,8 @@ use std::time::Instant;
 use hone_policy::{Action, Decision};
 use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolEffect, ToolResult};
 use hone_tools::{
-    CommandPlan, EditPlan, Invocation, Plan, Tool, ToolErrorKind, ToolKind, ToolOutput,
+    CommandPlan, EditPlan, ExternalPlan, Invocation, Plan, Tool, ToolErrorKind, ToolKind,
+    ToolOutput,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -230,6 +231,10 @@ impl Agent {
     /// Runs one call through planning, policy, approval and execution.
     async fn run_call(&mut self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
         let started = Instant::now();
+        tokio::select! {
+            () = cancel.cancelled() => {}
+            () = self.registry.ready_for(&call.name) => {}
+        }
         let output = match self.prepare(call) {
             Ok(prepared) => {
                 let correction = prepared.correction.clone();
@@ -270,7 +275,58 @@ impl Agent {
                 self.run_command(&prepared.call, prepared.tool.name(), plan, cancel)
                     .await
             }
+            Plan::External(plan) => {
+                self.run_external(&prepared.call, prepared.tool.name(), plan, cancel)
+                    .await
+            }
         }
+    }
+
+    /// Asks (unless the policy allows it) and runs a call of an outside tool.
+    async fn run_external(
+        &mut self,
+        call: &ToolCall,
+        tool: &str,
+        plan: ExternalPlan,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let action = Action::External {
+            trusted: plan.trusted,
+        };
+        let mut by = ApprovedBy::Policy;
+        match self.permissions.decide(tool, &action) {
+            Decision::Allow => {}
+            Decision::Ask { reason } if !self.interactive => return self.cannot_ask(call, &reason),
+            Decision::Ask { reason } => {
+                let question = Question {
+                    summary: plan.display.clone(),
+                    reason,
+                    diff: None,
+                    command: None,
+                    content: None,
+                };
+                match self.ask(call, question, cancel).await {
+                    None => return ToolOutput::error("not run: the user cancelled the turn"),
+                    Some(ApprovalDecision::Approve) => by = ApprovedBy::User,
+                    Some(ApprovalDecision::AlwaysForSession) => {
+                        self.permissions.grant_tool(tool);
+                        by = ApprovedBy::User;
+                    }
+                    Some(ApprovalDecision::Deny { message }) => {
+                        return self.denied_by_user(call, message);
+                    }
+                    Some(ApprovalDecision::Edit { .. }) => {
+                        return ToolOutput::error(
+                            "not run: a call of an MCP server's tool cannot be edited by hand; \
+                             ask for a new call instead",
+                        );
+                    }
+                }
+            }
+            Decision::Deny { reason } => return self.denied(call, &reason),
+        }
+        self.approved(call, by);
+        plan.call.run(cancel.clone()).await
     }
 
     /// Logs and announces a call's result with known secrets redacted, and returns it so

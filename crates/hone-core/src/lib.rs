@@ -90,6 +90,9 @@ pub struct SessionConfig {
     /// Tools offered besides the built-in ones (e.g. the code index tools); a tool with a
     /// built-in's name replaces it.
     pub extra_tools: Vec<Arc<dyn hone_tools::Tool>>,
+    /// Tools read again for every request (e.g. MCP servers' tools, which appear once their
+    /// server is ready); a fixed tool of the same name wins.
+    pub tool_sources: Vec<Arc<dyn hone_tools::ToolSource>>,
     /// A map of the repository (ranked outline of its files) for the system prompt.
     pub repo_map: Option<String>,
     /// How much prompt to spend on rules and tool descriptions ([`PromptProfile::for_model`]

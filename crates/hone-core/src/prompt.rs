@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn the_compact_profile_has_a_short_prompt_and_few_tools() {
-        let registry = ToolRegistry::with(Vec::new(), PromptProfile::Compact);
+        let registry = ToolRegistry::with(Vec::new(), Vec::new(), PromptProfile::Compact);
         let root = Path::new("/tmp/project");
         let full = system_prompt(root, &ToolRegistry::builtin(), None);
         let compact = system_prompt(root, &registry, Some("src/a.ts\n"));

@@ -118,7 +118,11 @@ pub(crate) fn start(
         })?
         .with_code_mapper(config.code_mapper);
     let context = Arc::new(context);
-    let registry = ToolRegistry::with(config.extra_tools, config.prompt_profile);
+    let registry = ToolRegistry::with(
+        config.extra_tools,
+        config.tool_sources,
+        config.prompt_profile,
+    );
     let (request_tx, request_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let (approval_tx, approval_rx) = mpsc::unbounded_channel();

@@ -5,14 +5,16 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use hone_protocol::{ToolCall, ToolSpec};
-use hone_tools::Tool;
+use hone_tools::{Tool, ToolSource};
 use serde_json::Value;
 
 use crate::profile::PromptProfile;
 
 /// The tools a session offers, by name.
 pub(crate) struct ToolRegistry {
-    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+    /// Tools that come and go while the session runs (MCP servers' tools once ready).
+    sources: Vec<Arc<dyn ToolSource>>,
     profile: PromptProfile,
 }
 
@@ -20,18 +22,23 @@ impl ToolRegistry {
     /// Every built-in tool.
     #[cfg(test)]
     pub(crate) fn builtin() -> Self {
-        Self::with(Vec::new(), PromptProfile::Full)
+        Self::with(Vec::new(), Vec::new(), PromptProfile::Full)
     }
 
-    /// The built-in tools plus `extra` (which replace built-ins of the same name), offered
-    /// to the model as `profile` says.
-    pub(crate) fn with(extra: Vec<Arc<dyn Tool>>, profile: PromptProfile) -> Self {
+    /// The built-in tools plus `extra` (which replace built-ins of the same name) and the
+    /// tools `sources` offer at each request, offered to the model as `profile` says.
+    pub(crate) fn with(
+        extra: Vec<Arc<dyn Tool>>,
+        sources: Vec<Arc<dyn ToolSource>>,
+        profile: PromptProfile,
+    ) -> Self {
         Self {
             tools: hone_tools::builtin_tools()
                 .into_iter()
                 .chain(extra)
-                .map(|tool| (tool.name(), tool))
+                .map(|tool| (tool.name().to_string(), tool))
                 .collect(),
+            sources,
             profile,
         }
     }
@@ -41,27 +48,61 @@ impl ToolRegistry {
         self.profile
     }
 
+    /// Waits until the sources know whether they offer `name` (a server still starting).
+    pub(crate) async fn ready_for(&self, name: &str) {
+        if self.tools.contains_key(name) {
+            return;
+        }
+        for source in &self.sources {
+            source.ready_for(name).await;
+        }
+    }
+
+    /// The tools the sources offer now; a fixed tool of the same name wins.
+    fn dynamic(&self) -> Vec<Arc<dyn Tool>> {
+        self.sources
+            .iter()
+            .flat_map(|source| source.tools())
+            .filter(|tool| !self.tools.contains_key(tool.name()))
+            .collect()
+    }
+
+    /// Whether the model is offered `tool`: the profile's choice for fixed tools, always
+    /// for tools of sources (the user configured them).
+    fn offered(&self, tool: &dyn Tool) -> bool {
+        self.profile.offers(tool.name()) || !self.tools.contains_key(tool.name())
+    }
+
+    /// Every tool, fixed and dynamic.
+    fn all(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.values().cloned().chain(self.dynamic()).collect()
+    }
+
     /// Specs sent to the model: the tools the profile offers, shaped by it.
     pub(crate) fn specs(&self) -> Vec<ToolSpec> {
-        self.tools
-            .values()
-            .filter(|tool| self.profile.offers(tool.name()))
+        self.all()
+            .iter()
+            .filter(|tool| self.offered(tool.as_ref()))
             .map(|tool| self.profile.shape(tool.spec()))
             .collect()
     }
 
-    /// The names of the offered tools, sorted. Tools the profile does not offer can still be
-    /// called: a small model that knows them is not refused.
-    pub(crate) fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+    /// The names of the offered fixed tools, sorted. Tools the profile does not offer can
+    /// still be called: a small model that knows them is not refused.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> + '_ {
         self.tools
             .keys()
-            .copied()
+            .map(String::as_str)
             .filter(|name| self.profile.offers(name))
     }
 
     /// Looks a call up, explaining unknown names.
     pub(crate) fn resolve(&self, name: &str) -> Result<Arc<dyn Tool>, String> {
         if let Some(tool) = self.tools.get(name) {
+            return Ok(Arc::clone(tool));
+        }
+        let dynamic = self.dynamic();
+        if let Some(tool) = dynamic.iter().find(|tool| tool.name() == name) {
             return Ok(Arc::clone(tool));
         }
         let normalized = name.trim().to_ascii_lowercase().replace(['-', ' '], "_");
@@ -71,14 +112,18 @@ impl ToolRegistry {
         let closest = self
             .tools
             .keys()
-            .copied()
+            .map(String::as_str)
+            .chain(dynamic.iter().map(|tool| tool.name()))
             .map(|candidate| (edit_distance(&normalized, candidate), candidate))
             .min();
         let hint = match closest {
             Some((distance, candidate)) if distance <= 3 => format!(" Did you mean `{candidate}`?"),
             _ => String::new(),
         };
-        let available: Vec<&str> = self.names().collect();
+        let available: Vec<&str> = self
+            .names()
+            .chain(dynamic.iter().map(|tool| tool.name()))
+            .collect();
         Err(format!(
             "unknown tool `{name}`.{hint} Available tools: {}.",
             available.join(", ")
@@ -101,10 +146,10 @@ impl ToolRegistry {
         let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(&call.arguments) else {
             return Err(explanation);
         };
-        let mut fitting = self
-            .tools
-            .values()
-            .filter(|tool| self.profile.offers(tool.name()))
+        let all = self.all();
+        let mut fitting = all
+            .iter()
+            .filter(|tool| self.offered(tool.as_ref()))
             .filter(|tool| arguments_fit(&tool.spec(), &arguments));
         match (fitting.next(), fitting.next()) {
             (Some(tool), None) => Ok((
@@ -271,6 +316,74 @@ mod tests {
         assert!(error.contains("read_file {path, start_line?}"), "{error}");
     }
 
+    /// A source whose one tool appears when `ready` is set.
+    struct LateSource {
+        ready: std::sync::atomic::AtomicBool,
+    }
+
+    struct Late;
+
+    impl Tool for Late {
+        fn name(&self) -> &str {
+            "srv__late"
+        }
+        fn spec(&self) -> ToolSpec {
+            ToolSpec {
+                name: "srv__late".into(),
+                description: String::new(),
+                parameters: serde_json::json!({"type": "object", "properties": {}}),
+            }
+        }
+        fn kind(&self) -> hone_tools::ToolKind {
+            hone_tools::ToolKind::Command
+        }
+        fn plan(
+            &self,
+            _context: &hone_tools::ToolContext,
+            _arguments: &Value,
+        ) -> Result<hone_tools::Plan, hone_tools::ToolError> {
+            Ok(hone_tools::Plan::Done(hone_tools::ToolOutput::ok("late")))
+        }
+    }
+
+    impl ToolSource for LateSource {
+        fn tools(&self) -> Vec<Arc<dyn Tool>> {
+            if self.ready.load(std::sync::atomic::Ordering::SeqCst) {
+                vec![Arc::new(Late)]
+            } else {
+                Vec::new()
+            }
+        }
+    }
+
+    #[test]
+    fn tools_of_sources_appear_once_ready_even_under_the_compact_profile() {
+        let source = Arc::new(LateSource {
+            ready: std::sync::atomic::AtomicBool::new(false),
+        });
+        let registry = ToolRegistry::with(
+            Vec::new(),
+            vec![source.clone() as Arc<dyn ToolSource>],
+            PromptProfile::Compact,
+        );
+        let offered =
+            |registry: &ToolRegistry| registry.specs().iter().any(|spec| spec.name == "srv__late");
+        assert!(!offered(&registry));
+        assert!(registry.resolve("srv__late").is_err());
+        source
+            .ready
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(offered(&registry));
+        assert_eq!(
+            registry.resolve("srv__late").ok().unwrap().name(),
+            "srv__late"
+        );
+        assert!(
+            !registry.names().any(|name| name == "srv__late"),
+            "not in the system prompt"
+        );
+    }
+
     #[test]
     fn unknown_tools_get_a_suggestion() {
         let registry = ToolRegistry::builtin();
@@ -281,7 +394,7 @@ mod tests {
 
     #[test]
     fn an_unknown_name_with_fitting_arguments_runs_the_tool_they_fit() {
-        let registry = ToolRegistry::with(Vec::new(), PromptProfile::Compact);
+        let registry = ToolRegistry::with(Vec::new(), Vec::new(), PromptProfile::Compact);
         let call = ToolCall {
             id: "1".into(),
             name: "greet".into(),

@@ -69,6 +69,7 @@ async fn harness(
         secrets: Vec::new(),
         commands: Default::default(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,

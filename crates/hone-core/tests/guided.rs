@@ -81,6 +81,7 @@ async fn harness(
         audit: false,
         secrets: Vec::new(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: profile,
         memory: None,

@@ -81,6 +81,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
         secrets: Vec::new(),
         commands: Default::default(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: Some(Persistence {
@@ -365,6 +366,7 @@ async fn a_missing_session_is_a_clear_error() {
         secrets: Vec::new(),
         commands: Default::default(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: Some(Persistence {

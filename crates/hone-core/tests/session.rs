@@ -44,6 +44,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         secrets: Vec::new(),
         commands: Default::default(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,

@@ -21,6 +21,11 @@ pub enum Action<'a> {
         /// The command line as the model wrote it.
         command: &'a str,
     },
+    /// Call a tool outside hone (an MCP server's), which may do anything.
+    External {
+        /// The user's configuration lets it run without asking.
+        trusted: bool,
+    },
 }
 
 /// The policy's answer for one action.
@@ -198,6 +203,30 @@ impl Permissions {
             Action::Read => Decision::Allow,
             Action::Write { destructive } => self.decide_write(tool, destructive),
             Action::Command { command } => self.decide_command(command),
+            Action::External { trusted } => self.decide_external(tool, trusted),
+        }
+    }
+
+    /// Outside tools ask like a command the policy does not know: never in read-only mode,
+    /// without asking in full-auto, when trusted by the configuration or granted for the
+    /// session, else ask.
+    fn decide_external(&self, tool: &str, trusted: bool) -> Decision {
+        match self.mode {
+            ApprovalMode::ReadOnly => Decision::Deny {
+                reason: "read-only mode: tools of MCP servers are not run".into(),
+            },
+            ApprovalMode::FullAuto => Decision::Allow,
+            ApprovalMode::Ask | ApprovalMode::AutoEdit
+                if trusted || self.grants.covers_tool(tool) =>
+            {
+                Decision::Allow
+            }
+            ApprovalMode::Ask | ApprovalMode::AutoEdit => Decision::Ask {
+                reason: format!(
+                    "`{tool}` is a tool of an MCP server, so calls need approval (`approval = \"allow\"` \
+                     in the server's [mcp_servers] entry lets them run)"
+                ),
+            },
         }
     }
 
@@ -258,6 +287,35 @@ mod tests {
 
     fn permissions(mode: ApprovalMode) -> Permissions {
         Permissions::new(mode, CommandPolicy::default())
+    }
+
+    #[test]
+    fn outside_tools_ask_like_unknown_commands() {
+        let untrusted = Action::External { trusted: false };
+        let trusted = Action::External { trusted: true };
+        assert!(matches!(
+            permissions(ApprovalMode::ReadOnly).decide("m__t", &trusted),
+            Decision::Deny { .. }
+        ));
+        assert!(matches!(
+            permissions(ApprovalMode::AutoEdit).decide("m__t", &untrusted),
+            Decision::Ask { .. }
+        ));
+        assert_eq!(
+            permissions(ApprovalMode::Ask).decide("m__t", &trusted),
+            Decision::Allow
+        );
+        assert_eq!(
+            permissions(ApprovalMode::FullAuto).decide("m__t", &untrusted),
+            Decision::Allow
+        );
+        let mut granted = permissions(ApprovalMode::Ask);
+        granted.grant_tool("m__t");
+        assert_eq!(granted.decide("m__t", &untrusted), Decision::Allow);
+        assert!(matches!(
+            granted.decide("m__u", &untrusted),
+            Decision::Ask { .. }
+        ));
     }
 
     fn command(command: &str) -> Action<'_> {

@@ -176,6 +176,20 @@ impl CodeIndex {
         Ok(SharedIndex::new(indexer))
     }
 
+    /// The tools that answer from the index for an MCP client: the repo map (within
+    /// `map_budget` tokens) and the ten index tools; none without an index.
+    pub fn serve_tools(&self, map_budget: usize) -> Vec<Arc<dyn Tool>> {
+        let Some(index) = &self.index else {
+            return Vec::new();
+        };
+        let mut tools: Vec<Arc<dyn Tool>> = vec![Arc::new(hone_index::tools::RepoMapTool::new(
+            index.clone(),
+            map_budget,
+        ))];
+        tools.extend(hone_index::tools::index_tools(index.clone()));
+        tools
+    }
+
     /// One line for `/status`: the files indexed, or why there is no index.
     pub fn status(&self) -> &str {
         &self.status

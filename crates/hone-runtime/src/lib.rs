@@ -24,6 +24,7 @@
 //!         interactive: false,
 //!         focus: String::new(),
 //!         show_history: false,
+//!         mcp_servers: false,
 //!     })
 //!     .await?;
 //! session.handle.send(hone_api::Request::UserMessage { text: "hello".into() });
@@ -37,6 +38,7 @@ pub mod document;
 mod error;
 pub mod index;
 mod interaction;
+pub mod mcp;
 pub mod provider;
 mod runtime;
 pub mod sandbox;

@@ -54,6 +54,9 @@ pub struct SessionRequest {
     /// Whether the front end shows a resumed session's conversation
     /// ([`StartedSession::history`]).
     pub show_history: bool,
+    /// Whether to start the configured MCP servers, whose tools join the session's as they
+    /// become ready ([`StartedSession::mcp`]).
+    pub mcp_servers: bool,
 }
 
 /// What a front end shows about a running session.
@@ -87,8 +90,11 @@ pub struct StartedSession {
     pub unsaved: Option<String>,
     /// A resumed session's conversation, repaired (with [`SessionRequest::show_history`]).
     pub history: Vec<Message>,
-    /// Warnings about what the session runs without (the code index, the repo map).
+    /// Warnings about what the session runs without (the code index, the repo map, MCP
+    /// servers of an untrusted project file).
     pub warnings: Vec<String>,
+    /// The session's MCP servers (for `/mcp`), when some are configured and were asked for.
+    pub mcp: Option<hone_mcp::McpClients>,
 }
 
 /// Configuration and a project root, ready to start sessions: the provider factory, the
@@ -133,6 +139,11 @@ impl Runtime {
     /// The project's saved sessions and input history.
     pub fn sessions(&self) -> &SessionManager {
         &self.sessions
+    }
+
+    /// What answers the runtime's questions and shows its warnings.
+    pub fn interaction(&self) -> &dyn Interaction {
+        self.interaction.as_ref()
     }
 
     /// The code index, opened and brought up to date on first use (blocking).
@@ -203,6 +214,13 @@ impl Runtime {
             sandbox: basics.sandbox_status,
         };
         let root = self.options.root.clone();
+        if let Some(warning) = crate::mcp::ignored_servers(&config) {
+            warnings.push(warning);
+        }
+        let mcp = request
+            .mcp_servers
+            .then(|| crate::mcp::start_servers(&config, &root, &basics.commands))
+            .flatten();
         let (handle, events) = hone_core::start_session(SessionConfig {
             context: crate::context::session_context(&config, context_window, &root),
             root,
@@ -215,6 +233,7 @@ impl Runtime {
             secrets: basics.secrets,
             commands: basics.commands,
             extra_tools: parts.tools,
+            tool_sources: crate::mcp::tool_sources(mcp.as_ref()),
             repo_map: parts.repo_map,
             prompt_profile: basics.prompt_profile,
             memory: opened.persistence,
@@ -232,6 +251,7 @@ impl Runtime {
             unsaved: opened.unsaved,
             history: opened.history,
             warnings,
+            mcp,
         })
     }
 }

@@ -36,6 +36,8 @@ pub enum SessionChoice {
     LatestOrNew,
     /// A copy of a saved session of this project (an id, a start of one, or `last`).
     Fork(String),
+    /// A new session that is not saved (the `agent` tool of `hone mcp serve`).
+    Unsaved,
 }
 
 /// How the session came to be.
@@ -167,17 +169,27 @@ impl SessionManager {
         undo_depth: usize,
         show_history: bool,
     ) -> Result<Opened, RuntimeError> {
+        if *choice == SessionChoice::Unsaved {
+            return Ok(Opened {
+                persistence: None,
+                saved: None,
+                unsaved: None,
+                history: Vec::new(),
+            });
+        }
         let mut guard = self.lock();
         let store = match guard.as_mut() {
             Ok(store) => store,
             Err(reason) => {
                 return match choice {
-                    SessionChoice::New | SessionChoice::LatestOrNew => Ok(Opened {
-                        persistence: None,
-                        saved: None,
-                        unsaved: Some(reason.clone()),
-                        history: Vec::new(),
-                    }),
+                    SessionChoice::New | SessionChoice::LatestOrNew | SessionChoice::Unsaved => {
+                        Ok(Opened {
+                            persistence: None,
+                            saved: None,
+                            unsaved: Some(reason.clone()),
+                            history: Vec::new(),
+                        })
+                    }
                     SessionChoice::Resume(_) | SessionChoice::Fork(_) => {
                         Err(HoneError::config(reason.clone()).into())
                     }
@@ -185,7 +197,7 @@ impl SessionManager {
             }
         };
         let existing = match choice {
-            SessionChoice::New => None,
+            SessionChoice::New | SessionChoice::Unsaved => None,
             SessionChoice::LatestOrNew => store
                 .latest_for_project(&self.project)?
                 .map(|info| (info, Opening::Resumed)),

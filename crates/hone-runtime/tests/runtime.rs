@@ -54,6 +54,7 @@ fn request(choice: SessionChoice) -> SessionRequest {
         interactive: false,
         focus: String::new(),
         show_history: true,
+        mcp_servers: false,
     }
 }
 

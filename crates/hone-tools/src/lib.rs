@@ -25,15 +25,15 @@ pub use context::{ReadTracker, ToolContext};
 pub use error::{ToolError, ToolErrorKind};
 pub use hone_policy::PathGuard;
 pub use plan::{
-    CommandPlan, EditPlan, FileChange, FileState, Invocation, Plan, TextEncoding, ToolKind,
-    ToolOutput,
+    CommandPlan, EditPlan, ExternalCall, ExternalPlan, FileChange, FileState, Invocation, Plan,
+    TextEncoding, ToolKind, ToolOutput,
 };
 pub use syntax::{SyntaxChecker, SyntaxError};
 
 /// One tool the model can call.
 pub trait Tool: Send + Sync {
     /// The tool's name as the model calls it (part of hone's contract).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
     /// Name, description and JSON Schema of the arguments, as sent to the model.
     fn spec(&self) -> ToolSpec;
@@ -44,6 +44,22 @@ pub trait Tool: Send + Sync {
     /// Validates `arguments` and plans the call without side effects (reads run here).
     fn plan(&self, context: &ToolContext, arguments: &serde_json::Value)
     -> Result<Plan, ToolError>;
+}
+
+/// Tools that can change while a session runs (an MCP server's, offered once it is ready):
+/// read each time a request is built.
+pub trait ToolSource: Send + Sync {
+    /// The tools offered now.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// Waits until a tool called `name` is known if the source will have it: a call may
+    /// name a tool of a server that is still starting. Returns at once by default.
+    fn ready_for<'a>(
+        &'a self,
+        _name: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// Every built-in tool.

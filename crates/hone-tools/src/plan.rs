@@ -1,8 +1,14 @@
 //! What a tool call turns into: a finished read, file changes to approve, or a command to run.
 
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use hone_protocol::ToolEffect;
+use tokio_util::sync::CancellationToken;
+
 use serde::{Deserialize, Serialize};
 
 /// The result of a tool, as shown to the model.
@@ -76,6 +82,43 @@ pub enum Plan {
     Edit(EditPlan),
     /// A command to approve and run.
     Command(CommandPlan),
+    /// A call to a tool outside hone (an MCP server's) to approve and run.
+    External(ExternalPlan),
+}
+
+/// Runs an approved call of an outside tool.
+pub trait ExternalCall: Send + Sync {
+    /// Makes the call; `cancel` stops it (the result then says so).
+    fn run(&self, cancel: CancellationToken) -> Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
+}
+
+/// A call to a tool outside hone, approved like a command the policy does not know.
+#[derive(Clone)]
+pub struct ExternalPlan {
+    /// The call as shown to the user (tool and arguments).
+    pub display: String,
+    /// Runs without asking (the user's configuration says so); read-only mode still refuses.
+    pub trusted: bool,
+    /// What runs once approved.
+    pub call: Arc<dyn ExternalCall>,
+}
+
+impl fmt::Debug for ExternalPlan {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("ExternalPlan")
+            .field("display", &self.display)
+            .field("trusted", &self.trusted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for ExternalPlan {
+    fn eq(&self, other: &Self) -> bool {
+        self.display == other.display
+            && self.trusted == other.trusted
+            && Arc::ptr_eq(&self.call, &other.call)
+    }
 }
 
 /// Encoding a text file was read with; writes use the same one.

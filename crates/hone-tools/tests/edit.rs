@@ -55,10 +55,8 @@ const CODE: &str = "fn main() {\n    let a = 1;\n    let b = 2;\n    println!(\"
 
 #[test]
 fn every_write_tool_is_registered_with_its_contract_name() {
-    let names: Vec<&str> = hone_tools::edit::tools()
-        .iter()
-        .map(|tool| tool.name())
-        .collect();
+    let tools = hone_tools::edit::tools();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
     assert_eq!(
         names,
         [

@@ -37,10 +37,8 @@ fn read(context: &ToolContext, arguments: Value) -> String {
 
 #[test]
 fn every_read_tool_is_registered_with_its_contract_name() {
-    let names: Vec<&str> = hone_tools::files::tools()
-        .iter()
-        .map(|tool| tool.name())
-        .collect();
+    let tools = hone_tools::files::tools();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
     assert_eq!(
         names,
         [

@@ -228,6 +228,7 @@ async fn input_latency() {
         secrets: Vec::new(),
         commands: Default::default(),
         extra_tools: Vec::new(),
+        tool_sources: Vec::new(),
         repo_map: None,
         prompt_profile: hone_core::PromptProfile::Full,
         memory: None,

@@ -83,6 +83,11 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
         args: "",
         help: "leave hone (the session is kept)",
     },
+    SlashCommand {
+        name: "/mcp",
+        args: "",
+        help: "MCP servers: state, tools and prompts",
+    },
 ];
 
 /// The commands whose names start with `prefix` (which starts with `/`).
@@ -105,6 +110,7 @@ pub(crate) enum Command {
     Sessions(String),
     Status,
     Reindex,
+    Mcp,
     Eval,
     AutoApply(Option<bool>),
     Model(Option<String>),
@@ -148,6 +154,7 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
         "/sessions" => Ok(Command::Sessions(rest.to_string())),
         "/status" => no_args(Command::Status),
         "/reindex" => no_args(Command::Reindex),
+        "/mcp" => no_args(Command::Mcp),
         "/eval" => no_args(Command::Eval),
         "/auto-apply" => match rest.to_ascii_lowercase().as_str() {
             "" => Ok(Command::AutoApply(None)),

@@ -70,4 +70,9 @@ pub trait Host: Send + Sync + 'static {
 
     /// Stores one input in the project's history.
     fn remember_input(&self, text: &str);
+
+    /// The MCP servers of the session (`/mcp`): state, tools and prompts, one line each.
+    fn mcp_status(&self) -> Vec<String> {
+        vec!["no MCP servers configured (add [mcp_servers.NAME] to your config)".to_string()]
+    }
 }

@@ -43,6 +43,7 @@ enum HostReply {
     Sessions(Result<Vec<SavedSession>, HoneError>),
     Deleted(String, Result<(), HoneError>),
     Reindexed(Result<String, HoneError>),
+    Mcp(Vec<String>),
     Completions(String, Vec<(String, String)>),
 }
 
@@ -219,6 +220,13 @@ impl Run {
                         let _ = replies.send(HostReply::Reindexed(host.reindex()));
                     });
                 }
+                Effect::McpStatus => {
+                    let host = self.host.clone();
+                    let replies = self.replies.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let _ = replies.send(HostReply::Mcp(host.mcp_status()));
+                    });
+                }
                 Effect::Complete { word } => {
                     let host = self.host.clone();
                     let replies = self.replies.clone();
@@ -272,6 +280,7 @@ impl Run {
             HostReply::Reindexed(Err(error)) => {
                 app.error(format!("reindexing failed: {}", error.message));
             }
+            HostReply::Mcp(lines) => app.show_mcp(lines),
             HostReply::Completions(word, found) => app.show_completions(&word, found),
         }
     }

@@ -229,6 +229,7 @@ fn slash_commands_become_requests() {
     );
     assert!(command(&mut app, "/sessions").contains(&Effect::ListSessions));
     assert!(command(&mut app, "/reindex").contains(&Effect::Reindex));
+    assert!(command(&mut app, "/mcp").contains(&Effect::McpStatus));
     assert!(sent(&command(&mut app, "/bogus")).is_empty());
     assert!(screen(&draw(&mut app, 100, 30)).contains("unknown command /bogus"));
     assert!(command(&mut app, "/quit").contains(&Effect::Quit));

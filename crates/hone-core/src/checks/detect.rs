@@ -279,7 +279,7 @@ mod tests {
     use crate::profile::PromptProfile;
 
     fn registry() -> ToolRegistry {
-        ToolRegistry::with(Vec::new(), PromptProfile::Full)
+        ToolRegistry::with(Vec::new(), Vec::new(), PromptProfile::Full)
     }
 
     fn names(stages: &[Vec<PlannedCheck>]) -> Vec<Vec<String>> {

@@ -11,6 +11,7 @@
 mod code;
 mod graph;
 mod localize;
+mod map_tool;
 mod structure;
 
 pub use localize::IndexLocalizer;
@@ -19,6 +20,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use hone_tools::{Tool, ToolContext, ToolError, ToolErrorKind};
+
+pub use map_tool::RepoMapTool;
 
 use crate::analysis;
 use crate::error::IndexError;

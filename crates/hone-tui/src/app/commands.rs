@@ -76,6 +76,7 @@ impl App {
                 self.notice("updating the code index…");
                 effects.push(Effect::Reindex);
             }
+            Command::Mcp => effects.push(Effect::McpStatus),
             Command::Eval => {
                 if self.last_message.is_none() {
                     self.warn("nothing to check yet: /eval checks the last answer");

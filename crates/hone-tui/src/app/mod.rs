@@ -83,6 +83,8 @@ pub enum Effect {
     DeleteSession(String),
     /// Bring the code index up to date and call [`App::notice`] with the outcome.
     Reindex,
+    /// Ask the host for the MCP servers' state and call [`App::show_mcp`].
+    McpStatus,
     /// Find completions for `word` and call [`App::show_completions`].
     Complete {
         /// The word before the cursor.
@@ -242,6 +244,15 @@ impl App {
     /// Shows a resumed conversation (at start-up or after loading a session).
     pub fn show_history(&mut self, history: &[Message]) {
         history::show(&mut self.transcript, history);
+    }
+
+    /// The MCP servers' state, tools and prompts (`/mcp`), one line each.
+    pub fn show_mcp(&mut self, lines: Vec<String>) {
+        let lines: Vec<Line<'static>> = lines.into_iter().map(Line::from).collect();
+        self.open_modal(Modal::Info(crate::modal::InfoModal::new(
+            "mcp",
+            Box::new(move |_| lines.clone()),
+        )));
     }
 
     /// The saved sessions, for the `/sessions` dialog.
