@@ -13,12 +13,17 @@ const SHORTEST_NGRAM: usize = 2;
 /// How far back a match is searched for, in tokens (the lookup runs once per pass).
 const SEARCH_WINDOW: usize = 16_384;
 
-/// How many tokens to draft: grows while drafts are accepted whole and shrinks when they
-/// are rejected early, since every rejected token costs a row of computation.
+/// Passes without drafts after drafting stopped paying off, before trying again.
+const PAUSE: usize = 8;
+
+/// How many tokens to draft: grows while drafts are accepted whole, shrinks when they are
+/// rejected early (every rejected token costs a row of computation), and pauses drafting
+/// for a while when even single tokens are rejected (text unlike the context).
 #[derive(Debug, Clone)]
 pub(crate) struct DraftLength {
     current: usize,
     most: usize,
+    paused: usize,
 }
 
 impl DraftLength {
@@ -27,11 +32,16 @@ impl DraftLength {
         Self {
             current: most.min(4),
             most,
+            paused: 0,
         }
     }
 
-    /// Tokens to draft next.
-    pub(crate) fn get(&self) -> usize {
+    /// Tokens to draft in the next pass (0 while paused).
+    pub(crate) fn next(&mut self) -> usize {
+        if self.paused > 0 {
+            self.paused -= 1;
+            return 0;
+        }
         self.current
     }
 
@@ -42,6 +52,8 @@ impl DraftLength {
         }
         if accepted == drafted {
             self.current = (self.current * 2).min(self.most);
+        } else if accepted == 0 && self.current <= 1 {
+            self.paused = PAUSE;
         } else if accepted * 2 < drafted {
             self.current = (self.current / 2).max(1);
         }
@@ -105,21 +117,27 @@ mod tests {
     #[test]
     fn the_draft_length_adapts_to_acceptance() {
         let mut length = DraftLength::new(16);
-        assert_eq!(length.get(), 4);
+        assert_eq!(length.next(), 4);
         length.update(4, 4);
-        assert_eq!(length.get(), 8);
+        assert_eq!(length.next(), 8);
         length.update(8, 8);
         length.update(16, 16);
-        assert_eq!(length.get(), 16);
+        assert_eq!(length.next(), 16);
         length.update(16, 3);
-        assert_eq!(length.get(), 8);
+        assert_eq!(length.next(), 8);
         length.update(8, 5);
-        assert_eq!(length.get(), 8);
-        for _ in 0..10 {
-            length.update(1, 0);
-        }
-        assert_eq!(length.get(), 1);
+        assert_eq!(length.next(), 8);
         length.update(0, 0);
-        assert_eq!(length.get(), 1);
+        assert_eq!(length.next(), 8);
+        for _ in 0..4 {
+            length.update(8, 0);
+        }
+        assert_eq!(length.next(), 1);
+        // A single rejected token pauses drafting, then it starts again with one.
+        length.update(1, 0);
+        for _ in 0..PAUSE {
+            assert_eq!(length.next(), 0);
+        }
+        assert_eq!(length.next(), 1);
     }
 }

@@ -330,7 +330,7 @@ impl Engine {
             // The last token generated needs no pass of its own.
             let room = budget - stats.generated_tokens - 1;
             let draft = if speculative {
-                lookup(&context, length.get().min(room))
+                lookup(&context, length.next().min(room))
             } else {
                 &[]
             };
