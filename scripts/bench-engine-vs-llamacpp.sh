@@ -87,12 +87,18 @@ stops = {llm.token_eos()} | {
 }
 
 
+def next_token():
+    """The greedy choice after the last token evaluated."""
+    logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+    return int(np.argmax(logits))
+
+
 def generate(prompt, most, stop=True):
     """Greedy decoding after `prompt`: (tokens/s after the first token, tokens)."""
     llm.reset()
     llm.eval(prompt)
     started = time.perf_counter()
-    token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+    token = next_token()
     generated = 0
     while True:
         if stop and token in stops:
@@ -101,7 +107,7 @@ def generate(prompt, most, stop=True):
         if generated >= most:
             break
         llm.eval([token])
-        token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        token = next_token()
     elapsed = time.perf_counter() - started
     return max(generated - 1, 0) / elapsed, generated
 

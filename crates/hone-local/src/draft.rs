@@ -129,7 +129,7 @@ mod tests {
         assert_eq!(length.next(), 8);
         length.update(0, 0);
         assert_eq!(length.next(), 8);
-        for _ in 0..4 {
+        for _ in 0..3 {
             length.update(8, 0);
         }
         assert_eq!(length.next(), 1);
