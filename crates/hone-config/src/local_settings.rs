@@ -9,6 +9,7 @@
 //! top_p = 0.9
 //! seed = 42
 //! constrained_tools = true      # tool calls constrained to the offered tools' schemas
+//! speculative_decoding = false  # true: drafts from the context verified in batches (same answers)
 //! ```
 //!
 //! Every key is optional; unset keys use the local provider's own defaults. The user file
@@ -45,6 +46,9 @@ pub struct LocalSettings {
     pub model: Option<String>,
     /// Whether tool calls are constrained to valid JSON matching the offered tools.
     pub constrained_tools: Option<bool>,
+    /// Whether drafts from the context are verified in batches (speculative decoding;
+    /// the answers are the same, only faster when they repeat the context).
+    pub speculative_decoding: Option<bool>,
 }
 
 /// `[local]` as written in a file; spans locate values for error messages.
@@ -58,6 +62,7 @@ pub(crate) struct LocalSection {
     seed: Option<Spanned<i64>>,
     model: Option<Spanned<String>>,
     constrained_tools: Option<bool>,
+    speculative_decoding: Option<bool>,
 }
 
 /// The accepted ranges, for validation and messages.
@@ -139,6 +144,7 @@ pub(crate) struct LocalLayers {
     seed: Option<Sourced<u64>>,
     pub(crate) model: Option<Sourced<String>>,
     constrained_tools: Option<Sourced<bool>>,
+    speculative_decoding: Option<Sourced<bool>>,
 }
 
 impl LocalLayers {
@@ -164,6 +170,9 @@ impl LocalLayers {
         if let Some(value) = section.constrained_tools {
             self.constrained_tools = Some(Sourced::new(value, source.clone()));
         }
+        if let Some(value) = section.speculative_decoding {
+            self.speculative_decoding = Some(Sourced::new(value, source.clone()));
+        }
         if let Some(value) = section.model {
             let model = value.into_inner().trim().to_string();
             self.model = Some(Sourced::new(model, source.clone()));
@@ -180,6 +189,7 @@ impl LocalLayers {
             seed: self.seed.as_ref().map(|value| value.value),
             model: self.model.as_ref().map(|value| value.value.clone()),
             constrained_tools: self.constrained_tools.as_ref().map(|value| value.value),
+            speculative_decoding: self.speculative_decoding.as_ref().map(|value| value.value),
         }
     }
 
@@ -209,6 +219,7 @@ impl LocalLayers {
         push("top_p", text(&self.top_p));
         push("seed", text(&self.seed));
         push("constrained_tools", text(&self.constrained_tools));
+        push("speculative_decoding", text(&self.speculative_decoding));
     }
 }
 
@@ -244,7 +255,10 @@ mod tests {
         let mut layers = LocalLayers::default();
         let source = Source::UserFile("/u.toml".into());
         layers.merge(section, &source);
-        let later = parse("[local]\nthreads = 2\nseed = 9\nconstrained_tools = false\n").unwrap();
+        let later = parse(
+            "[local]\nthreads = 2\nseed = 9\nconstrained_tools = false\nspeculative_decoding = false\n",
+        )
+        .unwrap();
         layers.merge(later, &Source::ProjectFile("/p.toml".into()));
         let settings = layers.settings();
         assert_eq!(settings.threads, Some(2));
@@ -253,6 +267,7 @@ mod tests {
         assert_eq!(settings.model.as_deref(), Some("m"));
         assert_eq!(settings.context_size, None);
         assert_eq!(settings.constrained_tools, Some(false));
+        assert_eq!(settings.speculative_decoding, Some(false));
         let mut values = Vec::new();
         layers.show(&mut values);
         let threads = values.iter().find(|value| value.key == "threads").unwrap();

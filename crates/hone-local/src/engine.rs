@@ -1,6 +1,7 @@
 //! One loaded model with its key/value cache: prompt reading with prefix reuse, and
 //! token-by-token generation.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
@@ -10,8 +11,9 @@ use std::time::{Duration, Instant};
 use candle_core::quantized::gguf_file;
 use tokio_util::sync::CancellationToken;
 
+use crate::draft::{DraftLength, lookup};
 use crate::guide::{Guidance, ToolGuide};
-use crate::model::Qwen2;
+use crate::model::{MAX_VERIFY_ROWS, Qwen2};
 use crate::sampler::Sampler;
 use crate::template::ChatTemplate;
 use crate::tokenizer::ModelTokenizer;
@@ -37,6 +39,12 @@ pub struct GenerationStats {
     /// Part of `decode_time` spent in the tool-call constraint (computing and applying
     /// token masks, advancing the grammar, watching for `<tool_call>`).
     pub constraint_time: Duration,
+    /// Forward passes while generating (one per generated token without speculation).
+    pub decode_passes: usize,
+    /// Tokens drafted from the context for speculative decoding.
+    pub drafted_tokens: usize,
+    /// Drafted tokens the model confirmed (each one a token generated without a pass).
+    pub accepted_tokens: usize,
 }
 
 /// Why a generation ended.
@@ -70,6 +78,8 @@ pub(crate) struct Settings {
     pub(crate) prompt_batch: usize,
     /// Whether tool calls are constrained to the offered tools' schemas.
     pub(crate) constrained_tools: bool,
+    /// Whether drafts from the context are verified in batches (speculative decoding).
+    pub(crate) speculative: bool,
 }
 
 /// What one generation reads from and stops at.
@@ -228,7 +238,7 @@ impl Engine {
             ..GenerationStats::default()
         };
         let started = Instant::now();
-        let mut logits = self.read_prompt(prompt, settings.prompt_batch, cancel, &mut stats)?;
+        let logits = self.read_prompt(prompt, settings.prompt_batch, cancel, &mut stats)?;
         stats.prompt_time = started.elapsed();
         self.last = stats;
 
@@ -238,7 +248,19 @@ impl Engine {
         let mut finish = Finish::MaxTokens;
         // Whether the receiver wants no more text (then held-back text is not flushed).
         let mut satisfied = false;
+        // The prompt and the tokens generated so far, where drafts are looked up.
+        let mut context = prompt.to_vec();
+        // Logits still to sample from (after the last token fed, and after each draft
+        // token fed with it), and the draft tokens not yet confirmed.
+        let mut pending: VecDeque<Vec<f32>> = VecDeque::from([logits]);
+        let mut drafts: VecDeque<u32> = VecDeque::new();
+        let speculative = settings.speculative && self.model.verifies_exactly();
+        let mut length = DraftLength::new(MAX_VERIFY_ROWS - 1);
+        let (mut drafted_in_pass, mut accepted_in_pass) = (0, 0);
         while stats.generated_tokens < budget {
+            let Some(mut logits) = pending.pop_front() else {
+                return Err(LocalError::Inference("the model produced no logits".into()));
+            };
             if let Some(guide) = &mut guide {
                 let guide_started = Instant::now();
                 if guide.in_call() {
@@ -253,11 +275,32 @@ impl Engine {
             if let Some(guide) = &mut guide {
                 token = guide.redirect(token, tokenizer);
             }
+            // A draft token the model agrees with is already in the cache, with the logits
+            // after it pending; at the first disagreement, the rest is dropped.
+            match drafts.pop_front() {
+                Some(draft) if draft == token => {
+                    accepted_in_pass += 1;
+                    stats.accepted_tokens += 1;
+                }
+                Some(_) => {
+                    let keep = self.cached.len() - drafts.len() - 1;
+                    drafts.clear();
+                    pending.clear();
+                    self.model.truncate_cache(keep);
+                    self.cached.truncate(keep);
+                }
+                None => {}
+            }
+            if pending.is_empty() {
+                length.update(drafted_in_pass, accepted_in_pass);
+                (drafted_in_pass, accepted_in_pass) = (0, 0);
+            }
             if stops.contains(&token) {
                 finish = Finish::Stop;
                 break;
             }
             stats.generated_tokens += 1;
+            context.push(token);
             let text = decoder.push(token)?;
             if let Some(guide) = &mut guide {
                 let guide_started = Instant::now();
@@ -281,12 +324,38 @@ impl Engine {
             if cancel.is_cancelled() {
                 return Err(LocalError::Cancelled);
             }
-            logits = self
-                .model
-                .forward(&[token], true)
-                .map_err(LocalError::inference)?
-                .unwrap_or_default();
-            self.cached.push(token);
+            if !pending.is_empty() {
+                continue;
+            }
+            // The last token generated needs no pass of its own.
+            let room = budget - stats.generated_tokens - 1;
+            let draft = if speculative {
+                lookup(&context, length.next().min(room))
+            } else {
+                &[]
+            };
+            let mut fed = Vec::with_capacity(draft.len() + 1);
+            fed.push(token);
+            fed.extend_from_slice(draft);
+            drafted_in_pass = draft.len();
+            stats.drafted_tokens += draft.len();
+            drafts.extend(draft);
+            stats.decode_passes += 1;
+            if fed.len() == 1 {
+                let logits = self
+                    .model
+                    .forward(&fed, true)
+                    .map_err(LocalError::inference)?
+                    .unwrap_or_default();
+                pending.push_back(logits);
+            } else {
+                pending.extend(
+                    self.model
+                        .forward_each(&fed)
+                        .map_err(LocalError::inference)?,
+                );
+            }
+            self.cached.extend_from_slice(&fed);
             stats.decode_time = started.elapsed();
             self.last = stats;
         }
@@ -298,6 +367,16 @@ impl Engine {
         }
         stats.decode_time = started.elapsed();
         self.last = stats;
+        if speculative {
+            tracing::debug!(
+                generated = stats.generated_tokens,
+                passes = stats.decode_passes,
+                drafted = stats.drafted_tokens,
+                accepted = stats.accepted_tokens,
+                tokens_per_pass = stats.generated_tokens as f64 / stats.decode_passes.max(1) as f64,
+                "speculative decoding from the context"
+            );
+        }
         Ok((finish, stats))
     }
 

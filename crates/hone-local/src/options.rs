@@ -33,6 +33,14 @@ pub struct LocalOptions {
     /// the call valid JSON naming an offered tool, with arguments matching its schema,
     /// can be sampled.
     pub constrained_tools: bool,
+    /// Speculative decoding from the context: when the last tokens occurred earlier in the
+    /// prompt or answer, the tokens that followed them are verified in one forward pass
+    /// and those the model agrees with are kept. The answer is exactly the same as without
+    /// (every token is still the one the sampler picks from the model's own logits); only
+    /// faster when the answer repeats the context, as edits of the code shown do. Off by
+    /// default: candle's kernels charge a verified row nearly a whole decoded token, so on
+    /// idle cores it is slower (see the README's figures).
+    pub speculative_decoding: bool,
 }
 
 impl Default for LocalOptions {
@@ -47,6 +55,7 @@ impl Default for LocalOptions {
             prompt_batch: 512,
             weight_layout: WeightLayout::default(),
             constrained_tools: true,
+            speculative_decoding: false,
         }
     }
 }
@@ -75,6 +84,7 @@ mod tests {
         let options = LocalOptions::default();
         assert_eq!(options.context_size, 8192);
         assert!(options.constrained_tools);
+        assert!(!options.speculative_decoding);
         assert!(options.temperature > 0.0 && options.temperature < 1.0);
         assert!(options.effective_threads() >= 1);
         let explicit = LocalOptions {

@@ -168,6 +168,7 @@ impl LocalProvider {
             context_size: self.context_size,
             prompt_batch: self.options.prompt_batch,
             constrained_tools: self.options.constrained_tools,
+            speculative: self.options.speculative_decoding,
         }
     }
 }

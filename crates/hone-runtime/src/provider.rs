@@ -107,6 +107,9 @@ fn local_options(settings: &LocalSettings) -> LocalOptions {
         constrained_tools: settings
             .constrained_tools
             .unwrap_or(defaults.constrained_tools),
+        speculative_decoding: settings
+            .speculative_decoding
+            .unwrap_or(defaults.speculative_decoding),
         ..defaults
     }
 }

@@ -16,7 +16,7 @@ use candle_core::{CpuStorage, CustomOp1, D, Layout, Module, Result, Shape, Tenso
 use super::weights::{Extent, WeightFile};
 
 /// Rows from which a batch is multiplied through a transient tiled copy of the weights.
-const TRANSIENT_MIN_ROWS: usize = 32;
+pub(crate) const TRANSIENT_MIN_ROWS: usize = 32;
 
 /// candle's tiled kernels take whole 256-value superblocks of input features and 16-row
 /// tiles of output features.

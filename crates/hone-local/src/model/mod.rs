@@ -102,6 +102,7 @@ pub(crate) struct Qwen2 {
     sin: Tensor,
     cache: KvCache,
     file: WeightFile,
+    layout: WeightLayout,
 }
 
 impl Qwen2 {
@@ -175,7 +176,14 @@ impl Qwen2 {
             sin,
             cache,
             file,
+            layout,
         })
+    }
+
+    /// Whether [`Qwen2::forward_each`] gives exactly the logits of decoding one token at a
+    /// time. Not with repacked weights: their kernels for one row and for several differ.
+    pub(crate) fn verifies_exactly(&self) -> bool {
+        self.layout == WeightLayout::Compact
     }
 
     /// Most positions the key/value cache can hold.
@@ -201,8 +209,29 @@ impl Qwen2 {
     /// Runs `tokens` after the cached positions and appends them to the cache. With
     /// `logits`, returns the next-token logits after the last of them.
     pub(crate) fn forward(&mut self, tokens: &[u32], logits: bool) -> Result<Option<Vec<f32>>> {
+        let outputs = if logits { Outputs::Last } else { Outputs::None };
+        Ok(self.run(tokens, outputs)?.pop())
+    }
+
+    /// Runs `tokens` (at most [`MAX_VERIFY_ROWS`]) after the cached positions, appends them
+    /// to the cache and returns the next-token logits after each of them. Every row is
+    /// computed exactly as [`Qwen2::forward`] computes a single token at its position
+    /// (same kernels, same order of operations), so the logits are bit-for-bit those of
+    /// decoding the tokens one at a time: speculative decoding verifies drafts with them
+    /// without changing the answer.
+    pub(crate) fn forward_each(&mut self, tokens: &[u32]) -> Result<Vec<Vec<f32>>> {
+        if tokens.len() > MAX_VERIFY_ROWS {
+            candle_core::bail!(
+                "{} tokens in one verification pass, at most {MAX_VERIFY_ROWS}",
+                tokens.len()
+            );
+        }
+        self.run(tokens, Outputs::Each)
+    }
+
+    fn run(&mut self, tokens: &[u32], outputs: Outputs) -> Result<Vec<Vec<f32>>> {
         let Some(count) = std::num::NonZeroUsize::new(tokens.len()) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let count = count.get();
         let position = self.cached_len();
@@ -237,17 +266,25 @@ impl Qwen2 {
             let q = candle_nn::rotary_emb::rope_thd(&q, &cos, &sin)?;
             let k = candle_nn::rotary_emb::rope_thd(&k, &cos, &sin)?;
             let (keys, values) = self.cache.append(index, &k, &v)?;
-            let attention = if count == 1 {
-                flash_attn::<f32>(
-                    &q,
-                    &keys,
-                    &values,
-                    scale,
-                    AttnMask::causal_with_offset(position),
-                    None,
-                    None,
-                )?
-                .reshape((1, 1, heads * head_dim))?
+            let attention = if count == 1 || outputs == Outputs::Each {
+                // One query at a time over the keys it may see, with the kernel that
+                // decoding uses.
+                let rows = (0..count)
+                    .map(|row| {
+                        let visible = position + row + 1;
+                        flash_attn::<f32>(
+                            &q.narrow(1, row, 1)?,
+                            &keys.narrow(1, 0, visible)?,
+                            &values.narrow(1, 0, visible)?,
+                            scale,
+                            AttnMask::causal_with_offset(visible - 1),
+                            None,
+                            None,
+                        )?
+                        .reshape((1, 1, heads * head_dim))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Tensor::cat(&rows, 1)?
             } else {
                 attention::prompt_attention(&q, &keys, &values, f64::from(scale))?
             };
@@ -258,14 +295,27 @@ impl Qwen2 {
             x = (x + layer.down.forward(&(gate * up)?, &mut self.file)?)?;
         }
         self.cache.advance(count);
-        if !logits {
-            return Ok(None);
-        }
-        let last = x.narrow(1, count - 1, 1)?;
-        let last = candle_nn::ops::rms_norm(&last, &self.norm, eps)?;
-        let logits = self.output.forward(&last, &mut self.file)?;
-        Ok(Some(logits.flatten_all()?.to_dtype(DType::F32)?.to_vec1()?))
+        let x = match outputs {
+            Outputs::None => return Ok(Vec::new()),
+            Outputs::Last => x.narrow(1, count - 1, 1)?,
+            Outputs::Each => x,
+        };
+        let x = candle_nn::ops::rms_norm(&x, &self.norm, eps)?;
+        let logits = self.output.forward(&x, &mut self.file)?;
+        logits.squeeze(0)?.to_dtype(DType::F32)?.to_vec2()
     }
+}
+
+/// Most tokens [`Qwen2::forward_each`] takes at once: below the batch size from which
+/// matrices are multiplied through repacked tiles (whose results differ in the last bits).
+pub(crate) const MAX_VERIFY_ROWS: usize = linear::TRANSIENT_MIN_ROWS - 1;
+
+/// Which positions of a forward pass produce logits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outputs {
+    None,
+    Last,
+    Each,
 }
 
 /// Rotary embedding tables, `(positions, head_dim / 2)` each.

@@ -3,15 +3,21 @@
 //! ```text
 //! cargo run --release -p hone-local --example bench -- MODEL.gguf [--threads N]
 //!     [--prompt TOKENS] [--decode TOKENS] [--prefix TOKENS] [--layout compact|repacked]
-//!     [--calls ROUNDS]
+//!     [--calls ROUNDS] [--edit TOKENS] [--prompts DIR]
 //! ```
 //!
 //! Reports prompt tokens/s (a `--prompt`-token prompt read from cold), decode tokens/s
-//! (`--decode` tokens generated greedily), the latency of a follow-up turn that adds
-//! about 50 tokens to a `--prefix`-token conversation (cold, and with the prefix reused
-//! from the key/value cache), the decode speed of a tool call with and without constrained
-//! tool calls (`--calls` rounds of each, alternating, with hone's built-in tools offered),
-//! and the peak resident memory (VmHWM) against the file size.
+//! (`--decode` tokens generated greedily, without and with speculative decoding), the
+//! effective decode speed of an edit-shaped answer (a 62-line function from the prompt
+//! rewritten with a one-line change, at most `--edit` tokens, without and with speculative
+//! decoding, checked identical), the latency of a follow-up turn that adds about 40 tokens
+//! to a `--prefix`-token conversation (cold, and with the prefix reused from the key/value
+//! cache), the decode speed of a tool call with and without constrained tool calls
+//! (`--calls` rounds of each, alternating, with hone's built-in tools offered), and the
+//! peak resident memory (VmHWM) against the file size. The last line, `summary:`, repeats
+//! the speeds as `key=value` pairs; `--prompts DIR` writes the prompts as rendered text
+//! (`prompt.txt`, `decode.txt`, `edit.txt`, `prefix.txt`, `follow_up.txt`) for running
+//! the same ones on another engine (`scripts/bench-engine-vs-llamacpp.sh`).
 //! candle's matrix kernels take their thread count from `CANDLE_NUM_THREADS` (else the
 //! physical cores); `--threads` sizes hone's own pool — set both for a fixed count.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
@@ -39,6 +45,8 @@ struct Args {
     prefix: usize,
     layout: WeightLayout,
     calls: usize,
+    edit: u32,
+    prompts: Option<PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -50,6 +58,8 @@ fn parse_args() -> Args {
         prefix: 2000,
         layout: WeightLayout::Compact,
         calls: 2,
+        edit: 768,
+        prompts: None,
     };
     let mut iter = std::env::args().skip(1);
     while let Some(arg) = iter.next() {
@@ -60,6 +70,8 @@ fn parse_args() -> Args {
             "--decode" => args.decode = value().parse().expect("a number"),
             "--prefix" => args.prefix = value().parse().expect("a number"),
             "--calls" => args.calls = value().parse().expect("a number"),
+            "--edit" => args.edit = value().parse().expect("a number"),
+            "--prompts" => args.prompts = Some(PathBuf::from(value())),
             "--layout" => {
                 args.layout = match value().as_str() {
                     "repacked" => WeightLayout::Repacked,
@@ -85,6 +97,50 @@ fn sized_request(provider: &LocalProvider, system: &str, tokens: usize) -> ChatR
         }
         body.push_str(FILLER);
     }
+}
+
+/// The function the edit-shaped answer rewrites.
+const EDIT_SOURCE: &str = include_str!("edit_source.txt");
+
+fn edit_request(max_tokens: u32) -> ChatRequest {
+    let mut request = ChatRequest::new(
+        "",
+        format!(
+            "```rust\n{EDIT_SOURCE}```\n\nIn this function, change `report.small_orders += 1;` \
+             to `report.small_orders += order.items.len();`. Reply with the whole updated \
+             function in one rust code block, nothing else."
+        ),
+    );
+    request.system = Some("You are hone, a coding agent.".into());
+    request.max_tokens = Some(max_tokens);
+    request
+}
+
+/// Writes a request's rendered prompt to `dir/name` (with `--prompts`).
+fn save_prompt(args: &Args, provider: &LocalProvider, name: &str, request: &ChatRequest) {
+    if let Some(dir) = &args.prompts {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(name), provider.render_prompt(request).unwrap()).unwrap();
+    }
+}
+
+/// Tokens per second after the first generated token (which comes from the prompt's
+/// logits), and the text.
+fn decode_rate(provider: &LocalProvider, request: ChatRequest) -> (f64, String, GenerationStats) {
+    let (text, stats) = run(provider, request);
+    let steps = stats.generated_tokens.saturating_sub(1);
+    (
+        per_second(steps, stats.decode_time.as_secs_f64()),
+        text,
+        stats,
+    )
+}
+
+fn acceptance(stats: &GenerationStats) -> String {
+    format!(
+        "{} passes for {} tokens, {} of {} drafted tokens accepted",
+        stats.decode_passes, stats.generated_tokens, stats.accepted_tokens, stats.drafted_tokens
+    )
 }
 
 fn run(provider: &LocalProvider, request: ChatRequest) -> (String, GenerationStats) {
@@ -239,8 +295,10 @@ fn main() {
 
     let mut prompt = sized_request(&provider, "You are a code reviewer.", args.prompt);
     prompt.max_tokens = Some(1);
+    save_prompt(&args, &provider, "prompt.txt", &prompt);
     let cpu = cpu_seconds();
     let (_, stats) = run(&provider, prompt);
+    let prompt_tps = per_second(stats.computed_tokens, stats.prompt_time.as_secs_f64());
     println!(
         "prompt: {} tokens in {:.2} s = {:.1} tok/s (process CPU {:.1} s)",
         stats.computed_tokens,
@@ -249,22 +307,47 @@ fn main() {
         cpu_seconds() - cpu
     );
 
+    let plain = LocalProvider::load(
+        &args.model,
+        "bench",
+        LocalOptions {
+            speculative_decoding: false,
+            ..provider.options().clone()
+        },
+    )
+    .unwrap();
     let mut decode = ChatRequest::new(
         "",
         "Count from 1 to 500, one number per line, with no other text.",
     );
     decode.max_tokens = Some(args.decode);
+    save_prompt(&args, &provider, "decode.txt", &decode);
     let cpu = cpu_seconds();
-    let (text, stats) = run(&provider, decode);
+    let (decode_tps, text, stats) = decode_rate(&plain, decode.clone());
     let cpu = cpu_seconds() - cpu;
-    // The first token comes from the prompt's logits; the others each took one forward pass.
-    let steps = stats.generated_tokens.saturating_sub(1);
     println!(
-        "decode: {} tokens in {:.2} s = {:.1} tok/s (process CPU {cpu:.1} s)  ({:?}…)",
+        "decode: {} tokens in {:.2} s = {decode_tps:.1} tok/s (process CPU {cpu:.1} s)  ({:?}…)",
         stats.generated_tokens,
         stats.decode_time.as_secs_f64(),
-        per_second(steps, stats.decode_time.as_secs_f64()),
         text.chars().take(24).collect::<String>()
+    );
+    let (rate, _, stats) = decode_rate(&provider, decode);
+    println!(
+        "decode, speculative: {rate:.1} tok/s ({})",
+        acceptance(&stats)
+    );
+
+    let edit = edit_request(args.edit);
+    save_prompt(&args, &provider, "edit.txt", &edit);
+    let (edit_plain_tps, expected, plain_stats) = decode_rate(&plain, edit.clone());
+    let (edit_tps, got, stats) = decode_rate(&provider, edit);
+    assert_eq!(got, expected, "speculative decoding changed the answer");
+    println!(
+        "edit-shaped answer ({} tokens, identical): plain {edit_plain_tps:.1} tok/s, \
+         speculative {edit_tps:.1} tok/s = {:.2}x ({})",
+        plain_stats.generated_tokens,
+        edit_tps / edit_plain_tps.max(1e-9),
+        acceptance(&stats)
     );
 
     let system = "You are hone, a coding agent. Follow the project's conventions.";
@@ -278,23 +361,30 @@ fn main() {
          and explain in one sentence why the name is better for the readers of this module.",
     ));
     follow_up.max_tokens = Some(1);
+    let mut prefix = first.clone();
+    prefix
+        .messages
+        .push(follow_up.messages[follow_up.messages.len() - 2].clone());
+    save_prompt(&args, &provider, "prefix.txt", &prefix);
+    save_prompt(&args, &provider, "follow_up.txt", &follow_up);
     let (_, warm_stats) = run(&provider, follow_up.clone());
     // Cold: something unrelated in between evicts the shared prefix.
     let mut other = ChatRequest::new("", "Unrelated.");
     other.max_tokens = Some(1);
     run(&provider, other);
     let (_, cold_stats) = run(&provider, follow_up);
+    let follow_up_seconds = warm_stats.prompt_time.as_secs_f64();
     println!(
-        "follow-up turn: {} prompt tokens; cold {:.2} s ({} computed), reused prefix {:.2} s ({} computed, {} reused)",
+        "follow-up turn: {} prompt tokens; cold {:.2} s ({} computed), reused prefix {follow_up_seconds:.2} s ({} computed, {} reused)",
         warm_stats.prompt_tokens,
         cold_stats.prompt_time.as_secs_f64(),
         cold_stats.computed_tokens,
-        warm_stats.prompt_time.as_secs_f64(),
         warm_stats.computed_tokens,
         warm_stats.reused_tokens,
     );
-
-    tool_calls(&args, &provider);
+    if args.calls > 0 {
+        tool_calls(&args, &provider);
+    }
 
     let size = std::fs::metadata(&args.model).unwrap().len();
     let peak = peak_rss_bytes();
@@ -302,5 +392,10 @@ fn main() {
         "peak RSS: {:.2} GB = {:.2}x the file",
         peak as f64 / 1e9,
         peak as f64 / size as f64
+    );
+    println!(
+        "summary: prompt_tps={prompt_tps:.2} decode_tps={decode_tps:.2} edit_plain_tps={edit_plain_tps:.2} \
+         edit_tps={edit_tps:.2} edit_tokens={} follow_up_tokens={} follow_up_s={follow_up_seconds:.3}",
+        plain_stats.generated_tokens, warm_stats.computed_tokens,
     );
 }
