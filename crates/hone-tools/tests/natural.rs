@@ -108,3 +108,13 @@ fn a_path_outside_the_project_is_refused() {
         NaturalEdit::Refused(_)
     ));
 }
+
+#[test]
+fn code_identical_to_the_file_is_refused_with_the_reason() {
+    let (_dir, context) = project(&[("math_utils.py", "def add(a, b):\n    return a - b\n")]);
+    let copied = "```py math_utils.py\ndef add(a, b):\n    return a - b\n```";
+    match plan_reply(&context, "Fix add: it subtracts", copied) {
+        NaturalEdit::Refused(reason) => assert!(reason.contains("identical"), "{reason}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

@@ -47,6 +47,7 @@ pub fn plan_reply(context: &ToolContext, request: &str, reply: &str) -> NaturalE
         workspace: Workspace::new(context),
         actions: Vec::new(),
         tools: BTreeSet::new(),
+        labelled_existing: Vec::new(),
     };
     for block in found {
         match planner.block(block) {
@@ -67,6 +68,8 @@ struct Planner<'a> {
     workspace: Workspace<'a>,
     actions: Vec<String>,
     tools: BTreeSet<&'static str>,
+    /// Existing files a labelled block was written for (to tell a copy from no code).
+    labelled_existing: Vec<String>,
 }
 
 impl Planner<'_> {
@@ -116,6 +119,7 @@ impl Planner<'_> {
             return Ok(());
         }
         let current = working.content.clone();
+        self.labelled_existing.push(path.clone());
         if body == current {
             return Ok(());
         }
@@ -395,6 +399,14 @@ impl Planner<'_> {
             Err(reason) => return NaturalEdit::Refused(reason),
         };
         if changes.is_empty() {
+            // Code labelled with an existing file but equal to it: a small model copied the
+            // code instead of changing it. Saying so gets a second try, not a silent "done".
+            if let Some(path) = self.labelled_existing.first() {
+                return NaturalEdit::Refused(format!(
+                    "it is identical to the code already in {path}, so nothing would change; \
+                     the corrected code must differ from the current code"
+                ));
+            }
             return NaturalEdit::Nothing;
         }
         if let Some(mapper) = self.mapper {
