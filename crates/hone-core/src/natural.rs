@@ -18,16 +18,28 @@ use hone_api::Event;
 /// Natural edits per turn: one change (or refusal) and one repair after it.
 pub(crate) const MAX_NATURAL_EDITS: u32 = 2;
 
+/// What the code of a final reply came to.
+pub(crate) enum ReplyCode {
+    /// No change: the reply stays the answer.
+    Answer,
+    /// A change was proposed (applied, or denied); the note tells the model.
+    Changed(Message),
+    /// The code could not be applied (refused, ambiguous); the note says why.
+    Retry(Message),
+    /// The code equals the file it names: nothing would change. The note says so; after a
+    /// change of this turn it is only a description of that change.
+    Unchanged(Message),
+}
+
 impl Agent {
-    /// Turns the code of `reply` (a final answer) into a proposed change. Returns the note
-    /// for the model when something was applied, refused or is ambiguous, and `None` when
-    /// the reply stays an answer.
+    /// Turns the code of `reply` (a final answer) into a proposed change, with the note for
+    /// the model when something was applied, refused, ambiguous or unchanged.
     pub(crate) async fn natural_edit(
         &mut self,
         reply: &str,
         attempt: u32,
         cancel: &CancellationToken,
-    ) -> Option<Message> {
+    ) -> ReplyCode {
         let request = self.turn_request();
         let context = Arc::clone(&self.context);
         let reply_text = reply.to_string();
@@ -37,11 +49,15 @@ impl Agent {
             Ok(edit) => edit,
             Err(error) => {
                 tracing::warn!(%error, "planning the reply's code failed");
-                return None;
+                return ReplyCode::Answer;
             }
         };
         match edit {
-            NaturalEdit::Nothing => None,
+            NaturalEdit::Nothing => ReplyCode::Answer,
+            NaturalEdit::Unchanged { path } => ReplyCode::Unchanged(Message::user(format!(
+                "[hone] The code in your answer is identical to what {path} already holds, so \
+                 nothing changed. Write the corrected code: it must differ from the current code."
+            ))),
             NaturalEdit::Refused(reason) => {
                 let again = if self.step.offers_tools {
                     "Send the change again with a tool call (edit_file or write_file)"
@@ -49,12 +65,12 @@ impl Agent {
                     "Send each function or class you change again, complete, in a fenced code \
                      block with the file's path after the language on the opening line"
                 };
-                Some(Message::user(format!(
+                ReplyCode::Retry(Message::user(format!(
                     "[hone] The code in your answer was not applied, and no file was changed: \
                      {reason}. {again}, or answer the user."
                 )))
             }
-            NaturalEdit::Ambiguous { name, files } => Some(Message::user(format!(
+            NaturalEdit::Ambiguous { name, files } => ReplyCode::Retry(Message::user(format!(
                 "[hone] The code in your answer was not applied: `{name}` is defined in {}. \
                  Which file should change? Answer with the file's path alone on the line \
                  above the code block.",
@@ -74,7 +90,7 @@ impl Agent {
                 });
                 let output = self.run_edit(&call, change.tool, change.plan, cancel).await;
                 let output = self.finish(&call, output, started);
-                Some(outcome_note(&change.actions, &output))
+                ReplyCode::Changed(outcome_note(&change.actions, &output))
             }
         }
     }

@@ -11,6 +11,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::calls::RoundOutcome;
+use crate::natural::ReplyCode;
 use crate::recovery::Recovery;
 use crate::session::Agent;
 use hone_api::{Event, TurnEnd, TurnStats};
@@ -66,6 +67,9 @@ impl Agent {
         // The tools stay in the request so its prefix is unchanged.
         let mut must_answer = false;
         let mut natural_edits = 0;
+        // A change made of a reply's code in this turn; the last reply's code equalled its file.
+        let mut natural_changed = false;
+        let mut copied_unchanged = false;
         loop {
             let tools_allowed = rounds < self.max_tool_rounds;
             let message = match self.request_model(cancel, stats, tools_allowed).await {
@@ -95,10 +99,31 @@ impl Agent {
                     && natural_edits < crate::natural::MAX_NATURAL_EDITS
                 {
                     natural_edits += 1;
-                    if let Some(note) = self.natural_edit(&text, natural_edits, cancel).await {
-                        self.push_history(note);
-                        continue;
+                    match self.natural_edit(&text, natural_edits, cancel).await {
+                        ReplyCode::Answer => copied_unchanged = false,
+                        ReplyCode::Unchanged(_) if natural_changed => copied_unchanged = false,
+                        ReplyCode::Changed(note) => {
+                            natural_changed = true;
+                            copied_unchanged = false;
+                            self.push_history(note);
+                            continue;
+                        }
+                        ReplyCode::Retry(note) => {
+                            copied_unchanged = false;
+                            self.push_history(note);
+                            continue;
+                        }
+                        ReplyCode::Unchanged(note) => {
+                            copied_unchanged = true;
+                            self.push_history(note);
+                            continue;
+                        }
                     }
+                }
+                // The model kept sending the file's own code back for a change: nothing was
+                // done, so the turn did not succeed (a silent "done" would hide it).
+                if copied_unchanged && !natural_changed && !repeated.applied_any() {
+                    return Ending::Done(TurnEnd::RepeatedFailure);
                 }
                 if tools_allowed && self.check_and_repair(cancel).await {
                     must_answer = false;

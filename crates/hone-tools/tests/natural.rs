@@ -110,11 +110,11 @@ fn a_path_outside_the_project_is_refused() {
 }
 
 #[test]
-fn code_identical_to_the_file_is_refused_with_the_reason() {
+fn code_identical_to_the_file_is_reported_unchanged() {
     let (_dir, context) = project(&[("math_utils.py", "def add(a, b):\n    return a - b\n")]);
     let copied = "```py math_utils.py\ndef add(a, b):\n    return a - b\n```";
     match plan_reply(&context, "Fix add: it subtracts", copied) {
-        NaturalEdit::Refused(reason) => assert!(reason.contains("identical"), "{reason}"),
-        other => panic!("expected a refusal, got {other:?}"),
+        NaturalEdit::Unchanged { path } => assert_eq!(path, "math_utils.py"),
+        other => panic!("expected unchanged, got {other:?}"),
     }
 }

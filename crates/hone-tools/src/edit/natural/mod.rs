@@ -83,6 +83,12 @@ pub enum NaturalEdit {
     Change(NaturalChange),
     /// The code targets existing code but cannot be applied safely; why, for the model.
     Refused(String),
+    /// The code is labelled with an existing file and equals it: nothing would change
+    /// (a small model copied the code it was asked to change).
+    Unchanged {
+        /// The file the code was labelled with.
+        path: String,
+    },
     /// A definition of the reply is in several files.
     Ambiguous {
         /// The definition's name.

@@ -400,12 +400,9 @@ impl Planner<'_> {
         };
         if changes.is_empty() {
             // Code labelled with an existing file but equal to it: a small model copied the
-            // code instead of changing it. Saying so gets a second try, not a silent "done".
-            if let Some(path) = self.labelled_existing.first() {
-                return NaturalEdit::Refused(format!(
-                    "it is identical to the code already in {path}, so nothing would change; \
-                     the corrected code must differ from the current code"
-                ));
+            // code instead of changing it (the caller decides whether that is a failure).
+            if let Some(path) = self.labelled_existing.into_iter().next() {
+                return NaturalEdit::Unchanged { path };
             }
             return NaturalEdit::Nothing;
         }
