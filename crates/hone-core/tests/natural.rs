@@ -378,3 +378,54 @@ async fn code_in_the_answer_after_a_tool_edit_is_taken_as_a_description() {
     assert_eq!(h.file("src/math.ts"), MATH.replace("a - b", "b + a"));
     assert_eq!(h.server.request_count(), 2);
 }
+
+#[tokio::test]
+async fn code_copied_unchanged_gets_a_second_try_then_fails_the_turn() {
+    let copied = format!("```ts src/math.ts\n{MATH}```");
+    let mut h = harness(
+        ApprovalMode::AutoEdit,
+        false,
+        &[("src/math.ts", MATH)],
+        vec![
+            Reply::new().text(&copied),
+            Reply::new().text(&copied),
+            Reply::new().text(&copied),
+        ],
+    )
+    .await;
+    let events = h.turn(REQUEST, None).await;
+    assert!(
+        matches!(
+            events.last(),
+            Some(Event::TurnCompleted {
+                end: TurnEnd::RepeatedFailure,
+                ..
+            })
+        ),
+        "{:?}",
+        events.last()
+    );
+    assert_eq!(h.file("src/math.ts"), MATH);
+    let note = h.last_user_text(1);
+    assert!(note.contains("identical"), "{note}");
+    assert_eq!(h.server.request_count(), 3);
+}
+
+#[tokio::test]
+async fn a_second_try_that_changes_the_code_is_applied() {
+    let copied = format!("```ts src/math.ts\n{MATH}```");
+    let mut h = harness(
+        ApprovalMode::AutoEdit,
+        false,
+        &[("src/math.ts", MATH)],
+        vec![
+            Reply::new().text(&copied),
+            Reply::new().text(FIX_REPLY),
+            Reply::new().text("Fixed: add now adds."),
+        ],
+    )
+    .await;
+    let events = h.turn(REQUEST, None).await;
+    assert!(answered(&events));
+    assert_eq!(h.file("src/math.ts"), FIXED);
+}
