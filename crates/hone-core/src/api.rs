@@ -67,21 +67,6 @@ pub fn hone_error(info: &hone_api::ErrorInfo) -> HoneError {
     }
 }
 
-/// A localised piece for `context.localized`.
-pub(crate) fn localized_item(
-    item: hone_context::localize::LocalizedItem,
-) -> hone_api::LocalizedItem {
-    hone_api::LocalizedItem {
-        path: item.path,
-        start_line: item.start_line,
-        end_line: item.end_line,
-        whole_file: item.whole_file,
-        symbols: item.symbols,
-        reasons: item.reasons,
-        tokens: u64::try_from(item.tokens).unwrap_or(u64::MAX),
-    }
-}
-
 /// Who summarised, for `context.compacted`.
 pub(crate) fn compaction_method(
     method: hone_context::CompactionMethod,

@@ -62,12 +62,7 @@ impl Agent {
         }
         if !attachment.is_empty() {
             self.emit(Event::ContextLocalized {
-                items: attachment
-                    .items
-                    .iter()
-                    .cloned()
-                    .map(crate::api::localized_item)
-                    .collect(),
+                items: attachment.items.clone(),
                 tokens: attachment.tokens as u64,
             });
         }

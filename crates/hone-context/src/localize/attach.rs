@@ -2,8 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use super::Candidate;
 use crate::history::HONE_NOTE_PREFIX;
 use crate::tokens::Tokenizer;
@@ -20,45 +18,8 @@ const MAX_CANDIDATES: usize = 24;
 /// Candidates scoring under this share of the best one are left out.
 const MIN_SHARE_OF_BEST: f64 = 0.25;
 
-/// One attached piece of code, as reported to the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LocalizedItem {
-    /// Root-relative path.
-    pub path: String,
-    /// First line shown (1-based).
-    pub start_line: u32,
-    /// Last line shown.
-    pub end_line: u32,
-    /// Whether the whole file is shown.
-    pub whole_file: bool,
-    /// What the lines hold (`function cartTotal`), empty for a whole file.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub symbols: Vec<String>,
-    /// Why they were picked (`mentions "src/math.ts"`).
-    pub reasons: Vec<String>,
-    /// Estimated tokens of the rendered piece.
-    pub tokens: usize,
-}
-
-impl LocalizedItem {
-    /// `src/math.ts (whole file, mentions "src/math.ts")`,
-    /// `cart.ts:12-30 (function cartTotal, matches "the cart total")`.
-    pub fn describe(&self) -> String {
-        let place = if self.whole_file {
-            self.path.clone()
-        } else {
-            format!("{}:{}-{}", self.path, self.start_line, self.end_line)
-        };
-        let mut details: Vec<String> = Vec::new();
-        if self.whole_file {
-            details.push("whole file".to_string());
-        } else {
-            details.extend(self.symbols.iter().cloned());
-        }
-        details.extend(self.reasons.iter().cloned());
-        format!("{place} ({})", details.join(", "))
-    }
-}
+/// One attached piece of code, as reported to the user (the front-end protocol's type).
+pub use hone_api::LocalizedItem;
 
 /// The code attached to a request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -265,7 +226,7 @@ fn render(
             fence_language(&piece.path),
             numbered(lines, piece.start, piece.end)
         );
-        item.tokens = tokenizer.count(&block);
+        item.tokens = u64::try_from(tokenizer.count(&block)).unwrap_or(u64::MAX);
         text.push_str(&block);
         items.push(item);
     }
