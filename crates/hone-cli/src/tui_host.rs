@@ -137,6 +137,22 @@ impl Host for TuiHost {
         }
     }
 
+    fn mcp_prompt(&self, server: &str, prompt: &str, arguments: &str) -> Result<String, HoneError> {
+        let clients = self
+            .mcp
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(clients) = clients else {
+            return Err(HoneError::config(
+                "no MCP servers configured (add [mcp_servers.NAME] to your config)",
+            ));
+        };
+        tokio::runtime::Handle::current()
+            .block_on(clients.prompt(server, prompt, arguments))
+            .map_err(|message| HoneError::new(hone_protocol::ErrorCategory::Tool, message))
+    }
+
     fn remember_input(&self, text: &str) {
         if self.runtime.sessions().remember_input(text).is_err()
             && let Err(error) = self.history_file.append(text)

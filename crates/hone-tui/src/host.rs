@@ -75,4 +75,13 @@ pub trait Host: Send + Sync + 'static {
     fn mcp_status(&self) -> Vec<String> {
         vec!["no MCP servers configured (add [mcp_servers.NAME] to your config)".to_string()]
     }
+
+    /// The text of prompt `prompt` of MCP server `server` (`/server:prompt key=value…`),
+    /// sent as the user's message.
+    fn mcp_prompt(&self, server: &str, prompt: &str, arguments: &str) -> Result<String, HoneError> {
+        let _ = (prompt, arguments);
+        Err(HoneError::config(format!(
+            "no MCP server `{server}` is configured"
+        )))
+    }
 }

@@ -44,6 +44,7 @@ enum HostReply {
     Deleted(String, Result<(), HoneError>),
     Reindexed(Result<String, HoneError>),
     Mcp(Vec<String>),
+    McpPrompt(Result<String, HoneError>),
     Completions(String, Vec<(String, String)>),
 }
 
@@ -227,6 +228,18 @@ impl Run {
                         let _ = replies.send(HostReply::Mcp(host.mcp_status()));
                     });
                 }
+                Effect::McpPrompt {
+                    server,
+                    prompt,
+                    arguments,
+                } => {
+                    let host = self.host.clone();
+                    let replies = self.replies.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let text = host.mcp_prompt(&server, &prompt, &arguments);
+                        let _ = replies.send(HostReply::McpPrompt(text));
+                    });
+                }
                 Effect::Complete { word } => {
                     let host = self.host.clone();
                     let replies = self.replies.clone();
@@ -281,6 +294,13 @@ impl Run {
                 app.error(format!("reindexing failed: {}", error.message));
             }
             HostReply::Mcp(lines) => app.show_mcp(lines),
+            HostReply::McpPrompt(Ok(text)) => {
+                let request = app.send_prompt_text(text);
+                if self.session.handle.send(request).is_none() {
+                    tracing::warn!("the session is gone; request dropped");
+                }
+            }
+            HostReply::McpPrompt(Err(error)) => app.error(error.message),
             HostReply::Completions(word, found) => app.show_completions(&word, found),
         }
     }

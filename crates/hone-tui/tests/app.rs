@@ -557,3 +557,29 @@ fn checks_after_edits_get_a_line_in_the_transcript() {
         "{shown}"
     );
 }
+
+#[test]
+fn server_prompts_are_slash_commands() {
+    let mut app = app();
+    feed(&mut app, vec![started()]);
+    assert!(
+        command(&mut app, "/everything:args-prompt city=Lisbon").contains(&Effect::McpPrompt {
+            server: "everything".into(),
+            prompt: "args-prompt".into(),
+            arguments: "city=Lisbon".into(),
+        })
+    );
+    // Built-in commands are not prompts.
+    assert!(
+        !command(&mut app, "/compact")
+            .iter()
+            .any(|effect| matches!(effect, Effect::McpPrompt { .. }))
+    );
+    let request = app.send_prompt_text("Tell me about Lisbon".into());
+    assert_eq!(
+        request,
+        Request::UserMessage {
+            text: "Tell me about Lisbon".into()
+        }
+    );
+}

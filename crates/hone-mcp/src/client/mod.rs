@@ -15,7 +15,7 @@ use std::time::Duration;
 use hone_config::{McpServerSettings, McpTransport};
 use hone_tools::command::CommandSetup;
 use hone_tools::{Tool, ToolOutput, ToolSource};
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, GetPromptRequestParams};
 use tokio::sync::{Mutex as AsyncMutex, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -227,6 +227,47 @@ impl McpClients {
         result
     }
 
+    /// The text of prompt `prompt` of server `name` (`/NAME:prompt` in the TUI), with
+    /// `arguments` as `key=value` words; every message's text in order, images and other
+    /// content described.
+    pub async fn prompt(
+        &self,
+        name: &str,
+        prompt: &str,
+        arguments: &str,
+    ) -> Result<String, String> {
+        let server = self
+            .inner
+            .servers
+            .get(name)
+            .ok_or_else(|| format!("no MCP server `{name}` is configured"))?;
+        let connection = self
+            .connection(server)
+            .await
+            .map_err(|why| format!("the MCP server `{name}` is not available: {why}"))?;
+        let peer = connection.lock().await.service.peer().clone();
+        let mut params = GetPromptRequestParams::new(prompt);
+        let pairs = prompt_arguments(arguments)?;
+        if !pairs.is_empty() {
+            params.arguments = Some(pairs);
+        }
+        let limit = server.settings.tool_timeout_secs;
+        let result = tokio::time::timeout(Duration::from_secs(limit), peer.get_prompt(params))
+            .await
+            .map_err(|_| format!("the MCP server `{name}` did not answer within {limit} s"))?
+            .map_err(|error| format!("the MCP server `{name}` answered with an error: {error}"))?;
+        let parts: Vec<String> = result
+            .messages
+            .iter()
+            .map(|message| result::describe(&message.content))
+            .filter(|text| !text.trim().is_empty())
+            .collect();
+        if parts.is_empty() {
+            return Err(format!("the prompt `{prompt}` of `{name}` is empty"));
+        }
+        Ok(parts.join("\n\n"))
+    }
+
     /// Calls `tool` (the server's own name) of server `name`, restarting a server that
     /// stopped; the result is mapped and truncated for the model.
     pub(crate) async fn call(
@@ -341,5 +382,35 @@ fn target(transport: &McpTransport) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         McpTransport::Http { url, .. } => url.clone(),
+    }
+}
+
+/// `key=value` words as a prompt's arguments (values are strings).
+fn prompt_arguments(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    text.split_whitespace()
+        .map(|word| match word.split_once('=') {
+            Some((key, value)) if !key.is_empty() => Ok((
+                key.to_string(),
+                serde_json::Value::String(value.to_string()),
+            )),
+            _ => Err(format!(
+                "prompt arguments are `key=value` words; `{word}` is not one"
+            )),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod prompt_tests {
+    use super::prompt_arguments;
+
+    #[test]
+    fn prompt_arguments_are_key_value_words() {
+        let parsed = prompt_arguments("style=short topic=rust").unwrap();
+        assert_eq!(parsed["style"], "short");
+        assert_eq!(parsed["topic"], "rust");
+        assert!(prompt_arguments("").unwrap().is_empty());
+        let error = prompt_arguments("oops").unwrap_err();
+        assert!(error.contains("`oops`"), "{error}");
     }
 }

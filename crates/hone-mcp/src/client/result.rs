@@ -29,7 +29,7 @@ pub(crate) fn to_output(result: CallToolResult) -> ToolOutput {
     }
 }
 
-fn describe(block: &ContentBlock) -> String {
+pub(crate) fn describe(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Text(text) => text.text.clone(),
         ContentBlock::Image(image) => format!(

@@ -44,6 +44,14 @@ const KEYS: &[(&str, &str)] = &[
 
 impl App {
     pub(super) fn run_command(&mut self, line: &str, effects: &mut Vec<Effect>) {
+        if let Some(effect) = mcp_prompt(line) {
+            if self.running {
+                self.warn("a turn is running — Ctrl+C interrupts it first");
+            } else {
+                effects.push(effect);
+            }
+            return;
+        }
         let command = match parse(line) {
             Ok(command) => command,
             Err(message) => {
@@ -313,4 +321,16 @@ fn help_row(keys: &str, what: &str, width: usize) -> Vec<Line<'static>> {
     )];
     let rest = [Span::raw(" ".repeat(KEY_COLUMN))];
     wrap::wrap(text, width, &first, &rest, Mode::Words)
+}
+
+/// `/server:prompt key=value…`: an MCP server's prompt.
+fn mcp_prompt(line: &str) -> Option<Effect> {
+    let rest = line.strip_prefix('/')?;
+    let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let (server, prompt) = name.split_once(':')?;
+    (!server.is_empty() && !prompt.is_empty()).then(|| Effect::McpPrompt {
+        server: server.to_string(),
+        prompt: prompt.to_string(),
+        arguments: arguments.trim().to_string(),
+    })
 }

@@ -85,6 +85,15 @@ pub enum Effect {
     Reindex,
     /// Ask the host for the MCP servers' state and call [`App::show_mcp`].
     McpStatus,
+    /// Ask the host for an MCP server's prompt and send it as the user's message.
+    McpPrompt {
+        /// The server's name.
+        server: String,
+        /// The prompt's name.
+        prompt: String,
+        /// `key=value` words.
+        arguments: String,
+    },
     /// Find completions for `word` and call [`App::show_completions`].
     Complete {
         /// The word before the cursor.
@@ -253,6 +262,14 @@ impl App {
             "mcp",
             Box::new(move |_| lines.clone()),
         )));
+    }
+
+    /// Sends the text of an MCP prompt as the user's message (shown like one typed).
+    pub fn send_prompt_text(&mut self, text: String) -> Request {
+        self.scroll = 0;
+        self.last_message = Some(text.clone());
+        self.transcript.push(Entry::User(text.clone()));
+        Request::UserMessage { text }
     }
 
     /// The saved sessions, for the `/sessions` dialog.
