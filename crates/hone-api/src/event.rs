@@ -72,6 +72,20 @@ pub enum Event {
         /// 1-based turn number in this session.
         turn: u32,
     },
+    /// The model request failed with a transient error (rate limit, overload, connection)
+    /// and is sent again after `delay_ms`; sent when the wait starts.
+    #[serde(rename = "model.retrying")]
+    ModelRetrying {
+        /// Which retry this is (1 for the first).
+        attempt: u32,
+        /// How long hone waits before sending again, in milliseconds.
+        delay_ms: u64,
+        /// The HTTP status that caused it (429, 503, …); `None` for a connection failure.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+        /// What went wrong, in one line.
+        reason: String,
+    },
     /// More answer text.
     #[serde(rename = "message.delta")]
     MessageDelta {
@@ -267,6 +281,15 @@ pub enum Event {
         task: Option<TaskKind>,
         /// Whether a purpose-made step without tools runs (else the agent loop).
         guided: bool,
+    },
+    /// Compaction starts (automatic, near the window's end, or asked for); a
+    /// `context.compacted` follows when something was compacted.
+    #[serde(rename = "context.compacting")]
+    ContextCompacting {
+        /// Estimated tokens of the request before.
+        before_tokens: u64,
+        /// Whether the user asked for it (`/compact`), else hone started it.
+        manual: bool,
     },
     /// Older turns were compacted to keep the conversation inside the context window.
     #[serde(rename = "context.compacted")]

@@ -29,7 +29,9 @@ mod code {
 pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
     let json = args.json;
     let mut record = RunRecord::new();
-    match start(global, args, &mut record).await {
+    let outcome = start(global, args, &mut record).await;
+    crate::status_line::finish();
+    match outcome {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             if json {
@@ -84,6 +86,9 @@ async fn start(
         .await
         .map_err(session_error)?;
     announce(&started, args.json);
+    if !args.json && !crate::term::quiet() && std::io::stderr().is_terminal() {
+        crate::status_line::enable();
+    }
     let (handle, mut events) = (started.handle, started.events);
     if !args.files.is_empty() {
         handle.submit(RequestFrame::new(
@@ -99,14 +104,30 @@ async fn start(
         Request::UserMessage { text: prompt },
     ));
 
+    let index = runtime.code_index().clone();
+    if crate::status_line::enabled() {
+        tokio::spawn(show_index_progress(index.clone()));
+    }
     let interrupt = handle.clone();
+    let on_terminal = std::io::stderr().is_terminal();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        // On a terminal, Ctrl+C while the code index is built skips it for this session.
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if on_terminal && index.skip() {
+                crate::status_line::set_index(None);
+                crate::status_line::suspend(|| {
+                    eprintln!(
+                        "hone: code index skipped for this session (Ctrl+C again stops the turn)"
+                    );
+                });
+                continue;
+            }
             interrupt.send(Request::Cancel);
             if tokio::signal::ctrl_c().await.is_ok() {
                 eprintln!("\nhone: interrupted");
                 std::process::exit(i32::from(code::INTERRUPTED));
             }
+            break;
         }
     });
 
@@ -182,6 +203,20 @@ async fn start(
         return Ok(exit_code);
     }
     Err(HoneError::provider("the session ended unexpectedly"))
+}
+
+/// Keeps the status line's index part up to date while the code index is built.
+async fn show_index_progress(index: hone_runtime::CodeIndex) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(200));
+    loop {
+        tick.tick().await;
+        let line = index.progress().line();
+        let building = line.is_some();
+        crate::status_line::set_index(line);
+        if !building {
+            return;
+        }
+    }
 }
 
 /// What stderr says before the turn: an unsaved session, the session resumed or forked
@@ -261,6 +296,24 @@ impl View {
             return;
         }
         let event = &frame.event;
+        // The status line leaves the terminal while anything is printed.
+        crate::status_line::set_visible(false);
+        self.print(event);
+        if let Some(state) = live_state(event) {
+            crate::status_line::set_state(state.as_deref());
+        }
+        let waits_for_user = matches!(
+            event,
+            Event::ApprovalNeeded { .. }
+                | Event::EditConflict { .. }
+                | Event::TurnCompleted { .. }
+                | Event::TurnFailed { .. }
+                | Event::TurnCancelled { .. }
+        );
+        crate::status_line::set_visible(!self.answer_open && !waits_for_user);
+    }
+
+    fn print(&mut self, event: &Event) {
         if let Event::SessionStarted { session_id, .. } = event {
             self.session_id.clone_from(session_id);
         }
@@ -378,6 +431,61 @@ impl View {
             text.to_string()
         }
     }
+}
+
+/// What the live status line says after `event` (`None`: unchanged; `Some(None)`: nothing).
+fn live_state(event: &Event) -> Option<Option<String>> {
+    let state = match event {
+        Event::TurnStarted { .. }
+        | Event::ToolCompleted { .. }
+        | Event::ToolDenied { .. }
+        | Event::ContextCompacted { .. }
+        | Event::ChecksCompleted { .. } => "thinking".to_string(),
+        Event::ToolRequested {
+            name, arguments, ..
+        } => running(name, arguments),
+        Event::ChecksStarted { .. } => "running the checks".to_string(),
+        Event::ModelRetrying {
+            attempt,
+            delay_ms,
+            status,
+            ..
+        } => retrying(*attempt, *delay_ms, *status),
+        Event::ContextCompacting { .. } => "compacting…".to_string(),
+        Event::TurnCompleted { .. } | Event::TurnFailed { .. } | Event::TurnCancelled { .. } => {
+            return Some(None);
+        }
+        _ => return None,
+    };
+    Some(Some(state))
+}
+
+/// `running cargo test` for a command, `running read_file` for other tools.
+fn running(name: &str, arguments: &serde_json::Value) -> String {
+    let parsed: Option<serde_json::Value> = match arguments {
+        serde_json::Value::String(raw) => serde_json::from_str(raw).ok(),
+        other => Some(other.clone()),
+    };
+    match parsed
+        .as_ref()
+        .and_then(|arguments| arguments.get("command"))
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(command) => format!("running {}", compact(command, 60)),
+        None => format!("running {name}"),
+    }
+}
+
+/// `retrying in 4 s after 429 (retry 1)`.
+fn retrying(attempt: u32, delay_ms: u64, status: Option<u16>) -> String {
+    let after = status.map_or_else(
+        || "a connection failure".to_string(),
+        |code| code.to_string(),
+    );
+    format!(
+        "retrying in {} s after {after} (retry {attempt})",
+        delay_ms.div_ceil(1_000)
+    )
 }
 
 /// What `hone exec` prints for `checks.completed`: `checks passed (py_compile, pytest
@@ -524,6 +632,38 @@ mod tests {
             "still failing: pytest: AssertionError"
         );
         assert!(checks_line(&Event::TurnStarted { turn: 1 }).is_none());
+    }
+
+    #[test]
+    fn the_live_state_names_the_command_the_retry_and_compaction() {
+        let call = Event::ToolRequested {
+            call_id: "c".into(),
+            name: "run_command".into(),
+            arguments: serde_json::json!({"command": "cargo test"}),
+        };
+        assert_eq!(live_state(&call), Some(Some("running cargo test".into())));
+        let read = Event::ToolRequested {
+            call_id: "r".into(),
+            name: "read_file".into(),
+            arguments: serde_json::Value::String("{\"path\": \"a\"}".into()),
+        };
+        assert_eq!(live_state(&read), Some(Some("running read_file".into())));
+        let retry = Event::ModelRetrying {
+            attempt: 1,
+            delay_ms: 3_500,
+            status: Some(429),
+            reason: "rate limited".into(),
+        };
+        assert_eq!(
+            live_state(&retry),
+            Some(Some("retrying in 4 s after 429 (retry 1)".into()))
+        );
+        let compacting = Event::ContextCompacting {
+            before_tokens: 10,
+            manual: false,
+        };
+        assert_eq!(live_state(&compacting), Some(Some("compacting…".into())));
+        assert_eq!(live_state(&Event::MessageDelta { text: "a".into() }), None);
     }
 
     #[test]

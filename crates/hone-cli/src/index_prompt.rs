@@ -1,6 +1,7 @@
-//! Asking on the terminal before a large first index (continue, choose a sub-directory, or
-//! cancel; when to ask is `hone_runtime::index::large_repository_action`), and the progress
-//! line of `hone index`.
+//! Asking on the terminal before a large first index: `hone index` (continue, choose a
+//! sub-directory, or cancel; when to ask is `hone_runtime::index::large_repository_action`)
+//! and a session (now in the background, later, or not at all), and the progress line of
+//! `hone index`.
 
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
@@ -67,6 +68,48 @@ pub(crate) fn ask_large_repository(
     }
 }
 
+/// Asks on `output` what to do with a first index of `new_files` files (more than the
+/// large-repository threshold, or in the home directory: `home`) before a session; reads the
+/// answer from `input`. An empty answer builds it now (in the background); end of input
+/// leaves it for later.
+pub(crate) fn ask_large_index(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    new_files: usize,
+    home: bool,
+) -> io::Result<hone_runtime::IndexChoice> {
+    use hone_runtime::IndexChoice;
+    if home {
+        writeln!(
+            output,
+            "hone: this is your home directory: {new_files} files to index"
+        )?;
+    } else {
+        writeln!(
+            output,
+            "hone: {}",
+            hone_runtime::index::large_repository_warning(new_files)
+        )?;
+    }
+    loop {
+        write!(
+            output,
+            "[y] index now, in the background  [l] later, when the model needs it  [n] not in \
+             this session > "
+        )?;
+        output.flush()?;
+        let Some(answer) = read_line(input)? else {
+            return Ok(IndexChoice::Later);
+        };
+        match answer.trim().to_ascii_lowercase().as_str() {
+            "" | "y" | "yes" => return Ok(IndexChoice::Now),
+            "l" | "later" => return Ok(IndexChoice::Later),
+            "n" | "no" | "s" | "skip" => return Ok(IndexChoice::Skip),
+            _ => writeln!(output, "answer y, l or n")?,
+        }
+    }
+}
+
 /// One line of `input`, `None` at its end.
 fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
     let mut line = String::new();
@@ -126,6 +169,25 @@ mod tests {
         assert_eq!(ask("d\n.\n").0, LargeRepoChoice::Continue);
         assert_eq!(ask("d\n\nq\n").0, LargeRepoChoice::Cancel);
         assert_eq!(ask("d\nnope\n").0, LargeRepoChoice::Cancel);
+    }
+
+    #[test]
+    fn a_large_index_before_a_session_is_now_later_or_skipped() {
+        use hone_runtime::IndexChoice;
+        let ask = |answers: &str, home: bool| {
+            let mut output = Vec::new();
+            let choice =
+                ask_large_index(&mut answers.as_bytes(), &mut output, 20_000, home).unwrap();
+            (choice, String::from_utf8(output).unwrap())
+        };
+        let (choice, output) = ask("\n", false);
+        assert_eq!(choice, IndexChoice::Now);
+        assert!(output.contains("20000 files to index"), "{output}");
+        assert_eq!(ask("l\n", false).0, IndexChoice::Later);
+        assert_eq!(ask("what\nn\n", false).0, IndexChoice::Skip);
+        assert!(ask("what\nn\n", false).1.contains("answer y, l or n"));
+        assert_eq!(ask("", false).0, IndexChoice::Later);
+        assert!(ask("y\n", true).1.contains("home directory"));
     }
 
     #[test]

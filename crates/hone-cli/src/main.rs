@@ -20,6 +20,7 @@ mod model_cmd;
 mod models;
 mod sandbox_cmd;
 mod sessions_cmd;
+mod status_line;
 mod term;
 mod terminal;
 mod tui_cmd;
@@ -90,18 +91,27 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
     }
 }
 
-/// The project directory: `-C DIR` or the current directory.
-pub(crate) fn project_dir(global: &GlobalArgs) -> Result<PathBuf, HoneError> {
-    match &global.project_dir {
-        Some(dir) if dir.is_dir() => Ok(dir.clone()),
-        Some(dir) => Err(HoneError::config(format!(
-            "-C {}: not a directory",
-            dir.display()
-        ))),
+/// Where the user is and the project they are in: the search for the repository root (the
+/// nearest ancestor holding `.git`) starts at `-C DIR`, else at the current directory.
+pub(crate) fn place(global: &GlobalArgs) -> Result<hone_runtime::ProjectPlace, HoneError> {
+    let start = match &global.project_dir {
+        Some(dir) if dir.is_dir() => dir.clone(),
+        Some(dir) => {
+            return Err(HoneError::config(format!(
+                "-C {}: not a directory",
+                dir.display()
+            )));
+        }
         None => std::env::current_dir().map_err(|error| {
             HoneError::config(format!("cannot read the current directory: {error}"))
-        }),
-    }
+        })?,
+    };
+    hone_runtime::ProjectPlace::discover(&start)
+}
+
+/// The project root every command works on ([`place`]); `.hone/` lives there.
+pub(crate) fn project_dir(global: &GlobalArgs) -> Result<PathBuf, HoneError> {
+    Ok(place(global)?.root)
 }
 
 /// The configuration overrides given by the global flags.

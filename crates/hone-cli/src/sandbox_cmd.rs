@@ -43,11 +43,8 @@ pub struct SandboxArgs {
 
 /// Runs the command under the sandbox and returns its exit code.
 pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
-    let workdir = match crate::project_dir(global).and_then(|dir| {
-        std::path::absolute(&dir).map_err(|error| {
-            hone_protocol::HoneError::config(format!("cannot resolve {}: {error}", dir.display()))
-        })
-    }) {
+    // The command runs where it was started (or in -C DIR), not at the repository root.
+    let workdir = match crate::place(global).map(|place| place.working_dir) {
         Ok(dir) => dir,
         Err(error) => {
             eprintln!("hone sandbox: {}", error.message);

@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 use hone_config::CliOverrides;
 use hone_models::{ModelError, ModelStore, catalog_entry, human_bytes};
 use hone_protocol::HoneError;
-use hone_runtime::{Interaction, Runtime, RuntimeOptions};
+use hone_runtime::{IndexChoice, Interaction, Runtime, RuntimeOptions};
 
 use crate::cli::GlobalArgs;
 
@@ -22,7 +22,9 @@ pub(crate) fn open_runtime(
     overrides: CliOverrides,
     terminal: Arc<Terminal>,
 ) -> Result<Runtime, HoneError> {
-    let options = RuntimeOptions::from_process(crate::project_dir(global)?, overrides);
+    let place = crate::place(global)?;
+    let mut options = RuntimeOptions::from_process(place.root, overrides);
+    options.working_dir = Some(place.working_dir);
     Ok(Runtime::open(options, terminal)?)
 }
 
@@ -70,7 +72,20 @@ impl Interaction for Terminal {
     }
 
     fn warn(&self, message: &str) {
-        eprintln!("hone: warning: {message}");
+        crate::status_line::suspend(|| eprintln!("hone: warning: {message}"));
+    }
+
+    fn large_index(&self, files: usize, home: bool) -> IndexChoice {
+        if !self.may_ask.load(Ordering::SeqCst) {
+            return IndexChoice::Later;
+        }
+        crate::index_prompt::ask_large_index(
+            &mut std::io::stdin().lock(),
+            &mut std::io::stderr(),
+            files,
+            home,
+        )
+        .unwrap_or(IndexChoice::Later)
     }
 }
 

@@ -116,6 +116,14 @@ impl Host for TuiHost {
         self.runtime.code_index().symbols(prefix, limit)
     }
 
+    fn index_progress(&self) -> Option<String> {
+        self.runtime.code_index().progress().line()
+    }
+
+    fn skip_indexing(&self) -> bool {
+        self.runtime.code_index().skip()
+    }
+
     fn input_history(&self) -> Vec<String> {
         self.runtime
             .sessions()

@@ -64,6 +64,7 @@ impl Project {
     fn runtime(&self, root: &Path, server: &MockServer) -> Runtime {
         let options = RuntimeOptions {
             root: root.to_path_buf(),
+            working_dir: None,
             sources: ConfigSources {
                 user_file: None,
                 project_dir: Some(root.to_path_buf()),

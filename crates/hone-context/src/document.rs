@@ -69,6 +69,7 @@ mod tests {
             }],
             omitted: Vec::new(),
             max_bytes: 100,
+            location: None,
         };
         let file = Snapshot {
             path: "src/a.rs".into(),

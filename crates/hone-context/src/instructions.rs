@@ -29,6 +29,9 @@ pub struct Instructions {
     pub omitted: Vec<PathBuf>,
     /// The cap in bytes.
     pub max_bytes: usize,
+    /// Where the user is, relative to the project root, when not at the root (the model is
+    /// told, so paths the user writes are read from there).
+    pub location: Option<String>,
 }
 
 impl Instructions {
@@ -117,12 +120,27 @@ impl Instructions {
         self.files.is_empty()
     }
 
-    /// The instructions as one section with a heading per file naming its path.
+    /// Where the user is (when not at the root), then the instructions as one section with a
+    /// heading per file naming its path.
     pub fn render(&self) -> String {
+        let mut out = self
+            .location
+            .as_deref()
+            .map_or_else(String::new, |location| {
+                format!(
+                    "# Where the user is\n\
+                 The user is working in `{location}/` inside the project. Paths the user \
+                 writes are relative to `{location}/`; tool paths stay relative to the project \
+                 root (the user's `main.rs` is `{location}/main.rs`).\n"
+                )
+            });
         if self.is_empty() {
-            return String::new();
+            return out;
         }
-        let mut out = String::from(
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(
             "# Project instructions\n\
              Instructions from the user and the project, most general first; a later file \
              takes precedence over an earlier one.\n",
@@ -243,5 +261,18 @@ mod tests {
                 .files
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn the_user_s_sub_directory_is_named_even_without_files() {
+        let located = Instructions {
+            location: Some("src/app".into()),
+            ..Instructions::default()
+        };
+        let text = located.render();
+        assert!(text.starts_with("# Where the user is\n"), "{text}");
+        assert!(text.contains("relative to `src/app/`"), "{text}");
+        assert!(!text.contains("# Project instructions"), "{text}");
+        assert_eq!(Instructions::default().render(), "");
     }
 }

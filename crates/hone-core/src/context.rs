@@ -102,6 +102,10 @@ impl Agent {
         let before = self
             .context_manager
             .estimate(&self.system_prompt, &self.history, &tools);
+        self.emit(Event::ContextCompacting {
+            before_tokens: before as u64,
+            manual,
+        });
         let stubbed = self.context_manager.drop_stale(&self.history);
         let mut method = (stubbed > 0).then_some(CompactionMethod::Rules);
         let enough = !manual && stubbed > 0 && {

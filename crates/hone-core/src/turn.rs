@@ -256,6 +256,17 @@ impl Agent {
                 StreamEvent::ThinkingDelta { text } => {
                     self.emit(Event::ThinkingDelta { text: text.clone() })
                 }
+                StreamEvent::Retrying {
+                    attempt,
+                    delay_ms,
+                    status,
+                    reason,
+                } => self.emit(Event::ModelRetrying {
+                    attempt: *attempt,
+                    delay_ms: *delay_ms,
+                    status: *status,
+                    reason: reason.clone(),
+                }),
                 _ => {}
             }
             collector.push(&event);

@@ -67,7 +67,9 @@ impl ResponseCollector {
                 name: name.clone(),
                 arguments: arguments.clone(),
             })),
-            StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallDelta { .. } => {}
+            StreamEvent::ToolCallStart { .. }
+            | StreamEvent::ToolCallDelta { .. }
+            | StreamEvent::Retrying { .. } => {}
             StreamEvent::Usage { usage } => self.record_usage(*usage),
             StreamEvent::Completed { stop_reason, usage } => {
                 if let Some(usage) = usage {

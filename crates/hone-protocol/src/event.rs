@@ -100,6 +100,18 @@ pub enum StreamEvent {
         /// All argument fragments joined.
         arguments: String,
     },
+    /// The request failed with a transient error and is sent again after `delay_ms` (the
+    /// wait starts now; not terminal).
+    Retrying {
+        /// Which retry this is (1 for the first).
+        attempt: u32,
+        /// The wait before sending again, in milliseconds.
+        delay_ms: u64,
+        /// The HTTP status that caused it; `None` for a connection failure.
+        status: Option<u16>,
+        /// What went wrong, in one line.
+        reason: String,
+    },
     /// Token usage so far (may arrive more than once; later reports supersede).
     Usage {
         /// The usage figures.

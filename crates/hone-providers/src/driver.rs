@@ -29,10 +29,35 @@ pub(crate) fn run(
                 return;
             }
         };
+        let (notices, mut retries) = tokio::sync::mpsc::unbounded_channel();
+        // Retry notices are passed on while the request is being sent (and waited for).
+        let sent = {
+            let sending = http::send_with_retries(
+                &client,
+                &config,
+                wire.as_ref(),
+                &wire_request,
+                &cancel,
+                Some(&notices),
+            );
+            let mut sending = std::pin::pin!(sending);
+            loop {
+                let step = tokio::select! {
+                    biased;
+                    Some(notice) = retries.recv() => Err(notice),
+                    sent = &mut sending => Ok(sent),
+                };
+                match step {
+                    Err(notice) => yield notice,
+                    Ok(sent) => break sent,
+                }
+            }
+        };
+        while let Ok(notice) = retries.try_recv() {
+            yield notice;
+        }
         let response =
-            match http::send_with_retries(&client, &config, wire.as_ref(), &wire_request, &cancel)
-                .await
-            {
+            match sent {
                 Ok(response) => response,
                 Err(error) if error.category == ErrorCategory::Cancelled => {
                     yield StreamEvent::Cancelled;
@@ -126,6 +151,7 @@ pub(crate) async fn list_models(
         wire.as_ref(),
         &request,
         &CancellationToken::new(),
+        None,
     )
     .await?;
     let body = response

@@ -3,9 +3,10 @@
 use std::time::Duration;
 
 use hone_config::{AuthStyle, ProviderConfig};
-use hone_protocol::{ErrorCategory, HoneError};
+use hone_protocol::{ErrorCategory, HoneError, StreamEvent};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::retry::{backoff_delay, parse_retry_after};
@@ -22,7 +23,8 @@ pub(crate) fn build_client(config: &ProviderConfig) -> Result<reqwest::Client, H
         })
 }
 
-/// Sends `request`, retrying 429, 5xx and connection failures with backoff.
+/// Sends `request`, retrying 429, 5xx and connection failures with backoff; each retry is
+/// announced on `notices` (a [`StreamEvent::Retrying`]) when its wait starts.
 /// Returns the successful response with its body still unread (the stream).
 pub(crate) async fn send_with_retries(
     client: &reqwest::Client,
@@ -30,6 +32,7 @@ pub(crate) async fn send_with_retries(
     wire: &dyn WireFormat,
     request: &WireRequest,
     cancel: &CancellationToken,
+    notices: Option<&UnboundedSender<StreamEvent>>,
 ) -> Result<reqwest::Response, HoneError> {
     let headers = request_headers(config, request)?;
     let mut attempt: u32 = 0;
@@ -64,12 +67,14 @@ pub(crate) async fn send_with_retries(
                     error,
                     retry_after,
                     retryable: is_retryable_status(status),
+                    status: Some(status.as_u16()),
                 }
             }
             Err(error) => Failure {
                 retryable: error.is_connect() || error.is_timeout() || error.is_request(),
                 error: transport_error(config, &error),
                 retry_after: None,
+                status: None,
             },
         };
         if !failure.retryable || attempt >= config.network.max_retries {
@@ -83,6 +88,14 @@ pub(crate) async fn send_with_retries(
             error = %failure.error,
             "retrying provider request"
         );
+        if let Some(notices) = notices {
+            let _ = notices.send(StreamEvent::Retrying {
+                attempt: attempt + 1,
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                status: failure.status,
+                reason: failure.error.message.clone(),
+            });
+        }
         tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(HoneError::cancelled()),
@@ -108,6 +121,7 @@ struct Failure {
     error: HoneError,
     retry_after: Option<Duration>,
     retryable: bool,
+    status: Option<u16>,
 }
 
 async fn send_once(

@@ -38,22 +38,35 @@ fn user_dir() -> Option<PathBuf> {
     dirs::config_dir().map(|dir| dir.join("hone"))
 }
 
-/// The project instructions for `root` within the configured cap.
-pub fn instructions(config: &Config, root: &Path) -> Instructions {
+/// The project instructions for the directory `dir` (from its repository root down to it)
+/// within the configured cap.
+pub fn instructions(config: &Config, dir: &Path) -> Instructions {
     let max_bytes = config.context_settings().instructions_max_bytes;
     if max_bytes == 0 {
         return Instructions::default();
     }
-    Instructions::discover(root, user_dir().as_deref(), max_bytes)
+    Instructions::discover(dir, user_dir().as_deref(), max_bytes)
 }
 
 /// What a session's context manager starts from: the window, `[context]`, the project
-/// instructions and the index outliner.
-pub fn session_context(config: &Config, window: Option<u32>, root: &Path) -> ContextConfig {
+/// instructions (read from the root down to `working_dir`, with where the user is when that
+/// is not the root) and the index outliner.
+pub fn session_context(
+    config: &Config,
+    window: Option<u32>,
+    root: &Path,
+    working_dir: &Path,
+) -> ContextConfig {
+    let mut instructions = instructions(config, working_dir);
+    instructions.location = working_dir
+        .strip_prefix(root)
+        .ok()
+        .map(|relative| relative.to_string_lossy().replace('\\', "/"))
+        .filter(|relative| !relative.is_empty());
     ContextConfig {
         window,
         settings: config.context_settings(),
-        instructions: instructions(config, root),
+        instructions,
         outliner: Some(Arc::new(IndexOutliner)),
     }
 }

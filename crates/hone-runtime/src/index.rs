@@ -15,7 +15,9 @@ use hone_tools::Tool;
 use hone_tools::edit::natural::CodeMapper;
 
 use crate::error::index_error;
-use crate::interaction::Interaction;
+pub use crate::index_build::IndexProgress;
+use crate::index_build::{GatedLocalizer, GatedMapper, GatedTool, IndexBuild};
+use crate::interaction::{IndexChoice, Interaction};
 
 /// The indexer options for the project at `root` under `settings`.
 pub fn index_options(root: &Path, settings: &IndexSettings) -> Result<IndexOptions, HoneError> {
@@ -90,14 +92,29 @@ pub fn files_to_add(indexer: &Indexer) -> usize {
         .count()
 }
 
-/// The warning before indexing `files` files when a session starts.
-fn large_update_warning(files: usize) -> String {
-    format!(
-        "{}; indexing all of them before the session starts (`hone index --scope DIR` \
-         limits the index to one sub-directory, `[index] extra_ignores` leaves files out)",
+/// The warning before a large first index when a session starts and nobody was asked.
+fn large_update_warning(files: usize, home: bool) -> String {
+    let what = if home {
+        format!("{files} files to index in your home directory")
+    } else {
         large_repository_warning(files)
+    };
+    format!(
+        "{what}; the index is built when the model first needs it (`hone index --scope DIR` \
+         limits the index to one sub-directory, `[index] extra_ignores` leaves files out)"
     )
 }
+
+/// Whether `root` is the user's home directory (indexed only when asked for).
+fn is_home(root: &Path) -> bool {
+    dirs::home_dir()
+        .and_then(|home| home.canonicalize().ok())
+        .is_some_and(|home| root.canonicalize().is_ok_and(|root| root == home))
+}
+
+/// New files indexed before a session starts (a second or so); an update adding more runs
+/// in the background while the session already works.
+pub const FOREGROUND_FILES: usize = 1_000;
 
 /// Repo-map tokens at most under the compact prompt profile: a small model on a CPU pays
 /// for every prompt token, and the whole first request should stay near 2,000 tokens.
@@ -111,11 +128,11 @@ pub fn map_budget(settings: &IndexSettings, profile: PromptProfile) -> usize {
     }
 }
 
-/// The project's code index for sessions, or why there is none.
+/// The project's code index for sessions: built on a thread of its own while sessions
+/// run ([`CodeIndex::progress`], [`CodeIndex::skip`]), or why there is none.
 #[derive(Clone)]
 pub struct CodeIndex {
-    index: Option<SharedIndex>,
-    status: String,
+    build: Option<IndexBuild>,
     problem: Option<String>,
 }
 
@@ -130,86 +147,131 @@ pub(crate) struct IndexParts {
 }
 
 impl CodeIndex {
-    /// Opens the index of the project at `root` as `settings` say and brings it up to
-    /// date. An update of more than [`LARGE_REPOSITORY_FILES`] files (a first index of a
-    /// large project) is announced through `interaction`; it never waits for an answer.
-    /// Without an index sessions run without the index tools, the map and the localizer.
+    /// Opens the index of the project at `root` as `settings` say and brings it up to date:
+    /// at once when it adds at most [`FOREGROUND_FILES`] files, else in the background. A
+    /// first index of more than [`LARGE_REPOSITORY_FILES`]
+    /// files, or of the home directory, is put to `interaction` (index now, when first
+    /// needed, or not in this session). Without an index sessions run without the index
+    /// tools, the map and the localizer.
     pub fn open(root: &Path, settings: &IndexSettings, interaction: &dyn Interaction) -> Self {
-        match Self::update(root, settings, interaction) {
-            Ok(index) => {
-                let files = index.lock().files().len();
-                Self {
-                    index: Some(index),
-                    status: format!("{files} file{} indexed", if files == 1 { "" } else { "s" }),
-                    problem: None,
-                }
-            }
-            Err(error) => Self::none(error.message),
+        let indexer = match open_index(root, settings) {
+            Ok(indexer) => indexer,
+            Err(error) => return Self::none(error.message),
+        };
+        let home = is_home(root);
+        let new_files = files_to_add(&indexer);
+        let choice = if new_files > LARGE_REPOSITORY_FILES || (home && new_files > 0) {
+            interaction.large_index(new_files, home)
+        } else {
+            IndexChoice::Now
+        };
+        let initial = match choice {
+            IndexChoice::Now | IndexChoice::Later => IndexProgress::Deferred,
+            IndexChoice::Skip => IndexProgress::Skipped,
+        };
+        let build = IndexBuild::new(SharedIndex::new(indexer), initial);
+        match choice {
+            // A few files are indexed before the session starts, so its first request has
+            // the repo map; more are indexed while it runs.
+            IndexChoice::Now if new_files <= FOREGROUND_FILES => build.run_here(),
+            IndexChoice::Now => build.start(),
+            IndexChoice::Later => interaction.warn(&large_update_warning(new_files, home)),
+            IndexChoice::Skip => {}
+        }
+        Self {
+            build: Some(build),
+            problem: None,
         }
     }
 
     /// No index, for `reason`.
     pub fn none(reason: impl Into<String>) -> Self {
-        let reason = reason.into();
         Self {
-            index: None,
-            status: format!("no code index: {reason}"),
-            problem: Some(reason),
+            build: None,
+            problem: Some(reason.into()),
         }
     }
 
-    fn update(
-        root: &Path,
-        settings: &IndexSettings,
-        interaction: &dyn Interaction,
-    ) -> Result<SharedIndex, HoneError> {
-        let mut indexer = open_index(root, settings)?;
-        let mut warned = false;
-        indexer
-            .update(&mut |progress| {
-                if !warned && progress.total > LARGE_REPOSITORY_FILES {
-                    warned = true;
-                    interaction.warn(&large_update_warning(progress.total));
-                }
-            })
-            .map_err(index_error)?;
-        Ok(SharedIndex::new(indexer))
+    /// How far the index is.
+    pub fn progress(&self) -> IndexProgress {
+        match (&self.build, &self.problem) {
+            (Some(build), _) => build.progress(),
+            (None, problem) => IndexProgress::Unavailable(problem.clone().unwrap_or_default()),
+        }
+    }
+
+    /// Stops waiting for the index in this session (Esc or Ctrl+C while it is built): its
+    /// tools say so from now on. `true` when it was being built.
+    pub fn skip(&self) -> bool {
+        self.build.as_ref().is_some_and(IndexBuild::skip)
+    }
+
+    /// Waits until the index is no longer being built (for `hone mcp serve`).
+    pub fn wait(&self) -> IndexProgress {
+        match &self.build {
+            Some(build) => build.wait(),
+            None => self.progress(),
+        }
     }
 
     /// The tools that answer from the index for an MCP client: the repo map (within
     /// `map_budget` tokens) and the ten index tools; none without an index.
     pub fn serve_tools(&self, map_budget: usize) -> Vec<Arc<dyn Tool>> {
-        let Some(index) = &self.index else {
+        let Some(build) = &self.build else {
             return Vec::new();
         };
+        let index = build.index();
         let mut tools: Vec<Arc<dyn Tool>> = vec![Arc::new(hone_index::tools::RepoMapTool::new(
             index.clone(),
             map_budget,
         ))];
         tools.extend(hone_index::tools::index_tools(index.clone()));
         tools
+            .into_iter()
+            .map(|tool| GatedTool::wrap(tool, build))
+            .collect()
     }
 
-    /// One line for `/status`: the files indexed, or why there is no index.
-    pub fn status(&self) -> &str {
-        &self.status
+    /// One line for `/status`: the files indexed, how far the build is, or why there is no
+    /// index.
+    pub fn status(&self) -> String {
+        match self.progress() {
+            IndexProgress::Ready => {
+                let files = self
+                    .build
+                    .as_ref()
+                    .map_or(0, |build| build.index().lock().files().len());
+                format!("{files} file{} indexed", if files == 1 { "" } else { "s" })
+            }
+            progress @ IndexProgress::Indexing { .. } => progress.line().unwrap_or_default(),
+            IndexProgress::Deferred => {
+                "code index left for later (built when the model first needs it)".to_string()
+            }
+            IndexProgress::Skipped => "code index skipped for this session".to_string(),
+            IndexProgress::Unavailable(reason) => format!("no code index: {reason}"),
+        }
     }
 
-    /// Why the index could not be opened, when it could not.
-    pub fn problem(&self) -> Option<&str> {
-        self.problem.as_deref()
+    /// Why there is no index, when there is none.
+    pub fn problem(&self) -> Option<String> {
+        match self.progress() {
+            IndexProgress::Unavailable(reason) => Some(reason),
+            _ => None,
+        }
     }
 
     /// Brings the index up to date; the text says what changed.
     pub fn reindex(&self) -> Result<String, HoneError> {
-        let Some(index) = &self.index else {
+        let Some(build) = &self.build else {
             return Err(HoneError::config(format!(
                 "there is no code index ({}); run `hone index` to see why",
-                self.status
+                self.status()
             )));
         };
-        let mut indexer = index.lock();
+        let mut indexer = build.index().lock();
         let report = indexer.update(&mut |_| {}).map_err(index_error)?;
+        drop(indexer);
+        build.mark_ready();
         Ok(format!(
             "index up to date: {} files ({} parsed, {} removed), {} symbols, in {} ms",
             report.files_total,
@@ -222,7 +284,7 @@ impl CodeIndex {
 
     /// Symbols whose names start with `prefix`, one per name, as `(name, "kind path:line")`.
     pub fn symbols(&self, prefix: &str, limit: usize) -> Vec<(String, String)> {
-        let Some(index) = &self.index else {
+        let Some(index) = self.build.as_ref().and_then(IndexBuild::ready) else {
             return Vec::new();
         };
         let indexer = index.lock();
@@ -244,15 +306,17 @@ impl CodeIndex {
     }
 
     /// The tools, the repo map (focused on `focus`, within the configured budget, smaller
-    /// for the compact profile), the code mapper (which asks the index where a name is
-    /// defined, else searches the files) and the localizer.
+    /// for the compact profile; only when the index is ready), the code mapper (which asks
+    /// the index where a name is defined, else searches the files) and the localizer. None
+    /// of them waits: until the index is ready the tools say how far it is, the mapper and
+    /// the localizer do without it.
     pub(crate) fn parts(
         &self,
         focus: &str,
         settings: &IndexSettings,
         profile: PromptProfile,
     ) -> IndexParts {
-        let Some(index) = &self.index else {
+        let Some(build) = &self.build else {
             return IndexParts {
                 tools: Vec::new(),
                 repo_map: None,
@@ -262,16 +326,28 @@ impl CodeIndex {
             };
         };
         let budget = map_budget(settings, profile);
-        let (repo_map, map_warning) =
-            match hone_index::tools::repo_map(&index.lock(), focus, budget) {
+        let (repo_map, map_warning) = match build.ready() {
+            Some(index) => match hone_index::tools::repo_map(&index.lock(), focus, budget) {
                 Ok(map) => (Some(map).filter(|map| !map.trim().is_empty()), None),
                 Err(error) => (None, Some(format!("no repository map ({error})"))),
-            };
+            },
+            None => (None, None),
+        };
+        let index = build.index();
         IndexParts {
-            tools: index_tools(index.clone()),
+            tools: index_tools(index.clone())
+                .into_iter()
+                .map(|tool| GatedTool::wrap(tool, build))
+                .collect(),
             repo_map,
-            mapper: Arc::new(hone_index::mapper::IndexedMapper::new(index.clone())),
-            localizer: Some(Arc::new(IndexLocalizer::new(index.clone()))),
+            mapper: GatedMapper::wrap(
+                Arc::new(hone_index::mapper::IndexedMapper::new(index.clone())),
+                build,
+            ),
+            localizer: Some(GatedLocalizer::wrap(
+                Arc::new(IndexLocalizer::new(index.clone())),
+                build,
+            )),
             map_warning,
         }
     }
@@ -310,8 +386,14 @@ mod tests {
 
     #[test]
     fn the_large_update_warning_names_the_count_and_the_ways_out() {
-        let warning = large_update_warning(12_345);
+        let warning = large_update_warning(12_345, false);
         assert!(warning.starts_with("12345 files to index"), "{warning}");
+        assert!(
+            warning.contains("when the model first needs it"),
+            "{warning}"
+        );
+        let home = large_update_warning(3, true);
+        assert!(home.contains("in your home directory"), "{home}");
         assert!(warning.contains("--scope DIR"), "{warning}");
         assert!(warning.contains("extra_ignores"), "{warning}");
     }
@@ -338,6 +420,7 @@ mod tests {
         )
         .unwrap();
         let index = CodeIndex::open(dir.path(), &IndexSettings::default(), &crate::Unattended);
+        assert_eq!(index.wait(), IndexProgress::Ready);
         assert_eq!(index.problem(), None);
         assert_eq!(index.status(), "1 file indexed");
         let found = index.symbols("al", 5);
@@ -355,7 +438,7 @@ mod tests {
     fn without_an_index_reindexing_says_why() {
         let index = CodeIndex::none("broken");
         assert_eq!(index.status(), "no code index: broken");
-        assert_eq!(index.problem(), Some("broken"));
+        assert_eq!(index.problem().as_deref(), Some("broken"));
         assert!(index.symbols("a", 5).is_empty());
         let error = index.reindex().unwrap_err();
         assert!(error.message.contains("no code index: broken"), "{error:?}");

@@ -25,6 +25,25 @@ pub trait Interaction: Send + Sync {
 
     /// A warning worth the user's attention (without a `warning:` prefix).
     fn warn(&self, message: &str);
+
+    /// What to do with a first index of `files` new files, more than
+    /// `hone_index::LARGE_REPOSITORY_FILES` or in the home directory (`home`). A front end
+    /// that cannot ask leaves it for later (the runtime warns).
+    fn large_index(&self, files: usize, home: bool) -> IndexChoice {
+        let _ = (files, home);
+        IndexChoice::Later
+    }
+}
+
+/// The answer to [`Interaction::large_index`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexChoice {
+    /// Build it now, in the background.
+    Now,
+    /// Build it when the model first calls an index tool.
+    Later,
+    /// Not in this session.
+    Skip,
 }
 
 /// Never asks, never downloads; warnings go to the log.

@@ -19,6 +19,9 @@ use crate::sessions::{OpenedSession, SessionChoice, SessionManager};
 pub struct RuntimeOptions {
     /// The project root.
     pub root: PathBuf,
+    /// Where the user is (inside `root`; `None`: at the root). The model is told, and the
+    /// project instructions are read down to it.
+    pub working_dir: Option<PathBuf>,
     /// The configuration files and environment.
     pub sources: ConfigSources,
     /// The command line's settings, over the files.
@@ -34,6 +37,7 @@ impl RuntimeOptions {
         Self {
             sources: ConfigSources::from_process(Some(root.clone())),
             root,
+            working_dir: None,
             overrides,
             store_path: None,
         }
@@ -131,6 +135,14 @@ impl Runtime {
         &self.options.root
     }
 
+    /// Where the user is: the working directory given in the options, else the root.
+    pub fn working_dir(&self) -> &Path {
+        self.options
+            .working_dir
+            .as_deref()
+            .unwrap_or(&self.options.root)
+    }
+
     /// The configuration loaded when the runtime was opened.
     pub fn config(&self) -> &Config {
         &self.config
@@ -222,7 +234,12 @@ impl Runtime {
             .then(|| crate::mcp::start_servers(&config, &root, &basics.commands))
             .flatten();
         let (handle, events) = hone_core::start_session(SessionConfig {
-            context: crate::context::session_context(&config, context_window, &root),
+            context: crate::context::session_context(
+                &config,
+                context_window,
+                &root,
+                self.working_dir(),
+            ),
             root,
             provider,
             model: basics.model,

@@ -34,6 +34,7 @@ fn project(dir: &Path) -> PathBuf {
 fn runtime(root: &Path, store: PathBuf, server: &MockServer) -> Runtime {
     let options = RuntimeOptions {
         root: root.to_path_buf(),
+        working_dir: None,
         sources: sources(root),
         overrides: CliOverrides {
             provider: Some("lmstudio".into()),
@@ -185,6 +186,7 @@ async fn a_bad_approval_mode_fails_before_any_session_is_saved() {
     let server = MockServer::start().await;
     let options = RuntimeOptions {
         root: root.clone(),
+        working_dir: None,
         sources: sources(&root),
         overrides: CliOverrides {
             provider: Some("lmstudio".into()),

@@ -65,6 +65,17 @@ pub trait Host: Send + Sync + 'static {
     /// `(name, "kind path:line")`.
     fn symbols(&self, prefix: &str, limit: usize) -> Vec<(String, String)>;
 
+    /// How far the code index is while it is being built (`indexing 40% (…)`), else `None`.
+    fn index_progress(&self) -> Option<String> {
+        None
+    }
+
+    /// Stops waiting for the code index in this session (Esc while it is built); `true`
+    /// when it was being built.
+    fn skip_indexing(&self) -> bool {
+        false
+    }
+
     /// Earlier inputs of this project, oldest first.
     fn input_history(&self) -> Vec<String>;
 

@@ -139,6 +139,7 @@ pub(crate) async fn drive_tty<B: Backend>(
                 if second != shown_second {
                     shown_second = second;
                     app.set_elapsed(started.elapsed());
+                    app.set_indexing(run.host.index_progress());
                     if second.is_multiple_of(BRANCH_EVERY_SECS) {
                         app.set_branch(crate::git::branch(&run.root));
                     }
@@ -213,6 +214,11 @@ impl Run {
                         let _ = replies.send(HostReply::Deleted(id, deleted));
                         let _ = replies.send(HostReply::Sessions(host.sessions()));
                     });
+                }
+                Effect::SkipIndexing => {
+                    if self.host.skip_indexing() {
+                        app.notice("code index skipped for this session (/reindex builds it)");
+                    }
                 }
                 Effect::Reindex => {
                     let host = self.host.clone();

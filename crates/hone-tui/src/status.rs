@@ -12,14 +12,25 @@ use crate::format::clock;
 use crate::wrap::width_of;
 
 /// What the agent is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Activity {
     /// Waiting for the user.
     Ready,
-    /// A turn is running.
-    Thinking,
+    /// A turn is running: what it does now (`thinking`, `running cargo test`, `retrying in
+    /// 4 s after 429`, `compacting…`) since the session clock showed `since`.
+    Working { what: String, since: Duration },
     /// The last turn failed.
     Failed,
+}
+
+impl Activity {
+    /// `what` from the session clock's `now` on.
+    pub(crate) fn working(what: impl Into<String>, now: Duration) -> Self {
+        Self::Working {
+            what: what.into(),
+            since: now,
+        }
+    }
 }
 
 /// Everything the status bar shows.
@@ -28,7 +39,9 @@ pub(crate) struct Status<'a> {
     pub(crate) branch: Option<&'a str>,
     pub(crate) model: &'a str,
     pub(crate) elapsed: Duration,
-    pub(crate) activity: Activity,
+    pub(crate) activity: &'a Activity,
+    /// The code index's progress while it is built.
+    pub(crate) indexing: Option<&'a str>,
     pub(crate) context_percent: Option<u8>,
     pub(crate) auto_apply: bool,
 }
@@ -73,10 +86,27 @@ pub(crate) fn render(frame: &mut Frame<'_>, area: Rect, status: &Status<'_>) {
     segments.push((6, vec![Span::styled(clock(status.elapsed), dim)]));
     let activity = match status.activity {
         Activity::Ready => Span::styled("✓ ready", Style::new().fg(Color::Green)),
-        Activity::Thinking => Span::styled("⟳ thinking", Style::new().fg(Color::Yellow)),
+        Activity::Working { what, since } => {
+            let seconds = status.elapsed.saturating_sub(*since).as_secs();
+            let text = if seconds > 0 {
+                format!("⟳ {what} {seconds} s")
+            } else {
+                format!("⟳ {what}")
+            };
+            Span::styled(text, Style::new().fg(Color::Yellow))
+        }
         Activity::Failed => Span::styled("✗ error", Style::new().fg(Color::Red)),
     };
     segments.push((1, vec![activity]));
+    if let Some(indexing) = status.indexing {
+        segments.push((
+            2,
+            vec![Span::styled(
+                format!("{indexing} · Esc skips"),
+                Style::new().fg(Color::Yellow),
+            )],
+        ));
+    }
     if status.auto_apply {
         segments.push((
             3,

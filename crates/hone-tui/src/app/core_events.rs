@@ -41,7 +41,7 @@ impl App {
             Event::TurnStarted { .. } => {
                 self.running = true;
                 self.core_choice_offered = false;
-                self.activity = Activity::Thinking;
+                self.activity = Activity::working("thinking", self.elapsed);
             }
             Event::MessageDelta { text } => self.transcript.append_answer(&text),
             Event::ThinkingDelta { text } => self.transcript.append_thinking(&text),
@@ -51,13 +51,21 @@ impl App {
                 name,
                 arguments,
             } => {
+                let line = tool_line::describe(
+                    &name,
+                    &tool_line::raw_arguments(&arguments),
+                    TOOL_LINE_LIMIT,
+                );
+                self.activity = Activity::working(
+                    format!(
+                        "running {}",
+                        tool_line::describe(&name, &tool_line::raw_arguments(&arguments), 40)
+                    ),
+                    self.elapsed,
+                );
                 self.transcript.push(Entry::Tool(ToolEntry {
                     call_id,
-                    line: tool_line::describe(
-                        &name,
-                        &tool_line::raw_arguments(&arguments),
-                        TOOL_LINE_LIMIT,
-                    ),
+                    line,
                     state: ToolState::Running,
                     output: String::new(),
                 }));
@@ -121,6 +129,9 @@ impl App {
                 duration_ms,
                 ..
             } => {
+                if self.running {
+                    self.activity = Activity::working("thinking", self.elapsed);
+                }
                 if is_error && output.contains(CONFLICT_MARK) {
                     self.transcript.push(Entry::Notice(
                         NoticeKind::Warning,
@@ -153,11 +164,35 @@ impl App {
                 }
                 self.context_percent_reported = percent;
             }
+            Event::ModelRetrying {
+                attempt,
+                delay_ms,
+                status,
+                ..
+            } => {
+                let after = status.map_or_else(
+                    || "a connection failure".to_string(),
+                    |code| code.to_string(),
+                );
+                self.activity = Activity::working(
+                    format!(
+                        "retrying in {} s after {after} (retry {attempt})",
+                        delay_ms.div_ceil(1000)
+                    ),
+                    self.elapsed,
+                );
+            }
+            Event::ContextCompacting { .. } => {
+                self.activity = Activity::working("compacting…", self.elapsed);
+            }
             Event::ContextCompacted {
                 before_tokens,
                 after_tokens,
                 method,
             } => {
+                if self.running {
+                    self.activity = Activity::working("thinking", self.elapsed);
+                }
                 let by = match method {
                     CompactionMethod::Model => "summarised by the model",
                     CompactionMethod::Rules => "summarised by hone's rules",

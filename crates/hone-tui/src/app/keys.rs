@@ -123,7 +123,11 @@ impl App {
             KeyCode::Tab => self.tab(effects),
             KeyCode::Esc => {
                 if self.popup.take().is_none() {
-                    self.scroll = 0;
+                    if self.indexing.take().is_some() {
+                        effects.push(Effect::SkipIndexing);
+                    } else {
+                        self.scroll = 0;
+                    }
                 }
             }
             KeyCode::Up | KeyCode::Down => self.up_down(key),

@@ -83,6 +83,8 @@ pub enum Effect {
     DeleteSession(String),
     /// Bring the code index up to date and call [`App::notice`] with the outcome.
     Reindex,
+    /// Stop waiting for the code index in this session (Esc while it is built).
+    SkipIndexing,
     /// Ask the host for the MCP servers' state and call [`App::show_mcp`].
     McpStatus,
     /// Ask the host for an MCP server's prompt and send it as the user's message.
@@ -121,6 +123,8 @@ pub(crate) struct Totals {
 pub struct App {
     options: AppOptions,
     elapsed: Duration,
+    /// The code index's progress while it is built (`indexing 40% (…)`).
+    indexing: Option<String>,
     activity: Activity,
     context_used: Option<u64>,
     context_percent_reported: Option<f64>,
@@ -155,6 +159,7 @@ impl App {
         Self {
             options,
             elapsed: Duration::ZERO,
+            indexing: None,
             activity: Activity::Ready,
             context_used: None,
             context_percent_reported: None,
@@ -195,6 +200,14 @@ impl App {
     /// Whether a turn is running.
     pub fn is_busy(&self) -> bool {
         self.running
+    }
+
+    /// Shows the code index's progress in the status bar (`None` once it is built or
+    /// skipped); returns whether it changed.
+    pub fn set_indexing(&mut self, progress: Option<String>) -> bool {
+        let changed = self.indexing != progress;
+        self.indexing = progress;
+        changed
     }
 
     /// Sets the session clock shown in the status bar.
@@ -332,7 +345,8 @@ impl App {
                 branch: branch.as_deref(),
                 model: &self.options.session.model,
                 elapsed: self.elapsed,
-                activity: self.activity,
+                activity: &self.activity,
+                indexing: self.indexing.as_deref(),
                 context_percent: self.context_percent(),
                 auto_apply: self.auto_apply,
             },
