@@ -105,15 +105,19 @@ async fn start(
     ));
 
     let index = runtime.code_index().clone();
-    if crate::status_line::enabled() {
-        tokio::spawn(show_index_progress(index.clone()));
-    }
     let interrupt = handle.clone();
     let on_terminal = std::io::stderr().is_terminal();
+    let skippable = index.clone();
+    // Listening starts here, before anything shows the index's progress.
+    let mut interrupts =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
     tokio::spawn(async move {
+        let Some(interrupts) = interrupts.as_mut() else {
+            return;
+        };
         // On a terminal, Ctrl+C while the code index is built skips it for this session.
-        while tokio::signal::ctrl_c().await.is_ok() {
-            if on_terminal && index.skip() {
+        while interrupts.recv().await.is_some() {
+            if on_terminal && skippable.skip() {
                 crate::status_line::set_index(None);
                 crate::status_line::suspend(|| {
                     eprintln!(
@@ -123,13 +127,16 @@ async fn start(
                 continue;
             }
             interrupt.send(Request::Cancel);
-            if tokio::signal::ctrl_c().await.is_ok() {
+            if interrupts.recv().await.is_some() {
                 eprintln!("\nhone: interrupted");
                 std::process::exit(i32::from(code::INTERRUPTED));
             }
             break;
         }
     });
+    if crate::status_line::enabled() {
+        tokio::spawn(show_index_progress(index));
+    }
 
     let mut view = View::new(args.json);
     let started = Instant::now();

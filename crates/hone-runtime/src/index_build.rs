@@ -299,6 +299,115 @@ impl CodeMapper for GatedMapper {
 mod tests {
     use super::*;
 
+    /// A one-file project's index, not updated yet, in state `progress`.
+    fn build(dir: &std::path::Path, progress: IndexProgress) -> IndexBuild {
+        std::fs::write(dir.join("a.rs"), "pub fn alpha() {}\n").unwrap();
+        let indexer =
+            crate::index::open_index(dir, &hone_config::IndexSettings::default()).unwrap();
+        IndexBuild::new(SharedIndex::new(indexer), progress)
+    }
+
+    fn outline_tool(build: &IndexBuild) -> Arc<dyn Tool> {
+        let tool = hone_index::tools::index_tools(build.index().clone())
+            .into_iter()
+            .find(|tool| tool.name() == "get_outline")
+            .unwrap();
+        GatedTool::wrap(tool, build)
+    }
+
+    fn outline(build: &IndexBuild, dir: &std::path::Path) -> Result<Plan, ToolError> {
+        let context = ToolContext::new(dir).unwrap();
+        outline_tool(build).plan(&context, &serde_json::json!({"path": "a.rs"}))
+    }
+
+    #[test]
+    fn tools_say_how_far_the_index_is_and_what_to_use_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = build(
+            dir.path(),
+            IndexProgress::Indexing {
+                done: 40,
+                total: 100,
+            },
+        );
+        let error = outline(&build, dir.path()).unwrap_err();
+        assert!(
+            error.message.starts_with("indexing 40% (40 of 100 files)"),
+            "{error:?}"
+        );
+        assert!(error.message.contains("search_files"), "{error:?}");
+        assert_eq!(outline_tool(&build).name(), "get_outline");
+    }
+
+    #[test]
+    fn a_skipped_index_stays_skipped_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = build(dir.path(), IndexProgress::Indexing { done: 0, total: 0 });
+        assert!(build.skip());
+        assert!(!build.skip(), "only a build in progress is skipped");
+        assert_eq!(build.progress(), IndexProgress::Skipped);
+        let error = outline(&build, dir.path()).unwrap_err();
+        assert!(
+            error.message.contains("skipped for this session"),
+            "{error:?}"
+        );
+        // The build that was running finishes without making the index ready.
+        build.run();
+        assert_eq!(build.progress(), IndexProgress::Skipped);
+    }
+
+    #[test]
+    fn a_deferred_index_is_built_on_first_use_and_then_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = build(dir.path(), IndexProgress::Deferred);
+        let error = outline(&build, dir.path()).unwrap_err();
+        assert!(error.message.contains("being built now"), "{error:?}");
+        assert_eq!(build.wait(), IndexProgress::Ready);
+        assert!(outline(&build, dir.path()).is_ok());
+    }
+
+    #[test]
+    fn a_ready_index_answers_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = build(dir.path(), IndexProgress::Deferred);
+        build.run_here();
+        assert_eq!(build.progress(), IndexProgress::Ready);
+        assert!(build.ready().is_some());
+        assert!(outline(&build, dir.path()).is_ok());
+        let mapper = GatedMapper::wrap(
+            Arc::new(hone_index::mapper::IndexedMapper::new(
+                build.index().clone(),
+            )),
+            &build,
+        );
+        assert_eq!(
+            mapper.files_defining("alpha"),
+            Some(vec!["a.rs".to_string()])
+        );
+    }
+
+    #[test]
+    fn the_mapper_and_localizer_do_without_an_index_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = build(dir.path(), IndexProgress::Indexing { done: 0, total: 1 });
+        let mapper = GatedMapper::wrap(
+            Arc::new(hone_index::mapper::IndexedMapper::new(
+                build.index().clone(),
+            )),
+            &build,
+        );
+        assert_eq!(mapper.files_defining("alpha"), None);
+        assert!(mapper.definitions("a.rs", "pub fn alpha() {}\n").is_some());
+        let localizer = GatedLocalizer::wrap(
+            Arc::new(hone_index::tools::IndexLocalizer::new(
+                build.index().clone(),
+            )),
+            &build,
+        );
+        let mentions = hone_context::localize::extract_mentions("fix alpha in a.rs");
+        assert!(localizer.locate(&mentions).is_empty());
+    }
+
     #[test]
     fn the_progress_line_shows_the_share_done() {
         let line = IndexProgress::Indexing {
