@@ -275,6 +275,8 @@ struct View {
     /// `--quiet`: the answer and errors only.
     quiet: bool,
     answer_open: bool,
+    /// Whether the model is writing its answer (the status line stays away meanwhile).
+    writing: bool,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
     /// How full the context window was after the last model response, in percent.
@@ -291,6 +293,7 @@ impl View {
             color: crate::term::color_stderr(),
             quiet: crate::term::quiet(),
             answer_open: false,
+            writing: false,
             session_id: None,
             context_percent: None,
             proposed: None,
@@ -306,7 +309,13 @@ impl View {
         // The status line leaves the terminal while anything is printed.
         crate::status_line::set_visible(false);
         self.print(event);
-        if let Some(state) = live_state(event) {
+        let state = live_state(event);
+        // While the model writes, its text is the sign of life.
+        self.writing = matches!(
+            event,
+            Event::MessageDelta { .. } | Event::ThinkingDelta { .. }
+        ) || (self.writing && state.is_none());
+        if let Some(state) = state {
             crate::status_line::set_state(state.as_deref());
         }
         let waits_for_user = matches!(
@@ -317,7 +326,7 @@ impl View {
                 | Event::TurnFailed { .. }
                 | Event::TurnCancelled { .. }
         );
-        crate::status_line::set_visible(!self.answer_open && !waits_for_user);
+        crate::status_line::set_visible(!self.answer_open && !self.writing && !waits_for_user);
     }
 
     fn print(&mut self, event: &Event) {

@@ -158,7 +158,9 @@ impl Runtime {
         self.interaction.as_ref()
     }
 
-    /// The code index, opened and brought up to date on first use (blocking).
+    /// The code index, opened on first use: a small update is made at once, a large one on a
+    /// thread of its own while sessions run ([`CodeIndex::progress`]); a large first index
+    /// is put to the interaction first.
     pub fn code_index(&self) -> &CodeIndex {
         self.index.get_or_init(|| {
             CodeIndex::open(

@@ -24,6 +24,13 @@ fn the_status_bar_follows_what_the_turn_does() {
     assert!(status_bar(&mut app).contains("⟳ thinking"));
     feed(
         &mut app,
+        vec![Event::MessageDelta {
+            text: "Let me".into(),
+        }],
+    );
+    assert!(status_bar(&mut app).contains("⟳ writing"));
+    feed(
+        &mut app,
         vec![Event::ToolRequested {
             call_id: "c1".into(),
             name: "run_command".into(),

@@ -43,7 +43,14 @@ impl App {
                 self.core_choice_offered = false;
                 self.activity = Activity::working("thinking", self.elapsed);
             }
-            Event::MessageDelta { text } => self.transcript.append_answer(&text),
+            Event::MessageDelta { text } => {
+                let writing =
+                    matches!(&self.activity, Activity::Working { what, .. } if what == "writing");
+                if self.running && !writing {
+                    self.activity = Activity::working("writing", self.elapsed);
+                }
+                self.transcript.append_answer(&text);
+            }
             Event::ThinkingDelta { text } => self.transcript.append_thinking(&text),
             Event::MessageCompleted { text } => self.transcript.complete_answer(&text),
             Event::ToolRequested {
