@@ -184,7 +184,11 @@ impl ModelTokenizer {
 /// the tokenizer metadata with the name candle knows (otherwise candle would split text the
 /// GPT-2 way, which differs on digits and contractions).
 fn llama3_pretokenizer(content: &gguf_file::Content) -> Option<gguf_file::Content> {
-    let pre = content.metadata.get("tokenizer.ggml.pre")?.to_string().ok()?;
+    let pre = content
+        .metadata
+        .get("tokenizer.ggml.pre")?
+        .to_string()
+        .ok()?;
     if pre != "llama-bpe" {
         return None;
     }

@@ -14,7 +14,9 @@ use hone_provider_api::Provider;
 use tokio_util::sync::CancellationToken;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/synthetic").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/synthetic")
+        .join(name)
 }
 
 fn options() -> LocalOptions {
@@ -30,7 +32,8 @@ fn options() -> LocalOptions {
 /// from the usage report and the stop reason.
 fn chat(file: &str) -> (String, u64, StopReason) {
     let provider = LocalProvider::load(&fixture(file), file, options()).unwrap();
-    let request = ChatRequest::new("Be brief.", "hello");
+    let mut request = ChatRequest::new(file, "hello");
+    request.system = Some("Be brief.".into());
     let prompt = provider.render_prompt(&request).unwrap();
     let counted = provider.count_prompt_tokens(&request).unwrap();
     let events: Vec<StreamEvent> =

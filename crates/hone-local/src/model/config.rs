@@ -181,14 +181,20 @@ mod tests {
             &[("attention.key_length", Value::U32(16))],
         ))
         .unwrap();
-        assert_eq!((qwen3.architecture, qwen3.head_dim), (Architecture::Qwen3, 16));
+        assert_eq!(
+            (qwen3.architecture, qwen3.head_dim),
+            (Architecture::Qwen3, 16)
+        );
         assert!(qwen3.architecture.qk_norm() && !qwen3.architecture.qkv_bias());
         let llama = Config::from_gguf(&content(
             "llama",
             &[("rope.dimension_count", Value::U32(8))],
         ))
         .unwrap();
-        assert_eq!((llama.architecture, llama.rope_base), (Architecture::Llama, 500_000.0));
+        assert_eq!(
+            (llama.architecture, llama.rope_base),
+            (Architecture::Llama, 500_000.0)
+        );
         assert!(llama.architecture.interleaved_rope());
     }
 

@@ -23,7 +23,7 @@ use candle_core::{DType, Device, Result, Tensor};
 use candle_nn::attention::{AttnMask, flash_attn};
 
 use cache::KvCache;
-pub(crate) use config::{Architecture, Config, architecture};
+pub(crate) use config::{Config, architecture};
 use linear::QLinear;
 pub use linear::WeightLayout;
 use weights::WeightFile;
@@ -331,9 +331,7 @@ fn rope_tables(
     let factors = factors.map_or_else(|| vec![1.0; head_dim / 2], <[f32]>::to_vec);
     let inverse: Vec<f32> = (0..head_dim / 2)
         .zip(factors)
-        .map(|(i, factor)| {
-            1.0 / config.rope_base.powf((2 * i) as f32 / head_dim as f32) / factor
-        })
+        .map(|(i, factor)| 1.0 / config.rope_base.powf((2 * i) as f32 / head_dim as f32) / factor)
         .collect();
     let inverse = Tensor::new(inverse.as_slice(), device)?;
     let angles = Tensor::arange(0, positions as u32, device)?
@@ -360,6 +358,7 @@ pub(crate) fn argmax(values: &[f32]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::config::Architecture;
     use super::*;
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::config::Architecture;
 use super::*;
 
 fn fixture(name: &str) -> PathBuf {
@@ -71,7 +72,10 @@ fn check(architecture: &str, expected: Architecture) {
     // The prompt as one batch (blocked attention), then decoding one token at a time.
     let logits = model.forward(&reference.prompt, true).unwrap().unwrap();
     let difference = max_difference(&logits, &reference.logits);
-    assert!(difference < 2e-3, "{architecture}: logits differ by {difference}");
+    assert!(
+        difference < 2e-3,
+        "{architecture}: logits differ by {difference}"
+    );
     let tokens = greedy(&mut model, logits, reference.greedy.len());
     assert_eq!(tokens, reference.greedy, "{architecture}");
 
@@ -81,7 +85,10 @@ fn check(architecture: &str, expected: Architecture) {
     for &token in &reference.prompt {
         last = model.forward(&[token], true).unwrap().unwrap();
     }
-    assert!(max_difference(&last, &reference.logits) < 2e-3, "{architecture}");
+    assert!(
+        max_difference(&last, &reference.logits) < 2e-3,
+        "{architecture}"
+    );
     // Verification rows are exactly single-token decoding.
     let each = model.forward_each(&reference.greedy[..4]).unwrap();
     model.truncate_cache(reference.prompt.len());
