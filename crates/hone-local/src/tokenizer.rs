@@ -245,3 +245,47 @@ impl StreamDecoder<'_> {
         Ok((!text.is_empty()).then_some(text))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use gguf_file::Value;
+
+    use super::*;
+
+    fn content(pre: &str) -> gguf_file::Content {
+        gguf_file::Content {
+            magic: gguf_file::VersionedMagic::GgufV3,
+            metadata: HashMap::from([
+                (
+                    "tokenizer.ggml.pre".to_owned(),
+                    Value::String(pre.to_owned()),
+                ),
+                (
+                    "tokenizer.ggml.model".to_owned(),
+                    Value::String("gpt2".into()),
+                ),
+                (
+                    "general.architecture".to_owned(),
+                    Value::String("llama".into()),
+                ),
+            ]),
+            tensor_infos: HashMap::new(),
+            tensor_data_offset: 0,
+        }
+    }
+
+    #[test]
+    fn only_llama_bpe_is_renamed_and_only_tokenizer_keys_are_kept() {
+        let renamed = llama3_pretokenizer(&content("llama-bpe")).unwrap();
+        let pre = renamed.metadata.get("tokenizer.ggml.pre").unwrap();
+        assert_eq!(pre.to_string().unwrap(), "llama3");
+        assert!(renamed.metadata.contains_key("tokenizer.ggml.model"));
+        assert!(!renamed.metadata.contains_key("general.architecture"));
+        assert!(llama3_pretokenizer(&content("qwen2")).is_none());
+        let mut none = content("qwen2");
+        none.metadata.clear();
+        assert!(llama3_pretokenizer(&none).is_none());
+    }
+}
