@@ -1,5 +1,5 @@
 //! The decoder-only transformer of Qwen2/2.5, Qwen3 and Llama 3.x, run on the CPU with
-//! candle. The three differ only in details the [`Architecture`] names: biases on the
+//! candle. The three differ only in details `config::Architecture` names: biases on the
 //! query/key/value projections (Qwen2), per-head query/key norms (Qwen3), interleaved
 //! rotary pairs and per-frequency rotary factors (Llama).
 //!
