@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::draft::{DraftLength, lookup};
 use crate::guide::{Guidance, ToolGuide};
-use crate::model::{MAX_VERIFY_ROWS, Qwen2};
+use crate::model::{MAX_VERIFY_ROWS, Transformer};
 use crate::sampler::Sampler;
 use crate::template::ChatTemplate;
 use crate::tokenizer::ModelTokenizer;
@@ -105,7 +105,7 @@ pub(crate) struct Loaded {
 
 /// A model and what its key/value cache holds.
 pub(crate) struct Engine {
-    model: Qwen2,
+    model: Transformer,
     /// The tokens whose keys and values are in the model's cache, in order.
     cached: Vec<u32>,
     pool: Arc<rayon::ThreadPool>,
@@ -125,6 +125,9 @@ impl Loaded {
         })?;
         let content = gguf_file::Content::read(&mut BufReader::new(&file))
             .map_err(|error| invalid(format!("not a GGUF file ({error})")))?;
+        // The architecture first: an unsupported model's tokenizer may fail to build too,
+        // with a less helpful message.
+        crate::model::architecture(&content).map_err(|error| invalid(error.to_string()))?;
         let tokenizer = ModelTokenizer::from_gguf(&content)?;
         let source = content
             .metadata
@@ -150,7 +153,7 @@ impl Loaded {
             .map_err(|error| invalid(error.to_string()))?
             .context_length
             .max(1);
-        let model = Qwen2::load(&content, file, max_positions, options.weight_layout)
+        let model = Transformer::load(&content, file, max_positions, options.weight_layout)
             .map_err(|error| invalid(error.to_string()))?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(options.effective_threads())

@@ -1,4 +1,5 @@
-//! hone's embedded model: a Qwen2 GGUF run in-process on the CPU with candle.
+//! hone's embedded model: a Qwen2/2.5, Qwen3 or Llama 3.x GGUF run in-process on the CPU
+//! with candle.
 //!
 //! [`LocalProvider::load`] reads a model file once per process and returns a
 //! [`hone_provider_api::Provider`] (name `local`) that streams answers token by token, with

@@ -50,8 +50,8 @@ impl std::fmt::Debug for LocalProvider {
 }
 
 impl LocalProvider {
-    /// Loads a GGUF model (architecture `qwen2`), or shares the one this process already
-    /// loaded from the same file. Blocking: reading the weights takes seconds. The file
+    /// Loads a GGUF model (architecture `qwen2`, `qwen3` or `llama`), or shares the one
+    /// this process already loaded from the same file. Blocking: reading the weights takes seconds. The file
     /// is trusted to be the verified model; this only checks that it can be run.
     ///
     /// The context size is capped at the model's own. Threads and the weight layout are

@@ -201,6 +201,24 @@ mod tests {
     }
 
     #[test]
+    fn a_llama_3_json_call_becomes_a_tool_call() {
+        // Llama 3's format: a bare object with `parameters`, streamed in pieces.
+        let (_, events, collector) = respond(
+            &[
+                "{\"name\": \"read_file\", ",
+                "\"parameters\": {\"path\": ",
+                "\"src/lib.rs\"}}",
+            ],
+            TOOLS,
+        );
+        let calls: Vec<_> = collector.message().tool_calls().cloned().collect();
+        assert_eq!(calls.len(), 1, "{events:?}");
+        assert_eq!(calls[0].name, "read_file");
+        assert_eq!(calls[0].arguments, r#"{"path":"src/lib.rs"}"#);
+        assert_eq!(stop_reason(&events), Some(StopReason::ToolUse));
+    }
+
+    #[test]
     fn a_block_without_a_call_and_prose_stay_text() {
         let (_, events, collector) = respond(
             &[

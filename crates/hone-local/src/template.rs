@@ -83,6 +83,9 @@ impl ChatTemplate {
         env.set_lstrip_blocks(true);
         env.add_filter("tojson", tojson);
         env.add_function("raise_exception", raise_exception);
+        // Python's string and dict methods, which newer templates call (Qwen3's
+        // `content.split('</think>')`, `message.content.startswith(…)`).
+        env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         env.add_template_owned(TEMPLATE_NAME, source.to_owned())
             .map_err(|error| LocalError::Template(describe(&error)))?;
         Ok(Self {
@@ -93,8 +96,19 @@ impl ChatTemplate {
     }
 
     /// The prompt for `request`, ending with the start of the assistant's turn.
+    ///
+    /// A template that refuses an assistant message with several tool calls (Llama 3's:
+    /// "only supports single tool-calls at once") gets each call as an assistant message
+    /// of its own.
     pub fn render(&self, request: &ChatRequest) -> Result<String, LocalError> {
-        self.render_parts(&template_messages(request), &template_tools(&request.tools))
+        let messages = template_messages(request);
+        let tools = template_tools(&request.tools);
+        match self.render_parts(&messages, &tools) {
+            Err(error) if messages.iter().any(|message| message.tool_calls.len() > 1) => self
+                .render_parts(&one_call_per_message(messages), &tools)
+                .map_err(|_| error),
+            result => result,
+        }
     }
 
     /// Renders already mapped messages and tools.
@@ -116,6 +130,9 @@ impl ChatTemplate {
             messages => Value::from_serialize(messages),
             tools => tools,
             add_generation_prompt => true,
+            // Qwen3 answers directly instead of thinking first (slow on a CPU, and the
+            // agent gives no room for it): its template then writes an empty thought.
+            enable_thinking => false,
             bos_token => &self.bos_token,
             eos_token => &self.eos_token,
         };
@@ -196,6 +213,28 @@ pub fn template_tools(tools: &[ToolSpec]) -> Vec<TemplateTool> {
             },
         })
         .collect()
+}
+
+/// Each assistant message with several calls as consecutive assistant messages with one
+/// call each (the first keeps the text).
+fn one_call_per_message(messages: Vec<TemplateMessage>) -> Vec<TemplateMessage> {
+    let mut out = Vec::with_capacity(messages.len());
+    for message in messages {
+        if message.tool_calls.len() < 2 {
+            out.push(message);
+            continue;
+        }
+        let mut content = message.content;
+        for call in message.tool_calls {
+            out.push(TemplateMessage {
+                role: message.role,
+                content: std::mem::take(&mut content),
+                tool_calls: vec![call],
+                name: None,
+            });
+        }
+    }
+    out
 }
 
 fn plain(role: &'static str, content: String) -> TemplateMessage {

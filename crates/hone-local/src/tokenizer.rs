@@ -13,6 +13,17 @@ pub const END_OF_TEXT: &str = "<|endoftext|>";
 /// `<|im_end|>`: ends a chat turn.
 pub const IM_END: &str = "<|im_end|>";
 
+/// Tokens that end a chat answer, in the vocabularies that have them: Qwen's turn and
+/// document ends, Llama 3's end of turn, end of a turn that awaits a tool's output, and
+/// end of text.
+const CHAT_STOPS: [&str; 5] = [
+    IM_END,
+    END_OF_TEXT,
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|end_of_text|>",
+];
+
 /// Tokens that end a fill-in-the-middle completion besides the chat stop tokens.
 const FIM_STOPS: [&str; 6] = [
     "<|fim_prefix|>",
@@ -47,8 +58,11 @@ impl ModelTokenizer {
     /// BPE with the model's pre-tokenizer, every control or user-defined token added as a
     /// special token (so chat markers and `<tool_call>` become single ids).
     pub fn from_gguf(content: &gguf_file::Content) -> Result<Self, LocalError> {
-        let tokenizer = Tokenizer::from_gguf(content)
-            .map_err(|error| LocalError::Tokenizer(error.to_string()))?;
+        let tokenizer = match llama3_pretokenizer(content) {
+            Some(renamed) => Tokenizer::from_gguf(&renamed),
+            None => Tokenizer::from_gguf(content),
+        }
+        .map_err(|error| LocalError::Tokenizer(error.to_string()))?;
         Self::new(tokenizer, content)
     }
 
@@ -82,7 +96,7 @@ impl ModelTokenizer {
         eos: Option<u32>,
     ) -> Result<Self, LocalError> {
         let id = |token: &str| tokenizer.token_to_id(token);
-        let mut chat_stops: Vec<u32> = [IM_END, END_OF_TEXT].into_iter().filter_map(id).collect();
+        let mut chat_stops: Vec<u32> = CHAT_STOPS.into_iter().filter_map(id).collect();
         if let Some(eos) = eos
             && !chat_stops.contains(&eos)
         {
@@ -90,7 +104,8 @@ impl ModelTokenizer {
         }
         if chat_stops.is_empty() {
             return Err(LocalError::Tokenizer(format!(
-                "the vocabulary has neither {IM_END} nor {END_OF_TEXT}, so answers could not end"
+                "the vocabulary has none of {}, so answers could not end",
+                CHAT_STOPS.join(" ")
             )));
         }
         let mut fim_stops = chat_stops.clone();
@@ -140,7 +155,8 @@ impl ModelTokenizer {
         &self.tokenizer
     }
 
-    /// Ids that end a chat answer (`<|im_end|>`, `<|endoftext|>`, the model's EOS).
+    /// Ids that end a chat answer (`<|im_end|>`, `<|endoftext|>`, `<|eot_id|>`, …, the
+    /// model's EOS).
     pub fn chat_stops(&self) -> &[u32] {
         &self.chat_stops
     }
@@ -162,6 +178,36 @@ impl ModelTokenizer {
             pending: Vec::new(),
         }
     }
+}
+
+/// llama.cpp names Llama 3's pre-tokenizer `llama-bpe`, candle `llama3`: for such a file,
+/// the tokenizer metadata with the name candle knows (otherwise candle would split text the
+/// GPT-2 way, which differs on digits and contractions).
+fn llama3_pretokenizer(content: &gguf_file::Content) -> Option<gguf_file::Content> {
+    let pre = content
+        .metadata
+        .get("tokenizer.ggml.pre")?
+        .to_string()
+        .ok()?;
+    if pre != "llama-bpe" {
+        return None;
+    }
+    let mut metadata: std::collections::HashMap<String, gguf_file::Value> = content
+        .metadata
+        .iter()
+        .filter(|(key, _)| key.starts_with("tokenizer."))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    metadata.insert(
+        "tokenizer.ggml.pre".to_owned(),
+        gguf_file::Value::String("llama3".to_owned()),
+    );
+    Some(gguf_file::Content {
+        magic: content.magic,
+        metadata,
+        tensor_infos: std::collections::HashMap::new(),
+        tensor_data_offset: 0,
+    })
 }
 
 /// Most tokens held back waiting for the rest of a character before they are released
@@ -197,5 +243,49 @@ impl StreamDecoder<'_> {
         let text = self.tokenizer.decode(&self.pending)?;
         self.pending.clear();
         Ok((!text.is_empty()).then_some(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use gguf_file::Value;
+
+    use super::*;
+
+    fn content(pre: &str) -> gguf_file::Content {
+        gguf_file::Content {
+            magic: gguf_file::VersionedMagic::GgufV3,
+            metadata: HashMap::from([
+                (
+                    "tokenizer.ggml.pre".to_owned(),
+                    Value::String(pre.to_owned()),
+                ),
+                (
+                    "tokenizer.ggml.model".to_owned(),
+                    Value::String("gpt2".into()),
+                ),
+                (
+                    "general.architecture".to_owned(),
+                    Value::String("llama".into()),
+                ),
+            ]),
+            tensor_infos: HashMap::new(),
+            tensor_data_offset: 0,
+        }
+    }
+
+    #[test]
+    fn only_llama_bpe_is_renamed_and_only_tokenizer_keys_are_kept() {
+        let renamed = llama3_pretokenizer(&content("llama-bpe")).unwrap();
+        let pre = renamed.metadata.get("tokenizer.ggml.pre").unwrap();
+        assert_eq!(pre.to_string().unwrap(), "llama3");
+        assert!(renamed.metadata.contains_key("tokenizer.ggml.model"));
+        assert!(!renamed.metadata.contains_key("general.architecture"));
+        assert!(llama3_pretokenizer(&content("qwen2")).is_none());
+        let mut none = content("qwen2");
+        none.metadata.clear();
+        assert!(llama3_pretokenizer(&none).is_none());
     }
 }

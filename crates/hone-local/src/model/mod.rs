@@ -1,4 +1,7 @@
-//! The Qwen2 transformer, run on the CPU with candle.
+//! The decoder-only transformer of Qwen2/2.5, Qwen3 and Llama 3.x, run on the CPU with
+//! candle. The three differ only in details `config::Architecture` names: biases on the
+//! query/key/value projections (Qwen2), per-head query/key norms (Qwen3), interleaved
+//! rotary pairs and per-frequency rotary factors (Llama).
 //!
 //! Adapted from candle-transformers 0.11 `models::quantized_qwen2`
 //! (<https://github.com/huggingface/candle>, MIT OR Apache-2.0, © the candle authors).
@@ -11,6 +14,7 @@
 
 mod attention;
 mod cache;
+mod config;
 mod linear;
 mod weights;
 
@@ -19,71 +23,20 @@ use candle_core::{DType, Device, Result, Tensor};
 use candle_nn::attention::{AttnMask, flash_attn};
 
 use cache::KvCache;
+pub(crate) use config::{Config, architecture};
 use linear::QLinear;
 pub use linear::WeightLayout;
 use weights::WeightFile;
-
-/// Hyper-parameters read from the GGUF metadata (`qwen2.*`).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Config {
-    pub(crate) layers: usize,
-    pub(crate) heads: usize,
-    pub(crate) kv_heads: usize,
-    pub(crate) hidden: usize,
-    pub(crate) context_length: usize,
-    pub(crate) rms_eps: f64,
-    pub(crate) rope_base: f32,
-}
-
-impl Config {
-    pub(crate) fn from_gguf(content: &gguf_file::Content) -> Result<Self> {
-        let get = |key: &str| match content.metadata.get(key) {
-            Some(value) => Ok(value),
-            None => candle_core::bail!("the GGUF metadata has no `{key}`"),
-        };
-        let architecture = get("general.architecture")?.to_string()?;
-        if architecture != "qwen2" {
-            candle_core::bail!("unsupported model architecture `{architecture}` (only qwen2)");
-        }
-        let config = Self {
-            layers: get("qwen2.block_count")?.to_u32()? as usize,
-            heads: get("qwen2.attention.head_count")?.to_u32()? as usize,
-            kv_heads: get("qwen2.attention.head_count_kv")?.to_u32()? as usize,
-            hidden: get("qwen2.embedding_length")?.to_u32()? as usize,
-            context_length: get("qwen2.context_length")?.to_u32()? as usize,
-            rms_eps: f64::from(get("qwen2.attention.layer_norm_rms_epsilon")?.to_f32()?),
-            rope_base: get("qwen2.rope.freq_base")
-                .and_then(|value| value.to_f32())
-                .unwrap_or(10_000.0),
-        };
-        if config.heads == 0
-            || config.kv_heads == 0
-            || !config.heads.is_multiple_of(config.kv_heads)
-            || !config.hidden.is_multiple_of(config.heads)
-        {
-            candle_core::bail!(
-                "inconsistent attention shape: {} heads, {} key/value heads, {} hidden",
-                config.heads,
-                config.kv_heads,
-                config.hidden
-            );
-        }
-        Ok(config)
-    }
-
-    fn head_dim(&self) -> usize {
-        self.hidden / self.heads
-    }
-}
 
 struct Layer {
     attn_norm: Tensor,
     q: QLinear,
     k: QLinear,
     v: QLinear,
-    q_bias: Tensor,
-    k_bias: Tensor,
-    v_bias: Tensor,
+    /// Query, key and value biases (Qwen2).
+    qkv_bias: Option<[Tensor; 3]>,
+    /// Per-head query and key RMS-norm weights (Qwen3).
+    qk_norm: Option<[Tensor; 2]>,
     o: QLinear,
     ffn_norm: Tensor,
     gate: QLinear,
@@ -91,8 +44,8 @@ struct Layer {
     down: QLinear,
 }
 
-/// A loaded Qwen2 model with its key/value cache.
-pub(crate) struct Qwen2 {
+/// A loaded model with its key/value cache.
+pub(crate) struct Transformer {
     config: Config,
     embeddings: QTensor,
     layers: Vec<Layer>,
@@ -105,7 +58,7 @@ pub(crate) struct Qwen2 {
     layout: WeightLayout,
 }
 
-impl Qwen2 {
+impl Transformer {
     /// Reads the weights described by `content` from `file`; the cache holds at most
     /// `max_positions`. The file stays open: prompt batches re-read weights from it.
     pub(crate) fn load(
@@ -148,9 +101,23 @@ impl Qwen2 {
                 q: linear(&mut file, &name("attn_q.weight"))?,
                 k: linear(&mut file, &name("attn_k.weight"))?,
                 v: linear(&mut file, &name("attn_v.weight"))?,
-                q_bias: dense(&mut file, &name("attn_q.bias"))?,
-                k_bias: dense(&mut file, &name("attn_k.bias"))?,
-                v_bias: dense(&mut file, &name("attn_v.bias"))?,
+                qkv_bias: if config.architecture.qkv_bias() {
+                    Some([
+                        dense(&mut file, &name("attn_q.bias"))?,
+                        dense(&mut file, &name("attn_k.bias"))?,
+                        dense(&mut file, &name("attn_v.bias"))?,
+                    ])
+                } else {
+                    None
+                },
+                qk_norm: if config.architecture.qk_norm() {
+                    Some([
+                        dense(&mut file, &name("attn_q_norm.weight"))?,
+                        dense(&mut file, &name("attn_k_norm.weight"))?,
+                    ])
+                } else {
+                    None
+                },
                 o: linear(&mut file, &name("attn_output.weight"))?,
                 ffn_norm: dense(&mut file, &name("ffn_norm.weight"))?,
                 gate: linear(&mut file, &name("ffn_gate.weight"))?,
@@ -158,12 +125,18 @@ impl Qwen2 {
                 down: linear(&mut file, &name("ffn_down.weight"))?,
             });
         }
+        // Llama 3.1's long-context scaling: each rotary frequency divided by its factor.
+        let rope_factors = if content.tensor_infos.contains_key("rope_freqs.weight") {
+            Some(dense(&mut file, "rope_freqs.weight")?.to_vec1::<f32>()?)
+        } else {
+            None
+        };
         file.shrink();
-        let (cos, sin) = rope_tables(&config, max_positions, &device)?;
+        let (cos, sin) = rope_tables(&config, rope_factors.as_deref(), max_positions, &device)?;
         let cache = KvCache::new(
             config.layers,
             config.kv_heads,
-            config.head_dim(),
+            config.head_dim,
             max_positions,
         );
         Ok(Self {
@@ -180,7 +153,7 @@ impl Qwen2 {
         })
     }
 
-    /// Whether [`Qwen2::forward_each`] gives exactly the logits of decoding one token at a
+    /// Whether [`Transformer::forward_each`] gives exactly the logits of decoding one token at a
     /// time. Not with repacked weights: their kernels for one row and for several differ.
     pub(crate) fn verifies_exactly(&self) -> bool {
         self.layout == WeightLayout::Compact
@@ -215,7 +188,7 @@ impl Qwen2 {
 
     /// Runs `tokens` (at most [`MAX_VERIFY_ROWS`]) after the cached positions, appends them
     /// to the cache and returns the next-token logits after each of them. Every row is
-    /// computed exactly as [`Qwen2::forward`] computes a single token at its position
+    /// computed exactly as [`Transformer::forward`] computes a single token at its position
     /// (same kernels, same order of operations), so the logits are bit-for-bit those of
     /// decoding the tokens one at a time: speculative decoding verifies drafts with them
     /// without changing the answer.
@@ -243,28 +216,29 @@ impl Qwen2 {
         let (heads, kv_heads, head_dim) = (
             self.config.heads,
             self.config.kv_heads,
-            self.config.head_dim(),
+            self.config.head_dim,
         );
+        let interleaved = self.config.architecture.interleaved_rope();
         let scale = 1.0 / (head_dim as f32).sqrt();
         for (index, layer) in self.layers.iter_mut().enumerate() {
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
-            let q = layer
-                .q
-                .forward(&h, &mut self.file)?
-                .broadcast_add(&layer.q_bias)?;
-            let k = layer
-                .k
-                .forward(&h, &mut self.file)?
-                .broadcast_add(&layer.k_bias)?;
-            let v = layer
-                .v
-                .forward(&h, &mut self.file)?
-                .broadcast_add(&layer.v_bias)?;
-            let q = q.reshape((1, count, heads, head_dim))?;
-            let k = k.reshape((1, count, kv_heads, head_dim))?;
+            let mut q = layer.q.forward(&h, &mut self.file)?;
+            let mut k = layer.k.forward(&h, &mut self.file)?;
+            let mut v = layer.v.forward(&h, &mut self.file)?;
+            if let Some([q_bias, k_bias, v_bias]) = &layer.qkv_bias {
+                q = q.broadcast_add(q_bias)?;
+                k = k.broadcast_add(k_bias)?;
+                v = v.broadcast_add(v_bias)?;
+            }
+            let mut q = q.reshape((1, count, heads, head_dim))?;
+            let mut k = k.reshape((1, count, kv_heads, head_dim))?;
             let v = v.reshape((1, count, kv_heads, head_dim))?;
-            let q = candle_nn::rotary_emb::rope_thd(&q, &cos, &sin)?;
-            let k = candle_nn::rotary_emb::rope_thd(&k, &cos, &sin)?;
+            if let Some([q_norm, k_norm]) = &layer.qk_norm {
+                q = candle_nn::ops::rms_norm(&q, q_norm, eps)?;
+                k = candle_nn::ops::rms_norm(&k, k_norm, eps)?;
+            }
+            let q = rotate(&q, &cos, &sin, interleaved)?;
+            let k = rotate(&k, &cos, &sin, interleaved)?;
             let (keys, values) = self.cache.append(index, &k, &v)?;
             let attention = if count == 1 || outputs == Outputs::Each {
                 // One query at a time over the keys it may see, with the kernel that
@@ -306,7 +280,7 @@ impl Qwen2 {
     }
 }
 
-/// Most tokens [`Qwen2::forward_each`] takes at once: below the batch size from which
+/// Most tokens [`Transformer::forward_each`] takes at once: below the batch size from which
 /// matrices are multiplied through repacked tiles (whose results differ in the last bits).
 pub(crate) const MAX_VERIFY_ROWS: usize = linear::TRANSIENT_MIN_ROWS - 1;
 
@@ -318,12 +292,46 @@ enum Outputs {
     Each,
 }
 
-/// Rotary embedding tables, `(positions, head_dim / 2)` each.
-fn rope_tables(config: &Config, positions: usize, device: &Device) -> Result<(Tensor, Tensor)> {
-    let head_dim = config.head_dim();
-    let inverse: Vec<f32> = (0..head_dim)
-        .step_by(2)
-        .map(|i| 1.0 / config.rope_base.powf(i as f32 / head_dim as f32))
+/// Applies the rotary embedding to `x` `(1, n, heads, head_dim)` at the positions of the
+/// `(n, head_dim / 2)` tables `cos` and `sin`.
+fn rotate(x: &Tensor, cos: &Tensor, sin: &Tensor, interleaved: bool) -> Result<Tensor> {
+    if !interleaved {
+        return candle_nn::rotary_emb::rope_thd(x, cos, sin);
+    }
+    // candle's interleaved kernel wants `(batch, heads, positions, head_dim)`: each position
+    // becomes a batch of one position with its own row of the tables, so nothing is copied.
+    let (_, count, heads, head_dim) = x.dims4()?;
+    let half = head_dim / 2;
+    let rotated = candle_nn::rotary_emb::rope_i(
+        &x.reshape((count, heads, 1, head_dim))?,
+        &cos.reshape((count, 1, half))?,
+        &sin.reshape((count, 1, half))?,
+    )?;
+    rotated.reshape((1, count, heads, head_dim))
+}
+
+/// Rotary embedding tables, `(positions, head_dim / 2)` each; `factors` (one per
+/// frequency) divide the frequencies.
+fn rope_tables(
+    config: &Config,
+    factors: Option<&[f32]>,
+    positions: usize,
+    device: &Device,
+) -> Result<(Tensor, Tensor)> {
+    let head_dim = config.head_dim;
+    if let Some(factors) = factors
+        && factors.len() != head_dim / 2
+    {
+        candle_core::bail!(
+            "`rope_freqs.weight` has {} factors for {} rotary frequencies",
+            factors.len(),
+            head_dim / 2
+        );
+    }
+    let factors = factors.map_or_else(|| vec![1.0; head_dim / 2], <[f32]>::to_vec);
+    let inverse: Vec<f32> = (0..head_dim / 2)
+        .zip(factors)
+        .map(|(i, factor)| 1.0 / config.rope_base.powf((2 * i) as f32 / head_dim as f32) / factor)
         .collect();
     let inverse = Tensor::new(inverse.as_slice(), device)?;
     let angles = Tensor::arange(0, positions as u32, device)?
@@ -350,6 +358,7 @@ pub(crate) fn argmax(values: &[f32]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::config::Architecture;
     use super::*;
 
     #[test]
@@ -361,15 +370,17 @@ mod tests {
     #[test]
     fn rope_tables_start_at_angle_zero() {
         let config = Config {
+            architecture: Architecture::Qwen2,
             layers: 1,
             heads: 2,
             kv_heads: 1,
             hidden: 8,
+            head_dim: 4,
             context_length: 32,
             rms_eps: 1e-6,
             rope_base: 10_000.0,
         };
-        let (cos, sin) = rope_tables(&config, 16, &Device::Cpu).unwrap();
+        let (cos, sin) = rope_tables(&config, None, 16, &Device::Cpu).unwrap();
         assert_eq!(cos.dims(), &[16, 2]);
         let first: Vec<f32> = cos.get(0).unwrap().to_vec1().unwrap();
         assert_eq!(first, vec![1.0, 1.0]);
@@ -377,3 +388,6 @@ mod tests {
         assert_eq!(zero, vec![0.0, 0.0]);
     }
 }
+
+#[cfg(test)]
+mod synthetic_tests;

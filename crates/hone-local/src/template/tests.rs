@@ -109,6 +109,77 @@ fn every_fixture_renders_exactly_like_transformers() {
 }
 
 #[test]
+fn qwen3_and_llama3_templates_render_exactly_like_transformers() {
+    // Rendered by Python jinja2 as transformers sets it up, see
+    // `tests/fixtures/make_template_fixtures.py`: Python string methods, `[::-1]`,
+    // `enable_thinking`, `tojson(indent=4)`, several calls split for Llama 3.
+    let fixture: Json =
+        serde_json::from_str(include_str!("../../tests/fixtures/chat_template_more.json")).unwrap();
+    let cases = fixture["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 12, "two templates, six conversations each");
+    for case in cases {
+        let source = text(&fixture["templates"][text(&case["template"])]);
+        let template = ChatTemplate::new(
+            &source,
+            &text(&case["bos_token"]),
+            &text(&case["eos_token"]),
+        )
+        .unwrap();
+        let rendered = template.render(&request_for(case)).unwrap();
+        assert_eq!(
+            rendered,
+            text(&case["expected"]),
+            "case {} with {}",
+            case["name"],
+            case["template"]
+        );
+    }
+}
+
+#[test]
+fn several_calls_become_one_message_each_only_for_a_template_that_refuses_them() {
+    let call = |name: &str| {
+        ContentBlock::ToolCall(ToolCall {
+            id: name.into(),
+            name: name.into(),
+            arguments: "{}".into(),
+        })
+    };
+    let mut request = ChatRequest::new("", "go");
+    request.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![
+            ContentBlock::Text {
+                text: "Both.".into(),
+            },
+            call("a"),
+            call("b"),
+        ],
+    });
+    let source = "{% for m in messages %}{% if m.tool_calls %}{% if m.tool_calls|length != 1 %}\
+                  {{ raise_exception('one call only') }}{% endif %}[{{ m.content }}:\
+                  {{ m.tool_calls[0].function.name }}]{% endif %}{% endfor %}";
+    let refusing = ChatTemplate::new(source, "", "").unwrap();
+    assert_eq!(refusing.render(&request).unwrap(), "[Both.:a][:b]");
+    let accepting = ChatTemplate::new(
+        "{% for m in messages %}{% if m.tool_calls %}{{ m.tool_calls|length }}{% endif %}{% endfor %}",
+        "",
+        "",
+    )
+    .unwrap();
+    assert_eq!(accepting.render(&request).unwrap(), "2");
+    // A refusal for any other reason is reported as it was.
+    let failing = ChatTemplate::new("{{ raise_exception('no') }}", "", "").unwrap();
+    assert!(
+        failing
+            .render(&request)
+            .unwrap_err()
+            .to_string()
+            .contains("no")
+    );
+}
+
+#[test]
 fn mapped_messages_have_the_shape_the_templates_expect() {
     let fixture = fixture();
     for case in fixture["cases"].as_array().unwrap() {
