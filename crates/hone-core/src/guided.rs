@@ -27,7 +27,13 @@ pub(crate) struct Step {
     pub(crate) offers_tools: bool,
     /// The model and provider to use instead of the session's.
     pub(crate) role: Option<RoleModel>,
+    /// Whether an earlier answer of this step failed (unchanged, refused, or its checks
+    /// failed): a guided retry samples wider, so it does not write the same code again.
+    pub(crate) retry: bool,
 }
+
+/// The sampling temperature of a guided retry (the embedded model's default is 0.2).
+pub(crate) const RETRY_TEMPERATURE: f32 = 0.6;
 
 impl Step {
     /// The normal agent loop.
@@ -35,6 +41,7 @@ impl Step {
         Self {
             offers_tools: true,
             role: None,
+            retry: false,
         }
     }
 }
@@ -309,6 +316,7 @@ impl Agent {
                     Some(TaskKind::Change | TaskKind::Create) => self.roles.coder.clone(),
                     Some(TaskKind::Explain | TaskKind::Run) | None => None,
                 },
+                retry: false,
             };
         }
         self.emit(Event::TurnStep {
