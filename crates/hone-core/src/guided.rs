@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use hone_context::localize::{Attachment, MentionKind, extract_mentions};
+use hone_context::localize::{Attachment, MentionKind, extract_mentions, without_line_numbers};
 use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
 use hone_providers::Provider;
 use tokio_util::sync::CancellationToken;
@@ -181,8 +181,7 @@ pub(crate) fn instruction(
                 "{prefix} Answer with the fix only. Write each function or class you change in \
                  full, corrected, in one fenced code block per file. The block's opening line \
                  names the language and the file:\n```{} {path}\nthen comes the code, then the \
-                 closing ```. Do not copy the line numbers. Keep the other code as it is, and do \
-                 not call tools.",
+                 closing ```. Keep the other code as it is, and do not call tools.",
                 language(path)
             ))
         }
@@ -285,7 +284,7 @@ impl Agent {
         } else {
             None
         };
-        let attachment = if localizes {
+        let mut attachment = if localizes {
             self.localize(text, failures.as_deref()).await
         } else {
             Attachment::default()
@@ -310,6 +309,8 @@ impl Agent {
             (note, instruction) => note.or(instruction),
         };
         if guided_step {
+            // No tools, so no use for line numbers: a small model would copy them.
+            attachment.text = without_line_numbers(&attachment.text);
             self.step = Step {
                 offers_tools: false,
                 role: match kind {
@@ -441,7 +442,6 @@ mod tests {
         let text = instruction(TaskKind::Change, &attachment("src/math.ts"), "fix add").unwrap();
         assert!(text.contains("```ts src/math.ts\n"), "{text}");
         assert!(text.contains("one fenced code block per file"), "{text}");
-        assert!(text.contains("Do not copy the line numbers"), "{text}");
         assert_eq!(
             instruction(TaskKind::Change, &Attachment::default(), "fix it"),
             None

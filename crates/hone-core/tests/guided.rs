@@ -274,7 +274,14 @@ async fn a_guided_change_asks_the_coder_for_labelled_blocks_without_tools() {
     assert!(!offers_tools(&request), "{request}");
     assert_eq!(request["model"], "coder-model");
     let text = request.to_string();
-    assert!(text.contains("2│   return a - b;"), "{text}");
+    // No tools in the step, so the code comes without line numbers.
+    assert!(
+        text.contains(
+            "```ts\\nexport function add(a: number, b: number): number {\\n  return a - b;"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("2│"), "{text}");
     assert!(text.contains("```ts src/math.ts\\n"), "{text}");
     assert!(text.contains("one fenced code block per file"), "{text}");
     // Code first, then the request, then the instruction.
