@@ -226,6 +226,26 @@ fn about_failing_tests(request: &str) -> bool {
     about_tests && failing
 }
 
+/// Whether the request reports wrong behaviour of existing code ("returns 'a b' instead of
+/// 'A B'", "crashes", "the total is wrong").
+fn describes_wrong_behaviour(request: &str) -> bool {
+    let lower = request.to_ascii_lowercase();
+    [
+        "instead of",
+        "wrong",
+        "incorrect",
+        "crash",
+        "bug",
+        "broken",
+        "fails",
+        "exception",
+        "off by one",
+        "off-by-one",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase))
+}
+
 /// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
 /// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
 fn is_test_path(path: &str) -> bool {
@@ -277,9 +297,14 @@ impl Agent {
         }
         let guided = self.guidance.guided(self.registry.profile());
         let localizes = self.guidance.localizes(self.registry.profile());
+        let by_rules = classify_by_rules(text);
         // "The tests fail": run them first, so the model sees the failures and the code
-        // they point at (a small model does not go and run them itself).
-        let failures = if localizes && about_failing_tests(text) {
+        // they point at (a small model does not go and run them itself). In the guided flow
+        // a bug report ("returns X instead of Y") gets the same: the failing assertion
+        // names the expected values and, through its traceback, the code to change.
+        let bug_report =
+            guided && by_rules == Some(TaskKind::Change) && describes_wrong_behaviour(text);
+        let failures = if localizes && (about_failing_tests(text) || bug_report) {
             self.reproduce_failing_tests(cancel).await
         } else {
             None
@@ -298,7 +323,7 @@ impl Agent {
         if !guided {
             return (attachment, failure_note);
         }
-        let kind = match classify_by_rules(text) {
+        let kind = match by_rules {
             Some(kind) => Some(kind),
             None => self.classify_by_model(text, cancel, stats).await,
         };
@@ -433,6 +458,13 @@ mod tests {
         assert!(!about_failing_tests("add a test for clamp"));
         assert!(!about_failing_tests("fix the add function"));
         assert!(!about_failing_tests("the latest ordered items are wrong"));
+        assert!(describes_wrong_behaviour(
+            "titleCase('a b') returns 'A b' instead of 'A B'. Fix it."
+        ));
+        assert!(describes_wrong_behaviour(
+            "Looking up a missing user crashes"
+        ));
+        assert!(!describes_wrong_behaviour("Add a peek method to Stack"));
         assert!(is_test_path("src/TestMain.java"));
         assert!(is_test_path("tests/test_cart.py"));
         assert!(is_test_path("src/math.test.ts"));

@@ -463,3 +463,70 @@ async fn a_failing_check_after_a_guided_change_is_repaired_with_the_file_shown()
             .contains("export function sub() {}")
     );
 }
+
+#[tokio::test]
+async fn a_guided_bug_report_runs_the_tests_first_and_shows_the_failure() {
+    let checks = hone_core::ChecksConfig {
+        run_tests: true,
+        ..hone_core::ChecksConfig::default()
+    };
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![adding("export function sub() {}\n")],
+        ApprovalMode::FullAuto,
+        checks,
+    )
+    .await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertIn('function sub', f.read())\n",
+    )
+    .unwrap();
+    let events = h
+        .turn("add(2, 3) gives -1 instead of 5 and sub is missing in src/math.ts. Fix it.")
+        .await;
+    let ran_first = events.iter().position(
+        |event| matches!(event, Event::ToolRequested { name, .. } if name == "run_tests"),
+    );
+    let asked = events
+        .iter()
+        .position(|event| matches!(event, Event::TurnStep { .. }));
+    assert!(ran_first.is_some() && ran_first < asked, "{events:?}");
+    let first = h.request(0).to_string();
+    assert!(
+        first.contains("hone ran them before this request"),
+        "{first}"
+    );
+    assert!(first.contains("AssertionError"), "{first}");
+    // The fix makes the tests pass: the turn ends after one request.
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 1);
+}
+
+#[tokio::test]
+async fn a_guided_request_that_reports_no_bug_does_not_run_the_tests_first() {
+    let checks = hone_core::ChecksConfig {
+        run_tests: true,
+        ..hone_core::ChecksConfig::default()
+    };
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![adding("export function sub() {}\n")],
+        ApprovalMode::FullAuto,
+        checks,
+    )
+    .await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertIn('function sub', f.read())\n",
+    )
+    .unwrap();
+    h.turn("Add a sub function next to add in src/math.ts")
+        .await;
+    let first = h.request(0).to_string();
+    assert!(!first.contains("hone ran them"), "{first}");
+}
