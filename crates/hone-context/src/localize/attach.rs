@@ -353,7 +353,7 @@ mod tests {
         let attachment = plan_attachment(
             vec![candidate("src/math.ts", None, "file", 3.0)],
             1_000,
-            Tokenizer::default(),
+            Tokenizer::Estimate,
             &mut reader(&[("src/math.ts", "a│ b\n\n  c\n".to_string())]),
         );
         let plain = without_line_numbers(&attachment.text);
