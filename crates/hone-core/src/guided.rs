@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use hone_context::localize::{Attachment, MentionKind, extract_mentions};
+use hone_context::localize::{Attachment, MentionKind, extract_mentions, without_line_numbers};
 use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
 use hone_providers::Provider;
 use tokio_util::sync::CancellationToken;
@@ -27,7 +27,13 @@ pub(crate) struct Step {
     pub(crate) offers_tools: bool,
     /// The model and provider to use instead of the session's.
     pub(crate) role: Option<RoleModel>,
+    /// Whether an earlier answer of this step failed (unchanged, refused, or its checks
+    /// failed): a guided retry samples wider, so it does not write the same code again.
+    pub(crate) retry: bool,
 }
+
+/// The sampling temperature of a guided retry (the embedded model's default is 0.2).
+pub(crate) const RETRY_TEMPERATURE: f32 = 0.6;
 
 impl Step {
     /// The normal agent loop.
@@ -35,6 +41,7 @@ impl Step {
         Self {
             offers_tools: true,
             role: None,
+            retry: false,
         }
     }
 }
@@ -174,8 +181,7 @@ pub(crate) fn instruction(
                 "{prefix} Answer with the fix only. Write each function or class you change in \
                  full, corrected, in one fenced code block per file. The block's opening line \
                  names the language and the file:\n```{} {path}\nthen comes the code, then the \
-                 closing ```. Do not copy the line numbers. Keep the other code as it is, and do \
-                 not call tools.",
+                 closing ```. Keep the other code as it is, and do not call tools.",
                 language(path)
             ))
         }
@@ -218,6 +224,26 @@ fn about_failing_tests(request: &str) -> bool {
             )
     });
     about_tests && failing
+}
+
+/// Whether the request reports wrong behaviour of existing code ("returns 'a b' instead of
+/// 'A B'", "crashes", "the total is wrong").
+fn describes_wrong_behaviour(request: &str) -> bool {
+    let lower = request.to_ascii_lowercase();
+    [
+        "instead of",
+        "wrong",
+        "incorrect",
+        "crash",
+        "bug",
+        "broken",
+        "fails",
+        "exception",
+        "off by one",
+        "off-by-one",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase))
 }
 
 /// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
@@ -271,14 +297,19 @@ impl Agent {
         }
         let guided = self.guidance.guided(self.registry.profile());
         let localizes = self.guidance.localizes(self.registry.profile());
+        let by_rules = classify_by_rules(text);
         // "The tests fail": run them first, so the model sees the failures and the code
-        // they point at (a small model does not go and run them itself).
-        let failures = if localizes && about_failing_tests(text) {
+        // they point at (a small model does not go and run them itself). In the guided flow
+        // a bug report ("returns X instead of Y") gets the same: the failing assertion
+        // names the expected values and, through its traceback, the code to change.
+        let bug_report =
+            guided && by_rules == Some(TaskKind::Change) && describes_wrong_behaviour(text);
+        let failures = if localizes && (about_failing_tests(text) || bug_report) {
             self.reproduce_failing_tests(cancel).await
         } else {
             None
         };
-        let attachment = if localizes {
+        let mut attachment = if localizes {
             self.localize(text, failures.as_deref()).await
         } else {
             Attachment::default()
@@ -292,7 +323,7 @@ impl Agent {
         if !guided {
             return (attachment, failure_note);
         }
-        let kind = match classify_by_rules(text) {
+        let kind = match by_rules {
             Some(kind) => Some(kind),
             None => self.classify_by_model(text, cancel, stats).await,
         };
@@ -303,12 +334,15 @@ impl Agent {
             (note, instruction) => note.or(instruction),
         };
         if guided_step {
+            // No tools, so no use for line numbers: a small model would copy them.
+            attachment.text = without_line_numbers(&attachment.text);
             self.step = Step {
                 offers_tools: false,
                 role: match kind {
                     Some(TaskKind::Change | TaskKind::Create) => self.roles.coder.clone(),
                     Some(TaskKind::Explain | TaskKind::Run) | None => None,
                 },
+                retry: false,
             };
         }
         self.emit(Event::TurnStep {
@@ -424,6 +458,13 @@ mod tests {
         assert!(!about_failing_tests("add a test for clamp"));
         assert!(!about_failing_tests("fix the add function"));
         assert!(!about_failing_tests("the latest ordered items are wrong"));
+        assert!(describes_wrong_behaviour(
+            "titleCase('a b') returns 'A b' instead of 'A B'. Fix it."
+        ));
+        assert!(describes_wrong_behaviour(
+            "Looking up a missing user crashes"
+        ));
+        assert!(!describes_wrong_behaviour("Add a peek method to Stack"));
         assert!(is_test_path("src/TestMain.java"));
         assert!(is_test_path("tests/test_cart.py"));
         assert!(is_test_path("src/math.test.ts"));
@@ -433,7 +474,6 @@ mod tests {
         let text = instruction(TaskKind::Change, &attachment("src/math.ts"), "fix add").unwrap();
         assert!(text.contains("```ts src/math.ts\n"), "{text}");
         assert!(text.contains("one fenced code block per file"), "{text}");
-        assert!(text.contains("Do not copy the line numbers"), "{text}");
         assert_eq!(
             instruction(TaskKind::Change, &Attachment::default(), "fix it"),
             None

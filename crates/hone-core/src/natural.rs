@@ -24,6 +24,8 @@ pub(crate) enum ReplyCode {
     Answer,
     /// A change was proposed (applied, or denied); the note tells the model.
     Changed(Message),
+    /// A change was applied: what was done, one entry per action.
+    Applied(Vec<String>),
     /// The code could not be applied (refused, ambiguous); the note says why.
     Retry(Message),
     /// The code equals the file it names: nothing would change. The note says so; after a
@@ -43,8 +45,9 @@ impl Agent {
         let request = self.turn_request();
         let context = Arc::clone(&self.context);
         let reply_text = reply.to_string();
+        let asked = request.clone();
         let planned =
-            tokio::task::spawn_blocking(move || plan_reply(&context, &request, &reply_text)).await;
+            tokio::task::spawn_blocking(move || plan_reply(&context, &asked, &reply_text)).await;
         let edit = match planned {
             Ok(edit) => edit,
             Err(error) => {
@@ -54,9 +57,12 @@ impl Agent {
         };
         match edit {
             NaturalEdit::Nothing => ReplyCode::Answer,
+            // The request is repeated: a small model attends to what it read last.
             NaturalEdit::Unchanged { path } => ReplyCode::Unchanged(Message::user(format!(
                 "[hone] The code in your answer is identical to what {path} already holds, so \
-                 nothing changed. Write the corrected code: it must differ from the current code."
+                 nothing changed. The request was: {}\nWrite the corrected code: it must differ \
+                 from the current code.",
+                request.trim()
             ))),
             NaturalEdit::Refused(reason) => {
                 let again = if self.step.offers_tools {
@@ -90,7 +96,11 @@ impl Agent {
                 });
                 let output = self.run_edit(&call, change.tool, change.plan, cancel).await;
                 let output = self.finish(&call, output, started);
-                ReplyCode::Changed(outcome_note(&change.actions, &output))
+                if output.is_error {
+                    ReplyCode::Changed(outcome_note(&change.actions, &output))
+                } else {
+                    ReplyCode::Applied(change.actions)
+                }
             }
         }
     }
@@ -118,21 +128,27 @@ impl Agent {
     }
 }
 
-/// What the model is told after the change went through the approval path.
+/// What the model is told when the change did not go through the approval path.
 fn outcome_note(actions: &[String], output: &ToolOutput) -> Message {
-    let text = if output.is_error {
-        format!(
-            "[hone] The code in your answer was turned into a change ({}), but it was not \
-             applied: {} No file was changed. Tell the user in one or two sentences.",
-            actions.join("; "),
-            output.content
-        )
+    Message::user(format!(
+        "[hone] The code in your answer was turned into a change ({}), but it was not \
+         applied: {} No file was changed. Tell the user in one or two sentences.",
+        actions.join("; "),
+        output.content
+    ))
+}
+
+/// What the model is told after the code of its answer was applied; `answer` asks it to
+/// answer the user (the agent loop), else the note only records what happened (a guided
+/// step ends without another request).
+pub(crate) fn applied_note(actions: &[String], answer: bool) -> Message {
+    let then = if answer {
+        " Do not repeat the code: answer the user in one or two sentences, saying what changed."
     } else {
-        format!(
-            "[hone] The code in your answer was applied as an edit: {}. Do not repeat the \
-             code: answer the user in one or two sentences, saying what changed.",
-            actions.join("; ")
-        )
+        ""
     };
-    Message::user(text)
+    Message::user(format!(
+        "[hone] The code in your answer was applied as an edit: {}.{then}",
+        actions.join("; ")
+    ))
 }

@@ -108,13 +108,39 @@ impl Agent {
                             self.push_history(note);
                             continue;
                         }
+                        // A guided step asks for no narration of an applied change (a
+                        // request costs a small local model many seconds): the checks run
+                        // at once, and the turn ends when they pass.
+                        ReplyCode::Applied(actions) if !self.step.offers_tools => {
+                            natural_changed = true;
+                            copied_unchanged = false;
+                            self.push_history(crate::natural::applied_note(&actions, false));
+                            if self.check_and_repair(cancel).await {
+                                natural_edits = 0;
+                                self.step.retry = true;
+                                continue;
+                            }
+                            self.push_history(Message::assistant(format!(
+                                "Done: {}.",
+                                actions.join("; ")
+                            )));
+                            return Ending::Done(TurnEnd::Answered);
+                        }
+                        ReplyCode::Applied(actions) => {
+                            natural_changed = true;
+                            copied_unchanged = false;
+                            self.push_history(crate::natural::applied_note(&actions, true));
+                            continue;
+                        }
                         ReplyCode::Retry(note) => {
                             copied_unchanged = false;
+                            self.step.retry = true;
                             self.push_history(note);
                             continue;
                         }
                         ReplyCode::Unchanged(note) => {
                             copied_unchanged = true;
+                            self.step.retry = true;
                             self.push_history(note);
                             continue;
                         }
@@ -127,6 +153,7 @@ impl Agent {
                 }
                 if tools_allowed && self.check_and_repair(cancel).await {
                     must_answer = false;
+                    self.step.retry = true;
                     // Each repair round may be answered with code blocks again.
                     natural_edits = 0;
                     continue;
@@ -238,7 +265,10 @@ impl Agent {
             messages: built.messages.clone(),
             tools,
             max_tokens: None,
-            temperature: None,
+            // Only a guided step (small models) retries wider; the agent loop keeps the
+            // provider's default.
+            temperature: (self.step.retry && !self.step.offers_tools)
+                .then_some(crate::guided::RETRY_TEMPERATURE),
             thinking: None,
         };
         stats.model_requests += 1;

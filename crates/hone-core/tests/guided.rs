@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hone_api::{Event, EventFrame, Request, TaskKind};
+use hone_api::{Event, EventFrame, Request, TaskKind, TurnEnd};
 use hone_config::{ApiKey, ProviderConfig, preset};
 use hone_context::localize::{Candidate, Localizer, Mention, MentionKind};
 use hone_core::{
@@ -58,6 +58,25 @@ async fn harness(
     roles: RoleModels,
     replies: Vec<Reply>,
 ) -> Harness {
+    harness_with(
+        profile,
+        guidance,
+        roles,
+        replies,
+        ApprovalMode::AutoEdit,
+        hone_core::ChecksConfig::disabled(),
+    )
+    .await
+}
+
+async fn harness_with(
+    profile: PromptProfile,
+    guidance: Guidance,
+    roles: RoleModels,
+    replies: Vec<Reply>,
+    approval: ApprovalMode,
+    checks: hone_core::ChecksConfig,
+) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
@@ -75,7 +94,7 @@ async fn harness(
         root: root.clone(),
         provider,
         model: "session-model".to_string(),
-        permissions: Permissions::new(ApprovalMode::AutoEdit, CommandPolicy::default()),
+        permissions: Permissions::new(approval, CommandPolicy::default()),
         max_tool_rounds: 25,
         interactive: false,
         audit: false,
@@ -89,7 +108,7 @@ async fn harness(
         localizer: Some(localizer.clone()),
         guidance,
         roles,
-        checks: hone_core::ChecksConfig::disabled(),
+        checks,
         code_mapper: None,
         commands: Default::default(),
     })
@@ -255,7 +274,14 @@ async fn a_guided_change_asks_the_coder_for_labelled_blocks_without_tools() {
     assert!(!offers_tools(&request), "{request}");
     assert_eq!(request["model"], "coder-model");
     let text = request.to_string();
-    assert!(text.contains("2│   return a - b;"), "{text}");
+    // No tools in the step, so the code comes without line numbers.
+    assert!(
+        text.contains(
+            "```ts\\nexport function add(a: number, b: number): number {\\n  return a - b;"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("2│"), "{text}");
     assert!(text.contains("```ts src/math.ts\\n"), "{text}");
     assert!(text.contains("one fenced code block per file"), "{text}");
     // Code first, then the request, then the instruction.
@@ -349,4 +375,158 @@ async fn without_a_planner_an_unclear_request_runs_the_agent_loop() {
     assert!(offers_tools(&h.request(0)));
     // The located code is still attached.
     assert!(h.request(0).to_string().contains("return a - b"));
+}
+
+/// A labelled block that keeps the file and adds `extra` after it (applies without a
+/// grammar: nothing is lost).
+fn adding(extra: &str) -> Reply {
+    Reply::new().text(&format!("```ts src/math.ts\n{MATH_TS}{extra}```"))
+}
+
+fn ended(events: &[Event]) -> Option<TurnEnd> {
+    events.iter().find_map(|event| match event {
+        Event::TurnCompleted { end, .. } => Some(*end),
+        _ => None,
+    })
+}
+
+#[tokio::test]
+async fn an_applied_guided_change_ends_the_turn_without_a_narration_request() {
+    let mut h = harness(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![adding("// checked\n"), Reply::new().text("It adds now.")],
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 1);
+    assert!(
+        std::fs::read_to_string(h.root.join("src/math.ts"))
+            .unwrap()
+            .ends_with("// checked\n")
+    );
+    // The next turn's history says what was applied, and ends with an assistant message.
+    h.turn("What does add return?").await;
+    let next = h.request(1).to_string();
+    assert!(
+        next.contains("applied as an edit: rewrote src/math.ts."),
+        "{next}"
+    );
+    assert!(next.contains("Done: rewrote src/math.ts."), "{next}");
+    assert!(
+        !next.contains("answer the user in one or two sentences"),
+        "{next}"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_check_after_a_guided_change_is_repaired_with_the_file_shown() {
+    let checks = hone_core::ChecksConfig {
+        configured: vec![hone_core::ConfiguredCheck {
+            target: hone_core::CheckTarget::Glob("src/*.ts".into()),
+            commands: vec!["grep -q sub src/math.ts".into()],
+        }],
+        run_tests: false,
+        ..hone_core::ChecksConfig::default()
+    };
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            adding("// first try\n"),
+            adding("// first try\nexport function sub() {}\n"),
+        ],
+        ApprovalMode::FullAuto,
+        checks,
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 2);
+    let repair = h.request(1).to_string();
+    assert!(repair.contains("repair round 1 of 3"), "{repair}");
+    assert!(repair.contains("$ grep -q sub src/math.ts"), "{repair}");
+    assert!(
+        repair.contains("src/math.ts as it is now:\\n```ts src/math.ts\\nexport function add"),
+        "{repair}"
+    );
+    assert!(!offers_tools(&h.request(1)), "{repair}");
+    // The first answer uses the provider's sampling; the repair samples wider.
+    assert!(h.request(0).get("temperature").is_none());
+    assert!((h.request(1)["temperature"].as_f64().unwrap() - 0.6).abs() < 1e-6);
+    assert!(
+        std::fs::read_to_string(h.root.join("src/math.ts"))
+            .unwrap()
+            .contains("export function sub() {}")
+    );
+}
+
+#[tokio::test]
+async fn a_guided_bug_report_runs_the_tests_first_and_shows_the_failure() {
+    let checks = hone_core::ChecksConfig {
+        run_tests: true,
+        ..hone_core::ChecksConfig::default()
+    };
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![adding("export function sub() {}\n")],
+        ApprovalMode::FullAuto,
+        checks,
+    )
+    .await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertIn('function sub', f.read())\n",
+    )
+    .unwrap();
+    let events = h
+        .turn("add(2, 3) gives -1 instead of 5 and sub is missing in src/math.ts. Fix it.")
+        .await;
+    let ran_first = events.iter().position(
+        |event| matches!(event, Event::ToolRequested { name, .. } if name == "run_tests"),
+    );
+    let asked = events
+        .iter()
+        .position(|event| matches!(event, Event::TurnStep { .. }));
+    assert!(ran_first.is_some() && ran_first < asked, "{events:?}");
+    let first = h.request(0).to_string();
+    assert!(
+        first.contains("hone ran them before this request"),
+        "{first}"
+    );
+    assert!(first.contains("AssertionError"), "{first}");
+    // The fix makes the tests pass: the turn ends after one request.
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 1);
+}
+
+#[tokio::test]
+async fn a_guided_request_that_reports_no_bug_does_not_run_the_tests_first() {
+    let checks = hone_core::ChecksConfig {
+        run_tests: true,
+        ..hone_core::ChecksConfig::default()
+    };
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![adding("export function sub() {}\n")],
+        ApprovalMode::FullAuto,
+        checks,
+    )
+    .await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertIn('function sub', f.read())\n",
+    )
+    .unwrap();
+    h.turn("Add a sub function next to add in src/math.ts")
+        .await;
+    let first = h.request(0).to_string();
+    assert!(!first.contains("hone ran them"), "{first}");
 }

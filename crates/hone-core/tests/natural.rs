@@ -408,6 +408,13 @@ async fn code_copied_unchanged_gets_a_second_try_then_fails_the_turn() {
     assert_eq!(h.file("src/math.ts"), MATH);
     let note = h.last_user_text(1);
     assert!(note.contains("identical"), "{note}");
+    // The request is repeated to the model with the note.
+    assert!(
+        note.contains(&format!("The request was: {REQUEST}")),
+        "{note}"
+    );
+    // The agent loop keeps the provider's sampling on a retry.
+    assert!(h.server.requests()[1].json().get("temperature").is_none());
     assert_eq!(h.server.request_count(), 3);
 }
 

@@ -169,6 +169,52 @@ fn a_complete_labelled_file_replaces_the_file() {
 }
 
 #[test]
+fn a_labelled_class_that_drops_a_member_is_merged_and_keeps_it() {
+    let stack = "class Stack {\n  constructor() {\n    this.items = [];\n  }\n\n  pop() {\n    return this.items.pop();\n  }\n\n  get size() {\n    return this.items.length;\n  }\n}\n\nmodule.exports = { Stack };\n";
+    let (_dir, context) = project(&[("stack.js", stack)]);
+    // The model rewrote the class to add `peek` and left the `size` getter out; the request
+    // describes `peek` "without removing" the item, which asks for no deletion.
+    let reply = "```js stack.js\nclass Stack {\n  constructor() {\n    this.items = [];\n  }\n\n  pop() {\n    return this.items.pop();\n  }\n\n  peek() {\n    return this.items[this.items.length - 1];\n  }\n}\n\nmodule.exports = { Stack };\n```\n";
+    let content = applied(
+        &context,
+        "Add a `peek()` method to the `Stack` class: it returns the top item without removing it.",
+        reply,
+        "stack.js",
+    );
+    assert!(content.contains("get size() {"), "{content}");
+    assert!(content.contains("  peek() {\n"), "{content}");
+    assert!(content.contains("return this.items.pop();"), "{content}");
+    assert!(
+        content.ends_with("module.exports = { Stack };\n"),
+        "{content}"
+    );
+}
+
+#[test]
+fn a_struct_written_inside_its_impl_stays_at_the_top_level() {
+    let shapes = "/// An axis-aligned rectangle.\n#[derive(Debug, Clone, Copy)]\npub struct Rect {\n    pub width: u32,\n    pub height: u32,\n}\n\nimpl Rect {\n    pub fn new(width: u32, height: u32) -> Self {\n        Self { width, height }\n    }\n}\n";
+    let (_dir, context) = project(&[("src/shapes.rs", shapes)]);
+    let reply = "```rs src/shapes.rs\nimpl Rect {\n    /// An axis-aligned rectangle.\n    #[derive(Debug, Clone, Copy)]\n    pub struct Rect {\n        pub width: u32,\n        pub height: u32,\n    }\n    pub fn new(width: u32, height: u32) -> Self {\n        Self { width, height }\n    }\n    pub fn area(&self) -> u32 {\n        self.width * self.height\n    }\n}\n```\n";
+    let content = applied(
+        &context,
+        "Add an area method to Rect",
+        reply,
+        "src/shapes.rs",
+    );
+    assert!(
+        content.starts_with(shapes.split("impl").next().unwrap()),
+        "{content}"
+    );
+    assert_eq!(content.matches("pub struct Rect").count(), 1, "{content}");
+    assert!(
+        content.contains(
+            "    pub fn area(&self) -> u32 {\n        self.width * self.height\n    }\n}\n"
+        ),
+        "{content}"
+    );
+}
+
+#[test]
 fn a_partial_labelled_file_only_changes_its_definitions() {
     let source = "import os\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n";
     let (_dir, context) = project(&[("m.py", source)]);

@@ -238,6 +238,31 @@ fn render(
     }
 }
 
+/// The text of an attachment without its line numbers, for a model that answers with code
+/// blocks rather than tools (small models copy the numbers into their code, at a few
+/// tokens per line).
+pub fn without_line_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            out.push_str(line);
+            continue;
+        }
+        let stripped = in_code
+            .then(|| {
+                let (number, rest) = line.split_once('│')?;
+                let number = number.trim_start();
+                (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
+                    .then(|| rest.strip_prefix(' ').unwrap_or(rest))
+            })
+            .flatten();
+        out.push_str(stripped.unwrap_or(line));
+    }
+    out.replacen(" (line numbers are not part of the files)", "", 1)
+}
+
 /// Lines `start..=end` (1-based) numbered like read_file's output.
 fn numbered(lines: &[String], start: u32, end: u32) -> String {
     let width = end.to_string().len();
@@ -321,6 +346,22 @@ mod tests {
         );
         assert!(attachment.text.starts_with("[hone]"));
         assert!(attachment.tokens > 0);
+    }
+
+    #[test]
+    fn line_numbers_can_be_left_out() {
+        let attachment = plan_attachment(
+            vec![candidate("src/math.ts", None, "file", 3.0)],
+            1_000,
+            Tokenizer::Estimate,
+            &mut reader(&[("src/math.ts", "a│ b\n\n  c\n".to_string())]),
+        );
+        let plain = without_line_numbers(&attachment.text);
+        assert!(plain.contains("```ts\na│ b\n\n  c\n```"), "{plain}");
+        assert!(!plain.contains("line numbers"), "{plain}");
+        assert!(plain.starts_with(HONE_NOTE_PREFIX), "{plain}");
+        // Outside code nothing is touched.
+        assert_eq!(without_line_numbers("1│ x\n"), "1│ x\n");
     }
 
     #[test]

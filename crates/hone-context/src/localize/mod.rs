@@ -10,7 +10,7 @@
 mod attach;
 mod mentions;
 
-pub use attach::{Attachment, CONTEXT_LINES, LocalizedItem, plan_attachment};
+pub use attach::{Attachment, CONTEXT_LINES, LocalizedItem, plan_attachment, without_line_numbers};
 pub use mentions::{Mention, MentionKind, extract_mentions, variants};
 
 /// Finds the code that mentions name (implemented by the code index).

@@ -14,6 +14,12 @@ const MAX_PLACES: usize = 4;
 /// Lines shown before and after a failing line.
 const CONTEXT_LINES: usize = 3;
 
+/// A changed file of at most this many lines is shown whole in a failure.
+const MAX_WHOLE_LINES: usize = 150;
+
+/// Changed files shown whole in a failure, at most.
+const MAX_WHOLE_FILES: usize = 2;
+
 /// One section per changed file with syntax errors: the errors and the code around the
 /// first ones.
 pub(crate) fn syntax_failures(
@@ -55,18 +61,82 @@ pub(crate) fn command_failure(
     command: &str,
     output: &str,
 ) -> String {
-    let mut text = format!("$ {command}\n{}", shorten(output));
+    let mut text = format!("$ {command}\n{}", shorten(&without_noise(output)));
     if !text.ends_with('\n') {
         text.push('\n');
     }
+    // The changed files as they are now: what the model must correct, which may differ
+    // from what it wrote (its code was merged into the file).
+    let shown: Vec<(String, String)> = changed
+        .iter()
+        .filter_map(|path| {
+            let source = std::fs::read_to_string(root.join(path)).ok()?;
+            (source.lines().count() <= MAX_WHOLE_LINES).then(|| (path.clone(), source))
+        })
+        .take(MAX_WHOLE_FILES)
+        .collect();
     let mut places = places(output, root);
+    places.retain(|(path, _)| !shown.iter().any(|(whole, _)| whole == path));
     places.sort_by_key(|(path, _)| !changed.contains(path));
     for (path, line) in places.into_iter().take(MAX_PLACES) {
         if let Ok(source) = std::fs::read_to_string(root.join(&path)) {
             text.push_str(&snippet(&path, &source, line));
         }
     }
+    for (path, source) in shown {
+        let language = path.rsplit_once('.').map_or("", |(_, extension)| extension);
+        text.push_str(&format!(
+            "{path} as it is now:\n```{language} {path}\n{}",
+            source
+        ));
+        if !source.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("```\n");
+    }
     text
+}
+
+/// Lines of test runners' output that say nothing about the failure: runtime stack frames,
+/// timing and bookkeeping, package-manager warnings, build progress.
+fn is_noise(line: &str) -> bool {
+    let trimmed = line.trim();
+    const PREFIXES: &[&str] = &[
+        "duration_ms:",
+        "failureType:",
+        "code: 'ERR_",
+        "operator:",
+        "npm warn",
+        "npm WARN",
+        "# suites ",
+        "# cancelled ",
+        "# skipped ",
+        "# todo ",
+        "# duration_ms ",
+        "Compiling ",
+        "Finished ",
+        "Running ",
+        "note: run with `RUST_BACKTRACE=1`",
+    ];
+    const INSIDE: &[&str] = &[
+        "node:internal/",
+        "node:async_hooks",
+        "java.base/",
+        "jdk.internal.",
+    ];
+    trimmed == "..."
+        || trimmed == "---"
+        || PREFIXES.iter().any(|prefix| trimmed.starts_with(prefix))
+        || INSIDE.iter().any(|inside| trimmed.contains(inside))
+}
+
+/// `output` without its [noise](is_noise) lines.
+fn without_noise(output: &str) -> String {
+    output
+        .lines()
+        .filter(|line| !is_noise(line))
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// The user message asking for a repair; `with_tools` says whether the model has its edit
@@ -248,8 +318,17 @@ mod tests {
         );
         assert!(text.starts_with("$ python3 -m unittest\n"), "{text}");
         assert!(text.contains("AssertionError: 5 != -1"), "{text}");
-        assert!(text.contains("calc.py around line 2:"), "{text}");
-        assert!(text.contains("> 2 |     return a - b"), "{text}");
+        // The changed file is shown whole, as the block the model writes back.
+        assert!(
+            text.contains(
+                "calc.py as it is now:\n```py calc.py\ndef add(a, b):\n    return a - b\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("calc.py around line 2:"), "{text}");
+        let unchanged = command_failure(dir.path(), &[], "python3 -m unittest", &output);
+        assert!(unchanged.contains("> 2 |     return a - b"), "{unchanged}");
+        assert!(!unchanged.contains("as it is now"), "{unchanged}");
         assert_eq!(first_error_line(&output), "AssertionError: 5 != -1");
     }
 
@@ -264,6 +343,16 @@ mod tests {
         );
         assert_eq!(found, [("src/lib.rs".to_string(), 2)]);
         assert!(places("see https://example.com:443/x", dir.path()).is_empty());
+    }
+
+    #[test]
+    fn runner_noise_is_left_out_and_the_assertion_kept() {
+        let output = "not ok 2 - peek leaves the item\n  ---\n  duration_ms: 0.19\n  failureType: 'testCodeFailure'\n  error: |-\n    Expected values to be strictly equal:\n    undefined !== 2\n  code: 'ERR_ASSERTION'\n  stack: |-\n    TestContext.<anonymous> (/p/test/stack.test.js:14:10)\n    Test.run (node:internal/test_runner/test:796:25)\n  ...\n# suites 0\nnpm warn Unknown user config\n";
+        let kept = without_noise(output);
+        assert_eq!(
+            kept,
+            "not ok 2 - peek leaves the item\n  error: |-\n    Expected values to be strictly equal:\n    undefined !== 2\n  stack: |-\n    TestContext.<anonymous> (/p/test/stack.test.js:14:10)\n"
+        );
     }
 
     #[test]

@@ -93,14 +93,55 @@ fn is_stub_line(line: &str) -> bool {
         || line.contains("not implemented")
 }
 
-/// Whether the user's request asks for something to be removed.
+/// Verbs that ask for code to go.
+const DELETION_VERBS: &[&str] = &["delete", "remove", "drop", "strip", "eliminate", "erase"];
+
+/// Words that only soften a request ("please remove", "can you delete").
+const SOFTENERS: &[&str] = &[
+    "please", "can", "could", "would", "will", "you", "kindly", "also",
+];
+
+/// Whether the user's request asks for something to be removed: a deletion verb opening a
+/// sentence or a clause ("Remove the helper", "fix a, then delete b"), or "get rid of". The
+/// same verb inside a description ("returns it without removing it", "add a `remove(name)`
+/// method") does not count: there a block leaving code out must not delete it.
 pub(crate) fn asks_for_deletion(request: &str) -> bool {
-    words(request).any(|word| {
-        matches!(
-            word.as_str(),
-            "delete" | "remove" | "drop" | "strip" | "eliminate" | "rid" | "deleting" | "removing"
-        )
-    })
+    let lower = without_code_spans(&request.to_lowercase());
+    lower.contains("get rid of")
+        || clause_openers(&lower)
+            .iter()
+            .any(|word| DELETION_VERBS.contains(&word.as_str()))
+}
+
+/// `text` with each `` `code` `` span blanked (names in backticks are not verbs).
+fn without_code_spans(text: &str) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(index, part)| if index % 2 == 1 { " x " } else { part })
+        .collect()
+}
+
+/// The first word of each sentence and of each clause (after a comma, "and", "then"),
+/// softening words skipped.
+fn clause_openers(lower: &str) -> Vec<String> {
+    let mut openers = Vec::new();
+    let mut at_start = true;
+    for raw in lower.split_whitespace() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        if word.is_empty() {
+            continue;
+        }
+        if word == "and" || word == "then" {
+            at_start = true;
+        } else if at_start && !SOFTENERS.contains(&word) {
+            openers.push(word.to_string());
+            at_start = false;
+        }
+        if raw.ends_with(['.', '!', '?', ';', ':', ',']) {
+            at_start = true;
+        }
+    }
+    openers
 }
 
 /// Whether the user's request is a question rather than a request for a change.
@@ -217,7 +258,22 @@ mod tests {
     fn deletion_requests_are_recognised() {
         assert!(asks_for_deletion("Remove the unused helper"));
         assert!(asks_for_deletion("please delete `old()`"));
+        assert!(asks_for_deletion(
+            "Fix the parser, then drop the debug print."
+        ));
+        assert!(asks_for_deletion("The helper is dead code. Remove it"));
+        assert!(asks_for_deletion("get rid of the old cache"));
         assert!(!asks_for_deletion("Fix the add function"));
+        // Described behaviour and method names are not requests to delete code.
+        assert!(!asks_for_deletion(
+            "Add a `peek()` method: it returns the top item without removing it."
+        ));
+        assert!(!asks_for_deletion(
+            "Add a `remove(name)` method to the `Cart` class"
+        ));
+        assert!(!asks_for_deletion(
+            "pop() removes the last item twice; fix it"
+        ));
     }
 
     #[test]

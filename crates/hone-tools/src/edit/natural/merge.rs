@@ -41,6 +41,17 @@ fn find<'a>(definitions: &'a [Definition], wanted: &Definition) -> Option<&'a De
         .find(|candidate| candidate.name == wanted.name && candidate.kind == wanted.kind)
 }
 
+/// The top-level type of `file` that `member` (a type, not a method or a field, written
+/// inside a container) stands for.
+fn nested_type<'a>(file: &'a [Definition], member: &Definition) -> Option<&'a Definition> {
+    matches!(
+        member.kind,
+        DefinitionKind::Type | DefinitionKind::Container
+    )
+    .then(|| find(file, member))
+    .flatten()
+}
+
 /// The one container of `file` with a member like `member`.
 fn member_owner<'a>(file: &'a [Definition], member: &Definition) -> Option<&'a Definition> {
     let mut owners = file.iter().filter(|definition| {
@@ -80,29 +91,43 @@ pub(crate) fn merge(
             matched += 1;
             last_end = last_end.max(Some(owner.outer.end));
             for member in &wanted.members {
-                let splice = match find(&owner.members, member) {
-                    Some(existing) => {
-                        let splice = replacement(content, existing, block, member)?;
-                        if splice.text != content[splice.range.clone()] {
-                            actions.push(format!(
-                                "replaced {} `{}` of `{}` in {path}",
-                                noun(member.kind, true),
-                                member.name,
-                                owner.name
-                            ));
-                        }
-                        splice
-                    }
-                    None => {
-                        let splice = new_member(path, content, owner, block, member)?;
+                let existing = find(&owner.members, member);
+                // A type written inside the class it stands beside (a Rust struct inside
+                // its `impl`) is the file's top-level namesake, not a new member.
+                let top = existing
+                    .is_none()
+                    .then(|| nested_type(file, member))
+                    .flatten();
+                let splice = if let Some(existing) = existing {
+                    let splice = replacement(content, existing, block, member)?;
+                    if splice.text != content[splice.range.clone()] {
                         actions.push(format!(
-                            "added {} `{}` to `{}` in {path}",
+                            "replaced {} `{}` of `{}` in {path}",
                             noun(member.kind, true),
                             member.name,
                             owner.name
                         ));
-                        splice
                     }
+                    splice
+                } else if let Some(top) = top {
+                    let splice = replacement(content, top, block, member)?;
+                    if splice.text != content[splice.range.clone()] {
+                        actions.push(format!(
+                            "replaced {} `{}` in {path}",
+                            noun(member.kind, false),
+                            member.name
+                        ));
+                    }
+                    splice
+                } else {
+                    let splice = new_member(path, content, owner, block, member)?;
+                    actions.push(format!(
+                        "added {} `{}` to `{}` in {path}",
+                        noun(member.kind, true),
+                        member.name,
+                        owner.name
+                    ));
+                    splice
                 };
                 splices.push(splice);
             }

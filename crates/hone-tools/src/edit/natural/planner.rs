@@ -9,7 +9,7 @@ use super::blocks::{Block, blocks, extension_of};
 use super::intent::{asks_for_deletion, elision, is_question};
 use super::merge::{matches, merge};
 use super::workspace::Workspace;
-use super::{CodeMapper, Definition, NaturalChange, NaturalEdit};
+use super::{CodeMapper, Definition, DefinitionKind, NaturalChange, NaturalEdit};
 use crate::edit::matching::{Occurrences, replace};
 use crate::edit::patch::ApplyPatch;
 use crate::files::MAX_FILE_BYTES;
@@ -458,6 +458,17 @@ fn lost_from_file(
             // `export`, decorators: a whole-file block must keep them too.
             Some(kept) if kept.outer == kept.inner && definition.outer != definition.inner => {
                 lost.push(format!("what wraps `{}`", definition.name));
+            }
+            // A class written whole must keep every member (a model rewriting a class
+            // to add a method tends to drop a getter or a field).
+            Some(kept) if definition.kind == DefinitionKind::Container => {
+                lost.extend(
+                    definition
+                        .members
+                        .iter()
+                        .filter(|member| !kept.members.iter().any(|m| same_definition(m, member)))
+                        .map(|member| format!("`{}.{}`", definition.name, member.name)),
+                );
             }
             Some(_) => {}
         }
