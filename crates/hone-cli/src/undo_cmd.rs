@@ -3,14 +3,14 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use hone_memory::{JournalEntry, UndoError};
+use hone_memory::UndoError;
 use hone_protocol::{ErrorCategory, HoneError};
 use hone_runtime::sessions::open_store_to_read;
 use hone_runtime::store_error;
 use hone_tools::ToolContext;
 
 use crate::cli::GlobalArgs;
-use crate::sessions_cmd::{ago, now_ms};
+use hone_runtime::report::sessions::{now_ms, undo_list};
 
 /// `hone undo`.
 #[derive(Debug, Args)]
@@ -42,7 +42,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, Hone
         if stack.is_empty() {
             eprintln!("nothing to undo in {project}");
         } else {
-            print!("{}", list(&stack, now_ms()));
+            print!("{}", undo_list(&stack, now_ms()));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -71,25 +71,4 @@ pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, Hone
         }
         Err(UndoError::Store(error)) => Err(store_error(error)),
     }
-}
-
-/// The undo stack, one numbered line per edit, newest first.
-fn list(stack: &[JournalEntry], now: i64) -> String {
-    let mut out = String::new();
-    for (position, entry) in stack.iter().enumerate() {
-        let view = entry.entry();
-        let pending = if entry.state == hone_memory::EditState::Pending {
-            " (interrupted while writing)"
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "{:>2}. {}{pending}  [{} · session {}]\n",
-            position + 1,
-            view.summary,
-            ago(view.applied_ms, now),
-            view.session_id
-        ));
-    }
-    out
 }

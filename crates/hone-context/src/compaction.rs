@@ -35,25 +35,7 @@ const MIN_STALE_BYTES: usize = 300;
 /// Items of each list in a rule-based summary.
 const RULE_LIST_ITEMS: usize = 20;
 
-/// How a compaction summarised older turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompactionMethod {
-    /// The model wrote the summary.
-    Model,
-    /// hone's rules wrote it (or only stale results were dropped).
-    Rules,
-}
-
-impl CompactionMethod {
-    /// `model` or `rules`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CompactionMethod::Model => "model",
-            CompactionMethod::Rules => "rules",
-        }
-    }
-}
+pub use hone_api::CompactionMethod;
 
 /// What to summarise and, when it fits, the request asking the model to do it.
 #[derive(Debug, Clone, PartialEq)]

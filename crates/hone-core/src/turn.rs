@@ -264,7 +264,7 @@ impl Agent {
         if let Some(usage) = collector.usage() {
             stats.usage = add_usage(stats.usage, usage);
             self.emit(Event::Usage {
-                usage: crate::api::usage(usage),
+                usage,
             });
         }
         self.report_usage(&built, collector.usage());
