@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use hone_protocol::{ChatRequest, ContentBlock, Message, Role};
-use serde::{Deserialize, Serialize};
 
 use crate::history::{
     FILE_CONTENT_TOOLS, call_for, call_path, command_failed, cut, first_line, is_request,
