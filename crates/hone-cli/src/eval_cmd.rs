@@ -92,7 +92,11 @@ fn hone_error(error: &EvalError) -> HoneError {
 
 fn print_task(task: &Task, outcome: &Outcome, json: bool) {
     let mut stdout = std::io::stdout().lock();
-    let _ = write!(stdout, "{}", hone_eval::report::task_text(task, outcome, json));
+    let _ = write!(
+        stdout,
+        "{}",
+        hone_eval::report::task_text(task, outcome, json)
+    );
     let _ = stdout.flush();
 }
 

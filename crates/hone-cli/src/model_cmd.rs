@@ -29,7 +29,11 @@ pub(crate) async fn run(
         ModelCommand::Import { file, name } => {
             let (view, sink) = progress();
             let imported = store
-                .import(file, name.as_deref(), Arc::new(move |e| eprint!("{}", sink.show(&e))))
+                .import(
+                    file,
+                    name.as_deref(),
+                    Arc::new(move |e| eprint!("{}", sink.show(&e))),
+                )
                 .await;
             eprint!("{}", view.finish());
             let path = imported.map_err(model_error)?;
@@ -75,7 +79,11 @@ pub(crate) async fn pull_with_progress(
     let (view, sink) = progress();
     let options = PullOptions::from_env();
     let pulled = store
-        .pull(name, &options, Arc::new(move |e| eprint!("{}", sink.show(&e))))
+        .pull(
+            name,
+            &options,
+            Arc::new(move |e| eprint!("{}", sink.show(&e))),
+        )
         .await;
     eprint!("{}", view.finish());
     let pulled = pulled.map_err(model_error)?;

@@ -83,8 +83,9 @@ pub(crate) struct FileAgent {
 /// Checks the agent keys of `file`, the contents `text` of `path`, and records them in
 /// `file.agent`. Errors name the file, line and column of the value.
 pub(crate) fn validate(path: &Path, text: &str, file: &mut FileConfig) -> Result<(), ConfigError> {
-    let error =
-        |span: Range<usize>, message: String| crate::file::error_at(path, text, span.start, message);
+    let error = |span: Range<usize>, message: String| {
+        crate::file::error_at(path, text, span.start, message)
+    };
     let approval = |key: &str, value: &Spanned<String>| {
         ApprovalMode::from_name(value.get_ref()).ok_or_else(|| {
             let text = value.get_ref();

@@ -177,8 +177,9 @@ pub(crate) fn validate(
     text: &str,
     section: &mut IndexSection,
 ) -> Result<(), ConfigError> {
-    let error =
-        |span: Range<usize>, message: String| crate::file::error_at(path, text, span.start, message);
+    let error = |span: Range<usize>, message: String| {
+        crate::file::error_at(path, text, span.start, message)
+    };
     if let Some(value) = &section.database {
         let name = value.get_ref();
         let choice = IndexDatabase::from_name(name).ok_or_else(|| {

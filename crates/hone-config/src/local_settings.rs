@@ -71,8 +71,9 @@ const TEMPERATURE: std::ops::RangeInclusive<f64> = 0.0..=2.0;
 
 /// Checks `[local]` of the file `path` whose contents are `text`; errors carry the line.
 pub(crate) fn validate(path: &Path, text: &str, section: &LocalSection) -> Result<(), ConfigError> {
-    let error =
-        |span: Range<usize>, message: String| crate::file::error_at(path, text, span.start, message);
+    let error = |span: Range<usize>, message: String| {
+        crate::file::error_at(path, text, span.start, message)
+    };
     let integer = |key: &str, value: &Option<Spanned<i64>>, range| match out_of_range(value, range)
     {
         Some(span) => Err(error(

@@ -312,9 +312,7 @@ impl Agent {
             None => Ok(self.undo.journal.stack(self.undo.depth)),
         };
         match entries {
-            Ok(entries) => self.emit(Event::UndoStack {
-                entries,
-            }),
+            Ok(entries) => self.emit(Event::UndoStack { entries }),
             Err(error) => self.emit(Event::UndoFailed {
                 message: error.to_string(),
                 conflict: false,

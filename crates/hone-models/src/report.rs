@@ -261,7 +261,10 @@ mod tests {
             done: 512,
             total: 1024,
         });
-        assert!(drawn.starts_with("\r\x1b[2Kdownloading (Hugging Face)"), "{drawn}");
+        assert!(
+            drawn.starts_with("\r\x1b[2Kdownloading (Hugging Face)"),
+            "{drawn}"
+        );
         assert!(drawn.contains(" 50.0%"), "{drawn}");
         let failed = progress.show(&PullEvent::Failed {
             source: Source::HuggingFace,

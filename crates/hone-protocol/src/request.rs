@@ -62,21 +62,20 @@ impl ChatRequest {
     /// framing a provider adds.
     pub fn estimated_tokens(&self) -> usize {
         let system = self.system.as_deref().map_or(0, estimate_tokens);
-        let messages: usize = self
-            .messages
-            .iter()
-            .flat_map(|message| message.content.iter())
-            .map(|block| match block {
-                crate::ContentBlock::Text { text } | crate::ContentBlock::Thinking { text, .. } => {
-                    estimate_tokens(text)
-                }
-                crate::ContentBlock::ToolCall(call) => {
-                    estimate_tokens(&call.name) + estimate_tokens(&call.arguments)
-                }
-                crate::ContentBlock::ToolResult(result) => estimate_tokens(&result.content),
-                crate::ContentBlock::Image(_) => IMAGE_TOKENS,
-            })
-            .sum();
+        let messages: usize =
+            self.messages
+                .iter()
+                .flat_map(|message| message.content.iter())
+                .map(|block| match block {
+                    crate::ContentBlock::Text { text }
+                    | crate::ContentBlock::Thinking { text, .. } => estimate_tokens(text),
+                    crate::ContentBlock::ToolCall(call) => {
+                        estimate_tokens(&call.name) + estimate_tokens(&call.arguments)
+                    }
+                    crate::ContentBlock::ToolResult(result) => estimate_tokens(&result.content),
+                    crate::ContentBlock::Image(_) => IMAGE_TOKENS,
+                })
+                .sum();
         let tools: usize = self
             .tools
             .iter()

@@ -94,8 +94,7 @@ fn keys(config: &Config, out: &mut String, usable: &mut Vec<String>) {
 /// Whether each local server answers a model listing quickly.
 async fn servers(config: &Config, out: &mut String, usable: &mut Vec<String>) {
     let _ = writeln!(out, "\nlocal servers:");
-    let probes =
-        LOCAL_SERVERS.map(|name| crate::provider::probe(config, name, PROBE_TIMEOUT));
+    let probes = LOCAL_SERVERS.map(|name| crate::provider::probe(config, name, PROBE_TIMEOUT));
     let results = futures::future::join_all(probes).await;
     for (name, (url, result)) in LOCAL_SERVERS.iter().zip(results) {
         let status = match result {

@@ -34,8 +34,8 @@
 
 pub mod agent;
 pub mod context;
-pub mod document;
 pub mod doctor;
+pub mod document;
 mod error;
 pub mod index;
 mod interaction;

@@ -15,6 +15,12 @@ pub struct RunRecord {
     usage: Usage,
 }
 
+impl Default for RunRecord {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl RunRecord {
     /// A run starting now.
     pub fn new() -> Self {
@@ -40,12 +46,7 @@ impl RunRecord {
     }
 
     /// The `result` event of a run that ended with `status` and `exit_code`.
-    pub fn result(
-        &self,
-        status: RunStatus,
-        exit_code: u8,
-        error: Option<&HoneError>,
-    ) -> Event {
+    pub fn result(&self, status: RunStatus, exit_code: u8, error: Option<&HoneError>) -> Event {
         Event::Result {
             status,
             exit_code,
@@ -175,16 +176,31 @@ mod tests {
                 ..
             }
         ));
-        let Event::Result { text, usage: reported, status, .. } = &events[3] else {
+        let Event::Result {
+            text,
+            usage: reported,
+            status,
+            ..
+        } = &events[3]
+        else {
             panic!("{events:?}")
         };
-        assert_eq!((text.as_str(), *reported, *status), ("Hi.", usage, RunStatus::Completed));
+        assert_eq!(
+            (text.as_str(), *reported, *status),
+            ("Hi.", usage, RunStatus::Completed)
+        );
 
         let cancelled = HoneError::cancelled();
         let events =
             RunRecord::new().single_reply_ending(String::new(), usage, Some((&cancelled, 130)));
         assert!(matches!(events[0], Event::TurnCancelled { .. }));
-        let Event::Result { status, exit_code, error, .. } = &events[1] else {
+        let Event::Result {
+            status,
+            exit_code,
+            error,
+            ..
+        } = &events[1]
+        else {
             panic!("{events:?}")
         };
         assert_eq!((*status, *exit_code), (RunStatus::Cancelled, 130));

@@ -102,9 +102,7 @@ macro_rules! impl_from_sqlite_error {
                         Self::CreateDir { dir, source }
                     }
                     $crate::SqliteError::Locked { path } => Self::Locked { path },
-                    $crate::SqliteError::Corrupt { path, detail } => {
-                        Self::Corrupt { path, detail }
-                    }
+                    $crate::SqliteError::Corrupt { path, detail } => Self::Corrupt { path, detail },
                     $crate::SqliteError::NewerSchema {
                         path,
                         found,

@@ -23,8 +23,8 @@ mod stored;
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-pub use render::{MAX_SECTION_LINES, render_file};
 pub use hone_protocol::estimate_tokens;
+pub use render::{MAX_SECTION_LINES, render_file};
 
 use crate::analysis::Analysis;
 use crate::model::FileOutline;

@@ -89,7 +89,10 @@ pub fn summary_text(summary: &Value, seconds: Option<f64>) -> String {
         .unwrap_or_default();
     let mut out = format!("files: {} ({languages})\n", summary["files"]);
     if let Some(parsed) = summary.get("parsed") {
-        out.push_str(&format!("parsed: {parsed}, removed: {}\n", summary["deleted"]));
+        out.push_str(&format!(
+            "parsed: {parsed}, removed: {}\n",
+            summary["deleted"]
+        ));
     }
     out.push_str(&format!(
         "symbols: {} definitions\nimport edges: {}\nfiles with parse errors: {}\n",
@@ -201,7 +204,10 @@ mod tests {
             "definitions": 9, "edges": 4, "parse_errors": 0, "scope": "src",
         });
         let text = summary_text(&summary, Some(1.234));
-        assert!(text.starts_with("files: 3 (python 1, rust 2)\nparsed: 2, removed: 1\n"), "{text}");
+        assert!(
+            text.starts_with("files: 3 (python 1, rust 2)\nparsed: 2, removed: 1\n"),
+            "{text}"
+        );
         assert!(text.contains("scope: src only"), "{text}");
         assert!(text.ends_with("time: 1.23s\n"), "{text}");
     }
