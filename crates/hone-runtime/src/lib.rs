@@ -46,6 +46,7 @@ mod run_record;
 mod runtime;
 pub mod sandbox;
 pub mod sessions;
+pub mod undo;
 
 pub use error::{RuntimeError, model_error, store_error};
 pub use index::CodeIndex;

@@ -150,29 +150,11 @@ pub fn ago(then_ms: i64, now_ms: i64) -> String {
         86_400..172_800 => "yesterday".to_string(),
         172_800..604_800 => format!("{} days ago", seconds / 86_400),
         _ => {
-            let (year, month, day) = civil_date(then_ms.div_euclid(86_400_000));
+            let (year, month, day) =
+                crate::document::civil_from_days(then_ms.div_euclid(86_400_000));
             format!("{year:04}-{month:02}-{day:02}")
         }
     }
-}
-
-/// The proleptic Gregorian date of `days` since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_date(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
