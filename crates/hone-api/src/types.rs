@@ -32,8 +32,7 @@ impl Usage {
     }
 }
 
-/// What kind of failure an error is; decides how a front end reacts (fix config, retry,
-/// show the model…).
+/// What kind of failure an error is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCategory {
