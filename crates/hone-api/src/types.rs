@@ -18,8 +18,22 @@ pub struct Usage {
     pub reasoning_tokens: u64,
 }
 
+impl Usage {
+    /// Combines two partial reports (APIs split usage over several events):
+    /// each field keeps the larger value, since reports are cumulative, never deltas.
+    #[must_use]
+    pub fn merge(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.max(other.input_tokens),
+            output_tokens: self.output_tokens.max(other.output_tokens),
+            cached_input_tokens: self.cached_input_tokens.max(other.cached_input_tokens),
+            reasoning_tokens: self.reasoning_tokens.max(other.reasoning_tokens),
+        }
+    }
+}
+
 /// What kind of failure an error is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCategory {
     /// Configuration is missing or wrong (unknown provider, missing key, unknown model).
@@ -40,6 +54,29 @@ pub enum ErrorCategory {
     Cancelled,
     /// The session store or the code index failed (locked, corrupt, unwritable).
     Storage,
+}
+
+impl ErrorCategory {
+    /// Lower-case name used in messages and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCategory::Config => "config",
+            ErrorCategory::Auth => "auth",
+            ErrorCategory::Network => "network",
+            ErrorCategory::RateLimit => "rate_limit",
+            ErrorCategory::Provider => "provider",
+            ErrorCategory::Validation => "validation",
+            ErrorCategory::Tool => "tool",
+            ErrorCategory::Storage => "storage",
+            ErrorCategory::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCategory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A categorised error: a message for the user plus, when a provider answered, what it said.
@@ -259,6 +296,16 @@ pub enum CompactionMethod {
     Model,
     /// hone's rules wrote it (or only stale results were dropped).
     Rules,
+}
+
+impl CompactionMethod {
+    /// `model` or `rules`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionMethod::Model => "model",
+            CompactionMethod::Rules => "rules",
+        }
+    }
 }
 
 /// How a tracked file is shown to the model.

@@ -4,10 +4,8 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use futures::StreamExt;
-use hone_api::{Event, EventFrame, RunStatus, TurnEnd, TurnStats};
-use hone_protocol::{
-    ChatRequest, ErrorCategory, HoneError, Outcome, ResponseCollector, StreamEvent,
-};
+use hone_api::{Event, EventFrame};
+use hone_protocol::{ChatRequest, HoneError, Outcome, ResponseCollector, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{AskArgs, GlobalArgs};
@@ -20,7 +18,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, 
     let mut record = RunRecord::new();
     let answered = answer(global, args, &mut record).await;
     if json && let Err(error) = &answered {
-        record.print_failure(error, exit::code_for(error.category));
+        json_lines::print_failure(&record, error, exit::code_for(error.category));
     }
     answered
 }
@@ -73,7 +71,6 @@ async fn answer(
 /// Writes events as text (answer on stdout, reasoning dimmed on a terminal's stderr) or JSON lines.
 struct Output {
     json: bool,
-    started: std::time::Instant,
     show_thinking: bool,
     dim_thinking: bool,
     in_thinking: bool,
@@ -84,7 +81,6 @@ impl Output {
     fn new(json: bool) -> Self {
         Self {
             json,
-            started: std::time::Instant::now(),
             show_thinking: std::io::stderr().is_terminal() && !crate::term::quiet(),
             dim_thinking: crate::term::color_stderr(),
             in_thinking: false,
@@ -108,54 +104,11 @@ impl Output {
         record: &mut RunRecord,
     ) {
         let usage = collector.usage().unwrap_or_default();
-        let usage = hone_api::Usage {
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            cached_input_tokens: usage.cached_input_tokens,
-            reasoning_tokens: usage.reasoning_tokens,
-        };
-        let stats = TurnStats {
-            model_requests: 1,
-            tool_calls: 0,
-            usage,
-            duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        };
-        let ending = match failure {
-            None => {
-                let text = collector.message().text();
-                for event in [
-                    Event::MessageCompleted { text },
-                    Event::Usage { usage },
-                    Event::TurnCompleted {
-                        end: TurnEnd::Answered,
-                        stats,
-                    },
-                ] {
-                    record.observe(&event);
-                    self.frame(event);
-                }
-                record.result(RunStatus::Completed, 0, None)
-            }
-            Some(error) => {
-                let event = if error.category == ErrorCategory::Cancelled {
-                    Event::TurnCancelled { stats }
-                } else {
-                    Event::TurnFailed {
-                        error: hone_core::error_info(error.clone()),
-                        stats,
-                    }
-                };
-                record.observe(&event);
-                self.frame(event);
-                let status = if error.category == ErrorCategory::Cancelled {
-                    RunStatus::Cancelled
-                } else {
-                    RunStatus::Failed
-                };
-                record.result(status, exit::code_for(error.category), Some(error))
-            }
-        };
-        self.frame(ending);
+        let failure = failure.map(|error| (error, exit::code_for(error.category)));
+        let reply = collector.message().text();
+        for event in record.single_reply_ending(reply, usage, failure) {
+            self.frame(event);
+        }
     }
 
     fn event(&mut self, event: &StreamEvent) -> Result<(), HoneError> {

@@ -9,7 +9,6 @@ use std::process::ExitCode;
 
 use hone_eval::{EvalError, Outcome, Runner, Summary, Task};
 use hone_protocol::{ErrorCategory, HoneError};
-use serde_json::json;
 
 use crate::cli::GlobalArgs;
 
@@ -65,10 +64,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: &EvalArgs) -> Result<ExitCode
             tasks.len(),
             args.suite.display()
         );
-        println!(
-            "{:<32} {:>6} {:>8} {:>8} {:>6} {:>8}  end",
-            "task", "solved", "time", "tokens", "tools", "requests"
-        );
+        println!("{}", hone_eval::report::header());
     }
     let mut outcomes = Vec::new();
     for task in &tasks {
@@ -79,7 +75,8 @@ pub(crate) async fn run(global: &GlobalArgs, args: &EvalArgs) -> Result<ExitCode
         print_task(task, &outcome, args.json);
         outcomes.push(outcome);
     }
-    print_summary(&Summary::of(&outcomes), args.json);
+    let summary = Summary::of(&outcomes);
+    println!("{}", hone_eval::report::summary_text(&summary, args.json));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -95,69 +92,12 @@ fn hone_error(error: &EvalError) -> HoneError {
 
 fn print_task(task: &Task, outcome: &Outcome, json: bool) {
     let mut stdout = std::io::stdout().lock();
-    if json {
-        let line = json!({
-            "type": "task",
-            "task": task.name,
-            "language": task.file.language,
-            "tags": task.file.tags,
-            "solved": outcome.solved,
-            "seconds": (outcome.seconds * 10.0).round() / 10.0,
-            "tokens": outcome.tokens,
-            "tool_calls": outcome.tool_calls,
-            "model_requests": outcome.model_requests,
-            "end": outcome.end,
-            "checks_passed": outcome.checks_passed,
-            "note": outcome.note,
-            "kept": outcome.kept,
-        });
-        let _ = writeln!(stdout, "{line}");
-    } else {
-        let _ = writeln!(
-            stdout,
-            "{:<32} {:>6} {:>7.1}s {:>8} {:>6} {:>8}  {}",
-            task.name,
-            if outcome.solved { "yes" } else { "no" },
-            outcome.seconds,
-            outcome.tokens,
-            outcome.tool_calls,
-            outcome.model_requests,
-            outcome.end
-        );
-        if let Some(kept) = &outcome.kept {
-            let _ = writeln!(stdout, "    kept: {}", kept.display());
-        }
-        if !outcome.solved && !outcome.note.is_empty() {
-            let _ = writeln!(stdout, "    {}", hone_eval::telling_line(&outcome.note));
-        }
-    }
+    let _ = write!(
+        stdout,
+        "{}",
+        hone_eval::report::task_text(task, outcome, json)
+    );
     let _ = stdout.flush();
-}
-
-fn print_summary(summary: &Summary, json: bool) {
-    let Summary {
-        solved,
-        total,
-        median_seconds_solved: median,
-        tokens,
-    } = summary;
-    if json {
-        println!(
-            "{}",
-            json!({
-                "type": "summary",
-                "solved": solved,
-                "total": total,
-                "median_seconds_solved": median.map(|value| (value * 10.0).round() / 10.0),
-                "tokens": tokens,
-            })
-        );
-    } else {
-        let median = median.map_or_else(|| "-".to_string(), |value| format!("{value:.1}s"));
-        println!(
-            "solved {solved}/{total} · median time per solved task {median} · {tokens} tokens"
-        );
-    }
 }
 
 /// `--verify`: each check fails on the snapshot and passes with the solution.

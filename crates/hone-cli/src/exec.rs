@@ -35,7 +35,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             if json {
-                record.print_failure(&error, crate::exit::code_for(error.category));
+                json_lines::print_failure(&record, &error, crate::exit::code_for(error.category));
             }
             crate::exit::report(&error)
         }

@@ -5,11 +5,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use hone_config::IndexSettings;
-use hone_index::repomap::RepoMapRequest;
 use hone_index::tools::SharedIndex;
 use hone_index::{IndexError, IndexWatcher, Indexer, UpdateCallback, normalize_scope};
 use hone_protocol::HoneError;
-use serde_json::json;
+use hone_runtime::report::index as report;
 
 use crate::cli::{DepsArgs, GlobalArgs, IndexArgs, IndexCommand, MapArgs, SymbolsArgs};
 use hone_runtime::index::{
@@ -33,58 +32,27 @@ fn open(global: &GlobalArgs) -> Result<(Indexer, IndexSettings), HoneError> {
     Ok((indexer, settings))
 }
 
-/// Whether the project's index database exists (where `[index] database` puts it).
-fn index_exists(global: &GlobalArgs) -> Result<bool, HoneError> {
-    let root = crate::project_dir(global)?;
-    let settings = crate::load_config(global)?.index_settings();
-    let options = hone_runtime::index::index_options(&root, &settings)?;
-    let path = options
-        .db_path
-        .unwrap_or_else(|| root.join(hone_index::indexer::DEFAULT_DB_PATH));
-    Ok(path.exists())
-}
-
 /// Runs `hone index [status] [--watch] [--scope DIR] [--yes]`.
 pub(crate) async fn run_index(
     global: &GlobalArgs,
     args: &IndexArgs,
 ) -> Result<ExitCode, HoneError> {
-    if matches!(args.command, Some(IndexCommand::Status)) && !index_exists(global)? {
-        // Looking creates nothing: no .hone/ and no database for a project never indexed.
-        let summary = json!({
-            "files": 0,
-            "by_language": {},
-            "definitions": 0,
-            "references": 0,
-            "edges": 0,
-            "parse_errors": 0,
-            "last_indexed_ms": null,
-            "scope": null,
-        });
-        print_summary(&summary, args.json, None);
-        if !args.json {
-            eprintln!("hone: no index yet; `hone index` builds it");
+    if matches!(args.command, Some(IndexCommand::Status)) {
+        let root = crate::project_dir(global)?;
+        let settings = crate::load_config(global)?.index_settings();
+        if !report::index_exists(&root, &settings)? {
+            // Looking creates nothing: no .hone/ and no database for a project never indexed.
+            print_summary(&report::empty_status(), args.json, None);
+            if !args.json {
+                eprintln!("hone: no index yet; `hone index` builds it");
+            }
+            return Ok(ExitCode::SUCCESS);
         }
-        return Ok(ExitCode::SUCCESS);
     }
     let (mut indexer, settings) = open(global)?;
     if matches!(args.command, Some(IndexCommand::Status)) {
         let stats = indexer.store().stats().map_err(index_error)?;
-        let languages: serde_json::Map<String, serde_json::Value> = stats
-            .by_language
-            .iter()
-            .map(|(language, count)| (language.as_str().to_string(), json!(count)))
-            .collect();
-        let summary = json!({
-            "files": stats.files,
-            "by_language": languages,
-            "definitions": stats.definitions,
-            "references": stats.references,
-            "edges": stats.edges,
-            "parse_errors": stats.parse_errors,
-            "last_indexed_ms": stats.last_indexed_ms,
-            "scope": indexer.scope(),
-        });
+        let summary = report::status(&stats, indexer.scope());
         print_summary(&summary, args.json, None);
         return Ok(ExitCode::SUCCESS);
     }
@@ -100,7 +68,7 @@ pub(crate) async fn run_index(
     let show_progress = !args.json && std::io::stderr().is_terminal() && !crate::term::quiet();
     let mut last_percent = usize::MAX;
     let started = Instant::now();
-    let report = indexer
+    let update = indexer
         .update(&mut |progress| {
             if !show_progress || progress.total == 0 {
                 return;
@@ -116,26 +84,11 @@ pub(crate) async fn run_index(
     if show_progress {
         eprintln!();
     }
-    for warning in &report.warnings {
+    for warning in &update.warnings {
         eprintln!("hone: {warning}");
     }
-    let languages: serde_json::Map<String, serde_json::Value> = report
-        .by_language
-        .iter()
-        .map(|(language, count)| (language.as_str().to_string(), json!(count)))
-        .collect();
-    let summary = json!({
-        "files": report.files_total,
-        "parsed": report.files_parsed,
-        "deleted": report.files_deleted,
-        "by_language": languages,
-        "definitions": report.symbols,
-        "edges": report.edges,
-        "parse_errors": report.parse_errors,
-        "duration_ms": u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX),
-        "scope": indexer.scope(),
-    });
-    print_summary(&summary, args.json, Some(report.duration.as_secs_f64()));
+    let summary = report::update(&update, indexer.scope());
+    print_summary(&summary, args.json, Some(update.duration.as_secs_f64()));
     if args.watch {
         watch(indexer, args.json, settings.watch_debounce).await?;
     }
@@ -190,32 +143,9 @@ async fn watch(indexer: Indexer, as_json: bool, debounce: Duration) -> Result<()
     let root = indexer.root().display().to_string();
     let index = SharedIndex::new(indexer);
     let on_update: UpdateCallback = Box::new(move |paths, result| match result {
-        Ok(report) => {
-            // A full update (after lost events or an ignore-file change) names no paths.
-            let files = if paths.is_empty() {
-                report.files_total
-            } else {
-                paths.len()
-            };
-            let millis = u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX);
-            if as_json {
-                println!(
-                    "{}",
-                    json!({
-                        "updated": files,
-                        "parsed": report.files_parsed,
-                        "deleted": report.files_deleted,
-                        "files": report.files_total,
-                        "duration_ms": millis,
-                    })
-                );
-            } else {
-                println!(
-                    "updated {files} files (parsed {}, removed {}) in {millis} ms",
-                    report.files_parsed, report.files_deleted
-                );
-            }
-            for warning in &report.warnings {
+        Ok(done) => {
+            println!("{}", report::watch_line(paths, done, as_json));
+            for warning in &done.warnings {
                 eprintln!("hone: {warning}");
             }
         }
@@ -239,29 +169,8 @@ async fn watch(indexer: Indexer, as_json: bool, debounce: Duration) -> Result<()
 fn print_summary(summary: &serde_json::Value, as_json: bool, seconds: Option<f64>) {
     if as_json {
         println!("{summary}");
-        return;
-    }
-    let languages = summary["by_language"]
-        .as_object()
-        .map(|map| {
-            map.iter()
-                .map(|(language, count)| format!("{language} {count}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default();
-    println!("files: {} ({languages})", summary["files"]);
-    if let Some(parsed) = summary.get("parsed") {
-        println!("parsed: {parsed}, removed: {}", summary["deleted"]);
-    }
-    println!("symbols: {} definitions", summary["definitions"]);
-    println!("import edges: {}", summary["edges"]);
-    println!("files with parse errors: {}", summary["parse_errors"]);
-    if let Some(scope) = summary.get("scope").and_then(|scope| scope.as_str()) {
-        println!("scope: {scope} only (`hone index --scope .` indexes the whole project)");
-    }
-    if let Some(seconds) = seconds {
-        println!("time: {seconds:.2}s");
+    } else {
+        print!("{}", report::summary_text(summary, seconds));
     }
 }
 
@@ -277,12 +186,7 @@ pub(crate) fn run_symbols(global: &GlobalArgs, args: &SymbolsArgs) -> Result<Exi
         eprintln!("no symbol matches `{}`", args.query);
         return Ok(ExitCode::from(1));
     }
-    for site in found {
-        println!(
-            "{}:{}:{}  {:?} {}",
-            site.path, site.line, site.column, site.kind, site.name
-        );
-    }
+    print!("{}", report::symbol_lines(&found));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -290,22 +194,10 @@ pub(crate) fn run_symbols(global: &GlobalArgs, args: &SymbolsArgs) -> Result<Exi
 pub(crate) fn run_deps(global: &GlobalArgs, args: &DepsArgs) -> Result<ExitCode, HoneError> {
     let (mut indexer, _) = open(global)?;
     indexer.update(&mut |_| {}).map_err(index_error)?;
-    let path = args.path.trim_start_matches("./").to_string();
-    if !indexer.files().contains_key(&path) {
-        return Err(HoneError::validation(format!(
-            "`{path}` is not in the index; give a path relative to the project root"
-        )));
-    }
-    let edges = if args.reverse {
-        indexer.store().dependents(&path)
-    } else {
-        indexer.store().dependencies(&path)
-    }
-    .map_err(index_error)?;
-    for edge in edges {
-        let other = if args.reverse { &edge.from } else { &edge.to };
-        println!("{other}  (line {}: {})", edge.line, edge.source);
-    }
+    print!(
+        "{}",
+        report::dependency_lines(&indexer, &args.path, args.reverse)?
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -314,16 +206,7 @@ pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, H
     let (mut indexer, settings) = open(global)?;
     indexer.update(&mut |_| {}).map_err(index_error)?;
     let budget = args.budget.unwrap_or(settings.map_budget);
-    let (focus_files, focus_identifiers) = args
-        .focus
-        .iter()
-        .cloned()
-        .partition(|item: &String| item.contains('/') || item.contains('.'));
-    let request = RepoMapRequest {
-        focus_files,
-        focus_identifiers,
-        budget_tokens: budget,
-    };
+    let request = report::map_request(&args.focus, budget);
     let map = hone_index::tools::repo_map_for(&indexer, &request).map_err(index_error)?;
     print!("{}", map.text);
     if !map.text.ends_with('\n') {

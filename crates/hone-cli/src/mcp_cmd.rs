@@ -64,40 +64,13 @@ async fn list(global: &GlobalArgs, args: &ListArgs) -> Result<ExitCode, HoneErro
     let report = clients.report();
     if args.json {
         for server in &report {
-            let line = serde_json::json!({
-                "name": server.name,
-                "target": server.target,
-                "state": match &server.state {
-                    ServerState::Ready => "ready",
-                    ServerState::Disabled => "disabled",
-                    ServerState::Starting => "starting",
-                    ServerState::Failed(_) => "failed",
-                },
-                "error": match &server.state {
-                    ServerState::Failed(why) => Some(why.as_str()),
-                    _ => None,
-                },
-                "tools": server.tools,
-                "prompts": server.prompts,
-            });
-            println!("{line}");
+            println!("{}", server.to_json());
         }
     } else if report.is_empty() && settings.ignored.is_empty() {
         println!("No MCP servers configured (add [mcp_servers.NAME] to your config).");
     } else {
-        for server in &report {
-            println!(
-                "{}  {}  ({})",
-                server.name,
-                server.state.describe(),
-                server.target
-            );
-            for tool in &server.tools {
-                println!("  tool    {tool}");
-            }
-            for prompt in &server.prompts {
-                println!("  prompt  {prompt}");
-            }
+        for line in hone_mcp::report_lines(&report) {
+            println!("{line}");
         }
         for name in &settings.ignored {
             println!("{name}  ignored (defined by an untrusted project file)");

@@ -3,14 +3,11 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use hone_memory::{JournalEntry, UndoError};
-use hone_protocol::{ErrorCategory, HoneError};
-use hone_runtime::sessions::open_store_to_read;
-use hone_runtime::store_error;
-use hone_tools::ToolContext;
+use hone_protocol::HoneError;
+use hone_runtime::undo::ProjectJournal;
 
 use crate::cli::GlobalArgs;
-use crate::sessions_cmd::{ago, now_ms};
+use hone_runtime::report::sessions::{now_ms, undo_list};
 
 /// `hone undo`.
 #[derive(Debug, Args)]
@@ -29,67 +26,30 @@ pub struct UndoArgs {
 pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, HoneError> {
     let root = crate::project_dir(global)?;
     let depth = crate::load_config(global)?.undo_depth();
-    let context = ToolContext::new(&root).map_err(|error| {
-        HoneError::config(format!(
-            "cannot use {} as the project root: {error}",
-            root.display()
-        ))
-    })?;
-    let project = hone_memory::project_key(context.root());
-    let mut store = open_store_to_read()?;
+    let mut journal = ProjectJournal::open(&root, depth)?;
+    let project = journal.project();
     if args.list {
-        let stack = store.undo_stack(&project, depth).map_err(store_error)?;
+        let stack = journal.stack()?;
         if stack.is_empty() {
             eprintln!("nothing to undo in {project}");
         } else {
-            print!("{}", list(&stack, now_ms()));
+            print!("{}", undo_list(&stack, now_ms()));
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if args.count == 0 {
-        return Err(HoneError::validation("N must be at least 1"));
+    let undone = journal.undo(args.count)?;
+    if undone.is_empty() {
+        eprintln!("nothing to undo in {project}");
+        return Ok(ExitCode::FAILURE);
     }
-    match hone_memory::undo_latest(&mut store, &context, args.count, depth) {
-        Ok(report) if report.undone.is_empty() => {
-            eprintln!("nothing to undo in {project}");
-            Ok(ExitCode::FAILURE)
-        }
-        Ok(report) => {
-            for entry in &report.undone {
-                println!("undone: {}", entry.summary);
-            }
-            if report.undone.len() < args.count {
-                eprintln!(
-                    "hone: only {} edit(s) could be undone (the undo stack keeps {depth}; `[memory] undo_depth` changes it)",
-                    report.undone.len()
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(UndoError::Revert(error)) => {
-            Err(HoneError::new(ErrorCategory::Tool, error.to_string()))
-        }
-        Err(UndoError::Store(error)) => Err(store_error(error)),
+    for entry in &undone {
+        println!("undone: {}", entry.summary);
     }
-}
-
-/// The undo stack, one numbered line per edit, newest first.
-fn list(stack: &[JournalEntry], now: i64) -> String {
-    let mut out = String::new();
-    for (position, entry) in stack.iter().enumerate() {
-        let view = entry.entry();
-        let pending = if entry.state == hone_memory::EditState::Pending {
-            " (interrupted while writing)"
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "{:>2}. {}{pending}  [{} · session {}]\n",
-            position + 1,
-            view.summary,
-            ago(view.applied_ms, now),
-            view.session_id
-        ));
+    if undone.len() < args.count {
+        eprintln!(
+            "hone: only {} edit(s) could be undone (the undo stack keeps {depth}; `[memory] undo_depth` changes it)",
+            undone.len()
+        );
     }
-    out
+    Ok(ExitCode::SUCCESS)
 }

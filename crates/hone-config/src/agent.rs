@@ -26,7 +26,7 @@ use hone_policy::ApprovalMode;
 use toml::Spanned;
 
 use crate::error::ConfigError;
-use crate::file::{FileConfig, line_and_column};
+use crate::file::FileConfig;
 use crate::load::Config;
 use crate::source::{Source, Sourced};
 use crate::sources::{CliOverrides, Env};
@@ -84,13 +84,7 @@ pub(crate) struct FileAgent {
 /// `file.agent`. Errors name the file, line and column of the value.
 pub(crate) fn validate(path: &Path, text: &str, file: &mut FileConfig) -> Result<(), ConfigError> {
     let error = |span: Range<usize>, message: String| {
-        let (line, column) = line_and_column(text, span.start);
-        ConfigError::Parse {
-            path: path.to_path_buf(),
-            line: Some(line),
-            column: Some(column),
-            message,
-        }
+        crate::file::error_at(path, text, span.start, message)
     };
     let approval = |key: &str, value: &Spanned<String>| {
         ApprovalMode::from_name(value.get_ref()).ok_or_else(|| {

@@ -22,7 +22,6 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::ConfigError;
-use crate::file::line_and_column;
 use crate::load::Config;
 use crate::show::ShownValue;
 use crate::source::{Source, Sourced};
@@ -111,15 +110,7 @@ pub(crate) fn validate(
     text: &str,
     section: &mut ChecksSection,
 ) -> Result<(), ConfigError> {
-    let error = |offset: usize, message: String| {
-        let (line, column) = line_and_column(text, offset);
-        ConfigError::Parse {
-            path: path.to_path_buf(),
-            line: Some(line),
-            column: Some(column),
-            message,
-        }
-    };
+    let error = |offset: usize, message: String| crate::file::error_at(path, text, offset, message);
     let mut checked = CheckedSection::default();
     for (key, value) in &section.entries {
         let name = key.get_ref().as_str();

@@ -208,6 +208,44 @@ fn parse_schema(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
     })
 }
 
+/// A parse error at byte `offset` of `text`, the contents of `path`, naming its line and
+/// column.
+pub(crate) fn error_at(path: &Path, text: &str, offset: usize, message: String) -> ConfigError {
+    let (line, column) = line_and_column(text, offset);
+    ConfigError::Parse {
+        path: path.to_path_buf(),
+        line: Some(line),
+        column: Some(column),
+        message,
+    }
+}
+
+/// `value` when it lies in `range`, else an error at its place in `text` (the contents of
+/// `path`): "invalid `KEY` VALUE: expected WHAT from START to END".
+pub(crate) fn checked_range<T>(
+    (path, text): (&Path, &str),
+    value: &toml::Spanned<i64>,
+    range: &std::ops::RangeInclusive<T>,
+    key: &str,
+    what: &str,
+) -> Result<T, ConfigError>
+where
+    T: TryFrom<i64> + PartialOrd + std::fmt::Display,
+{
+    T::try_from(*value.get_ref())
+        .ok()
+        .filter(|checked| range.contains(checked))
+        .ok_or_else(|| {
+            let message = format!(
+                "invalid `{key}` {}: expected {what} from {} to {}",
+                value.get_ref(),
+                range.start(),
+                range.end()
+            );
+            error_at(path, text, value.span().start, message)
+        })
+}
+
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub(crate) fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset).unwrap_or(text);

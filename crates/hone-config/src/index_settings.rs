@@ -23,7 +23,6 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::ConfigError;
-use crate::file::line_and_column;
 use crate::load::Config;
 use crate::show::ShownValue;
 use crate::source::{Source, Sourced};
@@ -179,13 +178,7 @@ pub(crate) fn validate(
     section: &mut IndexSection,
 ) -> Result<(), ConfigError> {
     let error = |span: Range<usize>, message: String| {
-        let (line, column) = line_and_column(text, span.start);
-        ConfigError::Parse {
-            path: path.to_path_buf(),
-            line: Some(line),
-            column: Some(column),
-            message,
-        }
+        crate::file::error_at(path, text, span.start, message)
     };
     if let Some(value) = &section.database {
         let name = value.get_ref();

@@ -24,7 +24,6 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::ConfigError;
-use crate::file::line_and_column;
 use crate::load::Config;
 use crate::show::ShownValue;
 use crate::source::{Source, Sourced};
@@ -73,13 +72,7 @@ const TEMPERATURE: std::ops::RangeInclusive<f64> = 0.0..=2.0;
 /// Checks `[local]` of the file `path` whose contents are `text`; errors carry the line.
 pub(crate) fn validate(path: &Path, text: &str, section: &LocalSection) -> Result<(), ConfigError> {
     let error = |span: Range<usize>, message: String| {
-        let (line, column) = line_and_column(text, span.start);
-        ConfigError::Parse {
-            path: path.to_path_buf(),
-            line: Some(line),
-            column: Some(column),
-            message,
-        }
+        crate::file::error_at(path, text, span.start, message)
     };
     let integer = |key: &str, value: &Option<Spanned<i64>>, range| match out_of_range(value, range)
     {

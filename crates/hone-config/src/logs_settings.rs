@@ -14,7 +14,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::ConfigError;
-use crate::file::line_and_column;
+use crate::file::checked_range;
 use crate::load::Config;
 use crate::show::ShownValue;
 use crate::source::{Source, Sourced};
@@ -44,23 +44,7 @@ pub(crate) fn validate(
     let Some(value) = &section.max_mb else {
         return Ok(());
     };
-    let Some(max_mb) = u64::try_from(*value.get_ref())
-        .ok()
-        .filter(|max_mb| LOG_MAX_MB_RANGE.contains(max_mb))
-    else {
-        let (line, column) = line_and_column(text, value.span().start);
-        return Err(ConfigError::Parse {
-            path: path.to_path_buf(),
-            line: Some(line),
-            column: Some(column),
-            message: format!(
-                "invalid `logs.max_mb` {}: expected MiB from {} to {}",
-                value.get_ref(),
-                LOG_MAX_MB_RANGE.start(),
-                LOG_MAX_MB_RANGE.end()
-            ),
-        });
-    };
+    let max_mb = checked_range((path, text), value, &LOG_MAX_MB_RANGE, "logs.max_mb", "MiB")?;
     section.checked_max_mb = Some(max_mb);
     Ok(())
 }

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::ConfigError;
-use crate::file::line_and_column;
+use crate::file::checked_range;
 use crate::load::Config;
 use crate::show::ShownValue;
 use crate::source::{Source, Sourced};
@@ -45,23 +45,13 @@ pub(crate) fn validate(
     let Some(value) = &section.undo_depth else {
         return Ok(());
     };
-    let depth = usize::try_from(*value.get_ref())
-        .ok()
-        .filter(|depth| UNDO_DEPTH_RANGE.contains(depth));
-    let Some(depth) = depth else {
-        let (line, column) = line_and_column(text, value.span().start);
-        return Err(ConfigError::Parse {
-            path: path.to_path_buf(),
-            line: Some(line),
-            column: Some(column),
-            message: format!(
-                "invalid `memory.undo_depth` {}: expected a number of edits from {} to {}",
-                value.get_ref(),
-                UNDO_DEPTH_RANGE.start(),
-                UNDO_DEPTH_RANGE.end()
-            ),
-        });
-    };
+    let depth = checked_range(
+        (path, text),
+        value,
+        &UNDO_DEPTH_RANGE,
+        "memory.undo_depth",
+        "a number of edits",
+    )?;
     section.checked_undo_depth = Some(depth);
     Ok(())
 }

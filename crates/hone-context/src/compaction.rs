@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use hone_protocol::{ChatRequest, ContentBlock, Message, Role};
-use serde::{Deserialize, Serialize};
 
 use crate::history::{
     FILE_CONTENT_TOOLS, call_for, call_path, command_failed, cut, first_line, is_request,
@@ -35,25 +34,7 @@ const MIN_STALE_BYTES: usize = 300;
 /// Items of each list in a rule-based summary.
 const RULE_LIST_ITEMS: usize = 20;
 
-/// How a compaction summarised older turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompactionMethod {
-    /// The model wrote the summary.
-    Model,
-    /// hone's rules wrote it (or only stale results were dropped).
-    Rules,
-}
-
-impl CompactionMethod {
-    /// `model` or `rules`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CompactionMethod::Model => "model",
-            CompactionMethod::Rules => "rules",
-        }
-    }
-}
+pub use hone_api::CompactionMethod;
 
 /// What to summarise and, when it fits, the request asking the model to do it.
 #[derive(Debug, Clone, PartialEq)]

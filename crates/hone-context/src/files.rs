@@ -13,16 +13,7 @@ use crate::tracked::{self, MAX_TRACKED_FILES, Snapshot, TrackMode, TrackedFile};
 /// Share of the prompt budget tracked-file snapshots added at once may take.
 const TRACKED_SHARE: f64 = 0.4;
 
-/// One tracked file, as reported to front ends.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TrackedInfo {
-    /// Root-relative path.
-    pub path: String,
-    /// How it is shown.
-    pub mode: TrackMode,
-    /// Estimated tokens of its snapshot.
-    pub tokens: usize,
-}
+pub use hone_api::TrackedInfo;
 
 /// Snapshots added to a message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -155,7 +146,9 @@ impl ContextManager {
                     mode: snapshot
                         .as_ref()
                         .map_or(file.mode, |snapshot| snapshot.mode),
-                    tokens: snapshot.map_or(0, |snapshot| self.counter.text(&snapshot.block())),
+                    tokens: snapshot.map_or(0, |snapshot| {
+                        u64::try_from(self.counter.text(&snapshot.block())).unwrap_or(u64::MAX)
+                    }),
                 }
             })
             .collect()

@@ -63,7 +63,7 @@ pub use manager::{ContextManager, ContextUsage};
 pub use outline::{LineOutliner, Outliner};
 pub use settings::{ContextConfig, STALE_AFTER_TURNS};
 pub use task::{FailingCommand, TaskMemory};
-pub use tokens::{Calibration, DEFAULT_BYTES_PER_TOKEN, TokenCounter, Tokenizer};
+pub use tokens::{Calibration, TokenCounter, Tokenizer};
 pub use tracked::{
     MAX_FULL_BYTES, MAX_TRACKED_FILES, Resolved, Snapshot, TrackMode, TrackedFile, resolve,
     snapshot,

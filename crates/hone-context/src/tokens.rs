@@ -4,19 +4,13 @@
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use hone_protocol::{ContentBlock, Message, ToolSpec};
+use hone_protocol::{ContentBlock, IMAGE_TOKENS, Message, ToolSpec};
 use serde::{Deserialize, Serialize};
-
-/// Characters (bytes) per token assumed for models without a known tokenizer, before
-/// calibration. Code and English prose average 3.5–4; the lower figure errs on the safe side.
-pub const DEFAULT_BYTES_PER_TOKEN: f64 = 3.5;
 
 /// Tokens added per message for role markers and separators.
 const MESSAGE_OVERHEAD: usize = 4;
 /// Tokens added per request (priming of the reply).
 const REQUEST_OVERHEAD: usize = 3;
-/// Tokens assumed for one image.
-const IMAGE_TOKENS: usize = 1_000;
 /// Texts longer than this are tokenized in part and extrapolated (tiktoken's regex gets slow
 /// on very long inputs, and the exact figure does not matter at that size).
 const EXACT_LIMIT: usize = 64 * 1024;
@@ -36,7 +30,7 @@ pub enum Tokenizer {
     O200k,
     /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5).
     Cl100k,
-    /// Bytes ÷ [`DEFAULT_BYTES_PER_TOKEN`], for every other model.
+    /// [`hone_protocol::estimate_tokens`] (word pieces and symbols), for every other model.
     Estimate,
 }
 
@@ -92,7 +86,7 @@ impl Tokenizer {
         match self {
             Tokenizer::O200k => tiktoken_rs::o200k_base_singleton().count_ordinary(text),
             Tokenizer::Cl100k => tiktoken_rs::cl100k_base_singleton().count_ordinary(text),
-            Tokenizer::Estimate => estimate(text.len(), DEFAULT_BYTES_PER_TOKEN),
+            Tokenizer::Estimate => hone_protocol::estimate_tokens(text),
         }
     }
 }
@@ -100,10 +94,6 @@ impl Tokenizer {
 fn scale(tokens: usize, total: usize, sampled: usize) -> usize {
     let ratio = total as f64 / sampled.max(1) as f64;
     (tokens as f64 * ratio).ceil() as usize
-}
-
-fn estimate(bytes: usize, bytes_per_token: f64) -> usize {
-    (bytes as f64 / bytes_per_token).ceil() as usize
 }
 
 /// The smoothed ratio of provider-reported to estimated input tokens.
@@ -322,7 +312,7 @@ mod tests {
         );
         assert_eq!(Tokenizer::O200k.count("hello world"), 2);
         assert_eq!(Tokenizer::Cl100k.count("hello world"), 2);
-        assert_eq!(Tokenizer::Estimate.count("hello world"), 4);
+        assert_eq!(Tokenizer::Estimate.count("hello world"), 2);
         assert_eq!(Tokenizer::O200k.count(""), 0);
     }
 

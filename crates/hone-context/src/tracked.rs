@@ -21,25 +21,7 @@ const SNAPSHOT_OPEN: &str = "<tracked_file path=\"";
 /// Bytes looked at to tell binary files apart.
 const BINARY_PROBE: usize = 8_000;
 
-/// How a tracked file is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrackMode {
-    /// The whole content.
-    Full,
-    /// Declarations only (the code index's outline, or a line-based fallback).
-    Outline,
-}
-
-impl TrackMode {
-    /// `full` or `outline`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TrackMode::Full => "full",
-            TrackMode::Outline => "outline",
-        }
-    }
-}
+pub use hone_api::TrackMode;
 
 /// A pinned file and the hash of its last snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -136,7 +136,7 @@ impl Agent {
             Some(method) => self.emit(Event::ContextCompacted {
                 before_tokens: before as u64,
                 after_tokens: after as u64,
-                method: crate::api::compaction_method(method),
+                method,
             }),
             None if manual => self.emit(Event::Error {
                 error: crate::api::error_info(HoneError::validation(
@@ -199,11 +199,7 @@ impl Agent {
         };
         match self.context_manager.track(patterns, mode) {
             Ok(report) => self.emit(Event::FilesTracked {
-                files: report
-                    .files
-                    .into_iter()
-                    .map(crate::api::tracked_info)
-                    .collect(),
+                files: report.files,
                 added: report.added,
                 removed: report.removed,
                 unmatched: report.unmatched,
@@ -222,11 +218,7 @@ impl Agent {
     pub(crate) fn untrack_files(&mut self, patterns: &[String]) {
         let report = self.context_manager.untrack(patterns);
         self.emit(Event::FilesTracked {
-            files: report
-                .files
-                .into_iter()
-                .map(crate::api::tracked_info)
-                .collect(),
+            files: report.files,
             added: report.added,
             removed: report.removed,
             unmatched: report.unmatched,

@@ -183,7 +183,7 @@ impl Agent {
         };
         let mut tally = lock(&recorder.tally);
         match event {
-            Event::Usage { usage } => tally.usage = Some(crate::api::stored_usage(*usage)),
+            Event::Usage { usage } => tally.usage = Some(*usage),
             Event::DiffProposed { call_id, .. } => {
                 tally.proposed.insert(call_id.clone());
             }
@@ -312,9 +312,7 @@ impl Agent {
             None => Ok(self.undo.journal.stack(self.undo.depth)),
         };
         match entries {
-            Ok(entries) => self.emit(Event::UndoStack {
-                entries: entries.into_iter().map(crate::api::undo_entry).collect(),
-            }),
+            Ok(entries) => self.emit(Event::UndoStack { entries }),
             Err(error) => self.emit(Event::UndoFailed {
                 message: error.to_string(),
                 conflict: false,

@@ -304,9 +304,7 @@ impl Agent {
         let message = collector.message();
         if let Some(usage) = collector.usage() {
             stats.usage = add_usage(stats.usage, usage);
-            self.emit(Event::Usage {
-                usage: crate::api::usage(usage),
-            });
+            self.emit(Event::Usage { usage });
         }
         self.report_usage(&built, collector.usage());
         let outcome = collector.outcome().cloned();

@@ -11,6 +11,7 @@
 
 mod copy;
 mod error;
+pub mod report;
 mod run;
 mod task;
 

@@ -123,25 +123,7 @@ impl IndexError {
     }
 }
 
-impl From<SqliteError> for IndexError {
-    fn from(error: SqliteError) -> Self {
-        match error {
-            SqliteError::CreateDir { dir, source } => Self::CreateDir { dir, source },
-            SqliteError::Locked { path } => Self::Locked { path },
-            SqliteError::Corrupt { path, detail } => Self::Corrupt { path, detail },
-            SqliteError::NewerSchema {
-                path,
-                found,
-                supported,
-            } => Self::NewerSchema {
-                path,
-                found,
-                supported,
-            },
-            SqliteError::Database { path, source } => Self::Database { path, source },
-        }
-    }
-}
+hone_sqlite::impl_from_sqlite_error!(IndexError);
 
 impl From<IndexError> for HoneError {
     fn from(error: IndexError) -> Self {

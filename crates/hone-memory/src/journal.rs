@@ -80,20 +80,7 @@ impl JournalEntry {
     }
 }
 
-/// One edit on the undo stack, as front ends show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UndoEntry {
-    /// Position in the journal.
-    pub seq: i64,
-    /// One line, e.g. `edit src/auth.ts (2 hunks)`.
-    pub summary: String,
-    /// Root-relative paths touched (`from → to` for moves).
-    pub paths: Vec<String>,
-    /// The session that made the edit.
-    pub session_id: String,
-    /// When it was made, milliseconds since the Unix epoch.
-    pub applied_ms: i64,
-}
+pub use hone_api::UndoEntry;
 
 impl SessionStore {
     /// Records an edit of `project` by `session_id` about to be written; mark it with

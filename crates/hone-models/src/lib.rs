@@ -41,6 +41,7 @@ mod import;
 mod manifest;
 mod pip;
 mod pull;
+pub mod report;
 mod store;
 
 pub use catalog::{
@@ -53,4 +54,5 @@ pub use manifest::{ConvertedFile, MANIFEST_FILE, ManifestEntry};
 pub use pull::{
     HF_ENDPOINT_ENV, PIP_PYTHON_ENV, ProgressFn, PullEvent, PullOptions, Pulled, Source,
 };
+pub use report::{PullProgress, configured_model};
 pub use store::{ModelState, ModelStatus, ModelStore, PART_SUFFIX, ResolvedModel, human_bytes};

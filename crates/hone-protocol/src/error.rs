@@ -1,56 +1,8 @@
 //! The one typed error every layer of hone reports.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
-/// What kind of failure happened; decides how a front end reacts (fix config, retry, show the model…).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCategory {
-    /// Configuration is missing or wrong (unknown provider, missing key, unknown model).
-    Config,
-    /// The provider rejected the credentials (401/403).
-    Auth,
-    /// The server could not be reached, the connection dropped or the stream stalled.
-    Network,
-    /// The provider is rate limiting (429) or out of quota.
-    RateLimit,
-    /// The provider failed (5xx) or sent something hone could not understand.
-    Provider,
-    /// The request was invalid (400/422) or input failed validation.
-    Validation,
-    /// A tool failed.
-    Tool,
-    /// hone's own storage failed: the session store or the code index database is locked,
-    /// corrupt, of a newer schema, or cannot be written.
-    Storage,
-    /// The user cancelled.
-    Cancelled,
-}
-
-impl ErrorCategory {
-    /// Lower-case name used in messages and JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCategory::Config => "config",
-            ErrorCategory::Auth => "auth",
-            ErrorCategory::Network => "network",
-            ErrorCategory::RateLimit => "rate_limit",
-            ErrorCategory::Provider => "provider",
-            ErrorCategory::Validation => "validation",
-            ErrorCategory::Tool => "tool",
-            ErrorCategory::Storage => "storage",
-            ErrorCategory::Cancelled => "cancelled",
-        }
-    }
-}
-
-impl fmt::Display for ErrorCategory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use hone_api::ErrorCategory;
 
 /// A categorised error: a message for the user plus, when a provider answered,
 /// what it said (status and body excerpt) for diagnosis.

@@ -4,34 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::HoneError;
 
-/// Token usage of one request, normalised across APIs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Usage {
-    /// Prompt tokens, including cached ones.
-    pub input_tokens: u64,
-    /// Generated tokens, including reasoning tokens.
-    pub output_tokens: u64,
-    /// Prompt tokens served from the provider's cache.
-    #[serde(default)]
-    pub cached_input_tokens: u64,
-    /// Generated tokens spent on reasoning.
-    #[serde(default)]
-    pub reasoning_tokens: u64,
-}
-
-impl Usage {
-    /// Combines two partial reports (APIs split usage over several events):
-    /// each field keeps the larger value, since reports are cumulative, never deltas.
-    #[must_use]
-    pub fn merge(self, other: Usage) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens.max(other.input_tokens),
-            output_tokens: self.output_tokens.max(other.output_tokens),
-            cached_input_tokens: self.cached_input_tokens.max(other.cached_input_tokens),
-            reasoning_tokens: self.reasoning_tokens.max(other.reasoning_tokens),
-        }
-    }
-}
+pub use hone_api::Usage;
 
 /// Why the model stopped generating.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

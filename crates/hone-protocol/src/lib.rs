@@ -22,6 +22,7 @@ mod event;
 mod language;
 mod message;
 mod request;
+mod tokens;
 
 pub use collect::{Outcome, ResponseCollector};
 pub use error::{ErrorCategory, HoneError};
@@ -29,3 +30,4 @@ pub use event::{StopReason, StreamEvent, Usage};
 pub use language::Language;
 pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolEffect, ToolResult};
 pub use request::{ChatRequest, ThinkingConfig, ToolSpec};
+pub use tokens::{IMAGE_TOKENS, estimate_tokens};

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Message;
+use crate::tokens::{IMAGE_TOKENS, estimate_tokens};
 
 /// A tool the model may call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,27 +57,32 @@ impl ChatRequest {
         }
     }
 
-    /// Rough size of the request in characters (system prompt, messages, tool schemas);
-    /// used to size context windows before a real tokenizer is involved.
-    pub fn approximate_chars(&self) -> usize {
-        let system = self.system.as_ref().map_or(0, String::len);
+    /// The request's size in [`estimate_tokens`] tokens: the system prompt, every content
+    /// block (an image counts as [`IMAGE_TOKENS`]) and the tool definitions, without the
+    /// framing a provider adds.
+    pub fn estimated_tokens(&self) -> usize {
+        let system = self.system.as_deref().map_or(0, estimate_tokens);
         let messages: usize =
             self.messages
                 .iter()
                 .flat_map(|message| message.content.iter())
                 .map(|block| match block {
                     crate::ContentBlock::Text { text }
-                    | crate::ContentBlock::Thinking { text, .. } => text.len(),
-                    crate::ContentBlock::ToolCall(call) => call.name.len() + call.arguments.len(),
-                    crate::ContentBlock::ToolResult(result) => result.content.len(),
-                    crate::ContentBlock::Image(_) => 3_000,
+                    | crate::ContentBlock::Thinking { text, .. } => estimate_tokens(text),
+                    crate::ContentBlock::ToolCall(call) => {
+                        estimate_tokens(&call.name) + estimate_tokens(&call.arguments)
+                    }
+                    crate::ContentBlock::ToolResult(result) => estimate_tokens(&result.content),
+                    crate::ContentBlock::Image(_) => IMAGE_TOKENS,
                 })
                 .sum();
         let tools: usize = self
             .tools
             .iter()
             .map(|tool| {
-                tool.name.len() + tool.description.len() + tool.parameters.to_string().len()
+                estimate_tokens(&tool.name)
+                    + estimate_tokens(&tool.description)
+                    + estimate_tokens(&tool.parameters.to_string())
             })
             .sum();
         system + messages + tools
@@ -88,15 +94,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn approximate_chars_counts_system_messages_and_tools() {
+    fn estimated_tokens_count_system_messages_and_tools() {
         let mut request = ChatRequest::new("m", "12345");
-        assert_eq!(request.approximate_chars(), 5);
+        assert_eq!(request.estimated_tokens(), 1);
         request.system = Some("abc".into());
         request.tools.push(ToolSpec {
             name: "t".into(),
             description: "d".into(),
             parameters: serde_json::json!({}),
         });
-        assert_eq!(request.approximate_chars(), 5 + 3 + 1 + 1 + 2);
+        // "12345", "abc", "t", "d" and `{}` (two symbols in a row count once).
+        assert_eq!(request.estimated_tokens(), 5);
     }
 }

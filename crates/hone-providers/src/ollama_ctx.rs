@@ -12,14 +12,11 @@ const MIN_NUM_CTX: u32 = 8_192;
 const NUM_CTX_STEP: u32 = 4_096;
 /// Output room assumed when the request sets no `max_tokens`.
 const DEFAULT_OUTPUT_ROOM: u32 = 4_096;
-/// Characters per token used for the estimate (deliberately pessimistic for code).
-const CHARS_PER_TOKEN: usize = 3;
 
 /// The `num_ctx` for `request`: estimated prompt tokens plus room for the answer,
 /// rounded up to a multiple of 4096, at least 8192 and at most `window` when known.
 pub fn ollama_num_ctx(request: &ChatRequest, window: Option<u32>) -> u32 {
-    let prompt_tokens =
-        u32::try_from(request.approximate_chars() / CHARS_PER_TOKEN).unwrap_or(u32::MAX);
+    let prompt_tokens = u32::try_from(request.estimated_tokens()).unwrap_or(u32::MAX);
     let wanted = prompt_tokens
         .saturating_add(request.max_tokens.unwrap_or(DEFAULT_OUTPUT_ROOM))
         .max(MIN_NUM_CTX);
@@ -41,8 +38,8 @@ mod tests {
 
     #[test]
     fn large_prompts_grow_in_steps_and_respect_the_window() {
-        let request = ChatRequest::new("m", "x".repeat(60_000));
-        // 20_000 prompt tokens + 4_096 output room → 24_096 → 24_576.
+        let request = ChatRequest::new("m", "x".repeat(160_000));
+        // 20_000 prompt tokens (a piece per eight letters) + 4_096 output room → 24_096 → 24_576.
         assert_eq!(ollama_num_ctx(&request, None), 24_576);
         assert_eq!(ollama_num_ctx(&request, Some(16_384)), 16_384);
         assert_eq!(

@@ -99,7 +99,7 @@ async fn num_ctx_grows_with_a_long_prompt_and_respects_the_context_window() {
         server.enqueue(Reply::new().text("ok").ollama());
     }
     let mut long = request();
-    long.messages = vec![Message::user("x".repeat(60_000))];
+    long.messages = vec![Message::user("x".repeat(160_000))];
 
     let events = collect(keyless_provider(&server).as_ref(), long.clone()).await;
     completed(&events);

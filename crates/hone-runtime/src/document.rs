@@ -1,9 +1,11 @@
 //! Where `hone context` saves its documents (`.hone/context/<time>.md`, kept out of git)
-//! and the UTC time stamps that name them.
+//! and the UTC time stamps that name them; [`write_context`] writes one.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use hone_config::Config;
+use hone_context::TrackMode;
 use hone_protocol::HoneError;
 
 /// Where `hone context` saves its documents, relative to the project root.
@@ -90,7 +92,7 @@ impl Utc {
 }
 
 /// Year, month and day of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z.rem_euclid(146_097);
@@ -110,6 +112,73 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
         u32::try_from(month).unwrap_or(1),
         u32::try_from(day).unwrap_or(1),
     )
+}
+
+/// A `hone context` document, written and saved.
+#[derive(Debug)]
+pub struct ContextDocument {
+    /// The markdown text.
+    pub text: String,
+    /// Where it was saved, relative to the project root.
+    pub saved: PathBuf,
+    /// How many instruction files it holds.
+    pub instruction_files: usize,
+    /// How many chosen files it holds.
+    pub files: usize,
+    /// Its estimated size in tokens.
+    pub tokens: usize,
+}
+
+/// Writes the project's instructions and the files `globs` name (relative to `root`; none:
+/// only the instructions) in `mode` into one markdown document and saves it under
+/// `.hone/context/`. `warn` hears patterns that match nothing and files skipped.
+pub fn write_context(
+    config: &Config,
+    root: &Path,
+    globs: &[String],
+    mode: TrackMode,
+    warn: &mut dyn FnMut(&str),
+) -> Result<ContextDocument, HoneError> {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let instructions = crate::context::instructions(config, &root);
+    let resolved = hone_context::resolve(&root, globs)
+        .map_err(|error| HoneError::validation(error.to_string()))?;
+    for pattern in &resolved.unmatched {
+        warn(&format!("`{pattern}` matches no file"));
+    }
+    if resolved.truncated {
+        warn(&format!(
+            "more than {} files matched; only the first were included",
+            hone_context::MAX_TRACKED_FILES
+        ));
+    }
+    if !globs.is_empty() && resolved.files.is_empty() {
+        return Err(HoneError::validation(
+            "no file matches; give paths or globs relative to the project root, e.g. \
+             'src/**/*.rs'",
+        ));
+    }
+    let mut files = Vec::new();
+    for path in &resolved.files {
+        match hone_context::snapshot(&root, path, mode, Some(&crate::context::IndexOutliner)) {
+            Ok(snapshot) => files.push(snapshot),
+            Err(error) => warn(&format!("skipped: {error}")),
+        }
+    }
+    let project = root.file_name().map_or_else(
+        || root.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let now = Utc::now();
+    let text = hone_context::render_document(&project, &now.display(), &instructions, &files);
+    let saved = save(&root, &now.file_stem(), &text)?;
+    Ok(ContextDocument {
+        saved: saved.strip_prefix(&root).unwrap_or(&saved).to_path_buf(),
+        tokens: hone_context::Tokenizer::Estimate.count(&text),
+        text,
+        instruction_files: instructions.files.len(),
+        files: files.len(),
+    })
 }
 
 #[cfg(test)]

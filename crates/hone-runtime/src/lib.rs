@@ -34,6 +34,7 @@
 
 pub mod agent;
 pub mod context;
+pub mod doctor;
 pub mod document;
 mod error;
 pub mod index;
@@ -41,14 +42,18 @@ mod index_build;
 mod interaction;
 pub mod mcp;
 pub mod provider;
+pub mod report;
 mod root;
+mod run_record;
 mod runtime;
 pub mod sandbox;
 pub mod sessions;
+pub mod undo;
 
 pub use error::{RuntimeError, model_error, store_error};
 pub use index::{CodeIndex, IndexProgress};
 pub use interaction::{IndexChoice, Interaction, Unattended};
 pub use root::ProjectPlace;
+pub use run_record::RunRecord;
 pub use runtime::{Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession};
 pub use sessions::{OpenedSession, Opening, SessionChoice, SessionManager};

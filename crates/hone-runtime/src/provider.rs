@@ -63,6 +63,47 @@ async fn local_model_path(
     }
 }
 
+/// The selected provider's models (`hone models`), each with its context window (the
+/// provider's, else the configuration's table); the provider never asks `interaction`
+/// anything it cannot answer alone.
+pub async fn list_models(
+    config: &Config,
+    interaction: &dyn Interaction,
+) -> Result<Vec<hone_providers::ModelInfo>, HoneError> {
+    let provider = build(config, config.provider()?, interaction).await?;
+    let mut models = provider.list_models().await?;
+    for model in &mut models {
+        if model.context_window.is_none() {
+            model.context_window = config.known_context_window(&model.id);
+        }
+    }
+    Ok(models)
+}
+
+/// `hone models`' table: id, context window and display name, the configured model marked.
+pub fn models_table(models: &[hone_providers::ModelInfo], configured: &str) -> String {
+    let width = models.iter().map(|model| model.id.len()).max().unwrap_or(0);
+    let mut out = format!("{:width$}  {:>10}  NAME\n", "MODEL", "CONTEXT");
+    for model in models {
+        let marker = if model.id == configured {
+            " (configured)"
+        } else {
+            ""
+        };
+        let window = model
+            .context_window
+            .map_or_else(|| "?".to_string(), |window| window.to_string());
+        let name = model.display_name.as_deref().unwrap_or("");
+        let label = format!("{name}{marker}");
+        out.push_str(&format!(
+            "{:width$}  {window:>10}  {}\n",
+            model.id,
+            label.trim_start()
+        ));
+    }
+    out
+}
+
 /// `(base URL, number of models or why not)` for the server instance `name`, asked once
 /// (no retries) with `timeout` for connecting and for the answer.
 pub async fn probe(

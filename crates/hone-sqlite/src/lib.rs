@@ -88,6 +88,39 @@ impl SqliteError {
     }
 }
 
+/// Implements `From<SqliteError>` for a crate's error enum that words the five failures
+/// for its own database: variants `CreateDir { dir, source }`, `Locked { path }`,
+/// `Corrupt { path, detail }`, `NewerSchema { path, found, supported }` and
+/// `Database { path, source }`.
+#[macro_export]
+macro_rules! impl_from_sqlite_error {
+    ($error:ty) => {
+        impl From<$crate::SqliteError> for $error {
+            fn from(error: $crate::SqliteError) -> Self {
+                match error {
+                    $crate::SqliteError::CreateDir { dir, source } => {
+                        Self::CreateDir { dir, source }
+                    }
+                    $crate::SqliteError::Locked { path } => Self::Locked { path },
+                    $crate::SqliteError::Corrupt { path, detail } => Self::Corrupt { path, detail },
+                    $crate::SqliteError::NewerSchema {
+                        path,
+                        found,
+                        supported,
+                    } => Self::NewerSchema {
+                        path,
+                        found,
+                        supported,
+                    },
+                    $crate::SqliteError::Database { path, source } => {
+                        Self::Database { path, source }
+                    }
+                }
+            }
+        }
+    };
+}
+
 /// How a database is set up: its migrations and tuning.
 #[derive(Debug, Clone, Copy)]
 pub struct Setup<'a> {

@@ -19,13 +19,12 @@
 mod rank;
 mod render;
 mod stored;
-mod tokens;
 
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+pub use hone_protocol::estimate_tokens;
 pub use render::{MAX_SECTION_LINES, render_file};
-pub use tokens::estimate_tokens;
 
 use crate::analysis::Analysis;
 use crate::model::FileOutline;

@@ -85,6 +85,28 @@ pub fn report_lines(report: &[ServerReport]) -> Vec<String> {
     lines
 }
 
+impl ServerReport {
+    /// The report as one JSON object (`hone mcp list --json`): name, target, state
+    /// (`ready`, `disabled`, `starting`, `failed`), the error of a failed server, tools
+    /// and prompts.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (state, error) = match &self.state {
+            ServerState::Ready => ("ready", None),
+            ServerState::Disabled => ("disabled", None),
+            ServerState::Starting => ("starting", None),
+            ServerState::Failed(why) => ("failed", Some(why.as_str())),
+        };
+        serde_json::json!({
+            "name": self.name,
+            "target": self.target,
+            "state": state,
+            "error": error,
+            "tools": self.tools,
+            "prompts": self.prompts,
+        })
+    }
+}
+
 /// One server and its connection.
 struct Server {
     settings: McpServerSettings,

@@ -1,0 +1,316 @@
+//! What `hone model` shows: the store as a table or JSON rows, the model the configuration
+//! selects, and pull progress as the text to draw on a terminal. Pure text: the front end
+//! decides where it goes.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use hone_config::{Config, WireApi};
+use serde_json::json;
+
+use crate::{CATALOG, DEFAULT_MODEL, ModelState, ModelStore, PullEvent, Source, catalog_entry};
+use crate::{human_bytes, store::ModelStatus};
+
+/// The catalog model the configuration uses: the selected local provider's model, else
+/// `[local] model`, else the default.
+pub fn configured_model(config: &Config) -> String {
+    let selected = config
+        .provider()
+        .ok()
+        .filter(|provider| provider.wire == WireApi::Local)
+        .map(|provider| provider.model);
+    [selected, config.local_settings().model]
+        .into_iter()
+        .flatten()
+        .find(|model| catalog_entry(model).is_some())
+        .unwrap_or_else(|| DEFAULT_MODEL.to_string())
+}
+
+/// `hone model list --json`: one object per catalog model.
+pub fn list_json(statuses: &[ModelStatus]) -> serde_json::Value {
+    let rows: Vec<_> = statuses
+        .iter()
+        .map(|status| {
+            let (state, source) = match &status.state {
+                ModelState::Verified { source } => ("verified", Some(source.clone())),
+                ModelState::Unverified => ("unverified", None),
+                ModelState::Partial { .. } => ("partial", None),
+                ModelState::Missing => ("missing", None),
+            };
+            json!({
+                "name": status.entry.name,
+                "description": status.entry.description,
+                "size": status.entry.size,
+                "state": state,
+                "source": source,
+                "path": status.path,
+                "default": status.entry.name == DEFAULT_MODEL,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows)
+}
+
+/// `hone model list`: a table of the catalog's models with their state and file, and
+/// where the store is.
+pub fn list_table(store: &ModelStore) -> String {
+    let width = CATALOG
+        .iter()
+        .map(|entry| entry.name.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = format!("{:width$}  {:>9}  {:<26}  PATH\n", "NAME", "SIZE", "STATE");
+    for status in store.list() {
+        let state = match &status.state {
+            ModelState::Verified { source } => format!("verified ({source})"),
+            ModelState::Unverified => "present, not verified".to_string(),
+            ModelState::Partial { bytes } => {
+                format!("partial ({:.0}%)", percent(*bytes, status.entry.size))
+            }
+            ModelState::Missing => "not downloaded".to_string(),
+        };
+        let path = match status.state {
+            ModelState::Missing | ModelState::Partial { .. } => {
+                format!("(hone model pull {})", status.entry.name)
+            }
+            _ => status.path.display().to_string(),
+        };
+        let marker = if status.entry.name == DEFAULT_MODEL {
+            "*"
+        } else {
+            " "
+        };
+        out.push_str(&format!(
+            "{:width$}{marker} {:>9}  {state:<26}  {path}\n",
+            status.entry.name,
+            human_bytes(status.entry.size),
+        ));
+    }
+    out.push_str(&format!(
+        "\n* default · models in {}\n",
+        store.dir().display()
+    ));
+    out
+}
+
+fn percent(done: u64, total: u64) -> f64 {
+    if total == 0 {
+        return 100.0;
+    }
+    done as f64 * 100.0 / total as f64
+}
+
+/// Pull progress as text for stderr: a line redrawn per stage on a terminal (at most ten
+/// times a second, and when the stage completes); elsewhere only the sources tried (unless
+/// quiet) and the ones that failed.
+#[derive(Debug)]
+pub struct PullProgress {
+    terminal: bool,
+    quiet: bool,
+    state: Mutex<ViewState>,
+}
+
+#[derive(Debug)]
+struct ViewState {
+    /// The stage being drawn: `download`, `verify` or `convert`.
+    stage: &'static str,
+    stage_started: Instant,
+    stage_base: u64,
+    last_draw: Option<Instant>,
+    line_open: bool,
+    pip_part: Option<(u32, u32)>,
+}
+
+impl PullProgress {
+    /// Progress drawn as a redrawn line when `terminal`; `quiet` leaves out the sources tried.
+    pub fn new(terminal: bool, quiet: bool) -> Self {
+        Self {
+            terminal: terminal && !quiet,
+            quiet,
+            state: Mutex::new(ViewState {
+                stage: "",
+                stage_started: Instant::now(),
+                stage_base: 0,
+                last_draw: None,
+                line_open: false,
+                pip_part: None,
+            }),
+        }
+    }
+
+    /// The text to write to stderr for `event` (often empty).
+    pub fn show(&self, event: &PullEvent) -> String {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match event {
+            PullEvent::Trying { source, detail } => {
+                let mut out = close_line(&mut state);
+                // Always named, so nobody fetches from a source they were not told about.
+                if !self.quiet {
+                    out.push_str(&format!("hone: trying {}: {detail}\n", source.label()));
+                }
+                out
+            }
+            PullEvent::Failed { source, reason } => {
+                let mut out = close_line(&mut state);
+                out.push_str(&format!("hone: {} failed: {reason}\n", source.label()));
+                out
+            }
+            PullEvent::PipPart { part, count } => {
+                state.pip_part = Some((*part, *count));
+                String::new()
+            }
+            PullEvent::Download {
+                source,
+                done,
+                total,
+            } => {
+                let label = match (source, state.pip_part) {
+                    (Source::Pip, Some((part, count))) => {
+                        format!("downloading (pip, part {part}/{count})")
+                    }
+                    _ => format!("downloading ({})", source.label()),
+                };
+                self.draw(&mut state, "download", &label, (*done, *total), true)
+            }
+            PullEvent::Verify { done, total } => {
+                self.draw(&mut state, "verify", "verifying", (*done, *total), true)
+            }
+            PullEvent::Convert { done, total } => {
+                let progress = (*done as u64, *total as u64);
+                self.draw(&mut state, "convert", "converting to Q8_0", progress, false)
+            }
+        }
+    }
+
+    /// The stage's redrawn line, when one is due.
+    fn draw(
+        &self,
+        state: &mut ViewState,
+        stage: &'static str,
+        label: &str,
+        (done, total): (u64, u64),
+        bytes: bool,
+    ) -> String {
+        if !self.terminal {
+            return String::new();
+        }
+        let now = Instant::now();
+        let mut out = String::new();
+        if state.stage != stage {
+            out = close_line(state);
+            state.stage = stage;
+            state.stage_started = now;
+            state.stage_base = done;
+        }
+        let due = state
+            .last_draw
+            .is_none_or(|last| now.duration_since(last).as_millis() >= 100);
+        if !due && done < total {
+            return out;
+        }
+        state.last_draw = Some(now);
+        let amount = if bytes {
+            let elapsed = now.duration_since(state.stage_started).as_secs_f64();
+            let moved = done.saturating_sub(state.stage_base) as f64;
+            let rate = if elapsed > 0.2 { moved / elapsed } else { 0.0 };
+            format!(
+                "{} / {}  {}/s",
+                human_bytes(done),
+                human_bytes(total),
+                human_bytes(rate as u64)
+            )
+        } else {
+            format!("{done} / {total} tensors")
+        };
+        let fraction = percent(done, total);
+        let filled = ((fraction / 100.0 * 24.0).round() as usize).min(24);
+        let bar = format!("{}{}", "█".repeat(filled), "░".repeat(24 - filled));
+        out.push_str(&format!(
+            "\r\x1b[2K{label}  {bar} {fraction:5.1}%  {amount}"
+        ));
+        state.line_open = true;
+        out
+    }
+
+    /// The text that ends a line still being redrawn.
+    pub fn finish(&self) -> String {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        close_line(&mut state)
+    }
+}
+
+/// Ends the progress line being redrawn, if any.
+fn close_line(state: &mut ViewState) -> String {
+    state.stage = "";
+    if state.line_open {
+        state.line_open = false;
+        return "\n".to_string();
+    }
+    String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terminal_draws_a_bar_and_ends_its_line_before_a_failure() {
+        let progress = PullProgress::new(true, false);
+        let drawn = progress.show(&PullEvent::Download {
+            source: Source::HuggingFace,
+            done: 512,
+            total: 1024,
+        });
+        assert!(
+            drawn.starts_with("\r\x1b[2Kdownloading (Hugging Face)"),
+            "{drawn}"
+        );
+        assert!(drawn.contains(" 50.0%"), "{drawn}");
+        let failed = progress.show(&PullEvent::Failed {
+            source: Source::HuggingFace,
+            reason: "timed out".into(),
+        });
+        assert_eq!(failed, "\nhone: Hugging Face failed: timed out\n");
+        assert_eq!(progress.finish(), "");
+    }
+
+    #[test]
+    fn elsewhere_only_sources_are_named_and_quiet_names_only_failures() {
+        let trying = PullEvent::Trying {
+            source: Source::Pip,
+            detail: "python3 -m pip download".into(),
+        };
+        let download = PullEvent::Download {
+            source: Source::Pip,
+            done: 1,
+            total: 2,
+        };
+        let plain = PullProgress::new(false, false);
+        assert_eq!(plain.show(&download), "");
+        assert!(plain.show(&trying).starts_with("hone: trying pip"));
+        let quiet = PullProgress::new(true, true);
+        assert_eq!(quiet.show(&trying), "");
+        assert_eq!(quiet.show(&download), "");
+    }
+
+    fn config(env: &[(&str, &str)]) -> Config {
+        let sources = hone_config::ConfigSources {
+            env: env
+                .iter()
+                .map(|(key, value)| ((*key).to_string(), (*value).to_string()))
+                .collect(),
+            ..Default::default()
+        };
+        hone_config::load(&sources, &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn the_configured_model_is_the_local_one_or_the_default() {
+        assert_eq!(configured_model(&config(&[])), DEFAULT_MODEL);
+        let chosen = CATALOG[CATALOG.len() - 1].name;
+        let local = config(&[("HONE_PROVIDER", "local"), ("HONE_MODEL", chosen)]);
+        assert_eq!(configured_model(&local), chosen);
+        let unknown = config(&[("HONE_PROVIDER", "local"), ("HONE_MODEL", "/m.gguf")]);
+        assert_eq!(configured_model(&unknown), DEFAULT_MODEL);
+    }
+}
