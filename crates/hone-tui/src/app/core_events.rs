@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use hone_api::{
-    ApprovalDecision, CompactionMethod, ConflictChoice, ErrorChoice, Event, Request,
-    TrackedInfo, TurnEnd, TurnStats,
+    ApprovalDecision, CompactionMethod, ConflictChoice, ErrorChoice, Event, Request, TrackedInfo,
+    TurnEnd, TurnStats,
 };
 use hone_protocol::HoneError;
 
@@ -13,9 +13,7 @@ use crate::format::{seconds, thousands};
 use crate::modal::{ApprovalModal, Choice, ChoiceAction, ChoiceModal, Modal, Proposal};
 use crate::status::Activity;
 use crate::tool_line;
-use crate::transcript::{
-    DiffOutcome, Entry, NoticeKind, SMALL_DIFF_LINES, ToolEntry, ToolState,
-};
+use crate::transcript::{DiffOutcome, Entry, NoticeKind, SMALL_DIFF_LINES, ToolEntry, ToolState};
 
 /// How the edit tools say that a file changed after the model read it.
 const CONFLICT_MARK: &str = "changed since you read it";

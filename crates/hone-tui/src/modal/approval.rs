@@ -283,18 +283,23 @@ impl ApprovalModal {
             .map_or(&[], |(_, lines)| lines.as_slice())
     }
 
-    /// The summary (up to two lines) and the reason (one line) at `width` columns.
+    /// The summary (up to two lines; left out when it only repeats the command) and the
+    /// reason (one line) at `width` columns.
     fn header_lines(&self, width: usize) -> Vec<Line<'static>> {
-        let mut header = wrap::wrap(
-            vec![Span::styled(
-                self.summary.clone(),
-                Style::new().add_modifier(Modifier::BOLD),
-            )],
-            width,
-            &[],
-            &[],
-            Mode::Words,
-        );
+        let mut header = if self.command.as_deref() == Some(self.summary.as_str()) {
+            Vec::new()
+        } else {
+            wrap::wrap(
+                vec![Span::styled(
+                    self.summary.clone(),
+                    Style::new().add_modifier(Modifier::BOLD),
+                )],
+                width,
+                &[],
+                &[],
+                Mode::Words,
+            )
+        };
         header.truncate(2);
         let mut reason = wrap::wrap(
             vec![Span::styled(
