@@ -422,6 +422,35 @@ mod tests {
     }
 
     #[test]
+    fn diffs_toggle_together_and_only_when_there_are_some() {
+        let mut transcript = Transcript::default();
+        assert_eq!(transcript.toggle_diffs(), None);
+        let diff = "--- a/a.rs\n+++ b/a.rs\n@@ -1 +1 @@\n-a\n+b\n";
+        for (outcome, expanded) in [(DiffOutcome::Applied, true), (DiffOutcome::Rejected, false)] {
+            transcript.push(Entry::Diff {
+                diff: diff.into(),
+                outcome,
+                expanded,
+            });
+        }
+        // The expanded one: header, file, hunk, two lines; a gap; the collapsed one.
+        assert_eq!(transcript.total_height(40), 7);
+        // One is collapsed: all expand; then all collapse.
+        assert_eq!(transcript.toggle_diffs(), Some(true));
+        let expanded = text(&transcript.window(60, 20, 0));
+        let added = expanded.iter().filter(|line| line.ends_with("1 + b"));
+        assert_eq!(added.count(), 2, "{expanded:#?}");
+        assert_eq!(transcript.toggle_diffs(), Some(false));
+        assert_eq!(
+            text(&transcript.window(60, 20, 0)),
+            [
+                "  ✎ a.rs +1 −1  (Ctrl+G shows the diff)",
+                "  ✗ rejected a.rs +1 −1  (Ctrl+G shows the diff)"
+            ]
+        );
+    }
+
+    #[test]
     fn thinking_is_collapsed_until_toggled() {
         let mut transcript = Transcript::default();
         transcript.append_thinking("first idea. second idea.");
