@@ -185,7 +185,8 @@ pub enum Event {
         /// for a command that was killed, timed out or started in the background).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         exit_code: Option<i32>,
-        /// Wall time in milliseconds.
+        /// Time the call took to run, in milliseconds; time spent waiting for the user's
+        /// approval or choice is not counted.
         duration_ms: u64,
     },
     /// Token usage of one model request.

@@ -233,6 +233,14 @@ async fn approve_an_edit_undo_it_and_quit_saving_the_session() {
         "exit status {status:?}; screen:\n{}",
         tui.contents()
     );
+    // Back on the normal screen, the conversation was printed there to stay in the
+    // scrollback: its end is on screen, the TUI's frame is not.
+    let after = tui.contents();
+    assert!(
+        after.contains("Done: the README now says two numbers.") && after.contains("undone:"),
+        "{after}"
+    );
+    assert!(!after.contains("╭ message"), "{after}");
 
     let requests = server.requests();
     assert_eq!(requests.len(), 2);

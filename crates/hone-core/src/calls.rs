@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use hone_policy::{Action, Decision};
 use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolEffect, ToolResult};
@@ -158,7 +158,7 @@ impl Agent {
 
     /// Runs several read calls concurrently; results keep the calls' order.
     async fn run_reads(&mut self, calls: &[ToolCall]) -> Vec<(ToolCall, ToolOutput)> {
-        let started = Instant::now();
+        let started = self.start_clock();
         let mut pending = Vec::new();
         let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
         for (position, call) in calls.iter().enumerate() {
@@ -214,7 +214,7 @@ impl Agent {
     }
 
     /// Answers a repeated call without running it again.
-    fn skip_repeat(&self, call: &ToolCall, repeat: &Repeat) -> ToolOutput {
+    fn skip_repeat(&mut self, call: &ToolCall, repeat: &Repeat) -> ToolOutput {
         self.emit(Event::ToolRequested {
             call_id: call.id.clone(),
             name: call.name.clone(),
@@ -225,12 +225,13 @@ impl Agent {
         } else {
             ToolOutput::ok(repeat.explanation())
         };
-        self.finish(call, output, Instant::now())
+        let started = self.start_clock();
+        self.finish(call, output, started)
     }
 
     /// Runs one call through planning, policy, approval and execution.
     async fn run_call(&mut self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        let started = Instant::now();
+        let started = self.start_clock();
         tokio::select! {
             () = cancel.cancelled() => {}
             () = self.registry.ready_for(&call.name) => {}
@@ -329,15 +330,30 @@ impl Agent {
         plan.call.run(cancel.clone()).await
     }
 
+    /// Starts timing a call: from now, its duration counts what it does, not the time it
+    /// waits for the user (see [`Agent::execution_ms`]).
+    pub(crate) fn start_clock(&mut self) -> Instant {
+        self.user_wait = Duration::ZERO;
+        Instant::now()
+    }
+
+    /// Milliseconds since `started` without the time spent waiting for the user's
+    /// approval or choice meanwhile; resets that wait.
+    pub(crate) fn execution_ms(&mut self, started: Instant) -> u64 {
+        let waited = std::mem::take(&mut self.user_wait);
+        u64::try_from(started.elapsed().saturating_sub(waited).as_millis()).unwrap_or(u64::MAX)
+    }
+
     /// Logs and announces a call's result with known secrets redacted, and returns it so
     /// redacted: the model, the front end and the session store never see a secret a
-    /// command printed.
+    /// command printed. `started` comes from [`Agent::start_clock`].
     pub(crate) fn finish(
-        &self,
+        &mut self,
         call: &ToolCall,
         mut output: ToolOutput,
         started: Instant,
     ) -> ToolOutput {
+        let duration_ms = self.execution_ms(started);
         output.content = self.audit.redact(&output.content);
         self.audit.tool(
             &call.id,
@@ -352,7 +368,7 @@ impl Agent {
             output: output.content.clone(),
             is_error: output.is_error,
             exit_code: output.exit_code,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            duration_ms,
         });
         output
     }
@@ -539,17 +555,20 @@ impl Agent {
             command: question.command,
             content: question.content,
         });
-        loop {
+        let asked = Instant::now();
+        let answer = loop {
             tokio::select! {
                 biased;
-                () = cancel.cancelled() => return None,
+                () = cancel.cancelled() => break None,
                 answer = self.approvals.recv() => match answer {
-                    Some((call_id, decision)) if call_id == call.id => return Some(decision),
+                    Some((call_id, decision)) if call_id == call.id => break Some(decision),
                     Some(_) => {}
-                    None => return None,
+                    None => break None,
                 },
             }
-        }
+        };
+        self.user_wait += asked.elapsed();
+        answer
     }
 
     fn approved(&self, call: &ToolCall, by: ApprovedBy) {

@@ -29,11 +29,14 @@ impl Agent {
             message: message.to_string(),
             choices: ConflictChoice::ALL.to_vec(),
         });
-        tokio::select! {
+        let asked = std::time::Instant::now();
+        let choice = tokio::select! {
             biased;
             () = cancel.cancelled() => None,
             choice = self.conflict_choices.recv() => choice,
-        }
+        };
+        self.user_wait += asked.elapsed();
+        choice
     }
 
     /// The edit could not be planned because a file changed since the model read it. With

@@ -4,7 +4,6 @@
 //! told what happened so the turn ends with an accurate answer.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use hone_protocol::{ContentBlock, Message, Role, ToolCall};
 use hone_tools::ToolOutput;
@@ -83,7 +82,7 @@ impl Agent {
                 files.join(" and ")
             ))),
             NaturalEdit::Change(change) => {
-                let started = Instant::now();
+                let started = self.start_clock();
                 let call = ToolCall {
                     id: format!("natural_{}_{attempt}", self.turns),
                     name: change.tool.to_string(),

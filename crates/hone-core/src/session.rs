@@ -92,6 +92,9 @@ pub(crate) struct Agent {
     pub(crate) roles: crate::RoleModels,
     /// How the running turn's requests are made (guided step or agent loop).
     pub(crate) step: crate::guided::Step,
+    /// How long the call being timed has waited for the user (approvals, conflict
+    /// choices): not part of its reported duration.
+    pub(crate) user_wait: std::time::Duration,
 }
 
 impl Agent {
@@ -187,6 +190,7 @@ pub(crate) fn start(
         guidance: config.guidance,
         roles: config.roles,
         step: crate::guided::Step::agent(),
+        user_wait: std::time::Duration::ZERO,
     };
     tokio::spawn(route_requests(
         request_rx,

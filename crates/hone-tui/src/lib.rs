@@ -7,8 +7,12 @@
 //! backend and input channel.
 //!
 //! Layout: status bar, conversation (streamed markdown, tool lines, diffs, stats), input
-//! box, key hints; approval, error-choice and information dialogs on top; a completion
-//! popup above the input.
+//! box, key hints; an approval dialog sized to its content in the input's place;
+//! error-choice and information dialogs on top; a completion popup above the input.
+//!
+//! The TUI draws on the alternate screen and leaves the mouse to the terminal (unless
+//! `HONE_TUI_MOUSE=1`); when it ends, the conversation is printed to the normal screen so
+//! it stays in the terminal's scrollback.
 
 mod app;
 mod commands;
@@ -26,6 +30,7 @@ mod markdown;
 mod modal;
 mod popup;
 mod runner;
+mod scrollback;
 mod status;
 mod terminal;
 mod tool_line;
@@ -100,7 +105,21 @@ pub async fn run(host: Arc<dyn Host>, options: TuiOptions) -> Result<Option<Stri
     )
     .await;
     drop(tty);
+    if result.is_ok() {
+        print_conversation(&mut app);
+    }
     result.map(|()| app.session_id().map(str::to_string))
+}
+
+/// Prints the conversation to the normal screen, wrapped to the terminal's width now, so
+/// it stays in the scrollback after the alternate screen is gone.
+fn print_conversation(app: &mut App) {
+    let width = ratatui::crossterm::terminal::size().map_or(80, |(width, _)| width);
+    let lines = app.transcript_lines(width);
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = scrollback::write(&mut stdout, &lines, scrollback::Colour::detect()) {
+        tracing::warn!("printing the conversation failed: {error}");
+    }
 }
 
 /// The project's name: the root directory's name.

@@ -1,5 +1,6 @@
-//! The real terminal: raw mode and the alternate screen, restored on exit, on panic and on
-//! signals; a thread reading keys that can be paused while an external editor runs.
+//! The real terminal: raw mode and the alternate screen (the mouse only when asked for),
+//! restored on exit, on panic and on signals; a thread reading keys that can be paused
+//! while an external editor runs.
 
 use std::io::{Stdout, Write};
 use std::sync::Arc;
@@ -23,27 +24,43 @@ use crate::runner::Input;
 /// How often the key thread checks whether it should pause or stop.
 const POLL: Duration = Duration::from_millis(25);
 
+/// Set to `1` to let the TUI take the mouse (wheel scrolls the conversation); otherwise
+/// the terminal keeps its own selection and scrolling.
+pub(crate) const MOUSE_VAR: &str = "HONE_TUI_MOUSE";
+
+/// Whether the user asked for mouse capture (see [`MOUSE_VAR`]).
+fn mouse_wanted() -> bool {
+    std::env::var(MOUSE_VAR).is_ok_and(|value| value == "1")
+}
+
 /// Switches the terminal into the TUI's modes.
 fn enter() -> std::io::Result<()> {
     enable_raw_mode()?;
+    let mut stdout = std::io::stdout();
     execute!(
-        std::io::stdout(),
+        stdout,
         EnterAlternateScreen,
-        EnableMouseCapture,
         EnableBracketedPaste,
         // Lets terminals that support it report Shift+Enter; ignored elsewhere.
         PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
         cursor::Hide,
-    )
+    )?;
+    if mouse_wanted() {
+        execute!(stdout, EnableMouseCapture)?;
+    }
+    Ok(())
 }
 
 /// Puts the terminal back as it was. Safe to call more than once, and from a panic hook.
 pub(crate) fn restore() {
+    let mut stdout = std::io::stdout();
+    if mouse_wanted() {
+        let _ = execute!(stdout, DisableMouseCapture);
+    }
     let _ = execute!(
-        std::io::stdout(),
+        stdout,
         PopKeyboardEnhancementFlags,
         DisableBracketedPaste,
-        DisableMouseCapture,
         LeaveAlternateScreen,
         cursor::Show,
     );

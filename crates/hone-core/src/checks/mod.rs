@@ -287,20 +287,21 @@ impl Agent {
             name: "run_tests".to_string(),
             arguments: serde_json::json!({ "command": check.command }),
         });
-        let started = Instant::now();
+        let started = self.start_clock();
         let (result, failure) = self.run_check(&root, &[], &check, cancel).await;
         let output = match (&failure, result.status) {
             (Some(_), _) => format!("the tests fail: {}", result.detail),
             (None, CheckStatus::Passed) => "the tests pass".to_string(),
             (None, _) => format!("not run: {}", result.detail),
         };
+        let duration_ms = self.execution_ms(started);
         self.emit(Event::ToolCompleted {
             call_id,
             name: "run_tests".to_string(),
             output,
             is_error: failure.is_some(),
             exit_code: None,
-            duration_ms: millis(started),
+            duration_ms,
         });
         failure
     }

@@ -25,13 +25,17 @@ const KEYS: &[(&str, &str)] = &[
     ("Alt+Enter, Shift+Enter, Ctrl+J", "new line"),
     ("↑ / ↓", "earlier messages (on the first / last line)"),
     ("Tab", "complete a path or symbol; choose in a popup"),
-    ("PgUp / PgDn, mouse wheel", "scroll the conversation"),
+    (
+        "PgUp / PgDn",
+        "scroll the conversation (the wheel too with HONE_TUI_MOUSE=1)",
+    ),
     (
         "Ctrl+Home / Ctrl+End, End",
         "top / bottom of the conversation",
     ),
     ("Ctrl+O", "show or hide tool output"),
     ("Ctrl+T", "show or hide the model's thinking"),
+    ("Ctrl+G", "expand every diff, or collapse them all"),
     ("Ctrl+Z", "undo the last edit"),
     ("Ctrl+C", "interrupt the turn; twice quits"),
     ("Ctrl+D", "quit (the session is kept)"),

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use hone_api::{
-    ApprovalDecision, ApprovedBy, CompactionMethod, ConflictChoice, ErrorChoice, Event, Request,
-    TrackedInfo, TurnEnd, TurnStats,
+    ApprovalDecision, CompactionMethod, ConflictChoice, ErrorChoice, Event, Request, TrackedInfo,
+    TurnEnd, TurnStats,
 };
 use hone_protocol::HoneError;
 
@@ -13,7 +13,7 @@ use crate::format::{seconds, thousands};
 use crate::modal::{ApprovalModal, Choice, ChoiceAction, ChoiceModal, Modal, Proposal};
 use crate::status::Activity;
 use crate::tool_line;
-use crate::transcript::{Entry, NoticeKind, ToolEntry, ToolState};
+use crate::transcript::{DiffOutcome, Entry, NoticeKind, SMALL_DIFF_LINES, ToolEntry, ToolState};
 
 /// How the edit tools say that a file changed after the model read it.
 const CONFLICT_MARK: &str = "changed since you read it";
@@ -86,8 +86,10 @@ impl App {
                 command,
                 content,
             } => {
+                if let Some(diff) = &diff {
+                    self.proposed.insert(call_id.clone(), diff.clone());
+                }
                 if self.auto_apply && diff.is_some() && command.is_none() {
-                    self.auto_calls.insert(call_id.clone());
                     Self::send(
                         &mut effects,
                         Request::Approval {
@@ -111,23 +113,32 @@ impl App {
                     self.open_modal(Modal::Approval(Box::new(modal)));
                 }
             }
-            Event::ToolApproved { call_id, by } => {
-                if by != ApprovedBy::User {
-                    self.auto_calls.insert(call_id.clone());
-                }
+            Event::ToolApproved { call_id, .. } => {
                 self.transcript
                     .update_tool(&call_id, |tool| tool.state = ToolState::Running);
             }
             Event::ToolDenied { call_id, reason } => {
                 self.transcript
                     .update_tool(&call_id, |tool| tool.state = ToolState::Denied(reason));
+                if let Some(diff) = self.proposed.remove(&call_id) {
+                    self.transcript.push(Entry::Diff {
+                        diff,
+                        outcome: DiffOutcome::Rejected,
+                        expanded: false,
+                    });
+                }
             }
             Event::DiffProposed { .. } => {}
             Event::DiffApplied { call_id, diff, .. } => {
                 self.totals.edits += 1;
                 self.applied.push(diff.clone());
-                let expanded = self.auto_calls.remove(&call_id);
-                self.transcript.push(Entry::Diff { diff, expanded });
+                self.proposed.remove(&call_id);
+                let stats = crate::diff_view::stats(&diff);
+                self.transcript.push(Entry::Diff {
+                    diff,
+                    outcome: DiffOutcome::Applied,
+                    expanded: stats.added + stats.removed <= SMALL_DIFF_LINES,
+                });
             }
             Event::ToolCompleted {
                 call_id,
@@ -358,6 +369,7 @@ impl App {
             .filter(|modal| !matches!(modal, Modal::Approval(_)));
         self.waiting
             .retain(|modal| !matches!(modal, Modal::Approval(_)));
+        self.proposed.clear();
         self.transcript.push(Entry::Stats(stats_line(stats)));
         if self
             .options

@@ -96,6 +96,17 @@ impl App {
                 );
                 return;
             }
+            (KeyCode::Char('g'), true) => {
+                self.note = Some(
+                    match self.transcript.toggle_diffs() {
+                        Some(true) => "diffs expanded (Ctrl+G collapses them)",
+                        Some(false) => "diffs collapsed",
+                        None => "no diffs in the conversation yet",
+                    }
+                    .into(),
+                );
+                return;
+            }
             (KeyCode::Char('j'), true) => {
                 self.input.newline();
                 return;

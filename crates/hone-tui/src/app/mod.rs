@@ -6,7 +6,7 @@ mod core_events;
 mod history;
 mod keys;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -25,6 +25,12 @@ use crate::popup::Popup;
 use crate::status::{self, Activity, Status};
 use crate::transcript::{Entry, NoticeKind, Transcript};
 use crate::wrap::{self, Mode};
+
+/// Conversation rows kept visible above an approval dialog, at least.
+const MIN_CONVERSATION_ROWS: u16 = 4;
+
+/// Rows an approval dialog gets, at least, when the screen is too low for both.
+const MIN_DIALOG_ROWS: u16 = 7;
 
 /// Facts about the running session, for the status bar and `/status`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -145,7 +151,8 @@ pub struct App {
     interrupt_armed: bool,
     note: Option<String>,
     applied: Vec<String>,
-    auto_calls: HashSet<String>,
+    /// Diffs waiting for an answer, by call: kept as rejected if denied.
+    proposed: HashMap<String, String>,
     totals: Totals,
     session_id: Option<String>,
     quit: bool,
@@ -180,7 +187,7 @@ impl App {
             interrupt_armed: false,
             note: None,
             applied: Vec::new(),
-            auto_calls: HashSet::new(),
+            proposed: HashMap::new(),
             totals: Totals::default(),
             session_id: None,
             quit: false,
@@ -208,6 +215,12 @@ impl App {
         let changed = self.indexing != progress;
         self.indexing = progress;
         changed
+    }
+
+    /// The whole conversation as it is shown, wrapped to `width` columns: what is printed
+    /// to the terminal's scrollback when the TUI ends. Empty when nothing was said.
+    pub fn transcript_lines(&mut self, width: u16) -> Vec<Line<'static>> {
+        self.transcript.all_lines(usize::from(width).max(1))
     }
 
     /// Sets the session clock shown in the status bar.
@@ -324,17 +337,41 @@ impl App {
     /// Draws everything.
     pub fn render(&mut self, frame: &mut Frame<'_>) {
         let area = frame.area();
-        let input_height = self
-            .input
-            .height(area.width)
-            .min(area.height.saturating_sub(3).max(3));
-        let [top, body, input_area, hints] = Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Min(1),
-            Constraint::Length(input_height),
-            Constraint::Length(1),
-        ])
-        .areas(area);
+        let approval = self
+            .modal
+            .as_mut()
+            .and_then(|modal| modal.approval_height(area.width));
+        let (top, body, input_area, hints) = match approval {
+            Some(wanted) => {
+                // The approval takes the input's place, sized to what it shows, so the
+                // model's last words stay readable above it.
+                let rows = area.height.saturating_sub(2);
+                let keep = (rows / 3).max(MIN_CONVERSATION_ROWS).min(rows);
+                let height = wanted.min((rows - keep).max(rows.min(MIN_DIALOG_ROWS)));
+                let [top, body, dialog, hints] = Layout::vertical([
+                    Constraint::Length(1),
+                    Constraint::Min(0),
+                    Constraint::Length(height),
+                    Constraint::Length(1),
+                ])
+                .areas(area);
+                (top, body, dialog, hints)
+            }
+            None => {
+                let input_height = self
+                    .input
+                    .height(area.width)
+                    .min(area.height.saturating_sub(3).max(3));
+                let [top, body, input_area, hints] = Layout::vertical([
+                    Constraint::Length(1),
+                    Constraint::Min(1),
+                    Constraint::Length(input_height),
+                    Constraint::Length(1),
+                ])
+                .areas(area);
+                (top, body, input_area, hints)
+            }
+        };
 
         let branch = self.options.branch.clone();
         status::render(
@@ -352,7 +389,9 @@ impl App {
             },
         );
         self.render_conversation(frame, body);
-        self.input.render(frame, input_area, self.running);
+        if approval.is_none() {
+            self.input.render(frame, input_area, self.running);
+        }
         let hints_list = self.hints();
         status::render_hints(frame, hints, &hints_list, self.note.as_deref());
         if let Some(popup) = &self.popup
@@ -361,7 +400,10 @@ impl App {
             popup.render(frame, input_area, body);
         }
         if let Some(modal) = self.modal.as_mut() {
-            let over = Rect::new(body.x, body.y, body.width, body.height + input_area.height);
+            let over = match approval {
+                Some(_) => input_area,
+                None => Rect::new(body.x, body.y, body.width, body.height + input_area.height),
+            };
             modal.render(frame, over);
         }
     }

@@ -15,6 +15,9 @@ use crate::diff_view;
 use crate::highlight::LineHighlighter;
 use crate::wrap::{self, Mode};
 
+/// The widest the dialog gets, in columns.
+const MAX_WIDTH: u16 = 140;
+
 /// What the user is doing in the dialog.
 enum Stage {
     /// Choosing an answer.
@@ -280,31 +283,23 @@ impl ApprovalModal {
             .map_or(&[], |(_, lines)| lines.as_slice())
     }
 
-    pub(crate) fn render(&mut self, frame: &mut Frame<'_>, area: Rect) {
-        let area = centered(area, area.width.min(140), area.height);
-        frame.render_widget(Clear, area);
-        let block = Block::new()
-            .borders(Borders::ALL)
-            .border_type(BorderType::Rounded)
-            .border_style(Style::new().fg(Color::Yellow))
-            .title(Span::styled(
-                format!(" approve {}? ", self.name),
-                Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            ));
-        let inner = block.inner(area);
-        frame.render_widget(block, area);
-        let width = usize::from(inner.width).max(1);
-
-        let mut header = wrap::wrap(
-            vec![Span::styled(
-                self.summary.clone(),
-                Style::new().add_modifier(Modifier::BOLD),
-            )],
-            width,
-            &[],
-            &[],
-            Mode::Words,
-        );
+    /// The summary (up to two lines; left out when it only repeats the command) and the
+    /// reason (one line) at `width` columns.
+    fn header_lines(&self, width: usize) -> Vec<Line<'static>> {
+        let mut header = if self.command.as_deref() == Some(self.summary.as_str()) {
+            Vec::new()
+        } else {
+            wrap::wrap(
+                vec![Span::styled(
+                    self.summary.clone(),
+                    Style::new().add_modifier(Modifier::BOLD),
+                )],
+                width,
+                &[],
+                &[],
+                Mode::Words,
+            )
+        };
         header.truncate(2);
         let mut reason = wrap::wrap(
             vec![Span::styled(
@@ -318,6 +313,43 @@ impl ApprovalModal {
         );
         reason.truncate(1);
         header.extend(reason);
+        header
+    }
+
+    /// The rows the whole dialog needs on a screen `width` columns wide (borders
+    /// included): a one-line command gets a small dialog, a long diff all its lines (the
+    /// caller caps it; the body then scrolls).
+    pub(crate) fn wanted_height(&mut self, width: u16) -> u16 {
+        let inner = usize::from(width.min(MAX_WIDTH).saturating_sub(2)).max(1);
+        let header = self.header_lines(inner).len();
+        let (body, footer) = match &self.stage {
+            Stage::Choose => (self.body_lines(inner).len(), 1),
+            Stage::Reason(_) => (self.body_lines(inner).len(), 2),
+            // The editor's top border, its lines and one to grow into.
+            Stage::Edit(area) => (area.lines().len() + 2, 1),
+        };
+        let rows = 2 + header + 1 + body.max(1) + footer;
+        u16::try_from(rows).unwrap_or(u16::MAX)
+    }
+
+    /// Draws the dialog in `area` (its height chosen by the caller from
+    /// [`ApprovalModal::wanted_height`]).
+    pub(crate) fn render(&mut self, frame: &mut Frame<'_>, area: Rect) {
+        let area = centered(area, area.width.min(MAX_WIDTH), area.height);
+        frame.render_widget(Clear, area);
+        let block = Block::new()
+            .borders(Borders::ALL)
+            .border_type(BorderType::Rounded)
+            .border_style(Style::new().fg(Color::Yellow))
+            .title(Span::styled(
+                format!(" approve {}? ", self.name),
+                Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            ));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let width = usize::from(inner.width).max(1);
+
+        let header = self.header_lines(width);
         let header_height = u16::try_from(header.len()).unwrap_or(2);
         let footer_height = match self.stage {
             Stage::Reason(_) => 2,

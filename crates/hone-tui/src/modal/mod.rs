@@ -83,6 +83,15 @@ impl Modal {
         }
     }
 
+    /// For an approval, the rows it needs on a screen `width` columns wide; other
+    /// dialogs are drawn over the conversation and input.
+    pub(crate) fn approval_height(&mut self, width: u16) -> Option<u16> {
+        match self {
+            Modal::Approval(modal) => Some(modal.wanted_height(width)),
+            Modal::Choice(_) | Modal::Info(_) | Modal::Sessions(_) => None,
+        }
+    }
+
     /// Draws the modal over `area`.
     pub(crate) fn render(&mut self, frame: &mut Frame<'_>, area: Rect) {
         match self {

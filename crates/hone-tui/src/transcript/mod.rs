@@ -35,6 +35,18 @@ pub(crate) struct ToolEntry {
     pub(crate) output: String,
 }
 
+/// What became of a proposed change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DiffOutcome {
+    /// Written to disk.
+    Applied,
+    /// Denied by the user; nothing was written.
+    Rejected,
+}
+
+/// Changed lines up to which a kept diff starts expanded.
+pub(crate) const SMALL_DIFF_LINES: usize = 20;
+
 /// How a notice looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NoticeKind {
@@ -55,8 +67,12 @@ pub(crate) enum Entry {
     Thinking { text: String, streaming: bool },
     /// A tool call.
     Tool(ToolEntry),
-    /// An applied edit; `expanded` shows the diff itself.
-    Diff { diff: String, expanded: bool },
+    /// An applied or rejected change; `expanded` shows the diff itself.
+    Diff {
+        diff: String,
+        outcome: DiffOutcome,
+        expanded: bool,
+    },
     /// Per-answer totals.
     Stats(String),
     /// Information from hone.
@@ -226,6 +242,34 @@ impl Transcript {
         self.show_tool_output
     }
 
+    /// Expands every kept diff, or collapses them all when all are expanded; returns
+    /// whether they are expanded now (`None` when there are none).
+    pub(crate) fn toggle_diffs(&mut self) -> Option<bool> {
+        let mut diffs = self
+            .items
+            .iter()
+            .filter_map(|item| match item.entry {
+                Entry::Diff { expanded, .. } => Some(expanded),
+                _ => None,
+            })
+            .peekable();
+        diffs.peek()?;
+        let expand = diffs.any(|expanded| !expanded);
+        for item in &mut self.items {
+            if let Entry::Diff { expanded, .. } = &mut item.entry {
+                *expanded = expand;
+                item.cache = None;
+            }
+        }
+        Some(expand)
+    }
+
+    /// Every line of the conversation at `width` columns, top to bottom.
+    pub(crate) fn all_lines(&mut self, width: usize) -> Vec<Line<'static>> {
+        let total = self.total_height(width);
+        self.window(width, total, 0).lines
+    }
+
     /// Shows or hides reasoning; returns the new setting.
     pub(crate) fn toggle_thinking(&mut self) -> bool {
         self.show_thinking = !self.show_thinking;
@@ -373,6 +417,35 @@ mod tests {
                 "  ✓ read_file a.rs 12ms",
                 "    │ 1│ fn a() {}",
                 "  ▸ read_file b.rs …"
+            ]
+        );
+    }
+
+    #[test]
+    fn diffs_toggle_together_and_only_when_there_are_some() {
+        let mut transcript = Transcript::default();
+        assert_eq!(transcript.toggle_diffs(), None);
+        let diff = "--- a/a.rs\n+++ b/a.rs\n@@ -1 +1 @@\n-a\n+b\n";
+        for (outcome, expanded) in [(DiffOutcome::Applied, true), (DiffOutcome::Rejected, false)] {
+            transcript.push(Entry::Diff {
+                diff: diff.into(),
+                outcome,
+                expanded,
+            });
+        }
+        // The expanded one: header, file, hunk, two lines; a gap; the collapsed one.
+        assert_eq!(transcript.total_height(40), 7);
+        // One is collapsed: all expand; then all collapse.
+        assert_eq!(transcript.toggle_diffs(), Some(true));
+        let expanded = text(&transcript.window(60, 20, 0));
+        let added = expanded.iter().filter(|line| line.ends_with("1 + b"));
+        assert_eq!(added.count(), 2, "{expanded:#?}");
+        assert_eq!(transcript.toggle_diffs(), Some(false));
+        assert_eq!(
+            text(&transcript.window(60, 20, 0)),
+            [
+                "  ✎ a.rs +1 −1  (Ctrl+G shows the diff)",
+                "  ✗ rejected a.rs +1 −1  (Ctrl+G shows the diff)"
             ]
         );
     }

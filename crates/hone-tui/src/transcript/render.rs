@@ -3,7 +3,7 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::{Entry, NoticeKind, ToolEntry, ToolState};
+use super::{DiffOutcome, Entry, NoticeKind, ToolEntry, ToolState};
 use crate::diff_view;
 use crate::format::one_line;
 use crate::markdown::{self, CodeCache};
@@ -56,7 +56,11 @@ pub(super) fn render_entry(
             .collect(),
         Entry::Thinking { text, streaming } => thinking(text, *streaming, show_thinking, width),
         Entry::Tool(tool) => tool_lines(tool, show_output, width),
-        Entry::Diff { diff, expanded } => diff_lines(diff, *expanded, width),
+        Entry::Diff {
+            diff,
+            outcome,
+            expanded,
+        } => diff_lines(diff, *outcome, *expanded, width),
         Entry::Stats(text) => vec![Line::styled(format!("  {text}"), dim())],
         Entry::Notice(kind, text) => {
             let style = match kind {
@@ -181,19 +185,39 @@ fn tool_lines(tool: &ToolEntry, show_output: bool, width: usize) -> Vec<Line<'st
     out
 }
 
-fn diff_lines(diff: &str, expanded: bool, width: usize) -> Vec<Line<'static>> {
+fn diff_lines(
+    diff: &str,
+    outcome: DiffOutcome,
+    expanded: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
     let stats = diff_view::stats(diff);
+    let (mark, label, mark_style) = match outcome {
+        DiffOutcome::Applied => ("✎ ", String::new(), Style::new().fg(Color::Green)),
+        DiffOutcome::Rejected => ("✗ ", "rejected ".to_string(), Style::new().fg(Color::Red)),
+    };
+    let hint = if expanded {
+        ""
+    } else {
+        "  (Ctrl+G shows the diff)"
+    };
     let header = Line::from(vec![
         Span::raw("  "),
-        Span::styled("✎ ", Style::new().fg(Color::Green)),
-        Span::raw(format!("applied {}", stats.summary())),
+        Span::styled(mark, mark_style),
+        Span::styled(label, mark_style),
+        Span::raw(stats.summary()),
+        Span::styled(hint, dim()),
     ]);
     let mut out = vec![header];
     if expanded {
         let lines = diff_view::render(diff, width.saturating_sub(4));
         let more = lines.len().saturating_sub(DIFF_PREVIEW_LINES);
         for line in lines.into_iter().take(DIFF_PREVIEW_LINES) {
-            let style = line.style;
+            let mut style = line.style;
+            if outcome == DiffOutcome::Rejected {
+                // Not written: shown faded so it does not read as the file's content.
+                style = style.add_modifier(Modifier::DIM);
+            }
             let mut spans = vec![Span::raw("    ")];
             spans.extend(line.spans);
             out.push(Line::from(spans).style(style));
