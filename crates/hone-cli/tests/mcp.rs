@@ -510,6 +510,11 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
   out.definition = await client.callTool({ name: "find_definition", arguments: { symbol: "area" } });
   out.map = await client.callTool({ name: "repo_map", arguments: {} });
   out.read = await client.callTool({ name: "read_file", arguments: { path: "README.md" } });
+  // Ways out of the project: a committed symlink, a relative escape, an absolute path.
+  out.escapes = [];
+  for (const path of ["escape.txt", "../outside/secret.txt", process.env.HONE_TEST_OUTSIDE]) {
+    out.escapes.push(await client.callTool({ name: "read_file", arguments: { path } }));
+  }
   out.writes = out.tools.filter((name) => ["write_file", "edit_file", "run_command"].includes(name));
   const progress = [];
   out.agent = await client.callTool(
@@ -543,6 +548,10 @@ async fn serve_answers_the_typescript_sdk_client() {
     let repo = project();
     let root = repo.path().canonicalize().unwrap();
     let config = write_config(&root, "");
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "TOPSECRET-42").unwrap();
+    std::os::unix::fs::symlink(&secret, root.join("escape.txt")).unwrap();
     let script = root.join(".home/client.js");
     std::fs::write(&script, SDK_CLIENT).unwrap();
     let server = MockServer::start().await;
@@ -571,6 +580,7 @@ async fn serve_answers_the_typescript_sdk_client() {
         .env("HONE_CONFIG", &config)
         .env("HONE_DATA_DIR", root.join(".home/data"))
         .env("NODE_PATH", &modules)
+        .env("HONE_TEST_OUTSIDE", &secret)
         .current_dir(&root)
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_hone"))
@@ -615,6 +625,13 @@ async fn serve_answers_the_typescript_sdk_client() {
     assert!(text(&seen["map"]).contains("lib.js"), "{seen}");
     assert!(!tools.contains(&"check_background"), "{tools:?}");
     assert!(text(&seen["read"]).contains("heron"), "{seen}");
+    // No path leads the served tools outside the project, symlinks included.
+    let escapes = seen["escapes"].as_array().unwrap();
+    assert_eq!(escapes.len(), 3, "{seen}");
+    for escape in escapes {
+        assert!(!escape.to_string().contains("TOPSECRET"), "{escape}");
+        assert_eq!(escape["isError"], true, "{escape}");
+    }
     let answer = text(&seen["agent"]);
     assert!(answer.contains("returns 3.14 * r * r"), "{answer}");
     assert!(answer.contains("No files were changed"), "{answer}");
