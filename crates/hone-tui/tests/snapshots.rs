@@ -55,7 +55,7 @@ fn streamed_answer_with_a_code_block() {
     let mut app = app();
     streamed_answer(&mut app);
     let streaming = screen(&draw(&mut app, 80, 24));
-    assert!(streaming.contains("⟳ thinking"), "{streaming}");
+    assert!(streaming.contains("⟳ writing"), "{streaming}");
     feed(
         &mut app,
         vec![
