@@ -197,7 +197,7 @@ fn the_map_shows_the_best_files_in_path_order_and_counts_the_rest() {
     let files = star_project();
     let analysis = analyze(&files);
     let request = RepoMapRequest {
-        budget_tokens: 60,
+        budget_tokens: 45,
         ..RepoMapRequest::default()
     };
     let rendered = RepoMap::new().render(&files, &analysis, &request);

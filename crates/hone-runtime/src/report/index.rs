@@ -205,7 +205,7 @@ mod tests {
         });
         let text = summary_text(&summary, Some(1.234));
         assert!(
-            text.starts_with("files: 3 (python 1, rust 2)\nparsed: 2, removed: 1\n"),
+            text.starts_with("files: 3 (rust 2, python 1)\nparsed: 2, removed: 1\n"),
             "{text}"
         );
         assert!(text.contains("scope: src only"), "{text}");
