@@ -99,6 +99,10 @@ pub(crate) async fn run_index(
 /// terminal (continue, one sub-directory, cancel), otherwise warns; `--yes` skips both.
 /// Returns `false` when the user cancelled.
 fn confirm_large_index(indexer: &mut Indexer, args: &IndexArgs) -> Result<bool, HoneError> {
+    if args.yes {
+        // Nothing to ask or warn about: no walk to count the files (the update walks anyway).
+        return Ok(true);
+    }
     let new_files = files_to_add(indexer);
     let interactive =
         !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();

@@ -276,6 +276,7 @@ fn run_only(phase: Phase, dir: &Path) {
                 report.symbols,
                 wall_cpu(times)
             );
+            println!("  {}", report.timings);
         }
         Phase::Map => {
             let (times, map) = timed(|| {

@@ -6,9 +6,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread::Scope;
+use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 
+use super::timings::{Phase, WorkerTimings};
 use crate::model::{FileOutline, Language};
 use crate::parse;
 use crate::scan::{FileKind, ScannedFile, classify_checked};
@@ -46,6 +48,7 @@ pub(super) fn spawn_examiners<'scope>(
     previous: &'scope BTreeMap<String, FileRecord>,
     limits: ReadLimits,
     stop: &'scope AtomicBool,
+    timings: &'scope WorkerTimings,
 ) -> mpsc::Receiver<Examined> {
     let workers = std::thread::available_parallelism()
         .map_or(1, NonZero::get)
@@ -60,7 +63,7 @@ pub(super) fn spawn_examiners<'scope>(
             while !stop.load(Ordering::Relaxed)
                 && let Some(file) = candidates.get(next.fetch_add(1, Ordering::Relaxed))
             {
-                let result = examine(root, file, previous.get(&file.path), limits);
+                let result = examine(root, file, previous.get(&file.path), limits, timings);
                 if sender.send(result).is_err() {
                     break;
                 }
@@ -77,6 +80,7 @@ fn examine(
     file: &ScannedFile,
     previous: Option<&FileRecord>,
     limits: ReadLimits,
+    timings: &WorkerTimings,
 ) -> Result<Option<FileUpdate>, String> {
     let unread = |kind: FileKind, hash: String| FileRecord {
         path: file.path.clone(),
@@ -96,7 +100,7 @@ fn examine(
     } else if file.size > limits.max_file_bytes {
         unread(FileKind::TooLarge, String::new())
     } else {
-        return examine_contents(root, file, previous, limits);
+        return examine_contents(root, file, previous, limits, timings);
     };
     Ok((previous != Some(&record)).then_some(FileUpdate {
         record,
@@ -110,7 +114,9 @@ fn examine_contents(
     file: &ScannedFile,
     previous: Option<&FileRecord>,
     limits: ReadLimits,
+    timings: &WorkerTimings,
 ) -> Result<Option<FileUpdate>, String> {
+    let started = Instant::now();
     let contents =
         std::fs::read(root.join(&file.path)).map_err(|error| format!("{}: {error}", file.path))?;
     let hash = sha256_hex(&contents);
@@ -129,6 +135,7 @@ fn examine_contents(
             mtime_ns,
             ..previous.clone()
         };
+        timings.add(Phase::Read, started);
         return Ok((record != *previous).then_some(FileUpdate {
             record,
             outline: OutlineChange::Keep,
@@ -137,8 +144,14 @@ fn examine_contents(
     let text = std::str::from_utf8(&contents);
     let kind = classify_checked(&file.path, &contents, text.is_ok());
     let outline = match (&kind, text) {
-        (FileKind::Source(language), Ok(text)) => Some(parse_guarded(*language, text)),
-        _ => None,
+        (FileKind::Source(language), Ok(text)) => {
+            let parsing = timings.add(Phase::Read, started);
+            Some(parse_guarded(*language, text, timings, parsing))
+        }
+        _ => {
+            timings.add(Phase::Read, started);
+            None
+        }
     };
     let record = FileRecord {
         path: file.path.clone(),
@@ -154,13 +167,25 @@ fn examine_contents(
     Ok(Some(FileUpdate { record, outline }))
 }
 
-/// Parses one file; a panicking extractor costs that file's outline, not the whole update.
-fn parse_guarded(language: Language, text: &str) -> FileOutline {
-    std::panic::catch_unwind(|| parse::outline(language, text)).unwrap_or_else(|_| {
-        let mut outline = FileOutline::empty(language);
-        outline.has_errors = true;
+/// Parses one file (timed from `started`); a panicking extractor costs that file's outline,
+/// not the whole update.
+fn parse_guarded(
+    language: Language,
+    text: &str,
+    timings: &WorkerTimings,
+    started: Instant,
+) -> FileOutline {
+    std::panic::catch_unwind(|| {
+        let tree = parse::syntax_tree(language, text);
+        let extracting = timings.add(Phase::Parse, started);
+        let outline = tree.map_or_else(
+            || parse::unparsed(language),
+            |tree| parse::outline_of_tree(language, &tree, text),
+        );
+        timings.add(Phase::Extract, extracting);
         outline
     })
+    .unwrap_or_else(|_| parse::unparsed(language))
 }
 
 /// Lower-case hex SHA-256 of `bytes`.

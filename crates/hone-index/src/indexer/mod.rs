@@ -13,6 +13,7 @@
 
 mod examine;
 mod refresh;
+mod timings;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -26,6 +27,7 @@ use crate::model::{FileOutline, Language};
 use crate::scan::FileKind;
 use crate::scan::{HONE_IGNORE_FILE, ScanOptions, Scanner};
 use crate::store::{FileRecord, IndexStats, IndexStore, SqliteStore};
+pub use timings::UpdateTimings;
 
 /// Where the database lives by default, relative to the project root.
 pub const DEFAULT_DB_PATH: &str = ".hone/index.db";
@@ -86,6 +88,8 @@ pub struct IndexReport {
     pub warnings: Vec<String>,
     /// Wall-clock time of the update.
     pub duration: Duration,
+    /// Where that time went.
+    pub timings: UpdateTimings,
 }
 
 /// Keeps one project's index up to date.
@@ -259,6 +263,7 @@ impl Indexer {
     ) -> Result<IndexReport, IndexError> {
         let started = Instant::now();
         let scan = self.scanner.scan();
+        let scanned = started.elapsed();
         let present: BTreeSet<&str> = scan.files.iter().map(|file| file.path.as_str()).collect();
         let deletions = self
             .records
@@ -279,7 +284,13 @@ impl Indexer {
             })
             .cloned()
             .collect();
-        self.refresh(candidates, deletions, scan.warnings, started, progress)
+        self.refresh(
+            candidates,
+            deletions,
+            scan.warnings,
+            (started, scanned),
+            progress,
+        )
     }
 
     /// Re-indexes the given paths (root-relative or absolute under the root; files or
@@ -305,6 +316,7 @@ impl Indexer {
             }
         }
         let scan = self.scanner.scan_paths(&relative);
+        let scanned = started.elapsed();
         let present: BTreeSet<&str> = scan.files.iter().map(|file| file.path.as_str()).collect();
         let mut deletions = BTreeSet::new();
         for path in &relative {
@@ -322,7 +334,7 @@ impl Indexer {
             scan.files,
             deletions.into_iter().collect(),
             scan.warnings,
-            started,
+            (started, scanned),
             &mut |_| {},
         )
     }

@@ -10,9 +10,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::examine::{Examined, ReadLimits, spawn_examiners};
+use super::timings::{UpdateTimings, WorkerTimings};
 use super::{IndexReport, Indexer, Progress};
 use crate::analysis::{self, ProjectConfig};
 use crate::error::IndexError;
@@ -123,9 +124,14 @@ impl Indexer {
         candidates: Vec<ScannedFile>,
         deletions: Vec<String>,
         warnings: Vec<String>,
-        started: Instant,
+        (started, scanned): (Instant, Duration),
         progress: &mut dyn FnMut(Progress),
     ) -> Result<IndexReport, IndexError> {
+        let mut timings = UpdateTimings {
+            scan: scanned,
+            ..UpdateTimings::default()
+        };
+        let worker_timings = WorkerTimings::default();
         let limits = ReadLimits {
             max_file_bytes: self.max_file_bytes,
             read_started_ns: nanos_since_epoch(SystemTime::now()),
@@ -154,13 +160,22 @@ impl Indexer {
             let mut results = (total > 0)
                 .then(|| {
                     (tally.progress)(Progress { done: 0, total });
-                    spawn_examiners(scope, &root, &candidates, records, limits, &stop)
+                    spawn_examiners(
+                        scope,
+                        &root,
+                        &candidates,
+                        records,
+                        limits,
+                        &stop,
+                        &worker_timings,
+                    )
                 })
                 .into_iter()
                 .flatten();
             // Until the first change to an outline, hold back changes that keep theirs.
             let mut held_back: Vec<FileUpdate> = Vec::new();
             let mut first = None;
+            let waiting = Instant::now();
             for result in results.by_ref() {
                 match tally.take(result) {
                     Some(update) if matches!(update.outline, OutlineChange::Keep) => {
@@ -173,6 +188,7 @@ impl Indexer {
                     None => {}
                 }
             }
+            timings.wait = waiting.elapsed();
             if first.is_none() && held_back.is_empty() && deletions.is_empty() {
                 return Ok(false);
             }
@@ -188,13 +204,14 @@ impl Indexer {
                     .chain(first)
                     .chain(results.filter_map(|result| tally.take(result))),
                 &deletions,
-                &mut written,
+                (&mut written, &mut timings),
             );
             if outcome.is_err() {
                 stop.store(true, Ordering::Relaxed);
             }
             outcome.map(|()| true)
         });
+        worker_timings.fill(&mut timings);
         let wrote = match result {
             Ok(wrote) => wrote,
             Err(error) => {
@@ -213,6 +230,13 @@ impl Indexer {
             self.stats = Some(self.store.stats()?);
         }
         let stats = self.stats.clone().unwrap_or_default();
+        if tally.files_parsed > 0 {
+            tracing::debug!(
+                "index update: {} files parsed in {:.0} ms: {timings}",
+                tally.files_parsed,
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+        }
         Ok(IndexReport {
             files_total: self.records.len(),
             files_parsed: tally.files_parsed,
@@ -223,6 +247,7 @@ impl Indexer {
             parse_errors: stats.parse_errors,
             warnings: tally.warnings,
             duration: started.elapsed(),
+            timings,
         })
     }
 }
@@ -237,7 +262,7 @@ fn write_all(
     root: &Path,
     updates: impl Iterator<Item = FileUpdate>,
     deletions: &[String],
-    written: &mut Vec<FileRecord>,
+    (written, timings): (&mut Vec<FileRecord>, &mut UpdateTimings),
 ) -> Result<(), IndexError> {
     let mut cache = if touches_outlines {
         Some(cache(outlines, store)?)
@@ -246,12 +271,17 @@ fn write_all(
     };
     let mut write = store.begin()?;
     let mut changes = Changes::default();
+    let mut clock = Instant::now();
     for update in updates {
+        let arrived = Instant::now();
+        timings.wait += arrived - clock;
         if let Some(cache) = cache.as_deref_mut() {
             changes.record(&update, cache);
         }
         write.upsert(&update)?;
         written.push(update.record);
+        clock = Instant::now();
+        timings.write += clock - arrived;
     }
     if let Some(cache) = cache {
         for deleted in deletions {
@@ -262,7 +292,11 @@ fn write_all(
             write.edges(&edges)?;
         }
     }
-    write.commit()
+    let committing = Instant::now();
+    timings.resolve = committing - clock;
+    let committed = write.commit();
+    timings.commit = committing.elapsed();
+    committed
 }
 
 /// The edge update `changes` call for: the edited files' edges when the set of parsed files
