@@ -118,3 +118,22 @@ fn code_identical_to_the_file_is_reported_unchanged() {
         other => panic!("expected unchanged, got {other:?}"),
     }
 }
+
+#[test]
+fn a_labelled_copy_that_only_changes_blank_lines_is_unchanged() {
+    let source = "def a():\n    return 1\n\n\ndef b():\n    return 2\n";
+    let (_dir, context) = project(&[("calc.py", source)]);
+    let reply = "```py calc.py\ndef a():\n    return 1  \n\ndef b():\n    return 2\n```";
+    assert_eq!(
+        plan_reply(&context, "Fix b", reply),
+        NaturalEdit::Unchanged {
+            path: "calc.py".to_string()
+        }
+    );
+    // A real change is still a change (without a grammar: lines added).
+    let fixed = "```py calc.py\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n```";
+    assert!(matches!(
+        plan_reply(&context, "Fix b", fixed),
+        NaturalEdit::Change(_)
+    ));
+}

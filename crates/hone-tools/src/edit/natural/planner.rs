@@ -120,7 +120,7 @@ impl Planner<'_> {
         }
         let current = working.content.clone();
         self.labelled_existing.push(path.clone());
-        if body == current {
+        if same_code(body, &current) {
             return Ok(());
         }
         let definitions = mapper.and_then(|mapper| {
@@ -487,6 +487,19 @@ fn lost_from_file(
         }
     }
     lost
+}
+
+/// Whether `block` is `file` again, up to blank lines and trailing spaces: a copy with
+/// different spacing changes nothing a model was asked to change.
+fn same_code(block: &str, file: &str) -> bool {
+    let code = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim_end)
+            .filter(|line| !line.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    code(block) == code(file)
 }
 
 /// Whether `candidate` (from a block) stands for `existing` (from the file).
