@@ -77,6 +77,7 @@ async fn start(
             choice,
             model: None,
             interactive,
+            conversation: false,
             focus: prompt.clone(),
             show_history: false,
             mcp_servers: true,
@@ -84,6 +85,7 @@ async fn start(
         .await
         .map_err(session_error)?;
     announce(&started, args.json);
+    record.set_price(started.summary.price);
     let (handle, mut events) = (started.handle, started.events);
     if !args.files.is_empty() {
         handle.submit(RequestFrame::new(
@@ -96,7 +98,9 @@ async fn start(
     }
     handle.submit(RequestFrame::new(
         json_lines::PROMPT_ID,
-        Request::UserMessage { text: prompt },
+        Request::UserMessage {
+            text: crate::input::attach_mentions(&runtime, &prompt),
+        },
     ));
 
     let interrupt = handle.clone();
@@ -111,6 +115,7 @@ async fn start(
     });
 
     let mut view = View::new(args.json);
+    view.price = record.price();
     let started = Instant::now();
     while let Some(frame) = events.recv().await {
         view.show(&frame);
@@ -240,6 +245,8 @@ struct View {
     /// The diff of the change being decided, shown when it is denied (so a change
     /// that needs approval is still seen).
     proposed: Option<String>,
+    /// The model's price, for the cost on the summary line.
+    price: Option<hone_api::ModelPrice>,
 }
 
 impl View {
@@ -252,6 +259,7 @@ impl View {
             session_id: None,
             context_percent: None,
             proposed: None,
+            price: None,
         }
     }
 
@@ -354,8 +362,13 @@ impl View {
             return;
         }
         let usage = stats.usage;
+        let cost = self
+            .price
+            .filter(|price| *price != hone_api::ModelPrice::FREE)
+            .map(|price| format!(" · {}", hone_api::dollars(price.cost(&usage))))
+            .unwrap_or_default();
         eprintln!(
-            "hone: {what} in {:.1}s · {} tokens ({} in, {} out) · {} tool calls · {} model requests",
+            "hone: {what} in {:.1}s · {} tokens ({} in, {} out){cost} · {} tool calls · {} model requests",
             started.elapsed().as_secs_f64(),
             thousands(usage.input_tokens + usage.output_tokens),
             thousands(usage.input_tokens),

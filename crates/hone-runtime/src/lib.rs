@@ -22,6 +22,7 @@
 //!         choice: SessionChoice::LatestOrNew,
 //!         model: None,
 //!         interactive: false,
+//!         conversation: false,
 //!         focus: String::new(),
 //!         show_history: false,
 //!         mcp_servers: false,

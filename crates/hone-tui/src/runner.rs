@@ -60,10 +60,11 @@ pub async fn drive<B: Backend>(
     inputs: UnboundedReceiver<Input>,
     root: PathBuf,
 ) -> Result<(), TuiError> {
-    drive_tty(terminal, app, host, session, inputs, root, None).await
+    drive_tty(terminal, app, host, session, inputs, root, None, Vec::new()).await
 }
 
-/// [`drive`] on the real terminal `tty`.
+/// [`drive`] on the real terminal `tty`, performing `first` (the effects of a message sent
+/// from the command line) before anything else.
 pub(crate) async fn drive_tty<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -72,6 +73,7 @@ pub(crate) async fn drive_tty<B: Backend>(
     mut inputs: UnboundedReceiver<Input>,
     root: PathBuf,
     tty: Option<&Tty>,
+    first: Vec<Effect>,
 ) -> Result<(), TuiError> {
     let (replies_tx, mut replies) = mpsc::unbounded_channel();
     let mut run = Run {
@@ -81,6 +83,7 @@ pub(crate) async fn drive_tty<B: Backend>(
         root,
         events_open: true,
     };
+    run.perform(first, app, terminal, tty)?;
     let started = Instant::now();
     let mut clock = tokio::time::interval(Duration::from_millis(250));
     let mut shown_second = 0;
@@ -170,6 +173,16 @@ impl Run {
         let mut queue = std::collections::VecDeque::from(effects);
         while let Some(effect) = queue.pop_front() {
             match effect {
+                Effect::Send(Request::UserMessage { text }) => {
+                    let mentions = self.host.expand_mentions(&text);
+                    app.mentions_expanded(&mentions);
+                    let request = Request::UserMessage {
+                        text: mentions.text,
+                    };
+                    if self.session.handle.send(request).is_none() {
+                        tracing::warn!("the session is gone; request dropped");
+                    }
+                }
                 Effect::Send(request) => {
                     if self.session.handle.send(request).is_none() {
                         tracing::warn!("the session is gone; request dropped");

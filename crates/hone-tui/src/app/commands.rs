@@ -199,7 +199,7 @@ impl App {
         )));
     }
 
-    fn warn(&mut self, text: impl Into<String>) {
+    pub(crate) fn warn(&mut self, text: impl Into<String>) {
         self.transcript
             .push(Entry::Notice(NoticeKind::Warning, text.into()));
     }
@@ -254,6 +254,14 @@ impl App {
                     thousands(totals.input_tokens),
                     thousands(totals.output_tokens)
                 ),
+            ),
+            (
+                "cost",
+                match session.price {
+                    Some(price) if price == hone_api::ModelPrice::FREE => "free".to_string(),
+                    Some(_) => hone_api::dollars(totals.cost),
+                    None => "unknown for this model (tokens only)".to_string(),
+                },
             ),
             ("tool calls", totals.tool_calls.to_string()),
             (

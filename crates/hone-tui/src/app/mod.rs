@@ -27,7 +27,7 @@ use crate::transcript::{Entry, NoticeKind, Transcript};
 use crate::wrap::{self, Mode};
 
 /// Facts about the running session, for the status bar and `/status`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionInfo {
     /// Provider instance name.
     pub provider: String,
@@ -41,6 +41,8 @@ pub struct SessionInfo {
     pub index: String,
     /// One line about the commands' sandbox (`workspace-write, network off (…)`).
     pub sandbox: String,
+    /// The model's price, when known (free for local models); `None` shows tokens only.
+    pub price: Option<hone_api::ModelPrice>,
 }
 
 /// How the app starts.
@@ -115,6 +117,8 @@ pub(crate) struct Totals {
     pub(crate) output_tokens: u64,
     pub(crate) tool_calls: u32,
     pub(crate) edits: u32,
+    /// US dollars, when the model's price is known.
+    pub(crate) cost: f64,
 }
 
 /// The whole TUI state.
@@ -216,6 +220,24 @@ impl App {
     /// Adds an error line to the conversation.
     pub fn error(&mut self, text: impl Into<String>) {
         self.transcript.push(Entry::Error(text.into()));
+    }
+
+    /// Shows what a message's `@path` mentions attached, and what they could not.
+    pub fn mentions_expanded(&mut self, mentions: &crate::host::Mentions) {
+        for attached in &mentions.attached {
+            self.notice(format!("attached {attached}"));
+        }
+        for problem in &mentions.problems {
+            self.warn(problem.clone());
+        }
+    }
+
+    /// The model's price when it is known and not free (what the status bar shows).
+    pub(crate) fn paid_price(&self) -> Option<hone_api::ModelPrice> {
+        self.options
+            .session
+            .price
+            .filter(|price| *price != hone_api::ModelPrice::FREE)
     }
 
     /// Another session replaced the old one (`/clear`, `/sessions`, `/model`); `history`
@@ -335,6 +357,7 @@ impl App {
                 activity: self.activity,
                 context_percent: self.context_percent(),
                 auto_apply: self.auto_apply,
+                cost: self.paid_price().map(|_| self.totals.cost),
             },
         );
         self.render_conversation(frame, body);
