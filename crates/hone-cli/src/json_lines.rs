@@ -168,6 +168,9 @@ mod tests {
         let Event::Result { cost, .. } = record.result(RunStatus::Completed, 0, None) else {
             unreachable!()
         };
-        assert!(cost.is_some_and(|cost| (cost - 3.000_007).abs() < 1e-9), "{cost:?}");
+        assert!(
+            cost.is_some_and(|cost| (cost - 3.000_007).abs() < 1e-9),
+            "{cost:?}"
+        );
     }
 }

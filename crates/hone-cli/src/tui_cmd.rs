@@ -42,18 +42,25 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
     let first = if args.continue_last {
         SessionChoice::LastConversation
     } else {
-        args.resume.clone().map_or(SessionChoice::New, SessionChoice::Resume)
+        args.resume
+            .clone()
+            .map_or(SessionChoice::New, SessionChoice::Resume)
     };
     let host: Arc<dyn hone_tui::Host> = Arc::new(TuiHost::new(runtime, terminal, first));
     let options = TuiOptions {
         root,
         start: SessionStart::default(),
-        prompt: args.prompt.clone().filter(|prompt| !prompt.trim().is_empty()),
+        prompt: args
+            .prompt
+            .clone()
+            .filter(|prompt| !prompt.trim().is_empty()),
         bell_after: args.bell_after.map(Duration::from_secs),
     };
     match hone_tui::run(host, options).await {
         Ok(Some(id)) => {
-            eprintln!("hone: session {id} saved — continue it with: hone -c (or hone --resume {id})");
+            eprintln!(
+                "hone: session {id} saved — continue it with: hone -c (or hone --resume {id})"
+            );
             Ok(ExitCode::SUCCESS)
         }
         Ok(None) => Ok(ExitCode::SUCCESS),

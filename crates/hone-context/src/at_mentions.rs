@@ -129,7 +129,9 @@ pub fn find(text: &str) -> Vec<Mention> {
     let mut found: Vec<Mention> = Vec::new();
     for (start, _) in text.match_indices('@') {
         let before = text[..start].chars().next_back();
-        if before.is_some_and(|c| !(c.is_whitespace() || matches!(c, '(' | '[' | '{' | '"' | '\'' | '`'))) {
+        if before.is_some_and(|c| {
+            !(c.is_whitespace() || matches!(c, '(' | '[' | '{' | '"' | '\'' | '`'))
+        }) {
             continue;
         }
         let rest = &text[start + 1..];
@@ -230,7 +232,11 @@ fn attach(
 /// `content` with numbered lines in a fenced block, cut to `left` tokens.
 fn numbered(relative: &str, content: &str, left: usize) -> (Attachment, String) {
     let total = content.lines().count();
-    let fence = if content.contains("```") { "````" } else { "```" };
+    let fence = if content.contains("```") {
+        "````"
+    } else {
+        "```"
+    };
     let mut piece = format!("\n{relative}\n{fence}\n");
     let mut count = 0;
     for (index, line) in content.lines().enumerate() {
@@ -261,7 +267,12 @@ fn numbered(relative: &str, content: &str, left: usize) -> (Attachment, String) 
 }
 
 /// The entries of the directory `absolute` (ignored ones left out), cut to `left` tokens.
-fn listing(guard: &PathGuard, absolute: &Path, relative: &str, left: usize) -> (Attachment, String) {
+fn listing(
+    guard: &PathGuard,
+    absolute: &Path,
+    relative: &str,
+    left: usize,
+) -> (Attachment, String) {
     let prefix = if relative.is_empty() {
         String::new()
     } else {
@@ -285,7 +296,11 @@ fn listing(guard: &PathGuard, absolute: &Path, relative: &str, left: usize) -> (
         .unwrap_or_default();
     entries.sort();
     let total = entries.len();
-    let shown = if prefix.is_empty() { "./".to_string() } else { prefix };
+    let shown = if prefix.is_empty() {
+        "./".to_string()
+    } else {
+        prefix
+    };
     let mut piece = format!("\n{shown} (directory)\n```\n");
     let mut count = 0;
     for entry in entries.iter().take(DIRECTORY_ENTRIES) {
@@ -312,7 +327,10 @@ fn listing(guard: &PathGuard, absolute: &Path, relative: &str, left: usize) -> (
 fn git_ignored(root: &Path, relative: &str, is_dir: bool) -> bool {
     let mut ignored = false;
     let mut dir = root.to_path_buf();
-    let mut rest: Vec<&str> = relative.split('/').filter(|part| !part.is_empty()).collect();
+    let mut rest: Vec<&str> = relative
+        .split('/')
+        .filter(|part| !part.is_empty())
+        .collect();
     loop {
         let file = dir.join(".gitignore");
         if file.is_file() {
@@ -339,15 +357,27 @@ fn git_ignored(root: &Path, relative: &str, is_dir: bool) -> bool {
 
 /// Whether the file's name says it holds secrets.
 fn is_secret(relative: &str) -> bool {
-    let name = relative.rsplit('/').next().unwrap_or(relative).to_lowercase();
+    let name = relative
+        .rsplit('/')
+        .next()
+        .unwrap_or(relative)
+        .to_lowercase();
     let templates = [".example", ".sample", ".template", ".dist"];
     if name == ".env" || (name.starts_with(".env.") && !templates.iter().any(|t| name.ends_with(t)))
     {
         return true;
     }
     let names = [
-        "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", ".npmrc", ".pypirc",
-        "credentials", "credentials.json", ".htpasswd",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        "credentials",
+        "credentials.json",
+        ".htpasswd",
     ];
     let extensions = [".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"];
     names.contains(&name.as_str()) || extensions.iter().any(|extension| name.ends_with(extension))
@@ -372,7 +402,12 @@ mod tests {
 
     #[test]
     fn secret_names_are_recognised() {
-        for secret in [".env", "app/.env.production", "certs/server.pem", "id_ed25519"] {
+        for secret in [
+            ".env",
+            "app/.env.production",
+            "certs/server.pem",
+            "id_ed25519",
+        ] {
             assert!(is_secret(secret), "{secret}");
         }
         for plain in [".env.example", "src/env.rs", "keys.rs", "README.md"] {

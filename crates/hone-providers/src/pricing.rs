@@ -106,7 +106,10 @@ mod tests {
             price(WireApi::Local, "qwen2.5-coder-1.5b"),
             Some(ModelPrice::FREE)
         );
-        assert_eq!(price(WireApi::Ollama, "llama3.1:8b"), Some(ModelPrice::FREE));
+        assert_eq!(
+            price(WireApi::Ollama, "llama3.1:8b"),
+            Some(ModelPrice::FREE)
+        );
         assert_eq!(price(WireApi::OpenAiChat, "my-finetune"), None);
         assert_eq!(price(WireApi::OpenAiChat, ""), None);
         assert!(price(WireApi::Anthropic, "claude-haiku-4-5").is_some());
@@ -128,7 +131,11 @@ mod tests {
     #[test]
     fn table_prefixes_are_lower_case_and_unique() {
         let mut prefixes: Vec<_> = KNOWN_PRICES.iter().map(|(prefix, ..)| *prefix).collect();
-        assert!(prefixes.iter().all(|prefix| *prefix == prefix.to_lowercase()));
+        assert!(
+            prefixes
+                .iter()
+                .all(|prefix| *prefix == prefix.to_lowercase())
+        );
         let count = prefixes.len();
         prefixes.sort_unstable();
         prefixes.dedup();

@@ -47,12 +47,9 @@ impl From<RuntimeError> for HoneError {
     fn from(error: RuntimeError) -> Self {
         match error {
             RuntimeError::Hone(error) => error,
-            other
-            @ (RuntimeError::NoSessionToResume { .. }
+            other @ (RuntimeError::NoSessionToResume { .. }
             | RuntimeError::NoConversation { .. }
-            | RuntimeError::OtherProject { .. }) => {
-                HoneError::config(other.to_string())
-            }
+            | RuntimeError::OtherProject { .. }) => HoneError::config(other.to_string()),
         }
     }
 }

@@ -258,6 +258,11 @@ impl Run {
                     let replies = self.replies.clone();
                     let root = self.root.clone();
                     tokio::task::spawn_blocking(move || {
+                        if let Some(found) = complete::mentions(&root, &word, 50) {
+                            let found = found.into_iter().map(|path| (path, String::new()));
+                            let _ = replies.send(HostReply::Completions(word, found.collect()));
+                            return;
+                        }
                         let mut found: Vec<(String, String)> = complete::paths(&root, &word, 50)
                             .into_iter()
                             .map(|path| (path, String::new()))

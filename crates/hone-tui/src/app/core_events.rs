@@ -495,7 +495,10 @@ fn stats_line(stats: &TurnStats, price: Option<hone_api::ModelPrice>) -> String 
         thousands(tokens)
     );
     if let Some(price) = price {
-        line.push_str(&format!(" │ {}", hone_api::dollars(price.cost(&stats.usage))));
+        line.push_str(&format!(
+            " │ {}",
+            hone_api::dollars(price.cost(&stats.usage))
+        ));
     }
     line
 }
