@@ -135,6 +135,10 @@ impl Host for TuiHost {
             .unwrap_or_else(|_| self.history_file.load())
     }
 
+    fn agents_md(&self) -> Result<String, HoneError> {
+        Ok(hone_runtime::init::agents_md(self.runtime.root()))
+    }
+
     fn mcp_status(&self) -> Vec<String> {
         let clients = self
             .mcp

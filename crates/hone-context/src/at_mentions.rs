@@ -49,7 +49,12 @@ pub struct Attachment {
 impl Attachment {
     /// One line for people: `src/a.rs (40 lines)`, `src/ (12 entries)`, `big.rs (lines 1-300 of 4000)`.
     pub fn describe(&self) -> String {
-        let unit = if self.directory { "entries" } else { "lines" };
+        let unit = match (self.directory, self.total) {
+            (true, 1) => "entry",
+            (true, _) => "entries",
+            (false, 1) => "line",
+            (false, _) => "lines",
+        };
         if self.count < self.total {
             if self.directory {
                 format!("{} ({} of {} {unit})", self.path, self.count, self.total)

@@ -38,6 +38,7 @@ pub mod context;
 pub mod document;
 mod error;
 pub mod index;
+pub mod init;
 mod interaction;
 pub mod mcp;
 pub mod provider;

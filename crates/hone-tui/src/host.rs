@@ -91,6 +91,12 @@ pub trait Host: Send + Sync + 'static {
         }
     }
 
+    /// A first `AGENTS.md` for the project (`/init`): languages, layout, entry points,
+    /// build and test commands.
+    fn agents_md(&self) -> Result<String, HoneError> {
+        Err(HoneError::config("/init is not available here"))
+    }
+
     /// The MCP servers of the session (`/mcp`): state, tools and prompts, one line each.
     fn mcp_status(&self) -> Vec<String> {
         vec!["no MCP servers configured (add [mcp_servers.NAME] to your config)".to_string()]

@@ -26,6 +26,8 @@ pub const FRAME: Duration = Duration::from_millis(16);
 const EVENT_BATCH: usize = 512;
 /// How often the git branch in the status bar is read again.
 const BRANCH_EVERY_SECS: u64 = 5;
+/// The file `/init` writes at the project root.
+const AGENTS_FILE: &str = "AGENTS.md";
 /// How long a quitting TUI waits for the session to shut down (and save).
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
@@ -43,6 +45,7 @@ enum HostReply {
     Sessions(Result<Vec<SavedSession>, HoneError>),
     Deleted(String, Result<(), HoneError>),
     Reindexed(Result<String, HoneError>),
+    AgentsMd(Result<String, HoneError>),
     Mcp(Vec<String>),
     McpPrompt(Result<String, HoneError>),
     Completions(String, Vec<(String, String)>),
@@ -234,6 +237,20 @@ impl Run {
                         let _ = replies.send(HostReply::Reindexed(host.reindex()));
                     });
                 }
+                Effect::Init { force } => {
+                    if self.root.join(AGENTS_FILE).exists() && !force {
+                        app.warn(format!(
+                            "{AGENTS_FILE} exists and was left alone — `/init force` proposes a replacement (shown as a diff to approve)"
+                        ));
+                        continue;
+                    }
+                    app.notice(format!("writing {AGENTS_FILE} from the project…"));
+                    let host = self.host.clone();
+                    let replies = self.replies.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let _ = replies.send(HostReply::AgentsMd(host.agents_md()));
+                    });
+                }
                 Effect::McpStatus => {
                     let host = self.host.clone();
                     let replies = self.replies.clone();
@@ -310,6 +327,18 @@ impl Run {
             HostReply::Reindexed(Ok(summary)) => app.notice(summary),
             HostReply::Reindexed(Err(error)) => {
                 app.error(format!("reindexing failed: {}", error.message));
+            }
+            HostReply::AgentsMd(Ok(content)) => {
+                let request = Request::WriteFile {
+                    path: AGENTS_FILE.to_string(),
+                    content,
+                };
+                if self.session.handle.send(request).is_none() {
+                    tracing::warn!("the session is gone; request dropped");
+                }
+            }
+            HostReply::AgentsMd(Err(error)) => {
+                app.error(format!("/init failed: {}", error.message));
             }
             HostReply::Mcp(lines) => app.show_mcp(lines),
             HostReply::McpPrompt(Ok(text)) => {

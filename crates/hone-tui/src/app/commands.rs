@@ -84,6 +84,13 @@ impl App {
                 self.notice("updating the code index…");
                 effects.push(Effect::Reindex);
             }
+            Command::Init { force } => {
+                if self.running {
+                    self.warn("a turn is running — /init when it ends");
+                } else {
+                    effects.push(Effect::Init { force });
+                }
+            }
             Command::Mcp => effects.push(Effect::McpStatus),
             Command::Eval => {
                 if self.last_message.is_none() {

@@ -85,6 +85,12 @@ pub enum Effect {
     DeleteSession(String),
     /// Bring the code index up to date and call [`App::notice`] with the outcome.
     Reindex,
+    /// `/init`: ask the host for a first `AGENTS.md` and propose writing it (an edit to
+    /// approve); an existing one only with `force`.
+    Init {
+        /// Replace an existing `AGENTS.md`.
+        force: bool,
+    },
     /// Ask the host for the MCP servers' state and call [`App::show_mcp`].
     McpStatus,
     /// Ask the host for an MCP server's prompt and send it as the user's message.
