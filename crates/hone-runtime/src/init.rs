@@ -92,7 +92,7 @@ pub fn agents_md(root: &Path) -> String {
     let mut top: BTreeMap<String, usize> = BTreeMap::new();
     let mut entries: Vec<String> = Vec::new();
     let walk = ignore::WalkBuilder::new(root)
-        .add_custom_ignore_filename(hone_policy::HONE_IGNORE_FILE)
+        .add_custom_ignore_filename(".honeignore")
         .build();
     for entry in walk.filter_map(Result::ok).take(FILES_SEEN) {
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
