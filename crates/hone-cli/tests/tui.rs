@@ -333,6 +333,47 @@ async fn hone_starts_new_sessions_and_continue_resumes_the_last_conversation_not
     assert!(sent.contains("fourth task"), "{sent}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_proposes_agents_md_as_an_edit_and_leaves_an_existing_one_alone() {
+    let repo = repository();
+    let root = repo.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"scripts": {"test": "node test.js"}}"#,
+    )
+    .unwrap();
+    let server = MockServer::start().await;
+    let url = server.url();
+    let mut tui = Tui::start(&root, &["--provider", "lmstudio", "--base-url", &url]);
+    tui.wait_for("Welcome to hone").await;
+    tui.type_text("/init").await;
+    tui.send(b"\r");
+    let dialog = tui.wait_for("approve write_file?").await;
+    assert!(dialog.contains("AGENTS.md"), "{dialog}");
+    tui.send(b"y");
+    let agents = root.join("AGENTS.md");
+    let deadline = Instant::now() + WAIT;
+    while !agents.exists() {
+        assert!(Instant::now() < deadline, "{}", tui.contents());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let text = std::fs::read_to_string(&agents).unwrap();
+    assert!(text.contains("- javascript (1 files)"), "{text}");
+    assert!(text.contains("- test: `npm run test`"), "{text}");
+
+    tui.type_text("/init").await;
+    tui.send(b"\r");
+    tui.wait_for("AGENTS.md exists and was left alone").await;
+    assert_eq!(std::fs::read_to_string(&agents).unwrap(), text);
+    tui.type_text("/undo").await;
+    tui.send(b"\r");
+    tui.wait_for("undone:").await;
+    assert!(!agents.exists(), "the write is in the undo journal");
+    tui.send(b"\x04");
+    assert!(tui.wait_exit().await.success(), "{}", tui.contents());
+    assert!(server.requests().is_empty(), "no model request for /init");
+}
+
 #[test]
 fn continue_without_a_conversation_says_so() {
     let repo = repository();

@@ -251,6 +251,9 @@ mod tests {
         );
         assert!(parse("/add").unwrap_err().contains("needs a path"));
         assert!(parse("/status now").unwrap_err().contains("no arguments"));
+        assert_eq!(parse("/init"), Ok(Command::Init { force: false }));
+        assert_eq!(parse("/init force"), Ok(Command::Init { force: true }));
+        assert!(parse("/init now").unwrap_err().contains("`force`"));
     }
 
     #[test]
