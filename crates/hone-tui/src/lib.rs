@@ -101,9 +101,11 @@ pub async fn run(host: Arc<dyn Host>, options: TuiOptions) -> Result<Option<Stri
         host,
         session,
         inputs,
-        options.root,
-        Some(&tty),
-        first,
+        runner::Place {
+            root: options.root,
+            tty: Some(&tty),
+            first,
+        },
     )
     .await;
     drop(tty);

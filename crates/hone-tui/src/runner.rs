@@ -63,21 +63,32 @@ pub async fn drive<B: Backend>(
     inputs: UnboundedReceiver<Input>,
     root: PathBuf,
 ) -> Result<(), TuiError> {
-    drive_tty(terminal, app, host, session, inputs, root, None, Vec::new()).await
+    let place = Place {
+        root,
+        tty: None,
+        first: Vec::new(),
+    };
+    drive_tty(terminal, app, host, session, inputs, place).await
 }
 
-/// [`drive`] on the real terminal `tty`, performing `first` (the effects of a message sent
-/// from the command line) before anything else.
+/// Where the loop runs: the project root, the real terminal (if any), and the effects
+/// to perform before anything else (a message sent from the command line).
+pub(crate) struct Place<'a> {
+    pub(crate) root: PathBuf,
+    pub(crate) tty: Option<&'a Tty>,
+    pub(crate) first: Vec<Effect>,
+}
+
+/// [`drive`] in `place` (on the real terminal when it has one).
 pub(crate) async fn drive_tty<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     host: Arc<dyn Host>,
     session: Session,
     mut inputs: UnboundedReceiver<Input>,
-    root: PathBuf,
-    tty: Option<&Tty>,
-    first: Vec<Effect>,
+    place: Place<'_>,
 ) -> Result<(), TuiError> {
+    let Place { root, tty, first } = place;
     let (replies_tx, mut replies) = mpsc::unbounded_channel();
     let mut run = Run {
         host,
