@@ -12,7 +12,14 @@ use clap::{Args, Parser, Subcommand};
 ///
 /// The options here have one-line descriptions only, so `hone --help` fits one screen;
 /// `hone help COMMAND` shows a command's options in full.
-#[command(name = "hone", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "hone",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    override_usage = "hone [OPTIONS] [PROMPT] [COMMAND]"
+)]
 pub struct Cli {
     /// Options of the terminal UI (no command); first, so they are listed under "Options".
     #[command(flatten)]
@@ -30,8 +37,9 @@ pub struct Cli {
 /// `hone` without a command: the terminal UI.
 #[derive(Debug, Args)]
 pub struct TuiArgs {
-    /// A first message, sent as the terminal UI opens
-    #[arg(value_name = "PROMPT")]
+    /// A first message, sent as the terminal UI opens (in the usage line only, so the
+    /// help fits one screen)
+    #[arg(value_name = "PROMPT", hide = true)]
     pub prompt: Option<String>,
 
     /// read-only, ask, auto-edit, full-auto (HONE_APPROVAL)
