@@ -34,6 +34,6 @@ pub use event::{Event, EventFrame};
 pub use request::{Request, RequestFrame};
 pub use types::{
     ApprovalDecision, ApprovedBy, CheckResult, CheckStatus, CompactionMethod, ConflictChoice,
-    ErrorCategory, ErrorChoice, ErrorInfo, LocalizedItem, RunStatus, SessionSummary, TaskKind,
-    TrackMode, TrackedInfo, TurnEnd, TurnStats, UndoEntry, Usage,
+    ErrorCategory, ErrorChoice, ErrorInfo, LocalizedItem, ModelPrice, RunStatus, SessionSummary,
+    TaskKind, TrackMode, TrackedInfo, TurnEnd, TurnStats, UndoEntry, Usage, dollars,
 };

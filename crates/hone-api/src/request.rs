@@ -61,6 +61,17 @@ pub enum Request {
         /// What to do about the edit.
         choice: ConflictChoice,
     },
+    /// Write a file for the user (the terminal UI's `/init` writes `AGENTS.md`): shown as
+    /// `diff.proposed`, decided by the approval policy (`approval.needed` when it asks),
+    /// applied and journaled like the model's edits; ends with `tool.completed` (tool
+    /// `write_file`).
+    #[serde(rename = "file.write")]
+    WriteFile {
+        /// Path relative to the project root.
+        path: String,
+        /// The complete new content.
+        content: String,
+    },
     /// Undo the latest `count` applied edits of the project (all or none; with a session
     /// store the journal spans sessions and restarts). Answered by `undo.completed` or
     /// `undo.failed`.

@@ -32,6 +32,65 @@ impl Usage {
     }
 }
 
+/// A model's price in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ModelPrice {
+    /// Per million prompt tokens not served from the provider's cache.
+    pub input: f64,
+    /// Per million prompt tokens served from the provider's cache.
+    pub cached_input: f64,
+    /// Per million generated tokens (reasoning tokens included).
+    pub output: f64,
+}
+
+impl ModelPrice {
+    /// A model that costs nothing (the embedded model, Ollama).
+    pub const FREE: Self = Self {
+        input: 0.0,
+        cached_input: 0.0,
+        output: 0.0,
+    };
+
+    /// What `usage` costs in US dollars.
+    ///
+    /// ```
+    /// use hone_api::{ModelPrice, Usage};
+    /// let price = ModelPrice { input: 2.0, cached_input: 0.5, output: 8.0 };
+    /// let usage = Usage { input_tokens: 1_000_000, cached_input_tokens: 500_000, output_tokens: 100_000, ..Usage::default() };
+    /// assert!((price.cost(&usage) - 2.05).abs() < 1e-9);
+    /// ```
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        let cached = usage.cached_input_tokens.min(usage.input_tokens);
+        let fresh = usage.input_tokens - cached;
+        (tokens(fresh) * self.input
+            + tokens(cached) * self.cached_input
+            + tokens(usage.output_tokens) * self.output)
+            / 1_000_000.0
+    }
+}
+
+/// US dollars for people: `$0.0042` below a cent, `$1.27` below a hundred, `$312` above.
+///
+/// ```
+/// assert_eq!(hone_api::dollars(0.000_42), "$0.0004");
+/// assert_eq!(hone_api::dollars(1.271), "$1.27");
+/// assert_eq!(hone_api::dollars(312.4), "$312");
+/// ```
+pub fn dollars(amount: f64) -> String {
+    if amount < 0.01 {
+        format!("${amount:.4}")
+    } else if amount < 100.0 {
+        format!("${amount:.2}")
+    } else {
+        format!("${amount:.0}")
+    }
+}
+
+/// A token count as a float; exact below 2^53, far beyond any session.
+fn tokens(count: u64) -> f64 {
+    count as f64
+}
+
 /// What kind of failure an error is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -6,12 +6,20 @@ use clap::{Args, Parser, Subcommand};
 
 /// hone: a local-first AI coding agent that works with any LLM.
 ///
-/// Without a command, hone opens its full-screen terminal UI.
+/// Without a command, hone opens its full-screen terminal UI on a new session
+/// (`-c` continues the last one); `hone "task"` opens it with that message sent.
 #[derive(Debug, Parser)]
 ///
 /// The options here have one-line descriptions only, so `hone --help` fits one screen;
 /// `hone help COMMAND` shows a command's options in full.
-#[command(name = "hone", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "hone",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    override_usage = "hone [OPTIONS] [PROMPT] [COMMAND]"
+)]
 pub struct Cli {
     /// Options of the terminal UI (no command); first, so they are listed under "Options".
     #[command(flatten)]
@@ -29,6 +37,11 @@ pub struct Cli {
 /// `hone` without a command: the terminal UI.
 #[derive(Debug, Args)]
 pub struct TuiArgs {
+    /// A first message, sent as the terminal UI opens (in the usage line only, so the
+    /// help fits one screen)
+    #[arg(value_name = "PROMPT", hide = true)]
+    pub prompt: Option<String>,
+
     /// read-only, ask, auto-edit, full-auto (HONE_APPROVAL)
     #[arg(
         long = "approval",
@@ -39,18 +52,18 @@ pub struct TuiArgs {
     )]
     pub approval: Option<String>,
 
+    /// Continue the last conversation (not an exec run)
+    #[arg(short = 'c', long = "continue", id = "tui_continue")]
+    pub continue_last: bool,
+
     /// Continue a saved session: an id (or its start), or `last`
     #[arg(
         long = "resume",
         id = "tui_resume",
         value_name = "ID|last",
-        conflicts_with = "tui_new"
+        conflicts_with = "tui_continue"
     )]
     pub resume: Option<String>,
-
-    /// Start a new session, not the project's last one
-    #[arg(long = "new", id = "tui_new")]
-    pub new: bool,
 
     /// Ring the bell after a turn of SECS or more
     #[arg(long, value_name = "SECS")]
@@ -392,13 +405,24 @@ mod tests {
 
     #[test]
     fn no_command_opens_the_terminal_ui_with_its_flags() {
-        let cli = Cli::parse_from(["hone", "--approval", "auto-edit", "--new", "-C", "/tmp"]);
+        let cli = Cli::parse_from(["hone", "--approval", "auto-edit", "-c", "-C", "/tmp"]);
         assert!(cli.command.is_none());
         assert_eq!(cli.tui.approval.as_deref(), Some("auto-edit"));
-        assert!(cli.tui.new);
-        assert!(Cli::try_parse_from(["hone", "--resume", "x", "--new"]).is_err());
+        assert!(cli.tui.continue_last && cli.tui.prompt.is_none());
+        assert!(Cli::try_parse_from(["hone", "--resume", "x", "--continue"]).is_err());
         let exec = Cli::parse_from(["hone", "exec", "--approval", "full-auto", "go"]);
         assert!(exec.tui.approval.is_none(), "exec keeps its own --approval");
+    }
+
+    #[test]
+    fn a_prompt_without_a_command_opens_the_terminal_ui_with_it() {
+        let cli = Cli::parse_from(["hone", "fix the failing test", "--model", "m"]);
+        assert!(cli.command.is_none());
+        assert_eq!(cli.tui.prompt.as_deref(), Some("fix the failing test"));
+        assert_eq!(cli.global.model.as_deref(), Some("m"));
+        let index = Cli::parse_from(["hone", "index"]);
+        assert!(matches!(index.command, Some(Command::Index(_))));
+        assert!(index.tui.prompt.is_none());
     }
 
     #[test]

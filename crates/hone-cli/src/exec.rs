@@ -79,6 +79,7 @@ async fn start(
             choice,
             model: None,
             interactive,
+            conversation: false,
             focus: prompt.clone(),
             show_history: false,
             mcp_servers: true,
@@ -89,6 +90,7 @@ async fn start(
     if !args.json && !crate::term::quiet() && std::io::stderr().is_terminal() {
         crate::status_line::enable();
     }
+    record.set_price(started.summary.price);
     let (handle, mut events) = (started.handle, started.events);
     if !args.files.is_empty() {
         handle.submit(RequestFrame::new(
@@ -101,7 +103,9 @@ async fn start(
     }
     handle.submit(RequestFrame::new(
         json_lines::PROMPT_ID,
-        Request::UserMessage { text: prompt },
+        Request::UserMessage {
+            text: crate::input::attach_mentions(&runtime, &prompt),
+        },
     ));
 
     let index = runtime.code_index().clone();
@@ -139,6 +143,7 @@ async fn start(
     }
 
     let mut view = View::new(args.json);
+    view.price = record.price();
     let started = Instant::now();
     while let Some(frame) = events.recv().await {
         view.show(&frame);
@@ -284,6 +289,8 @@ struct View {
     /// The diff of the change being decided, shown when it is denied (so a change
     /// that needs approval is still seen).
     proposed: Option<String>,
+    /// The model's price, for the cost on the summary line.
+    price: Option<hone_api::ModelPrice>,
 }
 
 impl View {
@@ -297,6 +304,7 @@ impl View {
             session_id: None,
             context_percent: None,
             proposed: None,
+            price: None,
         }
     }
 
@@ -423,8 +431,13 @@ impl View {
             return;
         }
         let usage = stats.usage;
+        let cost = self
+            .price
+            .filter(|price| *price != hone_api::ModelPrice::FREE)
+            .map(|price| format!(" · {}", hone_api::dollars(price.cost(&usage))))
+            .unwrap_or_default();
         eprintln!(
-            "hone: {what} in {:.1}s · {} tokens ({} in, {} out) · {} tool calls · {} model requests",
+            "hone: {what} in {:.1}s · {} tokens ({} in, {} out){cost} · {} tool calls · {} model requests",
             started.elapsed().as_secs_f64(),
             thousands(usage.input_tokens + usage.output_tokens),
             thousands(usage.input_tokens),

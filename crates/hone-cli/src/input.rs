@@ -20,6 +20,21 @@ pub(crate) fn prompt_text(words: &[String]) -> Result<String, HoneError> {
     combine(words, piped)
 }
 
+/// `prompt` with its `@path` mentions expanded; stderr names each attachment (not with
+/// `--quiet`) and each mention that could not be attached.
+pub(crate) fn attach_mentions(runtime: &hone_runtime::Runtime, prompt: &str) -> String {
+    let expanded = runtime.expand_mentions(prompt);
+    if !crate::term::quiet() {
+        for attached in &expanded.attached {
+            eprintln!("hone: attached {}", attached.describe());
+        }
+    }
+    for problem in &expanded.problems {
+        eprintln!("hone: warning: {problem}");
+    }
+    expanded.text
+}
+
 /// Joins the words and the piped text: the words first, a blank line, then the piped text.
 fn combine(words: &[String], piped: Option<String>) -> Result<String, HoneError> {
     let joined = words.join(" ");

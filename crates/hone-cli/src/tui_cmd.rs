@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hone_protocol::HoneError;
+use hone_runtime::SessionChoice;
 use hone_tui::{SessionStart, TuiError, TuiOptions};
 
 use crate::cli::{GlobalArgs, TuiArgs};
@@ -38,23 +39,28 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
     })
     .await
     .map_err(|error| HoneError::config(format!("indexing failed: {error}")))?;
-    let host: Arc<dyn hone_tui::Host> = Arc::new(TuiHost::new(runtime, terminal));
-    let start = SessionStart {
-        resume: if args.new {
-            None
-        } else {
-            Some(args.resume.clone().unwrap_or_else(|| "last".to_string()))
-        },
-        model: None,
+    let first = if args.continue_last {
+        SessionChoice::LastConversation
+    } else {
+        args.resume
+            .clone()
+            .map_or(SessionChoice::New, SessionChoice::Resume)
     };
+    let host: Arc<dyn hone_tui::Host> = Arc::new(TuiHost::new(runtime, terminal, first));
     let options = TuiOptions {
         root,
-        start,
+        start: SessionStart::default(),
+        prompt: args
+            .prompt
+            .clone()
+            .filter(|prompt| !prompt.trim().is_empty()),
         bell_after: args.bell_after.map(Duration::from_secs),
     };
     match hone_tui::run(host, options).await {
         Ok(Some(id)) => {
-            eprintln!("hone: session {id} saved — continue it with: hone --resume {id}");
+            eprintln!(
+                "hone: session {id} saved — continue it with: hone -c (or hone --resume {id})"
+            );
             Ok(ExitCode::SUCCESS)
         }
         Ok(None) => Ok(ExitCode::SUCCESS),
@@ -72,7 +78,7 @@ pub(crate) fn reject_with_command(args: &TuiArgs) -> Result<(), HoneError> {
     let given: Vec<&str> = [
         (args.approval.is_some(), "--approval"),
         (args.resume.is_some(), "--resume"),
-        (args.new, "--new"),
+        (args.continue_last, "--continue"),
         (args.bell_after.is_some(), "--bell-after"),
     ]
     .into_iter()

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use hone_protocol::HoneError;
 use hone_runtime::{Runtime, RuntimeError, SessionChoice, SessionRequest};
-use hone_tui::{FileHistory, Host, SavedSession, Session, SessionInfo, SessionStart};
+use hone_tui::{FileHistory, Host, Mentions, SavedSession, Session, SessionInfo, SessionStart};
 
 use crate::sessions_cmd::{ago, now_ms};
 use crate::terminal::Terminal;
@@ -23,35 +23,46 @@ pub(crate) struct TuiHost {
     history_file: FileHistory,
     /// The MCP servers of the current session (`/mcp`).
     mcp: Mutex<Option<hone_mcp::McpClients>>,
+    /// The command line's choice for the first session (new, `-c`, `--resume`); later
+    /// sessions follow the TUI's [`SessionStart`].
+    first: Mutex<Option<SessionChoice>>,
 }
 
 impl TuiHost {
-    /// A host over `runtime`, whose questions go to `terminal` until the first session runs.
-    pub(crate) fn new(runtime: Runtime, terminal: Arc<Terminal>) -> Self {
+    /// A host over `runtime`, whose questions go to `terminal` until the first session
+    /// (`first`) runs.
+    pub(crate) fn new(runtime: Runtime, terminal: Arc<Terminal>, first: SessionChoice) -> Self {
         Self {
             history_file: FileHistory::for_project(runtime.root()),
             runtime,
             terminal,
             mcp: Mutex::new(None),
+            first: Mutex::new(Some(first)),
         }
     }
 }
 
-/// The runtime's choice for the TUI's `start`: `last` falls back to a new session.
+/// The runtime's choice for the TUI's `start`: a saved session (an id, or `last`), or a
+/// new one.
 fn choice(start: &SessionStart) -> SessionChoice {
-    match start.resume.as_deref() {
-        None => SessionChoice::New,
-        Some("last") => SessionChoice::LatestOrNew,
-        Some(id) => SessionChoice::Resume(id.to_string()),
-    }
+    start
+        .resume
+        .clone()
+        .map_or(SessionChoice::New, SessionChoice::Resume)
 }
 
 impl Host for TuiHost {
     fn start_session(&self, start: &SessionStart) -> Result<Session, HoneError> {
+        let first = self
+            .first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         let request = SessionRequest {
-            choice: choice(start),
+            choice: first.unwrap_or_else(|| choice(start)),
             model: start.model.clone(),
             interactive: true,
+            conversation: true,
             focus: String::new(),
             show_history: true,
             mcp_servers: true,
@@ -78,6 +89,7 @@ impl Host for TuiHost {
                 context_window: summary.context_window,
                 index: summary.index,
                 sandbox: summary.sandbox,
+                price: summary.price,
             },
             history: started.history,
         })
@@ -131,6 +143,10 @@ impl Host for TuiHost {
             .unwrap_or_else(|_| self.history_file.load())
     }
 
+    fn agents_md(&self) -> Result<String, HoneError> {
+        Ok(hone_runtime::init::agents_md(self.runtime.root()))
+    }
+
     fn mcp_status(&self) -> Vec<String> {
         let clients = self
             .mcp
@@ -159,6 +175,15 @@ impl Host for TuiHost {
         tokio::runtime::Handle::current()
             .block_on(clients.prompt(server, prompt, arguments))
             .map_err(|message| HoneError::new(hone_protocol::ErrorCategory::Tool, message))
+    }
+
+    fn expand_mentions(&self, text: &str) -> Mentions {
+        let expanded = self.runtime.expand_mentions(text);
+        Mentions {
+            text: expanded.text,
+            attached: expanded.attached.iter().map(|a| a.describe()).collect(),
+            problems: expanded.problems.iter().map(ToString::to_string).collect(),
+        }
     }
 
     fn remember_input(&self, text: &str) {

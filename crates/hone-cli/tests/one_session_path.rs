@@ -105,6 +105,7 @@ fn tui_resume() -> SessionRequest {
         choice: SessionChoice::LatestOrNew,
         model: None,
         interactive: true,
+        conversation: true,
         focus: String::new(),
         show_history: true,
         mcp_servers: false,

@@ -279,14 +279,15 @@ fn exec(root: &Path, url: &str, extra: &[&str], prompt: &str) -> std::process::O
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_terminal_ui_continues_the_session_exec_started_and_exec_resumes_it() {
+async fn hone_starts_new_sessions_and_continue_resumes_the_last_conversation_not_exec() {
     let repo = repository();
     let root = repo.path().canonicalize().unwrap();
     let server = MockServer::start().await;
-    for text in ["answer one", "answer two", "answer three"] {
+    for text in ["answer one", "answer two", "answer three", "answer four"] {
         server.enqueue(Reply::new().text(text).openai_chat());
     }
     let url = server.url();
+    let tui_args = ["--provider", "lmstudio", "--base-url", url.as_str()];
     let first = exec(&root, &url, &[], "first task");
     assert!(
         first.status.success(),
@@ -294,35 +295,112 @@ async fn the_terminal_ui_continues_the_session_exec_started_and_exec_resumes_it(
         String::from_utf8_lossy(&first.stderr)
     );
 
-    // `hone` resumes the project's last session: the conversation exec had is on screen.
-    let mut tui = Tui::start(&root, &["--provider", "lmstudio", "--base-url", &url]);
-    let screen = tui.wait_for("answer one").await;
-    assert!(screen.contains("first task"), "{screen}");
-    tui.type_text("second task").await;
+    // `hone "task"` starts a new session (not exec's) with the task already sent.
+    let mut args = tui_args.to_vec();
+    args.push("second task");
+    let mut tui = Tui::start(&root, &args);
+    let screen = tui.wait_for("answer two").await;
+    assert!(screen.contains("second task"), "{screen}");
+    assert!(!screen.contains("first task"), "a new session: {screen}");
+    tui.send(b"\x04");
+    let status = tui.wait_exit().await;
+    assert!(status.success(), "{}", tui.contents());
+    let sent = server.requests()[1].json().to_string();
+    assert!(sent.contains("second task"), "{sent}");
+    assert!(!sent.contains("first task"), "{sent}");
+
+    // An exec run after it is the latest session, but not a conversation.
+    let third = exec(&root, &url, &[], "third task");
+    assert!(third.status.success());
+
+    // `hone -c` continues the terminal UI's conversation, not the exec run.
+    let mut args = tui_args.to_vec();
+    args.push("-c");
+    let mut tui = Tui::start(&root, &args);
+    let screen = tui.wait_for("answer two").await;
+    assert!(!screen.contains("third task"), "{screen}");
+    tui.type_text("fourth task").await;
     tui.send(b"\r");
-    tui.wait_for("answer two").await;
+    tui.wait_for("answer four").await;
     tui.send(b"\x04");
     assert!(tui.wait_exit().await.success(), "{}", tui.contents());
-    let sent = server.requests()[1].json().to_string();
-    for needle in ["first task", "answer one", "second task"] {
+    let sent = server.requests()[3].json().to_string();
+    for needle in ["second task", "answer two", "fourth task"] {
         assert!(sent.contains(needle), "{needle} missing from {sent}");
+    }
+    for needle in ["first task", "third task"] {
+        assert!(!sent.contains(needle), "{needle} in {sent}");
     }
 
-    // And exec resumes what the terminal UI added.
-    let third = exec(&root, &url, &["--resume", "last"], "third task");
-    let stderr = String::from_utf8_lossy(&third.stderr);
-    assert!(third.status.success(), "{stderr}");
-    assert!(stderr.contains("resuming session"), "{stderr}");
-    let sent = server.requests()[2].json().to_string();
-    for needle in [
-        "first task",
-        "answer one",
-        "second task",
-        "answer two",
-        "third task",
-    ] {
-        assert!(sent.contains(needle), "{needle} missing from {sent}");
+    // And exec resumes the latest session of any kind with --resume last.
+    server.enqueue(Reply::new().text("answer five").openai_chat());
+    let fifth = exec(&root, &url, &["--resume", "last"], "fifth task");
+    let stderr = String::from_utf8_lossy(&fifth.stderr);
+    assert!(fifth.status.success(), "{stderr}");
+    let sent = server.requests()[4].json().to_string();
+    assert!(sent.contains("fourth task"), "{sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_proposes_agents_md_as_an_edit_and_leaves_an_existing_one_alone() {
+    let repo = repository();
+    let root = repo.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"scripts": {"test": "node test.js"}}"#,
+    )
+    .unwrap();
+    let server = MockServer::start().await;
+    let url = server.url();
+    let mut tui = Tui::start(&root, &["--provider", "lmstudio", "--base-url", &url]);
+    tui.wait_for("Welcome to hone").await;
+    tui.type_text("/init").await;
+    tui.send(b"\r");
+    let dialog = tui.wait_for("approve write_file?").await;
+    assert!(dialog.contains("AGENTS.md"), "{dialog}");
+    tui.send(b"y");
+    let agents = root.join("AGENTS.md");
+    let deadline = Instant::now() + WAIT;
+    while !agents.exists() {
+        assert!(Instant::now() < deadline, "{}", tui.contents());
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let text = std::fs::read_to_string(&agents).unwrap();
+    assert!(text.contains("- javascript (1 files)"), "{text}");
+    assert!(text.contains("- test: `npm run test`"), "{text}");
+
+    tui.type_text("/init").await;
+    tui.send(b"\r");
+    tui.wait_for("AGENTS.md exists and was left alone").await;
+    assert_eq!(std::fs::read_to_string(&agents).unwrap(), text);
+    tui.type_text("/undo").await;
+    tui.send(b"\r");
+    tui.wait_for("undone:").await;
+    assert!(!agents.exists(), "the write is in the undo journal");
+    tui.send(b"\x04");
+    assert!(tui.wait_exit().await.success(), "{}", tui.contents());
+    assert!(server.requests().is_empty(), "no model request for /init");
+}
+
+#[test]
+fn continue_without_a_conversation_says_so() {
+    let repo = repository();
+    let root = repo.path().canonicalize().unwrap();
+    let mut tui = Tui::start(
+        &root,
+        &[
+            "--provider",
+            "lmstudio",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "-c",
+        ],
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let screen = runtime.block_on(tui.wait_for("no earlier conversation"));
+    assert!(screen.contains("hone` starts a new one"), "{screen}");
+    let status = runtime.block_on(tui.wait_exit());
+    assert!(!status.success());
 }
 
 #[test]

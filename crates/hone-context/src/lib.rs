@@ -34,6 +34,7 @@
 //! and restored as opaque JSON with [`ContextManager::snapshot`] and
 //! [`ContextManager::restore`].
 
+pub mod at_mentions;
 mod build;
 mod compaction;
 mod document;

@@ -36,6 +36,7 @@ mod repeats;
 mod session;
 mod tools;
 mod turn;
+mod user_write;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -243,6 +243,7 @@ async fn route_requests(
                 let _ = queue.send(frame);
             }
             Request::UserMessage { .. }
+            | Request::WriteFile { .. }
             | Request::Undo { .. }
             | Request::ListUndo
             | Request::Compact
@@ -276,6 +277,7 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
         agent.request_id = Some(frame.id);
         match frame.request {
             Request::UserMessage { text } => agent.run_turn(text).await,
+            Request::WriteFile { path, content } => agent.write_for_user(path, content).await,
             Request::Undo { count } => {
                 agent.undo(count);
                 agent.save_context();

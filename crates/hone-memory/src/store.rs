@@ -248,6 +248,29 @@ impl SessionStore {
         Ok(self.list(Some(project), 1)?.into_iter().next())
     }
 
+    /// Marks session `id` as a conversation (held in the terminal UI, not a one-shot run);
+    /// false when there is no such session.
+    pub fn mark_conversation(&mut self, id: &str) -> Result<bool, MemoryError> {
+        let marked = self
+            .connection
+            .execute("UPDATE sessions SET conversation = 1 WHERE id = ?1", [id])
+            .map_err(|error| self.database(error))?;
+        Ok(marked > 0)
+    }
+
+    /// The project's most recently active conversation ([`SessionStore::mark_conversation`]),
+    /// leaving out one-shot runs.
+    pub fn latest_conversation(&self, project: &str) -> Result<Option<SessionInfo>, MemoryError> {
+        let sql = format!(
+            "{SESSION_COLUMNS} WHERE s.project = ?1 AND s.conversation = 1 AND NOT {UNANSWERED} \
+             ORDER BY s.updated_ms DESC, s.id DESC LIMIT 1"
+        );
+        self.connection
+            .query_row(&sql, [project], session_from_row)
+            .optional()
+            .map_err(|error| self.database(error))
+    }
+
     /// Deletes a session with its messages and undo journal; false when there was none.
     pub fn delete(&mut self, id: &str) -> Result<bool, MemoryError> {
         let deleted = self

@@ -530,3 +530,20 @@ fn failed_unanswered_sessions_older_than_a_day_are_deleted_by_the_next_create() 
         "a run that did not fail (killed mid-reply) stays resumable"
     );
 }
+
+#[test]
+fn the_latest_conversation_leaves_out_one_shot_runs() {
+    let mut store = SessionStore::open_in_memory().unwrap();
+    assert_eq!(store.latest_conversation("/p").unwrap(), None);
+    let talked = store.create(&new_session("/p")).unwrap();
+    assert!(store.mark_conversation(&talked.id).unwrap());
+    store.create(&new_session("/p")).unwrap();
+    let other = store.create(&new_session("/q")).unwrap();
+    assert!(store.mark_conversation(&other.id).unwrap());
+    assert_eq!(store.list(Some("/p"), 10).unwrap().len(), 2);
+    assert_eq!(
+        store.latest_conversation("/p").unwrap().map(|s| s.id),
+        Some(talked.id)
+    );
+    assert!(!store.mark_conversation("01NOSUCHSESSION").unwrap());
+}

@@ -29,6 +29,7 @@ mod driver;
 mod framing;
 mod http;
 mod ollama_ctx;
+pub mod pricing;
 mod retry;
 mod wire;
 

@@ -15,6 +15,12 @@ pub enum RuntimeError {
         /// The project's key.
         project: String,
     },
+    /// `hone --continue`, and the project has no conversation held in the terminal UI.
+    #[error("no earlier conversation in {project} to continue (`hone` starts a new one)")]
+    NoConversation {
+        /// The project's key.
+        project: String,
+    },
     /// The session to resume, fork or delete was saved for another project.
     #[error("session {id} belongs to {project}")]
     OtherProject {
@@ -41,10 +47,9 @@ impl From<RuntimeError> for HoneError {
     fn from(error: RuntimeError) -> Self {
         match error {
             RuntimeError::Hone(error) => error,
-            other
-            @ (RuntimeError::NoSessionToResume { .. } | RuntimeError::OtherProject { .. }) => {
-                HoneError::config(other.to_string())
-            }
+            other @ (RuntimeError::NoSessionToResume { .. }
+            | RuntimeError::NoConversation { .. }
+            | RuntimeError::OtherProject { .. }) => HoneError::config(other.to_string()),
         }
     }
 }

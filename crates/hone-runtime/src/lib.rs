@@ -22,6 +22,7 @@
 //!         choice: SessionChoice::LatestOrNew,
 //!         model: None,
 //!         interactive: false,
+//!         conversation: false,
 //!         focus: String::new(),
 //!         show_history: false,
 //!         mcp_servers: false,
@@ -39,6 +40,7 @@ pub mod document;
 mod error;
 pub mod index;
 mod index_build;
+pub mod init;
 mod interaction;
 pub mod mcp;
 pub mod provider;

@@ -80,6 +80,7 @@ impl AgentSessions for AgentRuntime {
                     choice: SessionChoice::Unsaved,
                     model: None,
                     interactive: false,
+                    conversation: false,
                     focus: String::new(),
                     show_history: false,
                     mcp_servers: false,

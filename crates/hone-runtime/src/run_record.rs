@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use hone_api::{Event, RunStatus, TurnEnd, TurnStats, Usage};
+use hone_api::{Event, ModelPrice, RunStatus, TurnEnd, TurnStats, Usage};
 use hone_protocol::{ErrorCategory, HoneError};
 
 /// What a run's `result` reports, gathered from its events.
@@ -13,6 +13,7 @@ pub struct RunRecord {
     text: String,
     session_id: Option<String>,
     usage: Usage,
+    price: Option<ModelPrice>,
 }
 
 impl Default for RunRecord {
@@ -29,7 +30,23 @@ impl RunRecord {
             text: String::new(),
             session_id: None,
             usage: Usage::default(),
+            price: None,
         }
+    }
+
+    /// The session's model costs `price` (`None`: unknown, the result's cost is null).
+    pub fn set_price(&mut self, price: Option<ModelPrice>) {
+        self.price = price;
+    }
+
+    /// The session's model's price, when known.
+    pub fn price(&self) -> Option<ModelPrice> {
+        self.price
+    }
+
+    /// What the run cost in US dollars, when the model's price is known.
+    pub fn cost(&self) -> Option<f64> {
+        self.price.map(|price| price.cost(&self.usage))
     }
 
     /// Notes what `event` tells about the run: the saved session, the last reply, the
@@ -53,8 +70,7 @@ impl RunRecord {
             text: self.text.clone(),
             session_id: self.session_id.clone(),
             usage: self.usage,
-            // hone knows no model prices yet.
-            cost: None,
+            cost: self.cost(),
             duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             error: error.cloned().map(hone_core::error_info),
         }
@@ -157,8 +173,20 @@ mod tests {
         assert_eq!(text, "Fixed.");
         assert_eq!(session_id.as_deref(), Some("01J"));
         assert_eq!(reported, usage);
-        assert_eq!(cost, None);
+        assert_eq!(cost, None, "no price, no cost");
         assert_eq!(error, None);
+        record.set_price(Some(ModelPrice {
+            input: 1.0,
+            cached_input: 0.1,
+            output: 1_000_000.0,
+        }));
+        let Event::Result { cost, .. } = record.result(RunStatus::Completed, 0, None) else {
+            unreachable!()
+        };
+        assert!(
+            cost.is_some_and(|cost| (cost - 3.000_007).abs() < 1e-9),
+            "{cost:?}"
+        );
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub struct SessionRequest {
     pub model: Option<String>,
     /// Whether the front end answers approvals, error choices and conflicts.
     pub interactive: bool,
+    /// Whether a person holds the session as a conversation (the terminal UI), rather
+    /// than a one-shot run: such sessions are what [`SessionChoice::LastConversation`]
+    /// continues.
+    pub conversation: bool,
     /// What the repo map is focused on (the first prompt, or nothing).
     pub focus: String,
     /// Whether the front end shows a resumed session's conversation
@@ -64,7 +68,7 @@ pub struct SessionRequest {
 }
 
 /// What a front end shows about a running session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionSummary {
     /// Provider instance name.
     pub provider: String,
@@ -78,6 +82,9 @@ pub struct SessionSummary {
     pub index: String,
     /// One line about the commands' sandbox.
     pub sandbox: String,
+    /// The model's price (`hone_providers::pricing`): known, free (embedded, Ollama) or
+    /// `None` (front ends show tokens only).
+    pub price: Option<hone_api::ModelPrice>,
 }
 
 /// A running session.
@@ -171,6 +178,29 @@ impl Runtime {
         })
     }
 
+    /// `text` with its `@path` mentions expanded (files and directory listings of this
+    /// project, within [`hone_context::at_mentions::DEFAULT_MENTION_BUDGET_TOKENS`]).
+    pub fn expand_mentions(&self, text: &str) -> hone_context::at_mentions::Expanded {
+        match hone_policy::PathGuard::new(&self.options.root) {
+            Ok(guard) => hone_context::at_mentions::expand(
+                &guard,
+                text,
+                hone_context::at_mentions::DEFAULT_MENTION_BUDGET_TOKENS,
+            ),
+            Err(error) => hone_context::at_mentions::Expanded {
+                text: text.to_string(),
+                attached: Vec::new(),
+                problems: hone_context::at_mentions::find(text)
+                    .into_iter()
+                    .map(|mention| hone_context::at_mentions::MentionError::Refused {
+                        path: mention.path,
+                        reason: error.to_string(),
+                    })
+                    .collect(),
+            },
+        }
+    }
+
     /// The configuration, read again (files may have changed), with `model` over the
     /// configured model.
     fn reload(&self, model: Option<&str>) -> Result<Config, RuntimeError> {
@@ -194,13 +224,13 @@ impl Runtime {
         let basics = crate::agent::basics(&config, &provider_config, interaction)?;
         let context_window = crate::context::context_window(&config, &provider_config);
         let roles = crate::agent::roles(&config, &provider_config, interaction).await?;
+        let price = hone_providers::pricing::price(provider_config.wire, &basics.model);
         let provider = crate::provider::build(&config, provider_config, interaction).await?;
         let opened = self.sessions.open_session(
-            &request.choice,
+            &request,
             config.provider_name(),
             &basics.model,
             config.undo_depth(),
-            request.show_history,
         )?;
         let index = self.code_index();
         let parts = index.parts(
@@ -226,6 +256,7 @@ impl Runtime {
             context_window,
             index: index_status,
             sandbox: basics.sandbox_status,
+            price,
         };
         let root = self.options.root.clone();
         if let Some(warning) = crate::mcp::ignored_servers(&config) {

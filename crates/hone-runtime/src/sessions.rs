@@ -9,6 +9,7 @@ use hone_memory::{DEFAULT_INPUT_HISTORY_CAP, NewSession, SessionInfo, SessionSto
 use hone_protocol::{HoneError, Message};
 
 use crate::error::{RuntimeError, store_error};
+use crate::runtime::SessionRequest;
 
 /// The session store in hone's data directory.
 pub fn open_store() -> Result<SessionStore, HoneError> {
@@ -34,6 +35,9 @@ pub enum SessionChoice {
     Resume(String),
     /// The project's latest session, or a new one when there is none.
     LatestOrNew,
+    /// The project's latest conversation (a session held in the terminal UI, not a
+    /// one-shot run); an error when there is none (`hone --continue`).
+    LastConversation,
     /// A copy of a saved session of this project (an id, a start of one, or `last`).
     Fork(String),
     /// A new session that is not saved (the `agent` tool of `hone mcp serve`).
@@ -157,18 +161,19 @@ impl SessionManager {
         })
     }
 
-    /// Creates, resumes or forks the session `choice` names, recorded with `provider` and
-    /// `model` (the core records the model of a resumed session when it starts). With
-    /// `show_history` the stored messages are read once, repaired, and handed both to the
-    /// core and to the caller. Without a store a new session runs unsaved.
+    /// Creates, resumes or forks the session `request` names, recorded with `provider`
+    /// and `model` (the core records the model of a resumed session when it starts), and
+    /// marked as a conversation when it is one. With `show_history` the stored messages
+    /// are read once, repaired, and handed both to the core and to the caller. Without a
+    /// store a new session runs unsaved.
     pub(crate) fn open_session(
         &self,
-        choice: &SessionChoice,
+        request: &SessionRequest,
         provider: &str,
         model: &str,
         undo_depth: usize,
-        show_history: bool,
     ) -> Result<Opened, RuntimeError> {
+        let choice = &request.choice;
         if *choice == SessionChoice::Unsaved {
             return Ok(Opened {
                 persistence: None,
@@ -190,7 +195,9 @@ impl SessionManager {
                             history: Vec::new(),
                         })
                     }
-                    SessionChoice::Resume(_) | SessionChoice::Fork(_) => {
+                    SessionChoice::Resume(_)
+                    | SessionChoice::Fork(_)
+                    | SessionChoice::LastConversation => {
                         Err(HoneError::config(reason.clone()).into())
                     }
                 };
@@ -202,6 +209,14 @@ impl SessionManager {
                 .latest_for_project(&self.project)?
                 .map(|info| (info, Opening::Resumed)),
             SessionChoice::Resume(id) => Some((self.existing(store, id)?, Opening::Resumed)),
+            SessionChoice::LastConversation => {
+                let found = store.latest_conversation(&self.project)?.ok_or_else(|| {
+                    RuntimeError::NoConversation {
+                        project: self.project.clone(),
+                    }
+                })?;
+                Some((found, Opening::Resumed))
+            }
             SessionChoice::Fork(id) => {
                 let source = self.existing(store, id)?;
                 Some((store.fork(&source.id)?, Opening::Forked))
@@ -220,8 +235,11 @@ impl SessionManager {
                 (store.create(&new)?, Opening::Created)
             }
         };
+        if request.conversation {
+            store.mark_conversation(&info.id)?;
+        }
         let resumed = opening != Opening::Created;
-        let history = if resumed && show_history {
+        let history = if resumed && request.show_history {
             Some(hone_memory::resume_history(
                 session_store.messages(&info.id)?,
             ))

@@ -53,6 +53,7 @@ fn request(choice: SessionChoice) -> SessionRequest {
         choice,
         model: None,
         interactive: false,
+        conversation: false,
         focus: String::new(),
         show_history: true,
         mcp_servers: false,

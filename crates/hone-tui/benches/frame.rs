@@ -71,6 +71,7 @@ fn options() -> AppOptions {
             context_window: Some(128_000),
             index: "none".into(),
             sandbox: "workspace-write, network off".into(),
+            price: None,
         },
         ..AppOptions::default()
     }

@@ -39,6 +39,11 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
         help: "provider, model, index, context, session stats",
     },
     SlashCommand {
+        name: "/init",
+        args: "[force]",
+        help: "write AGENTS.md from the project (a diff to approve)",
+    },
+    SlashCommand {
         name: "/reindex",
         args: "",
         help: "bring the code index up to date",
@@ -110,6 +115,10 @@ pub(crate) enum Command {
     Sessions(String),
     Status,
     Reindex,
+    /// `/init`, `/init force` (replace an existing AGENTS.md).
+    Init {
+        force: bool,
+    },
     Mcp,
     Eval,
     AutoApply(Option<bool>),
@@ -154,6 +163,11 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
         "/sessions" => Ok(Command::Sessions(rest.to_string())),
         "/status" => no_args(Command::Status),
         "/reindex" => no_args(Command::Reindex),
+        "/init" => match rest {
+            "" => Ok(Command::Init { force: false }),
+            "force" => Ok(Command::Init { force: true }),
+            other => Err(format!("/init takes nothing or `force`, not `{other}`")),
+        },
         "/mcp" => no_args(Command::Mcp),
         "/eval" => no_args(Command::Eval),
         "/auto-apply" => match rest.to_ascii_lowercase().as_str() {
@@ -237,6 +251,9 @@ mod tests {
         );
         assert!(parse("/add").unwrap_err().contains("needs a path"));
         assert!(parse("/status now").unwrap_err().contains("no arguments"));
+        assert_eq!(parse("/init"), Ok(Command::Init { force: false }));
+        assert_eq!(parse("/init force"), Ok(Command::Init { force: true }));
+        assert!(parse("/init now").unwrap_err().contains("`force`"));
     }
 
     #[test]

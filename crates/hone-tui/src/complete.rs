@@ -1,6 +1,39 @@
-//! Tab completion of project paths (symbols come from the host's code index).
+//! Tab completion of project paths and `@path` mentions (symbols come from the host's
+//! code index).
 
 use std::path::Path;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// What completes `word`: for an `@path` mention, the project paths (git-ignored ones
+/// left out) with the `@` kept; otherwise the paths, and symbols are up to the caller.
+pub(crate) fn mentions(root: &Path, word: &str, limit: usize) -> Option<Vec<String>> {
+    let partial = word.strip_prefix('@')?;
+    let ignore = root_gitignore(root);
+    Some(
+        paths(root, partial, usize::MAX)
+            .into_iter()
+            .filter(|path| {
+                let is_dir = path.ends_with('/');
+                !ignore
+                    .matched_path_or_any_parents(path.trim_end_matches('/'), is_dir)
+                    .is_ignore()
+            })
+            .take(limit)
+            .map(|path| format!("@{path}"))
+            .collect(),
+    )
+}
+
+/// The project's top `.gitignore` (an empty matcher without one).
+fn root_gitignore(root: &Path) -> Gitignore {
+    let mut builder = GitignoreBuilder::new(root);
+    let file = root.join(".gitignore");
+    if file.is_file() {
+        let _ = builder.add(file);
+    }
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
 
 /// Paths under `root` that complete `word` (root-relative; directories end with `/`).
 pub(crate) fn paths(root: &Path, word: &str, limit: usize) -> Vec<String> {
@@ -65,6 +98,27 @@ mod tests {
         assert_eq!(paths(dir.path(), "src/.", 10), ["src/.hidden"]);
         assert!(paths(dir.path(), ".g", 10).is_empty());
         assert!(paths(dir.path(), "nope/x", 10).is_empty());
+    }
+
+    #[test]
+    fn completes_at_mentions_without_git_ignored_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("target")).unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "").unwrap();
+        std::fs::write(dir.path().join("secret.log"), "").unwrap();
+        std::fs::write(dir.path().join("setup.sh"), "").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "target/\n*.log\n").unwrap();
+        assert_eq!(
+            mentions(dir.path(), "@s", 10).unwrap(),
+            ["@setup.sh", "@src/"]
+        );
+        assert_eq!(
+            mentions(dir.path(), "@src/m", 10).unwrap(),
+            ["@src/main.rs"]
+        );
+        assert!(mentions(dir.path(), "@t", 10).unwrap().is_empty());
+        assert_eq!(mentions(dir.path(), "src", 10), None, "not a mention");
     }
 
     #[test]

@@ -31,6 +31,17 @@ pub struct Session {
     pub history: Vec<Message>,
 }
 
+/// A message with its `@path` mentions expanded ([`Host::expand_mentions`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mentions {
+    /// The text to send: the message with the attached files after it.
+    pub text: String,
+    /// What was attached, one line each (`src/a.rs (40 lines)`).
+    pub attached: Vec<String>,
+    /// Mentions that were not attached, and why.
+    pub problems: Vec<String>,
+}
+
 /// A saved session, as `/sessions` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SavedSession {
@@ -81,6 +92,21 @@ pub trait Host: Send + Sync + 'static {
 
     /// Stores one input in the project's history.
     fn remember_input(&self, text: &str);
+
+    /// `text` with its `@path` mentions expanded (files and listings attached); by
+    /// default the text unchanged.
+    fn expand_mentions(&self, text: &str) -> Mentions {
+        Mentions {
+            text: text.to_string(),
+            ..Mentions::default()
+        }
+    }
+
+    /// A first `AGENTS.md` for the project (`/init`): languages, layout, entry points,
+    /// build and test commands.
+    fn agents_md(&self) -> Result<String, HoneError> {
+        Err(HoneError::config("/init is not available here"))
+    }
 
     /// The MCP servers of the session (`/mcp`): state, tools and prompts, one line each.
     fn mcp_status(&self) -> Vec<String> {

@@ -45,7 +45,7 @@ pub use app::{App, AppOptions, Effect, SessionInfo};
 pub use error::TuiError;
 pub use git::branch;
 pub use history::FileHistory;
-pub use host::{Host, SavedSession, Session, SessionStart};
+pub use host::{Host, Mentions, SavedSession, Session, SessionStart};
 pub use runner::{FRAME, Input, drive};
 
 /// How [`run`] starts.
@@ -55,6 +55,8 @@ pub struct TuiOptions {
     pub root: PathBuf,
     /// The first session: new, or resumed.
     pub start: SessionStart,
+    /// A first message, sent once the session runs (`hone "task"`).
+    pub prompt: Option<String>,
     /// Ring the bell when a turn that took at least this long ends.
     pub bell_after: Option<Duration>,
 }
@@ -91,6 +93,10 @@ pub async fn run(host: Arc<dyn Host>, options: TuiOptions) -> Result<Option<Stri
             history.len()
         ));
     }
+    let first = options
+        .prompt
+        .map(|prompt| app.send_message(prompt))
+        .unwrap_or_default();
     let (inputs_tx, inputs) = tokio::sync::mpsc::unbounded_channel();
     let (tty, mut terminal) =
         terminal::Tty::start(inputs_tx).map_err(|error| TuiError::Terminal(error.to_string()))?;
@@ -100,8 +106,11 @@ pub async fn run(host: Arc<dyn Host>, options: TuiOptions) -> Result<Option<Stri
         host,
         session,
         inputs,
-        options.root,
-        Some(&tty),
+        runner::Place {
+            root: options.root,
+            tty: Some(&tty),
+            first,
+        },
     )
     .await;
     drop(tty);

@@ -26,6 +26,8 @@ pub const FRAME: Duration = Duration::from_millis(16);
 const EVENT_BATCH: usize = 512;
 /// How often the git branch in the status bar is read again.
 const BRANCH_EVERY_SECS: u64 = 5;
+/// The file `/init` writes at the project root.
+const AGENTS_FILE: &str = "AGENTS.md";
 /// How long a quitting TUI waits for the session to shut down (and save).
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
@@ -43,6 +45,7 @@ enum HostReply {
     Sessions(Result<Vec<SavedSession>, HoneError>),
     Deleted(String, Result<(), HoneError>),
     Reindexed(Result<String, HoneError>),
+    AgentsMd(Result<String, HoneError>),
     Mcp(Vec<String>),
     McpPrompt(Result<String, HoneError>),
     Completions(String, Vec<(String, String)>),
@@ -60,19 +63,32 @@ pub async fn drive<B: Backend>(
     inputs: UnboundedReceiver<Input>,
     root: PathBuf,
 ) -> Result<(), TuiError> {
-    drive_tty(terminal, app, host, session, inputs, root, None).await
+    let place = Place {
+        root,
+        tty: None,
+        first: Vec::new(),
+    };
+    drive_tty(terminal, app, host, session, inputs, place).await
 }
 
-/// [`drive`] on the real terminal `tty`.
+/// Where the loop runs: the project root, the real terminal (if any), and the effects
+/// to perform before anything else (a message sent from the command line).
+pub(crate) struct Place<'a> {
+    pub(crate) root: PathBuf,
+    pub(crate) tty: Option<&'a Tty>,
+    pub(crate) first: Vec<Effect>,
+}
+
+/// [`drive`] in `place` (on the real terminal when it has one).
 pub(crate) async fn drive_tty<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     host: Arc<dyn Host>,
     session: Session,
     mut inputs: UnboundedReceiver<Input>,
-    root: PathBuf,
-    tty: Option<&Tty>,
+    place: Place<'_>,
 ) -> Result<(), TuiError> {
+    let Place { root, tty, first } = place;
     let (replies_tx, mut replies) = mpsc::unbounded_channel();
     let mut run = Run {
         host,
@@ -81,6 +97,7 @@ pub(crate) async fn drive_tty<B: Backend>(
         root,
         events_open: true,
     };
+    run.perform(first, app, terminal, tty)?;
     let started = Instant::now();
     let mut clock = tokio::time::interval(Duration::from_millis(250));
     let mut shown_second = 0;
@@ -171,6 +188,16 @@ impl Run {
         let mut queue = std::collections::VecDeque::from(effects);
         while let Some(effect) = queue.pop_front() {
             match effect {
+                Effect::Send(Request::UserMessage { text }) => {
+                    let mentions = self.host.expand_mentions(&text);
+                    app.mentions_expanded(&mentions);
+                    let request = Request::UserMessage {
+                        text: mentions.text,
+                    };
+                    if self.session.handle.send(request).is_none() {
+                        tracing::warn!("the session is gone; request dropped");
+                    }
+                }
                 Effect::Send(request) => {
                     if self.session.handle.send(request).is_none() {
                         tracing::warn!("the session is gone; request dropped");
@@ -227,6 +254,20 @@ impl Run {
                         let _ = replies.send(HostReply::Reindexed(host.reindex()));
                     });
                 }
+                Effect::Init { force } => {
+                    if self.root.join(AGENTS_FILE).exists() && !force {
+                        app.warn(format!(
+                            "{AGENTS_FILE} exists and was left alone — `/init force` proposes a replacement (shown as a diff to approve)"
+                        ));
+                        continue;
+                    }
+                    app.notice(format!("writing {AGENTS_FILE} from the project…"));
+                    let host = self.host.clone();
+                    let replies = self.replies.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let _ = replies.send(HostReply::AgentsMd(host.agents_md()));
+                    });
+                }
                 Effect::McpStatus => {
                     let host = self.host.clone();
                     let replies = self.replies.clone();
@@ -251,6 +292,11 @@ impl Run {
                     let replies = self.replies.clone();
                     let root = self.root.clone();
                     tokio::task::spawn_blocking(move || {
+                        if let Some(found) = complete::mentions(&root, &word, 50) {
+                            let found = found.into_iter().map(|path| (path, String::new()));
+                            let _ = replies.send(HostReply::Completions(word, found.collect()));
+                            return;
+                        }
                         let mut found: Vec<(String, String)> = complete::paths(&root, &word, 50)
                             .into_iter()
                             .map(|path| (path, String::new()))
@@ -298,6 +344,18 @@ impl Run {
             HostReply::Reindexed(Ok(summary)) => app.notice(summary),
             HostReply::Reindexed(Err(error)) => {
                 app.error(format!("reindexing failed: {}", error.message));
+            }
+            HostReply::AgentsMd(Ok(content)) => {
+                let request = Request::WriteFile {
+                    path: AGENTS_FILE.to_string(),
+                    content,
+                };
+                if self.session.handle.send(request).is_none() {
+                    tracing::warn!("the session is gone; request dropped");
+                }
+            }
+            HostReply::AgentsMd(Err(error)) => {
+                app.error(format!("/init failed: {}", error.message));
             }
             HostReply::Mcp(lines) => app.show_mcp(lines),
             HostReply::McpPrompt(Ok(text)) => {

@@ -44,6 +44,8 @@ pub(crate) struct Status<'a> {
     pub(crate) indexing: Option<&'a str>,
     pub(crate) context_percent: Option<u8>,
     pub(crate) auto_apply: bool,
+    /// The session's cost in US dollars, when the model has a price.
+    pub(crate) cost: Option<f64>,
 }
 
 /// Draws the status bar; segments that do not fit are left out, least important first.
@@ -84,6 +86,9 @@ pub(crate) fn render(frame: &mut Frame<'_>, area: Rect, status: &Status<'_>) {
         ));
     }
     segments.push((6, vec![Span::styled(clock(status.elapsed), dim)]));
+    if let Some(cost) = status.cost {
+        segments.push((4, vec![Span::raw(hone_api::dollars(cost))]));
+    }
     let activity = match status.activity {
         Activity::Ready => Span::styled("✓ ready", Style::new().fg(Color::Green)),
         Activity::Working { what, since } => {

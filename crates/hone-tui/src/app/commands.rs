@@ -88,6 +88,13 @@ impl App {
                 self.notice("updating the code index…");
                 effects.push(Effect::Reindex);
             }
+            Command::Init { force } => {
+                if self.running {
+                    self.warn("a turn is running — /init when it ends");
+                } else {
+                    effects.push(Effect::Init { force });
+                }
+            }
             Command::Mcp => effects.push(Effect::McpStatus),
             Command::Eval => {
                 if self.last_message.is_none() {
@@ -203,7 +210,7 @@ impl App {
         )));
     }
 
-    fn warn(&mut self, text: impl Into<String>) {
+    pub(crate) fn warn(&mut self, text: impl Into<String>) {
         self.transcript
             .push(Entry::Notice(NoticeKind::Warning, text.into()));
     }
@@ -258,6 +265,14 @@ impl App {
                     thousands(totals.input_tokens),
                     thousands(totals.output_tokens)
                 ),
+            ),
+            (
+                "cost",
+                match session.price {
+                    Some(price) if price == hone_api::ModelPrice::FREE => "free".to_string(),
+                    Some(_) => hone_api::dollars(totals.cost),
+                    None => "unknown for this model (tokens only)".to_string(),
+                },
             ),
             ("tool calls", totals.tool_calls.to_string()),
             (

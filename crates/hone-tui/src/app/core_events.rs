@@ -362,6 +362,10 @@ impl App {
         self.totals.input_tokens += stats.usage.input_tokens;
         self.totals.output_tokens += stats.usage.output_tokens;
         self.totals.tool_calls += stats.tool_calls;
+        let price = self.paid_price();
+        if let Some(price) = price {
+            self.totals.cost += price.cost(&stats.usage);
+        }
         // Calls still shown as waiting or running were ended with the turn.
         self.modal = self
             .modal
@@ -370,7 +374,7 @@ impl App {
         self.waiting
             .retain(|modal| !matches!(modal, Modal::Approval(_)));
         self.proposed.clear();
-        self.transcript.push(Entry::Stats(stats_line(stats)));
+        self.transcript.push(Entry::Stats(stats_line(stats, price)));
         if self
             .options
             .bell_after
@@ -532,18 +536,25 @@ fn list(items: &[String]) -> String {
     text
 }
 
-/// `⏱ 3.2s │ 1,247 tokens │ 3 tool calls`
-fn stats_line(stats: &TurnStats) -> String {
+/// `⏱ 3.2s │ 1,247 tokens │ 3 tool calls`, and `│ $0.0042` when the model has a price.
+fn stats_line(stats: &TurnStats, price: Option<hone_api::ModelPrice>) -> String {
     let tokens = stats.usage.input_tokens + stats.usage.output_tokens;
     let calls = match stats.tool_calls {
         1 => "1 tool call".to_string(),
         n => format!("{n} tool calls"),
     };
-    format!(
+    let mut line = format!(
         "⏱ {} │ {} tokens │ {calls}",
         seconds(stats.duration_ms),
         thousands(tokens)
-    )
+    );
+    if let Some(price) = price {
+        line.push_str(&format!(
+            " │ {}",
+            hone_api::dollars(price.cost(&stats.usage))
+        ));
+    }
+    line
 }
 
 fn error_text(error: &HoneError) -> String {
@@ -575,6 +586,18 @@ mod tests {
             },
             duration_ms: 3_210,
         };
-        assert_eq!(stats_line(&stats), "⏱ 3.2s │ 1,247 tokens │ 3 tool calls");
+        assert_eq!(
+            stats_line(&stats, None),
+            "⏱ 3.2s │ 1,247 tokens │ 3 tool calls"
+        );
+        let price = hone_api::ModelPrice {
+            input: 2.0,
+            cached_input: 0.5,
+            output: 8.0,
+        };
+        assert_eq!(
+            stats_line(&stats, Some(price)),
+            "⏱ 3.2s │ 1,247 tokens │ 3 tool calls │ $0.0040"
+        );
     }
 }

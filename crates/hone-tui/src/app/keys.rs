@@ -280,6 +280,13 @@ impl App {
         }
     }
 
+    /// Sends `text` as the user's message, as if typed and entered (`hone "task"`).
+    pub fn send_message(&mut self, text: String) -> Vec<Effect> {
+        let mut effects = vec![Effect::RememberInput(text.clone())];
+        self.submit_message(text, &mut effects);
+        effects
+    }
+
     pub(super) fn submit_message(&mut self, text: String, effects: &mut Vec<Effect>) {
         self.scroll = 0;
         self.last_message = Some(text.clone());

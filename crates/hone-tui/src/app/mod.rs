@@ -33,7 +33,7 @@ const MIN_CONVERSATION_ROWS: u16 = 4;
 const MIN_DIALOG_ROWS: u16 = 7;
 
 /// Facts about the running session, for the status bar and `/status`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionInfo {
     /// Provider instance name.
     pub provider: String,
@@ -47,6 +47,8 @@ pub struct SessionInfo {
     pub index: String,
     /// One line about the commands' sandbox (`workspace-write, network off (…)`).
     pub sandbox: String,
+    /// The model's price, when known (free for local models); `None` shows tokens only.
+    pub price: Option<hone_api::ModelPrice>,
 }
 
 /// How the app starts.
@@ -91,6 +93,12 @@ pub enum Effect {
     Reindex,
     /// Stop waiting for the code index in this session (Esc while it is built).
     SkipIndexing,
+    /// `/init`: ask the host for a first `AGENTS.md` and propose writing it (an edit to
+    /// approve); an existing one only with `force`.
+    Init {
+        /// Replace an existing `AGENTS.md`.
+        force: bool,
+    },
     /// Ask the host for the MCP servers' state and call [`App::show_mcp`].
     McpStatus,
     /// Ask the host for an MCP server's prompt and send it as the user's message.
@@ -123,6 +131,8 @@ pub(crate) struct Totals {
     pub(crate) output_tokens: u64,
     pub(crate) tool_calls: u32,
     pub(crate) edits: u32,
+    /// US dollars, when the model's price is known.
+    pub(crate) cost: f64,
 }
 
 /// The whole TUI state.
@@ -242,6 +252,24 @@ impl App {
     /// Adds an error line to the conversation.
     pub fn error(&mut self, text: impl Into<String>) {
         self.transcript.push(Entry::Error(text.into()));
+    }
+
+    /// Shows what a message's `@path` mentions attached, and what they could not.
+    pub fn mentions_expanded(&mut self, mentions: &crate::host::Mentions) {
+        for attached in &mentions.attached {
+            self.notice(format!("attached {attached}"));
+        }
+        for problem in &mentions.problems {
+            self.warn(problem.clone());
+        }
+    }
+
+    /// The model's price when it is known and not free (what the status bar shows).
+    pub(crate) fn paid_price(&self) -> Option<hone_api::ModelPrice> {
+        self.options
+            .session
+            .price
+            .filter(|price| *price != hone_api::ModelPrice::FREE)
     }
 
     /// Another session replaced the old one (`/clear`, `/sessions`, `/model`); `history`
@@ -386,6 +414,7 @@ impl App {
                 indexing: self.indexing.as_deref(),
                 context_percent: self.context_percent(),
                 auto_apply: self.auto_apply,
+                cost: self.paid_price().map(|_| self.totals.cost),
             },
         );
         self.render_conversation(frame, body);

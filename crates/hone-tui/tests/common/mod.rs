@@ -28,6 +28,7 @@ pub fn app_with(approval: &str) -> App {
             context_window: Some(128_000),
             index: "12 files indexed".into(),
             sandbox: "workspace-write, network off".into(),
+            price: None,
         },
         history: vec!["an earlier question".into()],
         external_editor: false,

@@ -1,0 +1,180 @@
+//! First-hour features through the real binary: `@path` mentions in `hone exec` prompts
+//! and the cost of a run in money (known models) or tokens only (unknown ones).
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Output;
+
+use hone_testkit::{MockServer, Reply};
+use serde_json::Value;
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/math.js"),
+        "function add(a, b) {\n  return a + b;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join(".env"), "TOKEN=hunter2\n").unwrap();
+    dir
+}
+
+async fn hone(root: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hone"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", root.join(".home"))
+        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
+        .env("HONE_DATA_DIR", root.join(".home/data"))
+        .current_dir(root)
+        .stdin(std::process::Stdio::null())
+        .args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
+        .await
+        .unwrap()
+}
+
+fn result(output: &Output) -> Value {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|value| value["type"] == "result")
+        .unwrap_or_else(|| {
+            panic!(
+                "no result event: {}",
+                String::from_utf8_lossy(&output.stdout)
+            )
+        })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_attaches_mentioned_files_and_says_what_it_could_not() {
+    let dir = project();
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("It adds.").openai_chat());
+    let url = server.url();
+    let output = hone(
+        dir.path(),
+        &[],
+        &[
+            "exec",
+            "--provider",
+            "lmstudio",
+            "--base-url",
+            &url,
+            "what does @src/math.js do? see @src/ and @.env and @nope.rs, or mail a@b.com",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("attached src/math.js (3 lines)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("attached src/ (1 entry)"), "{stderr}");
+    assert!(stderr.contains("@.env: may hold secrets"), "{stderr}");
+    assert!(stderr.contains("@nope.rs: no such file"), "{stderr}");
+    assert!(
+        !stderr.contains("b.com"),
+        "an email is no mention: {stderr}"
+    );
+    let sent = server.requests()[0].json().to_string();
+    assert!(sent.contains("    1  function add(a, b) {"), "{sent}");
+    assert!(sent.contains("math.js\\n```"), "{sent}");
+    assert!(!sent.contains("hunter2"), "{sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_known_model_costs_money_and_an_unknown_one_only_tokens() {
+    let dir = project();
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .text("Done.")
+            .usage(1_000_000, 100_000)
+            .openai_chat(),
+    );
+    server.enqueue(Reply::new().text("Done.").usage(1_000, 10).openai_chat());
+    let url = server.url();
+    let known = hone(
+        dir.path(),
+        &[("OPENAI_API_KEY", "sk-test")],
+        &[
+            "exec",
+            "--provider",
+            "openai",
+            "--base-url",
+            &url,
+            "--model",
+            "gpt-4o-mini",
+            "hi",
+        ],
+    )
+    .await;
+    assert!(
+        known.status.success(),
+        "{}",
+        String::from_utf8_lossy(&known.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&known.stderr);
+    // 1M input tokens at $0.15 and 100k output tokens at $0.60 per million.
+    assert!(stderr.contains("· $0.21 ·"), "{stderr}");
+    let json = hone(
+        dir.path(),
+        &[("OPENAI_API_KEY", "sk-test")],
+        &[
+            "exec",
+            "--json",
+            "--provider",
+            "lmstudio",
+            "--base-url",
+            &url,
+            "--model",
+            "my-finetune",
+            "hi",
+        ],
+    )
+    .await;
+    let result = result(&json);
+    assert!(result["cost"].is_null(), "{result}");
+    assert_eq!(result["usage"]["input_tokens"], 1_000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_json_result_carries_the_cost_of_a_known_model() {
+    let dir = project();
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .text("Done.")
+            .usage(2_000_000, 1_000_000)
+            .openai_chat(),
+    );
+    let url = server.url();
+    let output = hone(
+        dir.path(),
+        &[("OPENAI_API_KEY", "sk-test")],
+        &[
+            "exec",
+            "--json",
+            "--provider",
+            "openai",
+            "--base-url",
+            &url,
+            "--model",
+            "gpt-4.1",
+            "hi",
+        ],
+    )
+    .await;
+    let result = result(&output);
+    // 2M × $2 + 1M × $8.
+    let cost = result["cost"].as_f64().unwrap();
+    assert!((cost - 12.0).abs() < 1e-9, "{result}");
+}
