@@ -1,5 +1,4 @@
-//! `hone context`: the project instructions and chosen files as one markdown document, and
-//! the one-line notices of context events.
+//! `hone context`: the project instructions and chosen files as one markdown document.
 
 use std::process::ExitCode;
 
@@ -22,9 +21,6 @@ pub struct ContextArgs {
     #[arg(long)]
     pub summary: bool,
 }
-
-/// One line telling the user about a context event (compaction, tracked files).
-pub(crate) use hone_runtime::report::events::notice;
 
 /// Runs `hone context [GLOB…] [--summary]`.
 pub(crate) fn run(global: &GlobalArgs, args: &ContextArgs) -> Result<ExitCode, HoneError> {

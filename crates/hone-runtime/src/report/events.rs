@@ -1,4 +1,9 @@
-//! One-line notices of the session events a line-oriented front end reports on stderr.
+//! One-line texts of the session events a line-oriented front end reports on stderr: notices
+//! of context events, the live status line's state, the checks' outcome and the summary line.
+
+use std::time::Duration;
+
+use hone_api::{CheckStatus, Event, ModelPrice, TurnStats};
 
 /// One line telling the user about a context event (compaction, tracked files).
 pub fn notice(event: &hone_api::Event) -> Option<String> {
@@ -45,6 +50,164 @@ pub fn notice(event: &hone_api::Event) -> Option<String> {
     }
 }
 
+/// What the live status line says after `event` (`None`: unchanged; `Some(None)`: nothing).
+pub fn live_state(event: &Event) -> Option<Option<String>> {
+    let state = match event {
+        Event::TurnStarted { .. }
+        | Event::ToolCompleted { .. }
+        | Event::ToolDenied { .. }
+        | Event::ContextCompacted { .. }
+        | Event::ChecksCompleted { .. } => "thinking".to_string(),
+        Event::ToolRequested {
+            name, arguments, ..
+        } => running(name, arguments),
+        Event::ChecksStarted { .. } => "running the checks".to_string(),
+        Event::ModelRetrying {
+            attempt,
+            delay_ms,
+            status,
+            ..
+        } => retrying(*attempt, *delay_ms, *status),
+        Event::ContextCompacting { .. } => "compacting…".to_string(),
+        Event::TurnCompleted { .. } | Event::TurnFailed { .. } | Event::TurnCancelled { .. } => {
+            return Some(None);
+        }
+        _ => return None,
+    };
+    Some(Some(state))
+}
+
+/// `running cargo test` for a command, `running read_file` for other tools.
+pub fn running(name: &str, arguments: &serde_json::Value) -> String {
+    let parsed: Option<serde_json::Value> = match arguments {
+        serde_json::Value::String(raw) => serde_json::from_str(raw).ok(),
+        other => Some(other.clone()),
+    };
+    match parsed
+        .as_ref()
+        .and_then(|arguments| arguments.get("command"))
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(command) => format!("running {}", compact(command, 60)),
+        None => format!("running {name}"),
+    }
+}
+
+/// `retrying in 4 s after 429 (retry 1)`.
+pub fn retrying(attempt: u32, delay_ms: u64, status: Option<u16>) -> String {
+    let after = status.map_or_else(
+        || "a connection failure".to_string(),
+        |code| code.to_string(),
+    );
+    format!(
+        "retrying in {} s after {after} (retry {attempt})",
+        delay_ms.div_ceil(1_000)
+    )
+}
+
+/// What `hone exec` prints for `checks.completed`: `checks passed (py_compile, pytest
+/// 12 s)`, `checks failed: …; the model is asked to fix them (1 of 3)` or
+/// `still failing: …`.
+pub fn checks_line(event: &Event) -> Option<String> {
+    let Event::ChecksCompleted {
+        passed,
+        checks,
+        failures,
+        repair_round,
+        max_repair_rounds,
+    } = event
+    else {
+        return None;
+    };
+    let ran: Vec<String> = checks
+        .iter()
+        .filter(|check| check.status != CheckStatus::Skipped)
+        .map(|check| {
+            if check.duration_ms >= 1_000 {
+                format!("{} {} s", check.name, check.duration_ms / 1_000)
+            } else {
+                check.name.clone()
+            }
+        })
+        .collect();
+    let skipped: Vec<String> = checks
+        .iter()
+        .filter(|check| check.status == CheckStatus::Skipped)
+        .map(|check| format!("; skipped {}: {}", check.name, check.detail))
+        .collect();
+    let skipped = skipped.concat();
+    Some(if *passed {
+        if ran.is_empty() {
+            format!("no checks ran{skipped}")
+        } else {
+            format!("checks passed ({}){skipped}", ran.join(", "))
+        }
+    } else {
+        let failing = compact(&failures.join("; "), 200);
+        match repair_round {
+            Some(round) => format!(
+                "checks failed: {failing}; the model is asked to fix them ({round} of {max_repair_rounds})"
+            ),
+            None => format!("still failing: {failing}{skipped}"),
+        }
+    })
+}
+
+/// A call's arguments as the model wrote them.
+pub fn raw_arguments(arguments: &serde_json::Value) -> String {
+    match arguments {
+        serde_json::Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// One line of at most `limit` characters.
+pub fn compact(text: &str, limit: usize) -> String {
+    let flat = text.replace(['\n', '\r'], " ");
+    if flat.chars().count() <= limit {
+        return flat;
+    }
+    let cut: String = flat.chars().take(limit).collect();
+    format!("{cut}…")
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// `done in 3.2s · 1,234 tokens (1,000 in, 234 out) · $0.0042 · 2 tool calls · 3 model
+/// requests`: the last line of a run (`what`: how it ended; the cost only for a priced model).
+pub fn summary_line(
+    what: &str,
+    stats: &TurnStats,
+    elapsed: Duration,
+    price: Option<ModelPrice>,
+) -> String {
+    let usage = stats.usage;
+    let cost = price
+        .filter(|price| *price != ModelPrice::FREE)
+        .map(|price| format!(" · {}", hone_api::dollars(price.cost(&usage))))
+        .unwrap_or_default();
+    format!(
+        "{what} in {:.1}s · {} tokens ({} in, {} out){cost} · {} tool calls · {} model requests",
+        elapsed.as_secs_f64(),
+        thousands(usage.input_tokens + usage.output_tokens),
+        thousands(usage.input_tokens),
+        thousands(usage.output_tokens),
+        stats.tool_calls,
+        stats.model_requests,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +230,133 @@ mod tests {
             Some("hone: tracking 1 file(s), ~120 tokens; `*.zig` matches no file")
         );
         assert_eq!(notice(&hone_api::Event::TurnStarted { turn: 1 }), None);
+    }
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn checks_lines_say_what_passed_and_what_still_fails() {
+        let check = |name: &str, status, duration_ms, detail: &str| hone_api::CheckResult {
+            name: name.into(),
+            command: String::new(),
+            status,
+            duration_ms,
+            detail: detail.into(),
+        };
+        let passed = Event::ChecksCompleted {
+            passed: true,
+            checks: vec![
+                check("syntax", CheckStatus::Passed, 3, ""),
+                check("pytest", CheckStatus::Passed, 12_400, ""),
+                check("mypy", CheckStatus::Skipped, 0, "denied by the policy"),
+            ],
+            failures: Vec::new(),
+            repair_round: None,
+            max_repair_rounds: 3,
+        };
+        assert_eq!(
+            checks_line(&passed).unwrap(),
+            "checks passed (syntax, pytest 12 s); skipped mypy: denied by the policy"
+        );
+        let failing = Event::ChecksCompleted {
+            passed: false,
+            checks: vec![check("pytest", CheckStatus::Failed, 10, "AssertionError")],
+            failures: vec!["pytest: AssertionError".into()],
+            repair_round: Some(2),
+            max_repair_rounds: 3,
+        };
+        assert_eq!(
+            checks_line(&failing).unwrap(),
+            "checks failed: pytest: AssertionError; the model is asked to fix them (2 of 3)"
+        );
+        let Event::ChecksCompleted {
+            checks, failures, ..
+        } = failing
+        else {
+            unreachable!()
+        };
+        let last = Event::ChecksCompleted {
+            passed: false,
+            checks,
+            failures,
+            repair_round: None,
+            max_repair_rounds: 3,
+        };
+        assert_eq!(
+            checks_line(&last).unwrap(),
+            "still failing: pytest: AssertionError"
+        );
+        assert!(checks_line(&Event::TurnStarted { turn: 1 }).is_none());
+    }
+
+    #[test]
+    fn the_live_state_names_the_command_the_retry_and_compaction() {
+        let call = Event::ToolRequested {
+            call_id: "c".into(),
+            name: "run_command".into(),
+            arguments: serde_json::json!({"command": "cargo test"}),
+        };
+        assert_eq!(live_state(&call), Some(Some("running cargo test".into())));
+        let read = Event::ToolRequested {
+            call_id: "r".into(),
+            name: "read_file".into(),
+            arguments: serde_json::Value::String("{\"path\": \"a\"}".into()),
+        };
+        assert_eq!(live_state(&read), Some(Some("running read_file".into())));
+        let retry = Event::ModelRetrying {
+            attempt: 1,
+            delay_ms: 3_500,
+            status: Some(429),
+            reason: "rate limited".into(),
+        };
+        assert_eq!(
+            live_state(&retry),
+            Some(Some("retrying in 4 s after 429 (retry 1)".into()))
+        );
+        let compacting = Event::ContextCompacting {
+            before_tokens: 10,
+            manual: false,
+        };
+        assert_eq!(live_state(&compacting), Some(Some("compacting…".into())));
+        assert_eq!(live_state(&Event::MessageDelta { text: "a".into() }), None);
+    }
+
+    #[test]
+    fn compact_cuts_long_text_to_one_line() {
+        assert_eq!(compact("a\nb", 10), "a b");
+        assert_eq!(compact("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn the_summary_line_names_tokens_cost_and_calls() {
+        let stats = TurnStats {
+            model_requests: 3,
+            tool_calls: 2,
+            usage: hone_api::Usage {
+                input_tokens: 1_000,
+                output_tokens: 234,
+                ..hone_api::Usage::default()
+            },
+            duration_ms: 0,
+        };
+        let price = ModelPrice {
+            input: 1.0,
+            cached_input: 0.1,
+            output: 10.0,
+        };
+        assert_eq!(
+            summary_line("done", &stats, Duration::from_millis(3_200), Some(price)),
+            "done in 3.2s · 1,234 tokens (1,000 in, 234 out) · $0.0033 · 2 tool calls · 3 model requests"
+        );
+        assert!(
+            !summary_line("done", &stats, Duration::ZERO, Some(ModelPrice::FREE)).contains('$')
+        );
+        assert!(!summary_line("done", &stats, Duration::ZERO, None).contains('$'));
     }
 }
