@@ -105,7 +105,7 @@ async fn start(
     handle.submit(RequestFrame::new(
         json_lines::PROMPT_ID,
         Request::UserMessage {
-            text: crate::input::attach_mentions(&runtime, &prompt),
+            text: crate::input::attach_mentions(runtime.expand_mentions(&prompt)),
         },
     ));
 

@@ -20,10 +20,9 @@ pub(crate) fn prompt_text(words: &[String]) -> Result<String, HoneError> {
     combine(words, piped)
 }
 
-/// `prompt` with its `@path` mentions expanded; stderr names each attachment (not with
+/// The prompt with its `@path` mentions `expanded`; stderr names each attachment (not with
 /// `--quiet`) and each mention that could not be attached.
-pub(crate) fn attach_mentions(runtime: &hone_runtime::Runtime, prompt: &str) -> String {
-    let expanded = runtime.expand_mentions(prompt);
+pub(crate) fn attach_mentions(expanded: hone_context::at_mentions::Expanded) -> String {
     if !crate::term::quiet() {
         for attached in &expanded.attached {
             eprintln!("hone: attached {}", attached.describe());

@@ -1,4 +1,5 @@
-//! First-hour features through the real binary: `@path` mentions in `hone exec` prompts
+//! First-hour features through the real binary: `@path` mentions in `hone exec` and `hone ask`
+//! prompts
 //! and the cost of a run in money (known models) or tokens only (unknown ones).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -87,6 +88,37 @@ async fn exec_attaches_mentioned_files_and_says_what_it_could_not() {
     let sent = server.requests()[0].json().to_string();
     assert!(sent.contains("    1  function add(a, b) {"), "{sent}");
     assert!(sent.contains("math.js\\n```"), "{sent}");
+    assert!(!sent.contains("hunter2"), "{sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_attaches_mentioned_files_too() {
+    let dir = project();
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("It adds.").openai_chat());
+    let url = server.url();
+    let output = hone(
+        dir.path(),
+        &[],
+        &[
+            "ask",
+            "--provider",
+            "lmstudio",
+            "--base-url",
+            &url,
+            "what does @src/math.js do? and @.env?",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("attached src/math.js (3 lines)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(".env"), "the refusal is named: {stderr}");
+    let sent = server.requests()[0].json().to_string();
+    assert!(sent.contains("return a + b;"), "{sent}");
     assert!(!sent.contains("hunter2"), "{sent}");
 }
 

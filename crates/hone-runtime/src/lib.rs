@@ -57,5 +57,7 @@ pub use index::{CodeIndex, IndexProgress};
 pub use interaction::{IndexChoice, Interaction, Unattended};
 pub use root::ProjectPlace;
 pub use run_record::RunRecord;
-pub use runtime::{Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession};
+pub use runtime::{
+    Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession, expand_mentions,
+};
 pub use sessions::{OpenedSession, Opening, SessionChoice, SessionManager};

@@ -181,24 +181,7 @@ impl Runtime {
     /// `text` with its `@path` mentions expanded (files and directory listings of this
     /// project, within [`hone_context::at_mentions::DEFAULT_MENTION_BUDGET_TOKENS`]).
     pub fn expand_mentions(&self, text: &str) -> hone_context::at_mentions::Expanded {
-        match hone_policy::PathGuard::new(&self.options.root) {
-            Ok(guard) => hone_context::at_mentions::expand(
-                &guard,
-                text,
-                hone_context::at_mentions::DEFAULT_MENTION_BUDGET_TOKENS,
-            ),
-            Err(error) => hone_context::at_mentions::Expanded {
-                text: text.to_string(),
-                attached: Vec::new(),
-                problems: hone_context::at_mentions::find(text)
-                    .into_iter()
-                    .map(|mention| hone_context::at_mentions::MentionError::Refused {
-                        path: mention.path,
-                        reason: error.to_string(),
-                    })
-                    .collect(),
-            },
-        }
+        expand_mentions(&self.options.root, text)
     }
 
     /// The configuration, read again (files may have changed), with `model` over the
@@ -303,5 +286,29 @@ impl Runtime {
             warnings,
             mcp,
         })
+    }
+}
+
+/// `text` with its `@path` mentions inside the project at `root` expanded (files with
+/// numbered lines, directories as listings, within the mention budget); mentions that could
+/// not be attached are left as written and named in `problems`.
+pub fn expand_mentions(root: &std::path::Path, text: &str) -> hone_context::at_mentions::Expanded {
+    match hone_policy::PathGuard::new(root) {
+        Ok(guard) => hone_context::at_mentions::expand(
+            &guard,
+            text,
+            hone_context::at_mentions::DEFAULT_MENTION_BUDGET_TOKENS,
+        ),
+        Err(error) => hone_context::at_mentions::Expanded {
+            text: text.to_string(),
+            attached: Vec::new(),
+            problems: hone_context::at_mentions::find(text)
+                .into_iter()
+                .map(|mention| hone_context::at_mentions::MentionError::Refused {
+                    path: mention.path,
+                    reason: error.to_string(),
+                })
+                .collect(),
+        },
     }
 }
