@@ -32,7 +32,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
     overrides.approval.clone_from(&args.approval);
     let terminal = Arc::new(Terminal::detect(false));
     let runtime = crate::terminal::open_runtime(global, overrides, terminal.clone())?;
-    eprintln!("hone: updating the code index…");
+    eprintln!("hone: opening the code index…");
     let runtime = tokio::task::spawn_blocking(move || {
         tracing::info!("code index: {}", runtime.code_index().status());
         runtime
