@@ -35,5 +35,5 @@ pub use request::{Request, RequestFrame};
 pub use types::{
     ApprovalDecision, ApprovedBy, CheckResult, CheckStatus, CompactionMethod, ConflictChoice,
     ErrorCategory, ErrorChoice, ErrorInfo, LocalizedItem, ModelPrice, RunStatus, SessionSummary,
-    TaskKind, TrackMode, TrackedInfo, TurnEnd, TurnStats, UndoEntry, Usage, dollars,
+    TaskKind, TrackMode, TrackedInfo, TurnEnd, TurnStats, UndoEntry, Usage, dollars, thousands,
 };

@@ -69,6 +69,24 @@ impl ModelPrice {
     }
 }
 
+/// A count for people, `1234567` as `1,234,567`.
+///
+/// ```
+/// assert_eq!(hone_api::thousands(999), "999");
+/// assert_eq!(hone_api::thousands(1_234_567), "1,234,567");
+/// ```
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// US dollars for people: `$0.0042` below a cent, `$1.27` below a hundred, `$312` above.
 ///
 /// ```

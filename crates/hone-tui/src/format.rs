@@ -2,19 +2,6 @@
 
 use std::time::Duration;
 
-/// `1234567` as `1,234,567`.
-pub(crate) fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (position, digit) in digits.chars().enumerate() {
-        if position > 0 && (digits.len() - position).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 /// A duration in milliseconds as `3.2s` (or `850ms` below a second, `2m05s` above a minute).
 pub(crate) fn seconds(ms: u64) -> String {
     if ms < 1_000 {
@@ -60,14 +47,6 @@ pub(crate) fn one_line(text: &str, limit: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_247), "1,247");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-    }
 
     #[test]
     fn durations_read_naturally() {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hone_api::{CheckStatus, Event, ModelPrice, TurnStats};
+use hone_api::{CheckStatus, Event, ModelPrice, TurnStats, thousands};
 
 /// One line telling the user about a context event (compaction, tracked files).
 pub fn notice(event: &hone_api::Event) -> Option<String> {
@@ -171,19 +171,6 @@ pub fn compact(text: &str, limit: usize) -> String {
     format!("{cut}…")
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (position, digit) in digits.chars().enumerate() {
-        if position > 0 && (digits.len() - position).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 /// `done in 3.2s · 1,234 tokens (1,000 in, 234 out) · $0.0042 · 2 tool calls · 3 model
 /// requests`: the last line of a run (`what`: how it ended; the cost only for a priced model).
 pub fn summary_line(
@@ -230,14 +217,6 @@ mod tests {
             Some("hone: tracking 1 file(s), ~120 tokens; `*.zig` matches no file")
         );
         assert_eq!(notice(&hone_api::Event::TurnStarted { turn: 1 }), None);
-    }
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000), "1,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

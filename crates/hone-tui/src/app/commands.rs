@@ -7,7 +7,9 @@ use ratatui::text::{Line, Span};
 use super::{App, Effect};
 use crate::commands::{COMMANDS, Command, parse};
 use crate::diff_view;
-use crate::format::{clock, thousands};
+use hone_api::thousands;
+
+use crate::format::clock;
 use crate::host::SessionStart;
 use crate::modal::{InfoModal, Modal};
 use crate::transcript::{Entry, NoticeKind};

@@ -9,7 +9,9 @@ use hone_api::{
 use hone_protocol::HoneError;
 
 use super::{App, Effect};
-use crate::format::{seconds, thousands};
+use hone_api::thousands;
+
+use crate::format::seconds;
 use crate::modal::{ApprovalModal, Choice, ChoiceAction, ChoiceModal, Modal, Proposal};
 use crate::status::Activity;
 use crate::tool_line;
