@@ -24,7 +24,7 @@ pub struct ContextArgs {
 
 /// Runs `hone context [GLOB…] [--summary]`.
 pub(crate) fn run(global: &GlobalArgs, args: &ContextArgs) -> Result<ExitCode, HoneError> {
-    let root = crate::project_dir(global)?;
+    let place = crate::place(global)?;
     let config = crate::load_config(global)?;
     let mode = if args.summary {
         TrackMode::Outline
@@ -32,7 +32,14 @@ pub(crate) fn run(global: &GlobalArgs, args: &ContextArgs) -> Result<ExitCode, H
         TrackMode::Full
     };
     let mut warn = |line: &str| eprintln!("hone: warning: {line}");
-    let document = write_context(&config, &root, &args.globs, mode, &mut warn)?;
+    let document = write_context(
+        &config,
+        &place.root,
+        &place.working_dir,
+        &args.globs,
+        mode,
+        &mut warn,
+    )?;
     print!("{}", document.text);
     eprintln!(
         "hone: saved {} ({} instruction file(s), {} file(s), ~{} tokens)",

@@ -145,6 +145,15 @@ async fn context_renders_instructions_and_files_and_saves_the_document() {
     assert!(!document.contains("return a - b"), "{document}");
     assert_eq!(saved_documents(&sandbox.root).len(), 2);
 
+    // From a sub-directory, the instructions are read down to it, as a session reads them.
+    std::fs::write(sandbox.root.join("src/AGENTS.md"), "Use tabs in src.\n").unwrap();
+    let nested = sandbox.run(&["-C", "src", "context"]).await;
+    assert!(nested.status.success(), "{}", stderr(&nested));
+    let document = stdout(&nested);
+    assert!(document.contains("Always run the tests."), "{document}");
+    assert!(document.contains("Use tabs in src."), "{document}");
+    std::fs::remove_file(sandbox.root.join("src/AGENTS.md")).unwrap();
+
     let nothing = sandbox.run(&["context", "nothing/**/*.rs"]).await;
     assert!(!nothing.status.success());
     assert!(

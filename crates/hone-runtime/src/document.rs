@@ -129,18 +129,20 @@ pub struct ContextDocument {
     pub tokens: usize,
 }
 
-/// Writes the project's instructions and the files `globs` name (relative to `root`; none:
-/// only the instructions) in `mode` into one markdown document and saves it under
-/// `.hone/context/`. `warn` hears patterns that match nothing and files skipped.
+/// Writes the project's instructions (read from the root down to `working_dir`, as a session
+/// reads them) and the files `globs` name (relative to `root`; none: only the instructions)
+/// in `mode` into one markdown document and saves it under `.hone/context/`. `warn` hears
+/// patterns that match nothing and files skipped.
 pub fn write_context(
     config: &Config,
     root: &Path,
+    working_dir: &Path,
     globs: &[String],
     mode: TrackMode,
     warn: &mut dyn FnMut(&str),
 ) -> Result<ContextDocument, HoneError> {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let instructions = crate::context::instructions(config, &root);
+    let instructions = crate::context::instructions(config, working_dir);
     let resolved = hone_context::resolve(&root, globs)
         .map_err(|error| HoneError::validation(error.to_string()))?;
     for pattern in &resolved.unmatched {
