@@ -30,10 +30,20 @@ pub(crate) struct Step {
     /// Whether an earlier answer of this step failed (unchanged, refused, or its checks
     /// failed): a guided retry samples wider, so it does not write the same code again.
     pub(crate) retry: bool,
+    /// A rename hone does itself before asking the model: the old and the new name.
+    pub(crate) rename: Option<(String, String)>,
+    /// Whether the step asked for code (a change or a new file): an answer that changes
+    /// nothing did not do what was asked.
+    pub(crate) expects_code: bool,
 }
 
-/// The sampling temperature of a guided retry (the embedded model's default is 0.2).
-pub(crate) const RETRY_TEMPERATURE: f32 = 0.6;
+/// The sampling temperature of a guided retry (the embedded model's default is 0.2): 0.6,
+/// rising by 0.2 with each repair round after the first up to 1.0, so a small model that
+/// keeps writing the same wrong code samples further from it.
+pub(crate) fn retry_temperature(repair_rounds: u32) -> f32 {
+    let extra = repair_rounds.saturating_sub(1).min(2) as f32;
+    0.6 + 0.2 * extra
+}
 
 impl Step {
     /// The normal agent loop.
@@ -42,6 +52,8 @@ impl Step {
             offers_tools: true,
             role: None,
             retry: false,
+            rename: None,
+            expects_code: false,
         }
     }
 }
@@ -343,7 +355,12 @@ impl Agent {
                     Some(TaskKind::Explain | TaskKind::Run) | None => None,
                 },
                 retry: false,
+                rename: None,
+                expects_code: matches!(kind, Some(TaskKind::Change | TaskKind::Create)),
             };
+        }
+        if guided && kind == Some(TaskKind::Change) {
+            self.step.rename = crate::guided_rename::rename_request(text);
         }
         self.emit(Event::TurnStep {
             task: kind,

@@ -26,6 +26,7 @@ mod conflict;
 mod context;
 mod guidance;
 mod guided;
+mod guided_rename;
 mod localize;
 mod natural;
 mod persist;

@@ -127,6 +127,16 @@ impl Agent {
     }
 }
 
+/// What the model is told when a guided step asked for code and its answer changed no
+/// file (no block, or blocks matching nothing in the project).
+pub(crate) fn no_change_note() -> Message {
+    Message::user(
+        "[hone] Your answer changed no file. Write the function or class to change in full, \
+         with its exact name, corrected, in a fenced code block whose opening line names the \
+         language and the file's path (```py shop/cart.py). Do not explain.",
+    )
+}
+
 /// What the model is told when the change did not go through the approval path.
 fn outcome_note(actions: &[String], output: &ToolOutput) -> Message {
     Message::user(format!(

@@ -49,6 +49,11 @@ const COMPACT_TOOLS: &[(&str, &str, &[&str])] = &[
         &["path", "content"],
     ),
     (
+        "rename_symbol",
+        "Rename a function, class or variable everywhere it is used.",
+        &["name", "new_name"],
+    ),
+    (
         "run_command",
         "Run a shell command in the project directory.",
         &["command"],

@@ -38,7 +38,7 @@ pub(crate) fn system_prompt(
            the numbers into edits.\n\
          - Prefer edit_file for small changes: old_text must be copied exactly from the file and be \
            unique (add surrounding lines if needed); new_text must differ from old_text. Use \
-           apply_patch for several related changes, write_file only for new files or full rewrites.\n\
+           apply_patch for several related changes, write_file only for new files or full rewrites, rename_symbol to rename a symbol across files.\n\
          - After a tool error, read the message: it says what to do next. Do not repeat a call \
            that failed without changing it.\n\
          - Run the project's tests with run_tests after changing code when tests exist.\n\
@@ -108,7 +108,7 @@ mod tests {
         let compact = system_prompt(root, &registry, Some("src/a.ts\n"));
         assert!(compact.len() * 2 < full.len(), "{compact}");
         assert!(
-            compact.contains("read_file, run_command, search_files"),
+            compact.contains("read_file, rename_symbol, run_command, search_files"),
             "{compact}"
         );
         assert!(!compact.contains("git_commit"), "{compact}");
@@ -128,6 +128,7 @@ mod tests {
                 "edit_file",
                 "list_dir",
                 "read_file",
+                "rename_symbol",
                 "run_command",
                 "search_files",
                 "write_file"

@@ -40,7 +40,15 @@ impl Agent {
         let mut request = self.request_message(text);
         crate::localize::attach(&mut request, &attachment, instruction);
         self.push_history(request);
-        let ending = match self.turn_loop(&cancel, &mut stats).await {
+        let renamed = match self.step.rename.take() {
+            Some((old, new)) => self.guided_rename(&old, &new, &cancel, &mut stats).await,
+            None => None,
+        };
+        let ending = match renamed {
+            Some(end) => Ending::Done(end),
+            None => self.turn_loop(&cancel, &mut stats).await,
+        };
+        let ending = match ending {
             Ending::Done(_) if cancel.is_cancelled() => Ending::Cancelled,
             Ending::Done(end) => Ending::Done(self.settle_checks(end, &cancel).await),
             other => other,
@@ -100,7 +108,19 @@ impl Agent {
                 {
                     natural_edits += 1;
                     match self.natural_edit(&text, natural_edits, cancel).await {
+                        // A guided step asked for code, and the answer changed nothing.
+                        ReplyCode::Answer if self.step.expects_code && !natural_changed => {
+                            copied_unchanged = false;
+                            self.step.retry = true;
+                            self.push_history(crate::natural::no_change_note());
+                            continue;
+                        }
                         ReplyCode::Answer => copied_unchanged = false,
+                        // The code already applied, sent again while the checks fail.
+                        ReplyCode::Unchanged(_) if natural_changed && self.repair_unchanged() => {
+                            natural_edits = 0;
+                            continue;
+                        }
                         ReplyCode::Unchanged(_) if natural_changed => copied_unchanged = false,
                         ReplyCode::Changed(note) => {
                             natural_changed = true;
@@ -268,7 +288,7 @@ impl Agent {
             // Only a guided step (small models) retries wider; the agent loop keeps the
             // provider's default.
             temperature: (self.step.retry && !self.step.offers_tools)
-                .then_some(crate::guided::RETRY_TEMPERATURE),
+                .then(|| crate::guided::retry_temperature(self.repair_rounds())),
             thinking: None,
         };
         stats.model_requests += 1;

@@ -65,7 +65,8 @@ fn every_write_tool_is_registered_with_its_contract_name() {
             "edit_lines",
             "apply_patch",
             "delete_file",
-            "move_file"
+            "move_file",
+            "rename_symbol"
         ]
     );
     for tool in hone_tools::edit::tools() {

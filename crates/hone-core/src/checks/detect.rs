@@ -169,6 +169,12 @@ fn tests(root: &Path, changed: &[String], registry: &ToolRegistry) -> Option<Pla
         "cargo test"
     } else if command.contains("go test") {
         "go test"
+    } else if command.contains("javac ") {
+        "java tests"
+    } else if command.contains("mvn") {
+        "mvn test"
+    } else if command.contains("gradle") {
+        "gradle test"
     } else {
         if !has_test_script(root) {
             return None;

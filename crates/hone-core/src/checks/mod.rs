@@ -192,6 +192,26 @@ impl Agent {
         repair
     }
 
+    /// The model answered failing checks with the code the file already holds. While repair
+    /// rounds are left it is told so — the failures still stand — and asked for different
+    /// code (a round is used); returns whether the turn goes on.
+    pub(crate) fn repair_unchanged(&mut self) -> bool {
+        if !self.checks.failing || self.checks.repairs >= self.checks.config.max_repair_rounds {
+            return false;
+        }
+        self.checks.repairs += 1;
+        self.push_history(Message::user(report::unchanged_repair_message(
+            self.checks.repairs,
+            self.checks.config.max_repair_rounds,
+        )));
+        true
+    }
+
+    /// Repair rounds asked in this turn.
+    pub(crate) fn repair_rounds(&self) -> u32 {
+        self.checks.repairs
+    }
+
     /// The turn's end once the checks have had their say: files changed but not checked
     /// (the turn ended another way) are checked for the report, and an answer whose checks
     /// still fail ends as [`TurnEnd::ChecksFailed`].

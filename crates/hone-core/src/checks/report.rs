@@ -162,6 +162,16 @@ pub(crate) fn repair_message(
     )
 }
 
+/// What the model is told when it answers failing checks with the code already in place.
+pub(crate) fn unchanged_repair_message(round: u32, max: u32) -> String {
+    format!(
+        "[hone] Your answer is the code the file already holds, and that code fails the checks \
+         above (repair round {round} of {max}). Compare the expected and the actual values in \
+         the failure, find the line that computes the wrong value, and write the function \
+         again with that line corrected: the new code must differ from the current code."
+    )
+}
+
 /// The first line of `output` that looks like an error, else its first output line.
 pub(crate) fn first_error_line(output: &str) -> String {
     let lines: Vec<&str> = output

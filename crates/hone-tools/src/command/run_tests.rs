@@ -26,10 +26,14 @@ const PYTHON_MARKERS: &[&str] = &[
 
 /// Everything looked for, as listed when nothing is found.
 const LOOKED_FOR: &str = "Cargo.toml, go.mod, package.json, pyproject.toml, pytest.ini, \
-                          setup.cfg, setup.py, tox.ini, conftest.py, tests/*.py";
+                          setup.cfg, setup.py, tox.ini, conftest.py, tests/*.py, pom.xml, \
+                          build.gradle, a Java test class with a main method";
+
+/// Where plain Java sources (no build tool) are compiled to, inside hone's own directory.
+const JAVA_CLASSES_DIR: &str = ".hone/java-classes";
 
 /// A test runner and how it is invoked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Runner {
     /// `cargo test`.
     Cargo,
@@ -39,6 +43,21 @@ enum Runner {
     Node(PackageManager),
     /// `python -m pytest`.
     Python,
+    /// Maven's `test` phase.
+    Maven,
+    /// Gradle's `test` task.
+    Gradle,
+    /// Plain Java sources: compiled with `javac`, then the test class's `main` is run.
+    JavaMain(JavaMain),
+}
+
+/// A Java test class with a `main` method among plain sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct JavaMain {
+    /// The directory of the sources, relative to the project directory (empty for itself).
+    sources: String,
+    /// The class to run, with its package (`com.example.TestMain`).
+    class: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +81,9 @@ impl Tool for RunTests {
             description: format!(
                 "Run the project's tests. The runner is detected from the project files in the \
                  root, or in `path` and its parents: Cargo.toml → cargo test, package.json → \
-                 npm/pnpm/yarn test, pyproject.toml and friends → pytest, go.mod → go test. \
+                 npm/pnpm/yarn test, pyproject.toml and friends → pytest, go.mod → go test, \
+                 pom.xml → mvn test, build.gradle → gradle test, plain Java sources with a \
+                 TestX/XTest class that has a main method → javac and java. \
                  `filter` selects tests by name. Time limit {TEST_TIMEOUT_SECS} s. When nothing \
                  is detected, run the test command with run_command."
             ),
@@ -124,7 +145,7 @@ impl Tool for RunTests {
                 ),
             )
         })?;
-        let command = test_command(root, &project, runner, &target, filter.as_deref());
+        let command = test_command(root, &project, &runner, &target, filter.as_deref());
         Ok(Plan::Command(CommandPlan {
             display: command.clone(),
             invocation: Invocation::Shell(command),
@@ -154,9 +175,49 @@ fn runner_in(root: &Path, dir: &Path) -> Option<Runner> {
         || has_python_tests(&dir.join("tests"))
     {
         Some(Runner::Python)
+    } else if dir.join("pom.xml").is_file() {
+        Some(Runner::Maven)
+    } else if dir.join("build.gradle").is_file() || dir.join("build.gradle.kts").is_file() {
+        Some(Runner::Gradle)
     } else {
-        None
+        java_main(dir).map(Runner::JavaMain)
     }
+}
+
+/// A test class with a `main` method (`TestMain.java`, `ParserTest.java`) directly in `dir`,
+/// `dir/src` or `dir/test`.
+fn java_main(dir: &Path) -> Option<JavaMain> {
+    ["", "src", "test"].into_iter().find_map(|sources| {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sources))
+            .ok()?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "java"))
+            .collect();
+        files.sort();
+        files.into_iter().find_map(|path| {
+            let stem = path.file_stem()?.to_str()?.to_string();
+            let test_named =
+                stem.starts_with("Test") || stem.ends_with("Test") || stem.ends_with("Tests");
+            let source = std::fs::read_to_string(&path).ok()?;
+            if !test_named || !source.contains("static void main") {
+                return None;
+            }
+            let package = source.lines().find_map(|line| {
+                line.trim()
+                    .strip_prefix("package ")
+                    .map(|rest| rest.trim_end_matches(';').trim().to_string())
+            });
+            let class = match package {
+                Some(package) if !package.is_empty() => format!("{package}.{stem}"),
+                _ => stem,
+            };
+            Some(JavaMain {
+                sources: sources.to_string(),
+                class,
+            })
+        })
+    })
 }
 
 /// The package manager whose lockfile is nearest to `dir` (monorepos keep it at the top).
@@ -190,7 +251,7 @@ fn has_python_tests(tests: &Path) -> bool {
 fn test_command(
     root: &Path,
     project: &Path,
-    runner: Runner,
+    runner: &Runner,
     target: &Path,
     filter: Option<&str>,
 ) -> String {
@@ -234,6 +295,38 @@ fn test_command(
             if let Some(filter) = filter {
                 command.push_str(&format!("{separator} {}", shell_quote(filter)));
             }
+        }
+        Runner::Maven => {
+            let maven = if project.join("mvnw").is_file() {
+                "./mvnw"
+            } else {
+                "mvn"
+            };
+            command.push_str(&format!("{maven} -q test"));
+            if let Some(filter) = filter {
+                command.push_str(&format!(" -Dtest={}", shell_quote(filter)));
+            }
+        }
+        Runner::Gradle => {
+            let gradle = if project.join("gradlew").is_file() {
+                "./gradlew"
+            } else {
+                "gradle"
+            };
+            command.push_str(&format!("{gradle} test"));
+            if let Some(filter) = filter {
+                command.push_str(&format!(" --tests {}", shell_quote(filter)));
+            }
+        }
+        Runner::JavaMain(main) => {
+            let sources = match main.sources.as_str() {
+                "" => "*.java".to_string(),
+                dir => format!("{}/*.java", shell_quote(dir)),
+            };
+            command.push_str(&format!(
+                "javac -d {JAVA_CLASSES_DIR} {sources} && java -cp {JAVA_CLASSES_DIR} {}",
+                main.class
+            ));
         }
         Runner::Python => {
             command.push_str(&format!("{} -m pytest", python(project)));
@@ -305,6 +398,33 @@ mod tests {
     }
 
     #[test]
+    fn java_projects_get_maven_gradle_or_their_test_main() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/Inventory.java"), "class Inventory {}\n").unwrap();
+        assert_eq!(runner_in(root, root), None);
+        std::fs::write(
+            root.join("src/TestMain.java"),
+            "package shop;\npublic final class TestMain {\n  public static void main(String[] a) {}\n}\n",
+        )
+        .unwrap();
+        let runner = runner_in(root, root).unwrap();
+        assert_eq!(
+            test_command(root, root, &runner, root, None),
+            "javac -d .hone/java-classes src/*.java && java -cp .hone/java-classes shop.TestMain"
+        );
+        std::fs::write(root.join("build.gradle"), "").unwrap();
+        assert_eq!(runner_in(root, root), Some(Runner::Gradle));
+        std::fs::write(root.join("pom.xml"), "<project/>").unwrap();
+        let maven = runner_in(root, root).unwrap();
+        assert_eq!(
+            test_command(root, root, &maven, root, Some("ParserTest")),
+            "mvn -q test -Dtest=ParserTest"
+        );
+    }
+
+    #[test]
     fn cargo_is_preferred_over_other_markers_in_the_same_directory() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("package.json"), "{}").unwrap();
@@ -320,7 +440,7 @@ mod tests {
         let command = test_command(
             root,
             root,
-            Runner::Go,
+            &Runner::Go,
             &root.join("pkg/parse"),
             Some("TestX"),
         );

@@ -1,5 +1,5 @@
 //! Write tools: `write_file`, `edit_file`, `edit_lines`, `apply_patch`, `delete_file`,
-//! `move_file`. Planning has no side effects; [`apply`] writes a plan all-or-nothing,
+//! `move_file`, `rename_symbol`. Planning has no side effects; [`apply`] writes a plan all-or-nothing,
 //! [`undo`] takes it back, [`unified_diff`] shows it.
 
 mod apply;
@@ -10,6 +10,7 @@ mod lines;
 mod matching;
 pub mod natural;
 mod patch;
+mod rename;
 mod target;
 mod transaction;
 mod write;
@@ -20,6 +21,7 @@ use crate::Tool;
 
 pub use apply::{AppliedEdit, accept_current_files, apply, rebase, undo};
 pub use diff::{diff_stats, unified_diff};
+pub use rename::is_identifier;
 
 /// The write tools.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
@@ -30,5 +32,6 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(patch::ApplyPatch),
         Arc::new(write::DeleteFile),
         Arc::new(write::MoveFile),
+        Arc::new(rename::RenameSymbol),
     ]
 }

@@ -120,7 +120,9 @@ fn fenced(info: &str, label: Option<String>, body: &[&str], found: &mut Vec<Bloc
         }
         return;
     }
-    let (comment_path, body) = match body.first().and_then(|line| comment_label(line)) {
+    let first_line_path =
+        |line: &&str| comment_label(line).or_else(|| bare_path_label(line, language.as_deref()));
+    let (comment_path, body) = match body.first().and_then(first_line_path) {
         Some(path) => (Some(path), &body[1..]),
         None => (None, body),
     };
@@ -288,6 +290,21 @@ fn comment_label(line: &str) -> Option<String> {
     path_line(rest)
 }
 
+/// A first line that is nothing but a path (```` ```rs ```` then `src/lib.rs`): one with a
+/// directory, or whose extension is the block's language (`x.py` opening a `python`
+/// block), so code such as `math.pi` is not taken for a label.
+fn bare_path_label(line: &str, language: Option<&str>) -> Option<String> {
+    let trimmed = line.trim();
+    if !looks_like_path(trimmed) {
+        return None;
+    }
+    let extension = extension_of(trimmed);
+    let of_language = language
+        .and_then(language_extension)
+        .is_some_and(|language| extension == Some(language));
+    (trimmed.contains('/') || of_language).then(|| trimmed.trim_start_matches("./").to_string())
+}
+
 /// Whether `text` is a relative file path with an extension.
 pub(crate) fn looks_like_path(text: &str) -> bool {
     if text.is_empty() || text.len() > 200 || text.contains("://") || text.starts_with('/') {
@@ -409,6 +426,19 @@ mod tests {
             blocks(colon),
             vec![code("js", Some("src/app.js"), "let a;\n")]
         );
+        let first_line = "```rs\nsrc/lib.rs\nfn a() {}\n```";
+        assert_eq!(
+            blocks(first_line),
+            vec![code("rs", Some("src/lib.rs"), "fn a() {}\n")]
+        );
+        let same_language = "```python\nshop.py\nx = 1\n```";
+        assert_eq!(
+            blocks(same_language),
+            vec![code("py", Some("shop.py"), "x = 1\n")]
+        );
+        // Code that merely looks like a file name stays code.
+        let code_line = "```python\nmath.pi\n```";
+        assert_eq!(blocks(code_line), vec![code("py", None, "math.pi\n")]);
     }
 
     #[test]

@@ -1,0 +1,169 @@
+//! The guided flow's own moves: renames done by hone without the model, and repairs when a
+//! small model answers failing checks with the code that fails them.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod guided_support;
+
+use guided_support::*;
+
+fn grep_check(pattern: &str) -> hone_core::ChecksConfig {
+    hone_core::ChecksConfig {
+        configured: vec![hone_core::ConfiguredCheck {
+            target: hone_core::CheckTarget::Glob("src/*.ts".into()),
+            commands: vec![format!("grep -q '{pattern}' src/math.ts")],
+        }],
+        run_tests: false,
+        ..hone_core::ChecksConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn a_rename_is_done_by_hone_in_every_file_without_asking_the_model() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        Vec::new(),
+        ApprovalMode::AutoEdit,
+        grep_check("plus"),
+    )
+    .await;
+    std::fs::write(
+        h.root.join("src/main.ts"),
+        "import { add } from './math';\nconsole.log(add(1, 2), addAll);\n",
+    )
+    .unwrap();
+    let events = h
+        .turn("Rename the function `add` to `plus` everywhere in the project.")
+        .await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 0);
+    assert!(
+        events.iter().any(
+            |event| matches!(event, Event::ToolRequested { name, .. } if name == "rename_symbol")
+        ),
+        "{events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|event| matches!(event, Event::ChecksCompleted { passed: true, .. })),
+        "{events:?}"
+    );
+    let math = std::fs::read_to_string(h.root.join("src/math.ts")).unwrap();
+    assert!(math.starts_with("export function plus(a: number"), "{math}");
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("src/main.ts")).unwrap(),
+        "import { plus } from './math';\nconsole.log(plus(1, 2), addAll);\n"
+    );
+}
+
+#[tokio::test]
+async fn a_rename_of_a_name_the_project_lacks_goes_to_the_model() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![Reply::new().text("There is no `missing` in this project.")],
+        ApprovalMode::AutoEdit,
+        hone_core::ChecksConfig::disabled(),
+    )
+    .await;
+    let events = h
+        .turn("Rename `missing` to `found` and fix add in src/math.ts")
+        .await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 1);
+    assert!(
+        !events.iter().any(
+            |event| matches!(event, Event::ToolRequested { name, .. } if name == "rename_symbol")
+        ),
+        "{events:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("src/math.ts")).unwrap(),
+        MATH_TS
+    );
+}
+
+#[tokio::test]
+async fn the_failing_code_sent_again_gets_another_repair_round_sampled_wider() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            adding("// first try\n"),
+            adding("// first try\n"),
+            adding("// first try\nexport function sub() {}\n"),
+        ],
+        ApprovalMode::FullAuto,
+        grep_check("sub"),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 3);
+    let again = h.request(2).to_string();
+    assert!(
+        again.contains("Your answer is the code the file already holds"),
+        "{again}"
+    );
+    assert!(again.contains("repair round 2 of 3"), "{again}");
+    assert!((h.request(1)["temperature"].as_f64().unwrap() - 0.6).abs() < 1e-6);
+    assert!((h.request(2)["temperature"].as_f64().unwrap() - 0.8).abs() < 1e-6);
+    assert!(
+        std::fs::read_to_string(h.root.join("src/math.ts"))
+            .unwrap()
+            .contains("export function sub() {}")
+    );
+}
+
+#[tokio::test]
+async fn the_same_failing_code_every_round_ends_with_the_checks_failing() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            adding("// first try\n"),
+            adding("// first try\n"),
+            adding("// first try\n"),
+            adding("// first try\n"),
+            adding("// first try\n"),
+        ],
+        ApprovalMode::FullAuto,
+        grep_check("sub"),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::ChecksFailed), "{events:?}");
+    // The first answer, then one request per repair round: no endless loop.
+    assert_eq!(h.server.request_count(), 4);
+}
+
+#[tokio::test]
+async fn a_guided_change_answered_without_a_change_is_asked_for_the_code_again() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            Reply::new().text("The add function looks correct to me."),
+            adding("export function sub() {}\n"),
+        ],
+        ApprovalMode::FullAuto,
+        hone_core::ChecksConfig::disabled(),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 2);
+    let again = h.request(1).to_string();
+    assert!(again.contains("Your answer changed no file"), "{again}");
+    assert!(
+        std::fs::read_to_string(h.root.join("src/math.ts"))
+            .unwrap()
+            .contains("export function sub() {}")
+    );
+}
