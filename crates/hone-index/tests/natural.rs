@@ -365,3 +365,16 @@ fn the_index_names_the_files_that_define_a_name() {
     let content = applied(&context, FIX, reply, "src/a.ts");
     assert!(content.contains("return a + b;"), "{content}");
 }
+
+#[test]
+fn an_unlabelled_copy_of_the_current_definitions_is_unchanged() {
+    let source = "function capitalize(word) {\n  return word.charAt(0).toUpperCase() + word.slice(1);\n}\n\nfunction titleCase(text) {\n  return capitalize(text.toLowerCase());\n}\n\nmodule.exports = { capitalize, titleCase };\n";
+    let (_dir, context) = project(&[("lib/strings.js", source)]);
+    let reply = format!("```js\n{source}```");
+    assert_eq!(
+        plan_reply(&context, "titleCase is wrong. Fix it.", &reply),
+        NaturalEdit::Unchanged {
+            path: "lib/strings.js".to_string()
+        }
+    );
+}

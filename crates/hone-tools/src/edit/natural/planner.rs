@@ -47,7 +47,7 @@ pub fn plan_reply(context: &ToolContext, request: &str, reply: &str) -> NaturalE
         workspace: Workspace::new(context),
         actions: Vec::new(),
         tools: BTreeSet::new(),
-        labelled_existing: Vec::new(),
+        matched_existing: Vec::new(),
     };
     for block in found {
         match planner.block(block) {
@@ -68,8 +68,9 @@ struct Planner<'a> {
     workspace: Workspace<'a>,
     actions: Vec<String>,
     tools: BTreeSet<&'static str>,
-    /// Existing files a labelled block was written for (to tell a copy from no code).
-    labelled_existing: Vec<String>,
+    /// Existing files a block was written for, by its label or by the definitions it
+    /// matched (to tell a copy from no code).
+    matched_existing: Vec<String>,
 }
 
 impl Planner<'_> {
@@ -119,7 +120,7 @@ impl Planner<'_> {
             return Ok(());
         }
         let current = working.content.clone();
-        self.labelled_existing.push(path.clone());
+        self.matched_existing.push(path.clone());
         if same_code(body, &current) {
             return Ok(());
         }
@@ -181,6 +182,9 @@ impl Planner<'_> {
             return Ok(());
         };
         let merged = merge(&path, &current, &file, body, &block)?;
+        if merged.content == current {
+            self.matched_existing.push(path.clone());
+        }
         working.content = merged.content;
         self.actions.extend(merged.actions);
         self.tools.insert("edit_file");
@@ -399,9 +403,9 @@ impl Planner<'_> {
             Err(reason) => return NaturalEdit::Refused(reason),
         };
         if changes.is_empty() {
-            // Code labelled with an existing file but equal to it: a small model copied the
-            // code instead of changing it (the caller decides whether that is a failure).
-            if let Some(path) = self.labelled_existing.into_iter().next() {
+            // Code labelled with an existing file, or matching its definitions, but equal to
+            // it: a small model copied the code instead of changing it (the caller decides whether that is a failure).
+            if let Some(path) = self.matched_existing.into_iter().next() {
                 return NaturalEdit::Unchanged { path };
             }
             return NaturalEdit::Nothing;
