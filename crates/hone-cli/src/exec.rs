@@ -10,7 +10,7 @@ use hone_api::{
     TurnStats,
 };
 use hone_protocol::HoneError;
-use hone_runtime::report::events::{self, checks_line, compact, live_state, raw_arguments};
+use hone_runtime::report::events::{self, checks_line, compact, raw_arguments};
 use hone_runtime::{Opening, RuntimeError, SessionChoice, SessionRequest, StartedSession};
 
 use crate::approve;
@@ -251,7 +251,7 @@ fn announce(started: &StartedSession, json: bool) {
             eprintln!(
                 "hone: {verb} session {} ({}, {} messages)",
                 saved.info.id,
-                crate::sessions_cmd::title(&saved.info),
+                hone_runtime::report::sessions::title(&saved.info),
                 saved.info.messages
             );
         }
@@ -281,8 +281,6 @@ struct View {
     /// `--quiet`: the answer and errors only.
     quiet: bool,
     answer_open: bool,
-    /// Whether the model is writing its answer (the status line stays away meanwhile).
-    writing: bool,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
     /// How full the context window was after the last model response, in percent.
@@ -301,7 +299,6 @@ impl View {
             color: crate::term::color_stderr(),
             quiet: crate::term::quiet(),
             answer_open: false,
-            writing: false,
             session_id: None,
             context_percent: None,
             proposed: None,
@@ -314,28 +311,10 @@ impl View {
             json_lines::print(frame);
             return;
         }
-        let event = &frame.event;
         // The status line leaves the terminal while anything is printed.
-        crate::status_line::set_visible(false);
-        self.print(event);
-        let state = live_state(event);
-        // While the model writes, its text is the sign of life.
-        self.writing = matches!(
-            event,
-            Event::MessageDelta { .. } | Event::ThinkingDelta { .. }
-        ) || (self.writing && state.is_none());
-        if let Some(state) = state {
-            crate::status_line::set_state(state.as_deref());
-        }
-        let waits_for_user = matches!(
-            event,
-            Event::ApprovalNeeded { .. }
-                | Event::EditConflict { .. }
-                | Event::TurnCompleted { .. }
-                | Event::TurnFailed { .. }
-                | Event::TurnCancelled { .. }
-        );
-        crate::status_line::set_visible(!self.answer_open && !self.writing && !waits_for_user);
+        crate::status_line::hide();
+        self.print(&frame.event);
+        crate::status_line::observe(&frame.event, self.answer_open);
     }
 
     fn print(&mut self, event: &Event) {

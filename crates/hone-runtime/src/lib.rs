@@ -35,11 +35,13 @@
 
 pub mod agent;
 pub mod context;
+pub mod dialog;
 pub mod doctor;
 pub mod document;
 mod error;
 pub mod index;
 mod index_build;
+pub mod indexing;
 pub mod init;
 mod interaction;
 pub mod mcp;

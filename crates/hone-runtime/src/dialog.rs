@@ -1,14 +1,18 @@
-//! Asking on the terminal before a large first index: `hone index` (continue, choose a
-//! sub-directory, or cancel; when to ask is `hone_runtime::index::large_repository_action`)
-//! and a session (now in the background, later, or not at all), and the progress line of
-//! `hone index`.
+//! The questions a line-oriented front end asks, over any reader and writer (the front end
+//! passes its terminal): before a large first index, for `hone index` (continue, choose a
+//! sub-directory, or cancel; when to ask is [`crate::index::large_repository_action`]) and
+//! for a session (now in the background, later, or not at all), and whether to download a
+//! missing local model. The runtime itself never reads or writes the terminal.
 
 use std::io::{self, BufRead, Write};
-use std::time::Duration;
+
+use hone_models::{ModelError, catalog_entry, human_bytes};
+
+use crate::IndexChoice;
 
 /// The answer to [`ask_large_repository`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LargeRepoChoice {
+pub enum LargeRepoChoice {
     /// Index the whole project.
     Continue,
     /// Index only this root-relative sub-directory.
@@ -21,7 +25,7 @@ pub(crate) enum LargeRepoChoice {
 /// `input` until one is valid; end of input cancels. `check_directory` turns a typed
 /// sub-directory into a root-relative one (`Ok(None)`: the whole project) or says why it
 /// cannot be used.
-pub(crate) fn ask_large_repository(
+pub fn ask_large_repository(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
     new_files: usize,
@@ -30,7 +34,7 @@ pub(crate) fn ask_large_repository(
     writeln!(
         output,
         "hone: {}",
-        hone_runtime::index::large_repository_warning(new_files)
+        crate::index::large_repository_warning(new_files)
     )?;
     loop {
         write!(
@@ -72,13 +76,12 @@ pub(crate) fn ask_large_repository(
 /// large-repository threshold, or in the home directory: `home`) before a session; reads the
 /// answer from `input`. An empty answer builds it now (in the background); end of input
 /// leaves it for later.
-pub(crate) fn ask_large_index(
+pub fn ask_large_index(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
     new_files: usize,
     home: bool,
-) -> io::Result<hone_runtime::IndexChoice> {
-    use hone_runtime::IndexChoice;
+) -> io::Result<IndexChoice> {
     if home {
         writeln!(
             output,
@@ -88,7 +91,7 @@ pub(crate) fn ask_large_index(
         writeln!(
             output,
             "hone: {}",
-            hone_runtime::index::large_repository_warning(new_files)
+            crate::index::large_repository_warning(new_files)
         )?;
     }
     loop {
@@ -110,22 +113,39 @@ pub(crate) fn ask_large_index(
     }
 }
 
+/// Asks on `output` whether to download `model` (missing, or failing its check:
+/// `problem`); only an explicit yes read from `input` counts.
+pub fn ask_to_pull(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    model: &str,
+    problem: &ModelError,
+) -> io::Result<bool> {
+    let size = catalog_entry(model).map_or_else(String::new, |entry| {
+        format!(" ({})", human_bytes(entry.size))
+    });
+    match problem {
+        ModelError::NotDownloaded { .. } => write!(
+            output,
+            "hone: the local model `{model}`{size} is not downloaded yet. Download it now? [y/N] "
+        )?,
+        _ => write!(
+            output,
+            "hone: {problem}\nhone: download `{model}`{size} again now? [y/N] "
+        )?,
+    }
+    output.flush()?;
+    let answer = read_line(input)?.unwrap_or_default();
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
 /// One line of `input`, `None` at its end.
 fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
     let mut line = String::new();
     Ok((input.read_line(&mut line)? > 0).then_some(line))
-}
-
-/// `indexing 120/480 files (25%, 310 files/s)` after `elapsed`.
-pub(crate) fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
-    let percent = done * 100 / total.max(1);
-    let seconds = elapsed.as_secs_f64();
-    let rate = if seconds > 0.0 {
-        done as f64 / seconds
-    } else {
-        0.0
-    };
-    format!("indexing {done}/{total} files ({percent}%, {rate:.0} files/s)")
 }
 
 #[cfg(test)]
@@ -173,7 +193,6 @@ mod tests {
 
     #[test]
     fn a_large_index_before_a_session_is_now_later_or_skipped() {
-        use hone_runtime::IndexChoice;
         let ask = |answers: &str, home: bool| {
             let mut output = Vec::new();
             let choice =
@@ -191,14 +210,22 @@ mod tests {
     }
 
     #[test]
-    fn progress_shows_count_share_and_rate() {
-        assert_eq!(
-            progress_line(120, 480, Duration::from_secs(2)),
-            "indexing 120/480 files (25%, 60 files/s)"
-        );
-        assert_eq!(
-            progress_line(0, 0, Duration::ZERO),
-            "indexing 0/0 files (0%, 0 files/s)"
-        );
+    fn only_an_explicit_yes_downloads() {
+        let problem = ModelError::NotDownloaded {
+            name: "qwen2.5-coder-1.5b".into(),
+            size: "1 GB".into(),
+        };
+        let ask = |answer: &str| {
+            let mut output = Vec::new();
+            let yes = ask_to_pull(&mut answer.as_bytes(), &mut output, "qwen2.5-coder-1.5b", &problem)
+                .unwrap();
+            (yes, String::from_utf8(output).unwrap())
+        };
+        let (yes, question) = ask("Y\n");
+        assert!(yes);
+        assert!(question.contains("is not downloaded yet"), "{question}");
+        assert!(!ask("\n").0);
+        assert!(!ask("").0);
+        assert!(!ask("sure\n").0);
     }
 }
