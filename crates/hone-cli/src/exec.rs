@@ -10,7 +10,7 @@ use hone_api::{
     TurnStats,
 };
 use hone_protocol::HoneError;
-use hone_runtime::report::events::{self, checks_line, compact, raw_arguments};
+use hone_runtime::report::events::{self, checks_line};
 use hone_runtime::{Opening, RuntimeError, SessionChoice, SessionRequest, StartedSession};
 
 use crate::approve;
@@ -338,18 +338,6 @@ impl View {
             return;
         }
         match event {
-            Event::ToolRequested {
-                name, arguments, ..
-            } => {
-                self.close_answer();
-                eprintln!(
-                    "{}",
-                    self.dim(&format!(
-                        "▸ {name} {}",
-                        compact(&raw_arguments(arguments), 100)
-                    ))
-                );
-            }
             Event::DiffProposed { diff, .. } => self.proposed = Some(diff.clone()),
             Event::ToolDenied { reason, .. } => {
                 if let Some(diff) = self.proposed.take() {
@@ -362,30 +350,15 @@ impl View {
                 self.proposed = None;
                 eprint!("{}", crate::diff::render(diff, self.color));
             }
-            Event::ToolCompleted {
-                name,
-                output,
-                is_error,
-                duration_ms,
-                ..
-            } => {
-                let first = output.lines().next().unwrap_or("");
-                let mark = if *is_error { "✗" } else { "✓" };
-                eprintln!(
-                    "{}",
-                    self.dim(&format!(
-                        "  {mark} {name} ({duration_ms} ms) {}",
-                        compact(first, 100)
-                    ))
-                );
-            }
             Event::ChecksCompleted { .. } => {
                 self.close_answer();
                 if let Some(line) = checks_line(event) {
                     eprintln!("hone: {line}");
                 }
             }
-            Event::ContextCompacted { .. }
+            Event::ToolRequested { .. }
+            | Event::ToolCompleted { .. }
+            | Event::ContextCompacted { .. }
             | Event::FilesTracked { .. }
             | Event::ContextLocalized { .. }
             | Event::TurnStep { .. } => {

@@ -1,11 +1,13 @@
 //! The questions a line-oriented front end asks, over any reader and writer (the front end
 //! passes its terminal): before a large first index, for `hone index` (continue, choose a
 //! sub-directory, or cancel; when to ask is [`crate::index::large_repository_action`]) and
-//! for a session (now in the background, later, or not at all), and whether to download a
-//! missing local model. The runtime itself never reads or writes the terminal.
+//! for a session (now in the background, later, or not at all), whether to download a
+//! missing local model, and whether to approve a tool call. The runtime itself never reads
+//! or writes the terminal.
 
 use std::io::{self, BufRead, Write};
 
+use hone_api::ApprovalDecision;
 use hone_models::{ModelError, catalog_entry, human_bytes};
 
 use crate::IndexChoice;
@@ -142,6 +144,58 @@ pub fn ask_to_pull(
     ))
 }
 
+/// Asks on `output` what to do with a tool call the front end has just shown, reading
+/// `input`: approve, deny (with an optional reason for the model), edit first (a command is
+/// retyped on one line; other content comes from `edit_content`, `None` when there is
+/// nothing to edit), or always for this session. End of input (or an unreadable one) denies.
+pub fn ask_approval(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    is_command: bool,
+    edit_content: &mut dyn FnMut() -> Option<String>,
+) -> ApprovalDecision {
+    let mut ask = |output: &mut dyn Write, question: &str| {
+        let _ = write!(output, "{question}").and_then(|()| output.flush());
+        read_line(input).ok().flatten()
+    };
+    loop {
+        let Some(line) = ask(
+            output,
+            "[y] approve  [n] deny  [e] edit first  [a] always this session > ",
+        ) else {
+            return ApprovalDecision::Deny {
+                message: Some("no answer from the terminal".into()),
+            };
+        };
+        match line.trim() {
+            "y" | "Y" | "yes" => return ApprovalDecision::Approve,
+            "a" | "A" | "always" => return ApprovalDecision::AlwaysForSession,
+            "n" | "N" | "no" => {
+                let message = ask(output, "reason for the model (optional) > ")
+                    .map(|text| text.trim().to_string())
+                    .filter(|text| !text.is_empty());
+                return ApprovalDecision::Deny { message };
+            }
+            "e" | "E" | "edit" => {
+                let replacement = if is_command {
+                    ask(output, "command to run instead > ")
+                        .map(|text| text.trim().to_string())
+                        .filter(|text| !text.is_empty())
+                } else {
+                    edit_content()
+                };
+                if let Some(replacement) = replacement {
+                    return ApprovalDecision::Edit { replacement };
+                }
+                let _ = writeln!(output, "nothing to edit here; answer y, n or a");
+            }
+            _ => {
+                let _ = writeln!(output, "answer y, n, e or a");
+            }
+        }
+    }
+}
+
 /// One line of `input`, `None` at its end.
 fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
     let mut line = String::new();
@@ -217,8 +271,13 @@ mod tests {
         };
         let ask = |answer: &str| {
             let mut output = Vec::new();
-            let yes = ask_to_pull(&mut answer.as_bytes(), &mut output, "qwen2.5-coder-1.5b", &problem)
-                .unwrap();
+            let yes = ask_to_pull(
+                &mut answer.as_bytes(),
+                &mut output,
+                "qwen2.5-coder-1.5b",
+                &problem,
+            )
+            .unwrap();
             (yes, String::from_utf8(output).unwrap())
         };
         let (yes, question) = ask("Y\n");
@@ -227,5 +286,73 @@ mod tests {
         assert!(!ask("\n").0);
         assert!(!ask("").0);
         assert!(!ask("sure\n").0);
+    }
+
+    #[test]
+    fn an_approval_is_one_key_and_a_denial_may_carry_a_reason() {
+        let ask = |answers: &str, is_command: bool| {
+            let mut output = Vec::new();
+            let mut edited = || Some("new content".to_string());
+            let decision = ask_approval(
+                &mut answers.as_bytes(),
+                &mut output,
+                is_command,
+                &mut edited,
+            );
+            (decision, String::from_utf8(output).unwrap())
+        };
+        assert_eq!(ask("y\n", true).0, ApprovalDecision::Approve);
+        assert_eq!(ask("always\n", true).0, ApprovalDecision::AlwaysForSession);
+        assert_eq!(
+            ask("n\ntoo risky\n", true).0,
+            ApprovalDecision::Deny {
+                message: Some("too risky".into())
+            }
+        );
+        assert_eq!(
+            ask("n\n\n", true).0,
+            ApprovalDecision::Deny { message: None }
+        );
+        let (decision, output) = ask("what\n", true);
+        assert_eq!(
+            decision,
+            ApprovalDecision::Deny {
+                message: Some("no answer from the terminal".into())
+            }
+        );
+        assert!(output.contains("answer y, n, e or a"), "{output}");
+    }
+
+    #[test]
+    fn editing_retypes_a_command_or_edits_the_content() {
+        let mut output = Vec::new();
+        let mut nothing = || None;
+        let decision = ask_approval(
+            &mut "e\ncargo test -q\n".as_bytes(),
+            &mut output,
+            true,
+            &mut nothing,
+        );
+        assert_eq!(
+            decision,
+            ApprovalDecision::Edit {
+                replacement: "cargo test -q".into()
+            }
+        );
+        let decision = ask_approval(&mut "e\ny\n".as_bytes(), &mut output, false, &mut nothing);
+        assert_eq!(decision, ApprovalDecision::Approve);
+        assert!(
+            String::from_utf8(output)
+                .unwrap()
+                .contains("nothing to edit here")
+        );
+        let mut edited = || Some("new".to_string());
+        let decision = ask_approval(&mut "e\n".as_bytes(), &mut Vec::new(), false, &mut edited);
+        assert_eq!(
+            decision,
+            ApprovalDecision::Edit {
+                replacement: "new".into()
+            }
+        );
     }
 }

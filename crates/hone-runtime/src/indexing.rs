@@ -207,13 +207,24 @@ mod tests {
         assert_eq!(status(dir.path(), &settings).unwrap(), None);
         let mut indexer = open_index(dir.path(), &settings).unwrap();
         let mut output = Vec::new();
-        assert!(confirm_large_index(&mut indexer, true, &mut "q\n".as_bytes(), &mut output).unwrap());
+        assert!(
+            confirm_large_index(&mut indexer, true, &mut "q\n".as_bytes(), &mut output).unwrap()
+        );
         assert!(output.is_empty());
         let mut lines = Vec::new();
-        let report = update(&mut indexer, Some(&mut |line: &str| lines.push(line.to_string())))
-            .unwrap();
+        let report = update(
+            &mut indexer,
+            Some(&mut |line: &str| lines.push(line.to_string())),
+        )
+        .unwrap();
         assert_eq!(report.files_total, 3);
-        assert!(lines.last().unwrap().starts_with("indexing 3/3 files (100%"), "{lines:?}");
+        assert!(
+            lines
+                .last()
+                .unwrap()
+                .starts_with("indexing 3/3 files (100%"),
+            "{lines:?}"
+        );
         let summary = status(dir.path(), &settings).unwrap().unwrap();
         assert_eq!(summary["files"], 3);
     }

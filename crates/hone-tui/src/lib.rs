@@ -43,6 +43,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use app::{App, AppOptions, Effect, SessionInfo};
+pub use editor::edit;
 pub use error::TuiError;
 pub use git::branch;
 pub use history::FileHistory;
