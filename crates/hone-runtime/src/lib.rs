@@ -58,7 +58,7 @@ pub use error::{RuntimeError, model_error, store_error};
 pub use index::{CodeIndex, IndexProgress};
 pub use interaction::{IndexChoice, Interaction, Unattended};
 pub use root::ProjectPlace;
-pub use run_record::RunRecord;
+pub use run_record::{INTERRUPTED, NOT_ANSWERED, RunEnd, RunRecord, exit_code};
 pub use runtime::{
     Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession, expand_mentions,
 };
