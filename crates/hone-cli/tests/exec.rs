@@ -191,20 +191,7 @@ async fn malformed_calls_get_precise_errors_and_the_model_recovers() {
     );
     server.enqueue(Reply::new().text("The file is src/math.js.").openai_chat());
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--json",
-            "look",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--json", "look"]).await;
     assert!(output.status.success(), "{}", stderr(&output));
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
@@ -235,20 +222,7 @@ async fn denied_and_unanswerable_commands_are_refused_and_explained() {
     );
     server.enqueue(Reply::new().text("I could not run commands.").openai_chat());
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--json",
-            "clean up",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--json", "clean up"]).await;
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
         repo.path().join("src/math.js").exists(),
@@ -287,21 +261,7 @@ async fn identical_failing_calls_stop_the_turn() {
         );
     }
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--approval",
-            "auto-edit",
-            "fix",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--approval", "auto-edit", "fix"]).await;
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("failed 3 times"),
@@ -327,21 +287,7 @@ async fn the_round_limit_asks_for_an_answer_without_tools() {
             .openai_chat(),
     );
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--max-rounds",
-            "2",
-            "explore",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--max-rounds", "2", "explore"]).await;
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("Out of rounds"));
     assert!(

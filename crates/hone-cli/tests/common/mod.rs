@@ -84,3 +84,11 @@ pub fn commit_all(root: &Path) {
         assert!(status.success());
     }
 }
+
+/// `hone exec --provider lmstudio --base-url URL ARGS` in `root`: a run against a mock
+/// OpenAI-compatible server.
+pub async fn exec_on(root: &Path, url: &str, args: &[&str]) -> Output {
+    let mut all = vec!["exec", "--provider", "lmstudio", "--base-url", url];
+    all.extend_from_slice(args);
+    hone(root, &[], &all).await
+}
