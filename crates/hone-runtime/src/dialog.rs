@@ -39,24 +39,16 @@ pub fn ask_large_repository(
         crate::index::large_repository_warning(new_files)
     )?;
     loop {
-        write!(
-            output,
-            "[c] continue  [d] index one sub-directory only  [q] cancel > "
-        )?;
-        output.flush()?;
-        let Some(answer) = read_line(input)? else {
+        let question = "[c] continue  [d] index one sub-directory only  [q] cancel > ";
+        let Some(answer) = ask(input, output, question)? else {
             return Ok(LargeRepoChoice::Cancel);
         };
         match answer.trim().to_ascii_lowercase().as_str() {
             "c" | "continue" | "y" | "yes" => return Ok(LargeRepoChoice::Continue),
             "q" | "cancel" | "n" | "no" => return Ok(LargeRepoChoice::Cancel),
             "d" | "dir" | "directory" => loop {
-                write!(
-                    output,
-                    "sub-directory, relative to the project root (empty: back) > "
-                )?;
-                output.flush()?;
-                let Some(typed) = read_line(input)? else {
+                let question = "sub-directory, relative to the project root (empty: back) > ";
+                let Some(typed) = ask(input, output, question)? else {
                     return Ok(LargeRepoChoice::Cancel);
                 };
                 let typed = typed.trim();
@@ -97,13 +89,9 @@ pub fn ask_large_index(
         )?;
     }
     loop {
-        write!(
-            output,
-            "[y] index now, in the background  [l] later, when the model needs it  [n] not in \
-             this session > "
-        )?;
-        output.flush()?;
-        let Some(answer) = read_line(input)? else {
+        let question = "[y] index now, in the background  [l] later, when the model needs it  [n] not in \
+             this session > ";
+        let Some(answer) = ask(input, output, question)? else {
             return Ok(IndexChoice::Later);
         };
         match answer.trim().to_ascii_lowercase().as_str() {
@@ -126,18 +114,13 @@ pub fn ask_to_pull(
     let size = catalog_entry(model).map_or_else(String::new, |entry| {
         format!(" ({})", human_bytes(entry.size))
     });
-    match problem {
-        ModelError::NotDownloaded { .. } => write!(
-            output,
+    let question = match problem {
+        ModelError::NotDownloaded { .. } => format!(
             "hone: the local model `{model}`{size} is not downloaded yet. Download it now? [y/N] "
-        )?,
-        _ => write!(
-            output,
-            "hone: {problem}\nhone: download `{model}`{size} again now? [y/N] "
-        )?,
-    }
-    output.flush()?;
-    let answer = read_line(input)?.unwrap_or_default();
+        ),
+        _ => format!("hone: {problem}\nhone: download `{model}`{size} again now? [y/N] "),
+    };
+    let answer = ask(input, output, &question)?.unwrap_or_default();
     Ok(matches!(
         answer.trim().to_ascii_lowercase().as_str(),
         "y" | "yes"
@@ -154,12 +137,10 @@ pub fn ask_approval(
     is_command: bool,
     edit_content: &mut dyn FnMut() -> Option<String>,
 ) -> ApprovalDecision {
-    let mut ask = |output: &mut dyn Write, question: &str| {
-        let _ = write!(output, "{question}").and_then(|()| output.flush());
-        read_line(input).ok().flatten()
-    };
+    let mut answer =
+        |output: &mut dyn Write, question: &str| ask(input, output, question).ok().flatten();
     loop {
-        let Some(line) = ask(
+        let Some(line) = answer(
             output,
             "[y] approve  [n] deny  [e] edit first  [a] always this session > ",
         ) else {
@@ -171,14 +152,14 @@ pub fn ask_approval(
             "y" | "Y" | "yes" => return ApprovalDecision::Approve,
             "a" | "A" | "always" => return ApprovalDecision::AlwaysForSession,
             "n" | "N" | "no" => {
-                let message = ask(output, "reason for the model (optional) > ")
+                let message = answer(output, "reason for the model (optional) > ")
                     .map(|text| text.trim().to_string())
                     .filter(|text| !text.is_empty());
                 return ApprovalDecision::Deny { message };
             }
             "e" | "E" | "edit" => {
                 let replacement = if is_command {
-                    ask(output, "command to run instead > ")
+                    answer(output, "command to run instead > ")
                         .map(|text| text.trim().to_string())
                         .filter(|text| !text.is_empty())
                 } else {
@@ -196,8 +177,14 @@ pub fn ask_approval(
     }
 }
 
-/// One line of `input`, `None` at its end.
-fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
+/// Writes `question` to `output` and reads one line of `input`, `None` at its end.
+fn ask(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    question: &str,
+) -> io::Result<Option<String>> {
+    write!(output, "{question}")?;
+    output.flush()?;
     let mut line = String::new();
     Ok((input.read_line(&mut line)? > 0).then_some(line))
 }
