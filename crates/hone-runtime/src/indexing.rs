@@ -72,7 +72,7 @@ pub fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
     format!("indexing {done}/{total} files ({percent}%, {rate:.0} files/s)")
 }
 
-/// Before an update that would add more than [`crate::index::LARGE_REPOSITORY_FILES`] files:
+/// Before an update that would add more than [`hone_index::LARGE_REPOSITORY_FILES`] files:
 /// asks on `output`, reading `input`, when `interactive` (continue, one sub-directory, which
 /// then becomes the index's scope, or cancel), otherwise warns on `output`. Returns `false`
 /// when the user cancelled.
