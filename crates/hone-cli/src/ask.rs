@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use futures::StreamExt;
 use hone_api::{Event, EventFrame};
-use hone_protocol::{ChatRequest, HoneError, Outcome, ResponseCollector, StreamEvent};
+use hone_protocol::{ChatRequest, HoneError, ResponseCollector, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{AskArgs, GlobalArgs};
@@ -18,7 +18,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: AskArgs) -> Result<ExitCode, 
     let mut record = RunRecord::new();
     let answered = answer(global, args, &mut record).await;
     if json && let Err(error) = &answered {
-        json_lines::print_failure(&record, error, exit::code_for(error.category));
+        json_lines::print_failure(&record, error);
     }
     answered
 }
@@ -57,12 +57,7 @@ async fn answer(
         collector.push(&event);
     }
     output.finish()?;
-    let failure = match collector.outcome() {
-        Some(Outcome::Completed(_)) => None,
-        Some(Outcome::Failed(error)) => Some(error.clone()),
-        Some(Outcome::Cancelled) => Some(HoneError::cancelled()),
-        None => Some(HoneError::provider("the response ended without a result")),
-    };
+    let failure = RunRecord::failure_of(&collector);
     if args.json {
         output.end_turn(&collector, failure.as_ref(), record);
     }
@@ -108,7 +103,7 @@ impl Output {
         record: &mut RunRecord,
     ) {
         let usage = collector.usage().unwrap_or_default();
-        let failure = failure.map(|error| (error, exit::code_for(error.category)));
+        let failure = failure.map(|error| (error, hone_runtime::exit_code(error.category)));
         let reply = collector.message().text();
         for event in record.single_reply_ending(reply, usage, failure) {
             self.frame(event);
@@ -117,14 +112,8 @@ impl Output {
 
     fn event(&mut self, event: &StreamEvent) -> Result<(), HoneError> {
         if self.json {
-            match event {
-                StreamEvent::TextDelta { text } => {
-                    self.frame(Event::MessageDelta { text: text.clone() });
-                }
-                StreamEvent::ThinkingDelta { text } => {
-                    self.frame(Event::ThinkingDelta { text: text.clone() });
-                }
-                _ => {}
+            if let Some(event) = RunRecord::event_of(event) {
+                self.frame(event);
             }
             return Ok(());
         }

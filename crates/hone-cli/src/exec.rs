@@ -5,25 +5,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use hone_api::{
-    ConflictChoice, ErrorChoice, Event, EventFrame, Request, RequestFrame, RunStatus, TurnEnd,
-    TurnStats,
-};
+use hone_api::{ConflictChoice, ErrorChoice, Event, EventFrame, Request, RequestFrame, TurnStats};
 use hone_protocol::HoneError;
-use hone_runtime::report::events::{self, checks_line, compact, live_state, raw_arguments};
-use hone_runtime::{Opening, RuntimeError, SessionChoice, SessionRequest, StartedSession};
+use hone_runtime::report::events::{self, checks_line};
+use hone_runtime::report::sessions::opening_line;
+use hone_runtime::{RunEnd, RuntimeError, SessionChoice, SessionRequest, StartedSession};
 
 use crate::approve;
 use crate::cli::{ExecArgs, GlobalArgs};
 use crate::json_lines::{self, RunRecord};
 use crate::terminal::Terminal;
-
-/// Exit codes of `hone exec` (documented in the README).
-mod code {
-    pub(super) const DONE: u8 = 0;
-    pub(super) const FAILED: u8 = 1;
-    pub(super) const INTERRUPTED: u8 = 130;
-}
 
 /// Runs `hone exec`. Errors before the session starts exit with their category's code, like
 /// every command (`crate::exit`).
@@ -36,7 +27,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: ExecArgs) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             if json {
-                json_lines::print_failure(&record, &error, crate::exit::code_for(error.category));
+                json_lines::print_failure(&record, &error);
             }
             crate::exit::report(&error)
         }
@@ -134,7 +125,7 @@ async fn start(
             interrupt.send(Request::Cancel);
             if interrupts.recv().await.is_some() {
                 eprintln!("\nhone: interrupted");
-                std::process::exit(i32::from(code::INTERRUPTED));
+                std::process::exit(i32::from(hone_runtime::INTERRUPTED));
             }
             break;
         }
@@ -150,7 +141,7 @@ async fn start(
         view.show(&frame);
         record.observe(&frame.event);
         let event = &frame.event;
-        let (status, exit_code) = match event {
+        match event {
             Event::ApprovalNeeded { call_id, .. } => {
                 let decision = approve::ask_on_terminal(event).await;
                 handle.send(Request::Approval {
@@ -177,43 +168,22 @@ async fn start(
                 });
                 continue;
             }
-            Event::TurnCompleted { end, stats } => {
-                view.summary("done", stats, started);
-                match end {
-                    TurnEnd::Answered => (RunStatus::Completed, code::DONE),
-                    TurnEnd::RoundLimit
-                    | TurnEnd::RepeatedFailure
-                    | TurnEnd::Skipped
-                    | TurnEnd::ChecksFailed => (RunStatus::Failed, code::FAILED),
-                }
-            }
-            // The same code `hone ask` gives the error (a dead server: 5, a bad key: 4).
-            Event::TurnFailed { error, stats } => {
-                eprintln!("{}", crate::exit::line(&hone_core::hone_error(error)));
-                view.summary("failed", stats, started);
-                (
-                    RunStatus::Failed,
-                    crate::exit::code_for(hone_core::hone_error(error).category),
-                )
-            }
-            Event::TurnCancelled { stats } => {
-                view.summary("interrupted", stats, started);
-                (RunStatus::Cancelled, code::INTERRUPTED)
-            }
-            _ => continue,
+            _ => {}
+        }
+        let Some(end) = RunEnd::of(event) else {
+            continue;
         };
+        // The same code `hone ask` gives the error (a dead server: 5, a bad key: 4).
+        if let Some(error) = &end.error {
+            eprintln!("{}", crate::exit::line(error));
+        }
+        view.summary(end.what, &end.stats, started);
         if args.json {
-            let error = match event {
-                Event::TurnFailed { error, .. } => Some(hone_core::hone_error(error)),
-                _ => None,
-            };
-            json_lines::print(&EventFrame::new(
-                frame.request_id.clone(),
-                record.result(status, exit_code, error.as_ref()),
-            ));
+            let result = record.result(end.status, end.exit_code, end.error.as_ref());
+            json_lines::print(&EventFrame::new(frame.request_id.clone(), result));
         }
         handle.send(Request::Shutdown);
-        return Ok(exit_code);
+        return Ok(end.exit_code);
     }
     Err(HoneError::provider("the session ended unexpectedly"))
 }
@@ -238,23 +208,11 @@ fn announce(started: &StartedSession, json: bool) {
     if let Some(reason) = &started.unsaved {
         eprintln!("hone: warning: this session will not be saved: {reason}");
     }
-    if let Some(saved) = &started.saved
+    if let Some(line) = started.saved.as_ref().and_then(opening_line)
         && !json
         && !crate::term::quiet()
     {
-        let verb = match saved.opening {
-            Opening::Created => None,
-            Opening::Resumed => Some("resuming"),
-            Opening::Forked => Some("forked into"),
-        };
-        if let Some(verb) = verb {
-            eprintln!(
-                "hone: {verb} session {} ({}, {} messages)",
-                saved.info.id,
-                crate::sessions_cmd::title(&saved.info),
-                saved.info.messages
-            );
-        }
+        eprintln!("hone: {line}");
     }
     for warning in &started.warnings {
         eprintln!("hone: warning: {warning}");
@@ -281,8 +239,6 @@ struct View {
     /// `--quiet`: the answer and errors only.
     quiet: bool,
     answer_open: bool,
-    /// Whether the model is writing its answer (the status line stays away meanwhile).
-    writing: bool,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
     /// How full the context window was after the last model response, in percent.
@@ -301,7 +257,6 @@ impl View {
             color: crate::term::color_stderr(),
             quiet: crate::term::quiet(),
             answer_open: false,
-            writing: false,
             session_id: None,
             context_percent: None,
             proposed: None,
@@ -314,28 +269,10 @@ impl View {
             json_lines::print(frame);
             return;
         }
-        let event = &frame.event;
         // The status line leaves the terminal while anything is printed.
-        crate::status_line::set_visible(false);
-        self.print(event);
-        let state = live_state(event);
-        // While the model writes, its text is the sign of life.
-        self.writing = matches!(
-            event,
-            Event::MessageDelta { .. } | Event::ThinkingDelta { .. }
-        ) || (self.writing && state.is_none());
-        if let Some(state) = state {
-            crate::status_line::set_state(state.as_deref());
-        }
-        let waits_for_user = matches!(
-            event,
-            Event::ApprovalNeeded { .. }
-                | Event::EditConflict { .. }
-                | Event::TurnCompleted { .. }
-                | Event::TurnFailed { .. }
-                | Event::TurnCancelled { .. }
-        );
-        crate::status_line::set_visible(!self.answer_open && !self.writing && !waits_for_user);
+        crate::status_line::hide();
+        self.print(&frame.event);
+        crate::status_line::observe(&frame.event, self.answer_open);
     }
 
     fn print(&mut self, event: &Event) {
@@ -359,18 +296,6 @@ impl View {
             return;
         }
         match event {
-            Event::ToolRequested {
-                name, arguments, ..
-            } => {
-                self.close_answer();
-                eprintln!(
-                    "{}",
-                    self.dim(&format!(
-                        "▸ {name} {}",
-                        compact(&raw_arguments(arguments), 100)
-                    ))
-                );
-            }
             Event::DiffProposed { diff, .. } => self.proposed = Some(diff.clone()),
             Event::ToolDenied { reason, .. } => {
                 if let Some(diff) = self.proposed.take() {
@@ -383,30 +308,15 @@ impl View {
                 self.proposed = None;
                 eprint!("{}", crate::diff::render(diff, self.color));
             }
-            Event::ToolCompleted {
-                name,
-                output,
-                is_error,
-                duration_ms,
-                ..
-            } => {
-                let first = output.lines().next().unwrap_or("");
-                let mark = if *is_error { "✗" } else { "✓" };
-                eprintln!(
-                    "{}",
-                    self.dim(&format!(
-                        "  {mark} {name} ({duration_ms} ms) {}",
-                        compact(first, 100)
-                    ))
-                );
-            }
             Event::ChecksCompleted { .. } => {
                 self.close_answer();
                 if let Some(line) = checks_line(event) {
                     eprintln!("hone: {line}");
                 }
             }
-            Event::ContextCompacted { .. }
+            Event::ToolRequested { .. }
+            | Event::ToolCompleted { .. }
+            | Event::ContextCompacted { .. }
             | Event::FilesTracked { .. }
             | Event::ContextLocalized { .. }
             | Event::TurnStep { .. } => {

@@ -2,34 +2,25 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hone_config::IndexSettings;
-use hone_index::tools::SharedIndex;
-use hone_index::{IndexError, IndexWatcher, Indexer, UpdateCallback, normalize_scope};
+use hone_index::Indexer;
 use hone_protocol::HoneError;
+use hone_runtime::indexing::{self, WatchReport};
 use hone_runtime::report::index as report;
 
 use crate::cli::{DepsArgs, GlobalArgs, IndexArgs, IndexCommand, MapArgs, SymbolsArgs};
-use hone_runtime::index::{
-    LargeRepoAction, files_to_add, large_repository_action, large_repository_warning,
-};
-
-use crate::index_prompt::{LargeRepoChoice, ask_large_repository, progress_line};
 
 /// Exit code when the user cancels at the large-repository question.
 const CANCELLED: u8 = 130;
 
-fn index_error(error: IndexError) -> HoneError {
-    HoneError::from(error)
-}
-
-/// The project's index, opened as the `[index]` settings say, and those settings.
-fn open(global: &GlobalArgs) -> Result<(Indexer, IndexSettings), HoneError> {
-    let root = crate::project_dir(global)?;
-    let settings = crate::load_config(global)?.index_settings();
-    let indexer = hone_runtime::index::open_index(&root, &settings)?;
-    Ok((indexer, settings))
+/// The project root and its `[index]` settings.
+fn settings(global: &GlobalArgs) -> Result<(std::path::PathBuf, IndexSettings), HoneError> {
+    Ok((
+        crate::project_dir(global)?,
+        crate::load_config(global)?.index_settings(),
+    ))
 }
 
 /// Runs `hone index [status] [--watch] [--scope DIR] [--yes]`.
@@ -37,28 +28,32 @@ pub(crate) async fn run_index(
     global: &GlobalArgs,
     args: &IndexArgs,
 ) -> Result<ExitCode, HoneError> {
+    let (root, settings) = settings(global)?;
     if matches!(args.command, Some(IndexCommand::Status)) {
-        let root = crate::project_dir(global)?;
-        let settings = crate::load_config(global)?.index_settings();
-        if !report::index_exists(&root, &settings)? {
-            // Looking creates nothing: no .hone/ and no database for a project never indexed.
-            print_summary(&report::empty_status(), args.json, None);
-            if !args.json {
-                eprintln!("hone: no index yet; `hone index` builds it");
-            }
-            return Ok(ExitCode::SUCCESS);
+        let summary = indexing::status(&root, &settings)?;
+        print_summary(
+            summary.as_ref().unwrap_or(&report::empty_status()),
+            args.json,
+            None,
+        );
+        if summary.is_none() && !args.json {
+            eprintln!("hone: no index yet; `hone index` builds it");
         }
-    }
-    let (mut indexer, settings) = open(global)?;
-    if matches!(args.command, Some(IndexCommand::Status)) {
-        let stats = indexer.store().stats().map_err(index_error)?;
-        let summary = report::status(&stats, indexer.scope());
-        print_summary(&summary, args.json, None);
         return Ok(ExitCode::SUCCESS);
     }
+    let mut indexer = hone_runtime::index::open_index(&root, &settings)?;
+    let interactive =
+        !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if let Some(scope) = &args.scope {
-        indexer.set_scope(Some(scope)).map_err(index_error)?;
-    } else if !confirm_large_index(&mut indexer, args)? {
+        indexer.set_scope(Some(scope)).map_err(HoneError::from)?;
+    } else if !args.yes
+        && !indexing::confirm_large_index(
+            &mut indexer,
+            interactive,
+            &mut std::io::stdin().lock(),
+            &mut std::io::stderr(),
+        )?
+    {
         eprintln!(
             "hone: cancelled; nothing was indexed (`hone index --scope DIR` indexes one \
              sub-directory)"
@@ -66,21 +61,8 @@ pub(crate) async fn run_index(
         return Ok(ExitCode::from(CANCELLED));
     }
     let show_progress = !args.json && std::io::stderr().is_terminal() && !crate::term::quiet();
-    let mut last_percent = usize::MAX;
-    let started = Instant::now();
-    let update = indexer
-        .update(&mut |progress| {
-            if !show_progress || progress.total == 0 {
-                return;
-            }
-            let percent = progress.done * 100 / progress.total;
-            if percent != last_percent {
-                last_percent = percent;
-                let line = progress_line(progress.done, progress.total, started.elapsed());
-                eprint!("\r{line}\x1b[K");
-            }
-        })
-        .map_err(index_error)?;
+    let mut draw = |line: &str| eprint!("\r{line}\x1b[K");
+    let update = indexing::update(&mut indexer, show_progress.then_some(&mut draw as _))?;
     if show_progress {
         eprintln!();
     }
@@ -95,68 +77,13 @@ pub(crate) async fn run_index(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Before an update that would add more than `LARGE_REPOSITORY_FILES` files: asks on a
-/// terminal (continue, one sub-directory, cancel), otherwise warns; `--yes` skips both.
-/// Returns `false` when the user cancelled.
-fn confirm_large_index(indexer: &mut Indexer, args: &IndexArgs) -> Result<bool, HoneError> {
-    if args.yes {
-        // Nothing to ask or warn about: no walk to count the files (the update walks anyway).
-        return Ok(true);
-    }
-    let new_files = files_to_add(indexer);
-    let interactive =
-        !args.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    match large_repository_action(new_files, interactive, args.yes) {
-        LargeRepoAction::Proceed => Ok(true),
-        LargeRepoAction::Warn => {
-            eprintln!(
-                "hone: warning: {}; indexing all of them (`hone index --scope DIR` indexes one \
-                 sub-directory, --yes skips this warning)",
-                large_repository_warning(new_files)
-            );
-            Ok(true)
-        }
-        LargeRepoAction::Ask => {
-            let root = indexer.root().to_path_buf();
-            let mut check = |typed: &str| normalize_scope(&root, typed).map_err(|e| e.to_string());
-            let choice = ask_large_repository(
-                &mut std::io::stdin().lock(),
-                &mut std::io::stderr(),
-                new_files,
-                &mut check,
-            )
-            .map_err(|error| HoneError::config(format!("cannot read the answer: {error}")))?;
-            match choice {
-                LargeRepoChoice::Continue => Ok(true),
-                LargeRepoChoice::Cancel => Ok(false),
-                LargeRepoChoice::Subdirectory(directory) => {
-                    indexer.set_scope(Some(&directory)).map_err(index_error)?;
-                    eprintln!(
-                        "hone: indexing {directory} only; later updates keep to it (`hone index \
-                         --scope .` indexes the whole project)"
-                    );
-                    Ok(true)
-                }
-            }
-        }
-    }
-}
-
 /// `hone index --watch`: keeps the index up to date, one line per update, until Ctrl-C.
 async fn watch(indexer: Indexer, as_json: bool, debounce: Duration) -> Result<(), HoneError> {
     let root = indexer.root().display().to_string();
-    let index = SharedIndex::new(indexer);
-    let on_update: UpdateCallback = Box::new(move |paths, result| match result {
-        Ok(done) => {
-            println!("{}", report::watch_line(paths, done, as_json));
-            for warning in &done.warnings {
-                eprintln!("hone: {warning}");
-            }
-        }
-        Err(error) => eprintln!("hone: the index could not be updated: {error}"),
-    });
-    let _watcher =
-        IndexWatcher::start_with_callback(index, debounce, Some(on_update)).map_err(index_error)?;
+    let _watcher = indexing::watch(indexer, debounce, as_json, |update| match update {
+        WatchReport::Updated(line) => println!("{line}"),
+        WatchReport::Warning(line) | WatchReport::Failed(line) => eprintln!("hone: {line}"),
+    })?;
     if !as_json {
         eprintln!(
             "hone: watching {root} for changes (updating {} ms after they settle; Ctrl-C to \
@@ -180,12 +107,12 @@ fn print_summary(summary: &serde_json::Value, as_json: bool, seconds: Option<f64
 
 /// Runs `hone symbols QUERY`.
 pub(crate) fn run_symbols(global: &GlobalArgs, args: &SymbolsArgs) -> Result<ExitCode, HoneError> {
-    let (mut indexer, _) = open(global)?;
-    indexer.update(&mut |_| {}).map_err(index_error)?;
+    let (root, settings) = settings(global)?;
+    let indexer = indexing::open_updated(&root, &settings)?;
     let found = indexer
         .store()
         .search_symbols(&args.query, args.limit)
-        .map_err(index_error)?;
+        .map_err(HoneError::from)?;
     if found.is_empty() {
         eprintln!("no symbol matches `{}`", args.query);
         return Ok(ExitCode::from(1));
@@ -196,8 +123,8 @@ pub(crate) fn run_symbols(global: &GlobalArgs, args: &SymbolsArgs) -> Result<Exi
 
 /// Runs `hone deps PATH [--reverse]`.
 pub(crate) fn run_deps(global: &GlobalArgs, args: &DepsArgs) -> Result<ExitCode, HoneError> {
-    let (mut indexer, _) = open(global)?;
-    indexer.update(&mut |_| {}).map_err(index_error)?;
+    let (root, settings) = settings(global)?;
+    let indexer = indexing::open_updated(&root, &settings)?;
     print!(
         "{}",
         report::dependency_lines(&indexer, &args.path, args.reverse)?
@@ -207,24 +134,16 @@ pub(crate) fn run_deps(global: &GlobalArgs, args: &DepsArgs) -> Result<ExitCode,
 
 /// Runs `hone map [--budget N] [--focus NAME…]`.
 pub(crate) fn run_map(global: &GlobalArgs, args: &MapArgs) -> Result<ExitCode, HoneError> {
-    let (mut indexer, settings) = open(global)?;
-    indexer.update(&mut |_| {}).map_err(index_error)?;
+    let (root, settings) = settings(global)?;
+    let indexer = indexing::open_updated(&root, &settings)?;
     let budget = args.budget.unwrap_or(settings.map_budget);
-    let request = report::map_request(&args.focus, budget);
-    let map = hone_index::tools::repo_map_for(&indexer, &request).map_err(index_error)?;
+    let (map, account) = indexing::repo_map(&indexer, &args.focus, budget)?;
     print!("{}", map.text);
     if !map.text.ends_with('\n') {
         println!();
     }
     if !crate::term::quiet() {
-        eprintln!(
-            "hone: {} files with outlines, {} listed, {} omitted, ~{} tokens (budget {})",
-            map.files.len(),
-            map.listed.len(),
-            map.omitted,
-            map.tokens,
-            budget
-        );
+        eprintln!("hone: {account}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -24,7 +24,7 @@ pub(crate) use hone_runtime::RunRecord;
 
 /// Prints an error that stopped a run (before its session started, or before its turn
 /// ended) and the run's `result`.
-pub(crate) fn print_failure(record: &RunRecord, error: &HoneError, exit_code: u8) {
+pub(crate) fn print_failure(record: &RunRecord, error: &HoneError) {
     print(&EventFrame::new(
         None,
         Event::Error {
@@ -33,6 +33,10 @@ pub(crate) fn print_failure(record: &RunRecord, error: &HoneError, exit_code: u8
     ));
     print(&EventFrame::new(
         None,
-        record.result(RunStatus::Failed, exit_code, Some(error)),
+        record.result(
+            RunStatus::Failed,
+            hone_runtime::exit_code(error.category),
+            Some(error),
+        ),
     ));
 }

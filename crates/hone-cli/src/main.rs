@@ -12,7 +12,6 @@ mod exec;
 mod exit;
 mod help_cmd;
 mod index_cmd;
-mod index_prompt;
 mod input;
 mod json_lines;
 mod mcp_cmd;
@@ -24,7 +23,6 @@ mod status_line;
 mod term;
 mod terminal;
 mod tui_cmd;
-mod tui_host;
 mod undo_cmd;
 
 use std::path::PathBuf;

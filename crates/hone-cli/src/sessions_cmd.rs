@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use hone_memory::ExportFormat;
 use hone_protocol::HoneError;
-pub(crate) use hone_runtime::report::sessions::{ago, now_ms, title};
-use hone_runtime::report::sessions::{show, table};
+use hone_runtime::report::sessions::{now_ms, show, table, title};
 use hone_runtime::sessions::open_store_to_read;
 use hone_runtime::store_error;
 

@@ -2,16 +2,16 @@
 //! terminal: the offer to download a missing local model (with the progress bar of
 //! `hone model pull`) and `hone: warning:` lines.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::future::BoxFuture;
 use hone_config::CliOverrides;
-use hone_models::{ModelError, ModelStore, catalog_entry, human_bytes};
+use hone_models::{ModelError, ModelStore};
 use hone_protocol::HoneError;
-use hone_runtime::{IndexChoice, Interaction, Runtime, RuntimeOptions};
+use hone_runtime::{IndexChoice, Interaction, Runtime, RuntimeOptions, dialog};
 
 use crate::cli::GlobalArgs;
 
@@ -60,7 +60,14 @@ impl Terminal {
 
 impl Interaction for Terminal {
     fn offer_pull(&self, model: &str, problem: &ModelError) -> bool {
-        self.may_ask.load(Ordering::SeqCst) && ask_to_pull(model, problem).unwrap_or(false)
+        self.may_ask.load(Ordering::SeqCst)
+            && dialog::ask_to_pull(
+                &mut std::io::stdin().lock(),
+                &mut std::io::stderr(),
+                model,
+                problem,
+            )
+            .unwrap_or(false)
     }
 
     fn pull<'a>(
@@ -79,7 +86,7 @@ impl Interaction for Terminal {
         if !self.may_ask.load(Ordering::SeqCst) {
             return IndexChoice::Later;
         }
-        crate::index_prompt::ask_large_index(
+        dialog::ask_large_index(
             &mut std::io::stdin().lock(),
             &mut std::io::stderr(),
             files,
@@ -87,29 +94,6 @@ impl Interaction for Terminal {
         )
         .unwrap_or(IndexChoice::Later)
     }
-}
-
-/// Asks on the terminal whether to pull `model`; only an explicit yes counts.
-fn ask_to_pull(model: &str, problem: &ModelError) -> std::io::Result<bool> {
-    let size = catalog_entry(model).map_or_else(String::new, |entry| {
-        format!(" ({})", human_bytes(entry.size))
-    });
-    let question = match problem {
-        ModelError::NotDownloaded { .. } => {
-            format!(
-                "hone: the local model `{model}`{size} is not downloaded yet. Download it now? [y/N] "
-            )
-        }
-        _ => format!("hone: {problem}\nhone: download `{model}`{size} again now? [y/N] "),
-    };
-    eprint!("{question}");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(
-        answer.trim().to_ascii_lowercase().as_str(),
-        "y" | "yes"
-    ))
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! `hone` without a subcommand: the full-screen terminal UI.
 
 use std::io::IsTerminal;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +11,6 @@ use hone_tui::{SessionStart, TuiError, TuiOptions};
 
 use crate::cli::{GlobalArgs, TuiArgs};
 use crate::terminal::Terminal;
-use crate::tui_host::TuiHost;
 
 /// Exit code when there is no terminal to draw on.
 const NO_TERMINAL: u8 = 2;
@@ -27,18 +25,12 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
         return Ok(ExitCode::from(NO_TERMINAL));
     }
     let root = crate::project_dir(global)?;
-    init_logging(&root, global.verbose);
+    hone_tui::log_to_file(&root, global.verbose);
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
     let terminal = Arc::new(Terminal::detect(false));
     let runtime = crate::terminal::open_runtime(global, overrides, terminal.clone())?;
     eprintln!("hone: opening the code index…");
-    let runtime = tokio::task::spawn_blocking(move || {
-        tracing::info!("code index: {}", runtime.code_index().status());
-        runtime
-    })
-    .await
-    .map_err(|error| HoneError::config(format!("indexing failed: {error}")))?;
     let first = if args.continue_last {
         SessionChoice::LastConversation
     } else {
@@ -46,7 +38,6 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
             .clone()
             .map_or(SessionChoice::New, SessionChoice::Resume)
     };
-    let host: Arc<dyn hone_tui::Host> = Arc::new(TuiHost::new(runtime, terminal, first));
     let options = TuiOptions {
         root,
         start: SessionStart::default(),
@@ -56,7 +47,8 @@ pub(crate) async fn run(global: &GlobalArgs, args: &TuiArgs) -> Result<ExitCode,
             .filter(|prompt| !prompt.trim().is_empty()),
         bell_after: args.bell_after.map(Duration::from_secs),
     };
-    match hone_tui::run(host, options).await {
+    let stop_asking = Box::new(move || terminal.stop_asking());
+    match hone_tui::run_on(runtime, first, stop_asking, options).await {
         Ok(Some(id)) => {
             eprintln!(
                 "hone: session {id} saved — continue it with: hone -c (or hone --resume {id})"
@@ -91,31 +83,4 @@ pub(crate) fn reject_with_command(args: &TuiArgs) -> Result<(), HoneError> {
         "{} before the command belongs to the terminal UI (`hone` alone); put a command's own flags after it, e.g. `hone exec --approval auto-edit \"…\"`",
         given.join(", ")
     )))
-}
-
-/// Logs go to `.hone/logs/tui.log` (never the screen): `HONE_LOG` sets the filter, else
-/// `-v` raises the level from `info`.
-fn init_logging(root: &Path, verbose: u8) {
-    let dir = root.join(hone_core::AUDIT_DIR);
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("tui.log"))
-    else {
-        return;
-    };
-    let level = if verbose > 0 { "debug" } else { "info" };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("HONE_LOG").unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(format!(
-            "hone={level},hone_tui={level},hone_core={level},hone_providers={level},hone_config={level}"
-        ))
-    });
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::sync::Mutex::new(file))
-        .with_ansi(false)
-        .try_init();
 }

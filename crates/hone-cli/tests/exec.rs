@@ -1,11 +1,11 @@
 //! End-to-end tests of `hone exec`: the real binary, a mock model server, a temporary git repository.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::Output;
+mod common;
 
+use common::{events, hone, of_type, stderr};
 use hone_testkit::{MockResponse, MockServer, Reply};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// A small JavaScript project in a fresh git repository, with a failing test.
 fn repository() -> tempfile::TempDir {
@@ -28,57 +28,8 @@ fn repository() -> tempfile::TempDir {
         "{\"name\":\"math\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node test.js\"}}\n",
     )
     .unwrap();
-    for args in [
-        vec!["init", "-q"],
-        vec!["config", "user.email", "t@example.com"],
-        vec!["config", "user.name", "T"],
-        vec!["add", "-A"],
-        vec!["commit", "-qm", "init"],
-    ] {
-        let status = std::process::Command::new("git")
-            .args(&args)
-            .current_dir(root)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    common::commit_all(root);
     dir
-}
-
-async fn hone(root: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hone"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", root.join(".home"))
-        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
-        .current_dir(root)
-        .stdin(std::process::Stdio::null())
-        .args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
-        .await
-        .unwrap()
-}
-
-fn events(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
-        .collect()
-}
-
-fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events
-        .iter()
-        .filter(|event| event["type"] == kind)
-        .collect()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 const PATCH: &str = "--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # math\n \n-Adds numbers.\n+Adds two numbers correctly.\n";
@@ -240,20 +191,7 @@ async fn malformed_calls_get_precise_errors_and_the_model_recovers() {
     );
     server.enqueue(Reply::new().text("The file is src/math.js.").openai_chat());
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--json",
-            "look",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--json", "look"]).await;
     assert!(output.status.success(), "{}", stderr(&output));
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
@@ -284,20 +222,7 @@ async fn denied_and_unanswerable_commands_are_refused_and_explained() {
     );
     server.enqueue(Reply::new().text("I could not run commands.").openai_chat());
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--json",
-            "clean up",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--json", "clean up"]).await;
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
         repo.path().join("src/math.js").exists(),
@@ -336,21 +261,7 @@ async fn identical_failing_calls_stop_the_turn() {
         );
     }
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--approval",
-            "auto-edit",
-            "fix",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--approval", "auto-edit", "fix"]).await;
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("failed 3 times"),
@@ -376,21 +287,7 @@ async fn the_round_limit_asks_for_an_answer_without_tools() {
             .openai_chat(),
     );
     let url = server.url();
-    let output = hone(
-        repo.path(),
-        &[],
-        &[
-            "exec",
-            "--provider",
-            "lmstudio",
-            "--base-url",
-            &url,
-            "--max-rounds",
-            "2",
-            "explore",
-        ],
-    )
-    .await;
+    let output = common::exec_on(repo.path(), &url, &["--max-rounds", "2", "explore"]).await;
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("Out of rounds"));
     assert!(

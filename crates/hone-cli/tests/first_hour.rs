@@ -3,9 +3,11 @@
 //! and the cost of a run in money (known models) or tokens only (unknown ones).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
+mod common;
+
 use std::process::Output;
 
+use common::hone_with_data_dir as hone;
 use hone_testkit::{MockServer, Reply};
 use serde_json::Value;
 
@@ -19,25 +21,6 @@ fn project() -> tempfile::TempDir {
     .unwrap();
     std::fs::write(dir.path().join(".env"), "TOKEN=hunter2\n").unwrap();
     dir
-}
-
-async fn hone(root: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hone"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", root.join(".home"))
-        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
-        .env("HONE_DATA_DIR", root.join(".home/data"))
-        .current_dir(root)
-        .stdin(std::process::Stdio::null())
-        .args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
-        .await
-        .unwrap()
 }
 
 fn result(output: &Output) -> Value {

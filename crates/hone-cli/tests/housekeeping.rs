@@ -2,34 +2,13 @@
 //! listed session, and the audit log holds JSON only and stays under `[logs] max_mb`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::Path;
+
+use common::{hone_with_data_dir as hone, stderr};
 use hone_testkit::{MockResponse, MockServer, Reply};
 use serde_json::{Value, json};
-
-async fn hone(root: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hone"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", root.join(".home"))
-        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
-        .env("HONE_DATA_DIR", root.join(".home/data"))
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
-        .await
-        .unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// Every path under `root`, relative, sorted.
 fn tree(root: &Path) -> Vec<String> {

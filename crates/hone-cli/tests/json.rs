@@ -3,6 +3,8 @@
 //! JSON, and a final `result`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::Path;
 use std::process::Output;
 
@@ -17,22 +19,9 @@ fn project() -> tempfile::TempDir {
 }
 
 async fn hone(root: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hone"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", root.join(".home"))
-        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
-        .env("XDG_DATA_HOME", root.join(".home/.local/share"))
-        .current_dir(root)
-        .stdin(std::process::Stdio::null())
-        .args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
-        .await
-        .unwrap()
+    let mut command = common::command(root);
+    command.env("XDG_DATA_HOME", root.join(".home/.local/share"));
+    common::run(command, env, args).await
 }
 
 /// Every stdout line, parsed as a protocol frame (so any line outside the dialect fails).

@@ -5,8 +5,11 @@
 //! "skipped: set HONE_TEST_MODEL" and passes, unless `HONE_REQUIRE_TEST_MODEL=1`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Output;
+
+use common::hone_with_data_dir as hone;
 
 /// The model file to test with, or `None` (after saying so) when the test should skip.
 fn test_model() -> Option<PathBuf> {
@@ -29,24 +32,6 @@ fn test_model() -> Option<PathBuf> {
             None
         }
     }
-}
-
-async fn hone(root: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hone"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", root.join(".home"))
-        .env("XDG_CONFIG_HOME", root.join(".home/.config"))
-        .env("HONE_DATA_DIR", root.join(".home/data"))
-        .current_dir(root)
-        .args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    tokio::task::spawn_blocking(move || command.output().expect("hone runs"))
-        .await
-        .expect("join")
 }
 
 /// The audit logs hone wrote under `.hone/logs`, for failure messages.

@@ -2,6 +2,8 @@
 //! read with a vt100 parser), a mock model server, a temporary git repository.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -27,20 +29,7 @@ fn repository() -> tempfile::TempDir {
         "function add(a, b) {\n  return a + b;\n}\n",
     )
     .unwrap();
-    for args in [
-        vec!["init", "-q"],
-        vec!["config", "user.email", "t@example.com"],
-        vec!["config", "user.name", "T"],
-        vec!["add", "-A"],
-        vec!["commit", "-qm", "init"],
-    ] {
-        let status = std::process::Command::new("git")
-            .args(&args)
-            .current_dir(root)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    common::commit_all(root);
     dir
 }
 

@@ -35,11 +35,13 @@
 
 pub mod agent;
 pub mod context;
+pub mod dialog;
 pub mod doctor;
 pub mod document;
 mod error;
 pub mod index;
 mod index_build;
+pub mod indexing;
 pub mod init;
 mod interaction;
 pub mod mcp;
@@ -56,7 +58,7 @@ pub use error::{RuntimeError, model_error, store_error};
 pub use index::{CodeIndex, IndexProgress};
 pub use interaction::{IndexChoice, Interaction, Unattended};
 pub use root::ProjectPlace;
-pub use run_record::RunRecord;
+pub use run_record::{INTERRUPTED, NOT_ANSWERED, RunEnd, RunRecord, exit_code};
 pub use runtime::{
     Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession, expand_mentions,
 };

@@ -4,7 +4,83 @@
 use std::time::Instant;
 
 use hone_api::{Event, ModelPrice, RunStatus, TurnEnd, TurnStats, Usage};
-use hone_protocol::{ErrorCategory, HoneError};
+use hone_protocol::{ErrorCategory, HoneError, Outcome, ResponseCollector, StreamEvent};
+
+/// The exit code of each error category, so scripts can tell failures apart: every
+/// command's, and a one-shot run's `result.exit_code`.
+pub fn exit_code(category: ErrorCategory) -> u8 {
+    match category {
+        ErrorCategory::Config => 2,
+        ErrorCategory::Auth => 4,
+        ErrorCategory::Network => 5,
+        ErrorCategory::RateLimit => 6,
+        ErrorCategory::Provider => 7,
+        ErrorCategory::Validation => 8,
+        ErrorCategory::Tool => 3,
+        ErrorCategory::Storage => 9,
+        ErrorCategory::Cancelled => INTERRUPTED,
+    }
+}
+
+/// A one-shot run's exit code when its turn ended without an answer (round limit, repeated
+/// failures, failing checks, skipped).
+pub const NOT_ANSWERED: u8 = 1;
+
+/// A one-shot run's exit code when it was interrupted (128 + SIGINT).
+pub const INTERRUPTED: u8 = 130;
+
+/// How the event ending a turn ends a one-shot run (`hone exec`).
+#[derive(Debug, Clone)]
+pub struct RunEnd {
+    /// The `result`'s status.
+    pub status: RunStatus,
+    /// 0 when answered, [`NOT_ANSWERED`], [`INTERRUPTED`], or the error's [`exit_code`].
+    pub exit_code: u8,
+    /// How it ended, for the summary line: `done`, `failed` or `interrupted`.
+    pub what: &'static str,
+    /// The turn's error, when it failed.
+    pub error: Option<HoneError>,
+    /// The turn's figures.
+    pub stats: TurnStats,
+}
+
+impl RunEnd {
+    /// The end of the run when `event` ends its turn, else `None`.
+    pub fn of(event: &Event) -> Option<Self> {
+        let (status, exit_code, what, error, stats) = match event {
+            Event::TurnCompleted { end, stats } => {
+                let (status, code) = match end {
+                    TurnEnd::Answered => (RunStatus::Completed, 0),
+                    TurnEnd::RoundLimit
+                    | TurnEnd::RepeatedFailure
+                    | TurnEnd::Skipped
+                    | TurnEnd::ChecksFailed => (RunStatus::Failed, NOT_ANSWERED),
+                };
+                (status, code, "done", None, stats)
+            }
+            Event::TurnFailed { error, stats } => {
+                let error = hone_core::hone_error(error);
+                let code = exit_code(error.category);
+                (RunStatus::Failed, code, "failed", Some(error), stats)
+            }
+            Event::TurnCancelled { stats } => (
+                RunStatus::Cancelled,
+                INTERRUPTED,
+                "interrupted",
+                None,
+                stats,
+            ),
+            _ => return None,
+        };
+        Some(Self {
+            status,
+            exit_code,
+            what,
+            error,
+            stats: *stats,
+        })
+    }
+}
 
 /// What a run's `result` reports, gathered from its events.
 #[derive(Debug)]
@@ -121,11 +197,98 @@ impl RunRecord {
         events.push(result);
         events
     }
+
+    /// What a one-request run without tools (`hone ask --json`) shows of a provider's
+    /// stream event: its text and reasoning deltas.
+    pub fn event_of(event: &StreamEvent) -> Option<Event> {
+        match event {
+            StreamEvent::TextDelta { text } => Some(Event::MessageDelta { text: text.clone() }),
+            StreamEvent::ThinkingDelta { text } => {
+                Some(Event::ThinkingDelta { text: text.clone() })
+            }
+            _ => None,
+        }
+    }
+
+    /// How a one-request run's reply ended: `None` when it completed, else its error (a
+    /// cancelled one, or a provider error when the stream ended without a result).
+    pub fn failure_of(collector: &ResponseCollector) -> Option<HoneError> {
+        match collector.outcome() {
+            Some(Outcome::Completed(_)) => None,
+            Some(Outcome::Failed(error)) => Some(error.clone()),
+            Some(Outcome::Cancelled) => Some(HoneError::cancelled()),
+            None => Some(HoneError::provider("the response ended without a result")),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn categories_have_distinct_exit_codes() {
+        let categories = [
+            ErrorCategory::Config,
+            ErrorCategory::Auth,
+            ErrorCategory::Network,
+            ErrorCategory::RateLimit,
+            ErrorCategory::Provider,
+            ErrorCategory::Validation,
+            ErrorCategory::Tool,
+            ErrorCategory::Storage,
+            ErrorCategory::Cancelled,
+        ];
+        let mut codes: Vec<_> = categories.iter().map(|c| exit_code(*c)).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), categories.len());
+        assert!(!codes.contains(&NOT_ANSWERED) && !codes.contains(&0));
+    }
+
+    #[test]
+    fn a_turn_end_gives_the_run_its_status_and_exit_code() {
+        let stats = TurnStats::default();
+        let end =
+            |event: Event| RunEnd::of(&event).map(|end| (end.status, end.exit_code, end.what));
+        assert_eq!(
+            end(Event::TurnCompleted {
+                end: TurnEnd::Answered,
+                stats
+            }),
+            Some((RunStatus::Completed, 0, "done"))
+        );
+        assert_eq!(
+            end(Event::TurnCompleted {
+                end: TurnEnd::RoundLimit,
+                stats
+            }),
+            Some((RunStatus::Failed, NOT_ANSWERED, "done"))
+        );
+        assert_eq!(
+            end(Event::TurnCancelled { stats }),
+            Some((RunStatus::Cancelled, INTERRUPTED, "interrupted"))
+        );
+        let failed = RunEnd::of(&Event::TurnFailed {
+            error: hone_core::error_info(HoneError::network("down")),
+            stats,
+        })
+        .unwrap();
+        assert_eq!((failed.status, failed.exit_code), (RunStatus::Failed, 5));
+        assert_eq!(failed.error.unwrap().message, "down");
+        assert!(RunEnd::of(&Event::TurnStarted { turn: 1 }).is_none());
+    }
+
+    #[test]
+    fn a_single_reply_shows_its_deltas_and_fails_without_an_ending() {
+        assert_eq!(
+            RunRecord::event_of(&StreamEvent::TextDelta { text: "Hi".into() }),
+            Some(Event::MessageDelta { text: "Hi".into() })
+        );
+        let collector = ResponseCollector::new();
+        let failure = RunRecord::failure_of(&collector).unwrap();
+        assert_eq!(failure.category, ErrorCategory::Provider);
+    }
 
     #[test]
     fn the_result_reports_the_last_reply_the_session_and_the_turn_usage() {

@@ -68,7 +68,7 @@ pub struct SessionRequest {
 }
 
 /// What a front end shows about a running session.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionSummary {
     /// Provider instance name.
     pub provider: String,

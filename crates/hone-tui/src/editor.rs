@@ -1,4 +1,5 @@
-//! Editing a proposal in the user's editor (`$VISUAL`, then `$EDITOR`).
+//! Editing a proposal in the user's editor (`$VISUAL`, then `$EDITOR`), for the TUI and
+//! `hone exec`'s approval question.
 
 use std::io::Write;
 
@@ -14,10 +15,10 @@ fn editor_command() -> Option<String> {
         .find(|value| !value.trim().is_empty())
 }
 
-/// Opens `content` in the editor; the edited text, or `None` when the editor failed.
-/// Blocks until the editor exits.
-pub(crate) fn edit(content: &str) -> Option<String> {
-    let editor = editor_command()?;
+/// Opens `content` in the configured editor, else in `fallback`; the edited text, or `None`
+/// when there is no editor or it failed. Blocks until the editor exits.
+pub fn edit(content: &str, fallback: Option<&str>) -> Option<String> {
+    let editor = editor_command().or_else(|| fallback.map(str::to_string))?;
     let mut file = match tempfile_with(content) {
         Ok(file) => file,
         Err(error) => {

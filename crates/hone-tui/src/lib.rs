@@ -1,7 +1,7 @@
 //! hone's full-screen terminal front end.
 //!
-//! [`run`] opens the TUI on the real terminal for a [`Host`] (the embedding program, which
-//! starts sessions and knows the code index). The TUI is built for testing: [`App`] is a
+//! [`run`] opens the TUI on the real terminal for a [`Host`] (what starts sessions and knows
+//! the code index); [`run_on`] runs it over hone's session runtime ([`RuntimeHost`]). The TUI is built for testing: [`App`] is a
 //! state machine fed with core [`hone_api::Event`]s and terminal events that returns
 //! [`Effect`]s and renders to any ratatui backend, and [`drive`] runs the loop against any
 //! backend and input channel.
@@ -30,6 +30,7 @@ mod markdown;
 mod modal;
 mod popup;
 mod runner;
+mod runtime_host;
 mod scrollback;
 mod status;
 mod terminal;
@@ -42,11 +43,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use app::{App, AppOptions, Effect, SessionInfo};
+pub use editor::edit;
 pub use error::TuiError;
 pub use git::branch;
 pub use history::FileHistory;
 pub use host::{Host, Mentions, SavedSession, Session, SessionStart};
 pub use runner::{FRAME, Input, drive};
+pub use runtime_host::{AfterFirstStart, RuntimeHost, log_to_file, run_on};
 
 /// How [`run`] starts.
 #[derive(Debug, Clone)]

@@ -207,7 +207,7 @@ impl Run {
                     let edited = match tty {
                         Some(tty) => {
                             tty.suspend();
-                            let edited = crate::editor::edit(&content);
+                            let edited = crate::editor::edit(&content, None);
                             tty.resume()
                                 .map_err(|error| TuiError::Terminal(error.to_string()))?;
                             terminal

@@ -5,9 +5,28 @@ use std::time::Duration;
 
 use hone_api::{CheckStatus, Event, ModelPrice, TurnStats, thousands};
 
-/// One line telling the user about a context event (compaction, tracked files).
+/// One line telling the user about a tool call (`▸ run_command {"command":"…"}` when
+/// requested, `  ✓ run_command (12 ms) first line of output` when done) or a context event
+/// (compaction, tracked files, localized code, the guided step), shown dimmed.
 pub fn notice(event: &hone_api::Event) -> Option<String> {
     match event {
+        Event::ToolRequested {
+            name, arguments, ..
+        } => Some(format!(
+            "▸ {name} {}",
+            compact(&raw_arguments(arguments), 100)
+        )),
+        Event::ToolCompleted {
+            name,
+            output,
+            is_error,
+            duration_ms,
+            ..
+        } => Some(format!(
+            "  {} {name} ({duration_ms} ms) {}",
+            if *is_error { "✗" } else { "✓" },
+            compact(output.lines().next().unwrap_or(""), 100)
+        )),
         hone_api::Event::ContextCompacted {
             before_tokens,
             after_tokens,
@@ -217,6 +236,18 @@ mod tests {
             Some("hone: tracking 1 file(s), ~120 tokens; `*.zig` matches no file")
         );
         assert_eq!(notice(&hone_api::Event::TurnStarted { turn: 1 }), None);
+        let done = hone_api::Event::ToolCompleted {
+            call_id: "c1".into(),
+            name: "run_command".into(),
+            output: "FAIL add\nmore".into(),
+            is_error: true,
+            exit_code: Some(1),
+            duration_ms: 12,
+        };
+        assert_eq!(
+            notice(&done).as_deref(),
+            Some("  ✗ run_command (12 ms) FAIL add")
+        );
     }
 
     #[test]

@@ -3,4 +3,5 @@
 
 pub mod events;
 pub mod index;
+pub mod live;
 pub mod sessions;

@@ -13,6 +13,22 @@ pub fn title(session: &SessionInfo) -> &str {
     }
 }
 
+/// `resuming session ID (title, 12 messages)` or `forked into session …` for a saved
+/// session that was not created just now.
+pub fn opening_line(saved: &crate::OpenedSession) -> Option<String> {
+    let verb = match saved.opening {
+        crate::Opening::Created => return None,
+        crate::Opening::Resumed => "resuming",
+        crate::Opening::Forked => "forked into",
+    };
+    Some(format!(
+        "{verb} session {} ({}, {} messages)",
+        saved.info.id,
+        title(&saved.info),
+        saved.info.messages
+    ))
+}
+
 /// The `hone sessions list` table (`with_project`: a project column, for `--all`).
 pub fn table(sessions: &[SessionInfo], with_project: bool, now: i64) -> String {
     let mut out = format!(
@@ -191,6 +207,14 @@ mod tests {
                 ..Default::default()
             },
         };
+        let resumed = crate::OpenedSession {
+            info: session.clone(),
+            opening: crate::Opening::Resumed,
+        };
+        assert_eq!(
+            opening_line(&resumed).as_deref(),
+            Some("resuming session 01JABCDEFGHJKMNPQRSTVWXYZ0 (fix the bug, 4 messages)")
+        );
         let text = table(&[session], false, 60_000);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);

@@ -190,15 +190,8 @@ impl App {
                 status,
                 ..
             } => {
-                let after = status.map_or_else(
-                    || "a connection failure".to_string(),
-                    |code| code.to_string(),
-                );
                 self.activity = Activity::working(
-                    format!(
-                        "retrying in {} s after {after} (retry {attempt})",
-                        delay_ms.div_ceil(1000)
-                    ),
+                    hone_runtime::report::events::retrying(attempt, delay_ms, status),
                     self.elapsed,
                 );
             }

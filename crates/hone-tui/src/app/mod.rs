@@ -32,24 +32,9 @@ const MIN_CONVERSATION_ROWS: u16 = 4;
 /// Rows an approval dialog gets, at least, when the screen is too low for both.
 const MIN_DIALOG_ROWS: u16 = 7;
 
-/// Facts about the running session, for the status bar and `/status`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionInfo {
-    /// Provider instance name.
-    pub provider: String,
-    /// Model name.
-    pub model: String,
-    /// Approval mode (`ask`, `auto-edit`, …).
-    pub approval: String,
-    /// The model's context window in tokens, when known.
-    pub context_window: Option<u32>,
-    /// One line about the code index (`412 files indexed`, `no index: …`).
-    pub index: String,
-    /// One line about the commands' sandbox (`workspace-write, network off (…)`).
-    pub sandbox: String,
-    /// The model's price, when known (free for local models); `None` shows tokens only.
-    pub price: Option<hone_api::ModelPrice>,
-}
+/// Facts about the running session, for the status bar and `/status`: the runtime's
+/// summary of it.
+pub use hone_runtime::SessionSummary as SessionInfo;
 
 /// How the app starts.
 #[derive(Debug, Clone, Default)]

@@ -1,25 +1,34 @@
-//! The terminal UI's [`Host`] over the runtime: sessions start, resume and switch model
-//! through [`Runtime::start_session`] (the path `hone exec` takes), and the code index and
-//! saved sessions are the runtime's.
+//! The TUI over hone's session runtime: [`RuntimeHost`] is the [`Host`] every session of
+//! the TUI goes through (start, resume and switch model by [`Runtime::start_session`], the
+//! path `hone exec` takes; the code index, saved sessions and input history are the
+//! runtime's), and [`run_on`] opens the code index and runs the TUI over it.
 
+use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use hone_protocol::HoneError;
+use hone_protocol::{ErrorCategory, HoneError};
+use hone_runtime::report::sessions::{ago, now_ms};
 use hone_runtime::{Runtime, RuntimeError, SessionChoice, SessionRequest};
-use hone_tui::{FileHistory, Host, Mentions, SavedSession, Session, SessionInfo, SessionStart};
 
-use crate::sessions_cmd::{ago, now_ms};
-use crate::terminal::Terminal;
+use crate::{
+    FileHistory, Host, Mentions, SavedSession, Session, SessionStart, TuiError, TuiOptions,
+};
 
 /// Entries of the input history loaded for ↑/↓.
 const HISTORY_SHOWN: usize = 500;
 /// Sessions `/sessions` lists.
 const SESSIONS_LISTED: usize = 50;
+/// What `/mcp` says without servers.
+const NO_MCP_SERVERS: &str = "no MCP servers configured (add [mcp_servers.NAME] to your config)";
 
-/// The host.
-pub(crate) struct TuiHost {
+/// Called once the first session started: from then on the TUI owns the screen, so the
+/// front end's [`hone_runtime::Interaction`] must stop asking on the terminal.
+pub type AfterFirstStart = Box<dyn Fn() + Send + Sync>;
+
+/// The TUI's [`Host`] over a [`Runtime`].
+pub struct RuntimeHost {
     runtime: Runtime,
-    terminal: Arc<Terminal>,
+    after_first_start: AfterFirstStart,
     history_file: FileHistory,
     /// The MCP servers of the current session (`/mcp`).
     mcp: Mutex<Option<hone_mcp::McpClients>>,
@@ -28,18 +37,44 @@ pub(crate) struct TuiHost {
     first: Mutex<Option<SessionChoice>>,
 }
 
-impl TuiHost {
-    /// A host over `runtime`, whose questions go to `terminal` until the first session
-    /// (`first`) runs.
-    pub(crate) fn new(runtime: Runtime, terminal: Arc<Terminal>, first: SessionChoice) -> Self {
+impl RuntimeHost {
+    /// A host over `runtime` whose first session is `first`; `after_first_start` runs once
+    /// that session was started (or failed to).
+    pub fn new(runtime: Runtime, first: SessionChoice, after_first_start: AfterFirstStart) -> Self {
         Self {
             history_file: FileHistory::for_project(runtime.root()),
             runtime,
-            terminal,
+            after_first_start,
             mcp: Mutex::new(None),
             first: Mutex::new(Some(first)),
         }
     }
+
+    fn mcp_clients(&self) -> Option<hone_mcp::McpClients> {
+        self.mcp
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Opens `runtime`'s code index (indexing up to the foreground share of a new project before
+/// the screen is taken over), then runs the TUI with a [`RuntimeHost`] until the user quits.
+/// Returns the id of the saved session, if the session was saved.
+pub async fn run_on(
+    runtime: Runtime,
+    first: SessionChoice,
+    after_first_start: AfterFirstStart,
+    options: TuiOptions,
+) -> Result<Option<String>, TuiError> {
+    let runtime = tokio::task::spawn_blocking(move || {
+        tracing::info!("code index: {}", runtime.code_index().status());
+        runtime
+    })
+    .await
+    .map_err(|error| TuiError::Session(HoneError::config(format!("indexing failed: {error}"))))?;
+    let host: Arc<dyn Host> = Arc::new(RuntimeHost::new(runtime, first, after_first_start));
+    crate::run(host, options).await
 }
 
 /// The runtime's choice for the TUI's `start`: a saved session (an id, or `last`), or a
@@ -51,7 +86,7 @@ fn choice(start: &SessionStart) -> SessionChoice {
         .map_or(SessionChoice::New, SessionChoice::Resume)
 }
 
-impl Host for TuiHost {
+impl Host for RuntimeHost {
     fn start_session(&self, start: &SessionStart) -> Result<Session, HoneError> {
         let first = self
             .first
@@ -70,7 +105,7 @@ impl Host for TuiHost {
         let started =
             tokio::runtime::Handle::current().block_on(self.runtime.start_session(request));
         // Only the first session may ask on the terminal (before the TUI takes it over).
-        self.terminal.stop_asking();
+        (self.after_first_start)();
         let started = started.map_err(|error| match error {
             RuntimeError::OtherProject { id, project } => HoneError::config(format!(
                 "session {id} belongs to {project}; open it there: hone -C {project} --resume {id}"
@@ -78,19 +113,10 @@ impl Host for TuiHost {
             other => other.into(),
         })?;
         *self.mcp.lock().unwrap_or_else(PoisonError::into_inner) = started.mcp;
-        let summary = started.summary;
         Ok(Session {
             handle: started.handle,
             events: started.events,
-            info: SessionInfo {
-                provider: summary.provider,
-                model: summary.model,
-                approval: summary.approval,
-                context_window: summary.context_window,
-                index: summary.index,
-                sandbox: summary.sandbox,
-                price: summary.price,
-            },
+            info: started.summary,
             history: started.history,
         })
     }
@@ -148,33 +174,19 @@ impl Host for TuiHost {
     }
 
     fn mcp_status(&self) -> Vec<String> {
-        let clients = self
-            .mcp
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        match clients {
+        match self.mcp_clients() {
             Some(clients) => hone_mcp::report_lines(&clients.report()),
-            None => {
-                vec!["no MCP servers configured (add [mcp_servers.NAME] to your config)".into()]
-            }
+            None => vec![NO_MCP_SERVERS.into()],
         }
     }
 
     fn mcp_prompt(&self, server: &str, prompt: &str, arguments: &str) -> Result<String, HoneError> {
-        let clients = self
-            .mcp
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let Some(clients) = clients else {
-            return Err(HoneError::config(
-                "no MCP servers configured (add [mcp_servers.NAME] to your config)",
-            ));
+        let Some(clients) = self.mcp_clients() else {
+            return Err(HoneError::config(NO_MCP_SERVERS));
         };
         tokio::runtime::Handle::current()
             .block_on(clients.prompt(server, prompt, arguments))
-            .map_err(|message| HoneError::new(hone_protocol::ErrorCategory::Tool, message))
+            .map_err(|message| HoneError::new(ErrorCategory::Tool, message))
     }
 
     fn expand_mentions(&self, text: &str) -> Mentions {
@@ -193,4 +205,31 @@ impl Host for TuiHost {
             tracing::warn!("could not save the input history: {error}");
         }
     }
+}
+
+/// Sends the TUI's logs to `.hone/logs/tui.log` under `root` (never the screen):
+/// `HONE_LOG` sets the filter, else `verbose` above 0 raises the level from `info`.
+pub fn log_to_file(root: &Path, verbose: u8) {
+    let dir = root.join(hone_core::AUDIT_DIR);
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("tui.log"))
+    else {
+        return;
+    };
+    let level = if verbose > 0 { "debug" } else { "info" };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("HONE_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!(
+            "hone={level},hone_tui={level},hone_core={level},hone_providers={level},hone_config={level}"
+        ))
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(Mutex::new(file))
+        .with_ansi(false)
+        .try_init();
 }
