@@ -12,6 +12,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use hone_protocol::estimate_tokens;
 use hone_policy::PathGuard;
 use ignore::gitignore::GitignoreBuilder;
 
@@ -172,7 +173,7 @@ pub fn expand(guard: &PathGuard, text: &str, budget_tokens: usize) -> Expanded {
     for mention in find(text) {
         match attach(guard, &mention.path, left, budget_tokens) {
             Ok((attachment, piece)) => {
-                left = left.saturating_sub(estimate(&piece));
+                left = left.saturating_sub(estimate_tokens(&piece));
                 body.push_str(&piece);
                 expanded.attached.push(attachment);
             }
@@ -186,11 +187,6 @@ pub fn expand(guard: &PathGuard, text: &str, budget_tokens: usize) -> Expanded {
         expanded.text.push_str(&body);
     }
     expanded
-}
-
-/// Estimated tokens of `text`.
-fn estimate(text: &str) -> usize {
-    text.len().div_ceil(4)
 }
 
 fn attach(
@@ -246,7 +242,7 @@ fn numbered(relative: &str, content: &str, left: usize) -> (Attachment, String) 
     let mut count = 0;
     for (index, line) in content.lines().enumerate() {
         let numbered = format!("{:>5}  {line}\n", index + 1);
-        if estimate(&piece) + estimate(&numbered) + 20 > left {
+        if estimate_tokens(&piece) + estimate_tokens(&numbered) + 20 > left {
             break;
         }
         piece.push_str(&numbered);
@@ -309,7 +305,7 @@ fn listing(
     let mut piece = format!("\n{shown} (directory)\n```\n");
     let mut count = 0;
     for entry in entries.iter().take(DIRECTORY_ENTRIES) {
-        if estimate(&piece) + estimate(entry) + 10 > left {
+        if estimate_tokens(&piece) + estimate(entry) + 10 > left {
             break;
         }
         piece.push_str(entry);
