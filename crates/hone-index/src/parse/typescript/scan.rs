@@ -3,6 +3,8 @@
 
 use tree_sitter::{Node, TreeCursor};
 
+use crate::parse::common::FieldChild;
+
 use super::imports;
 use super::{ANONYMOUS, Extractor, classes};
 use crate::model::SymbolKind;
@@ -90,7 +92,7 @@ fn visit(
     match node.kind() {
         "call_expression" => call(node, ancestors, ex),
         "new_expression" => {
-            if let Some(constructor) = ex.fields.child(node, "constructor") {
+            if let Some(constructor) = node.field("constructor") {
                 reference_last(constructor, SymbolKind::Class, ex);
             }
         }
@@ -106,7 +108,7 @@ fn visit(
             }
         }
         "extends_clause" => {
-            if let Some(value) = node.child_by_field_name("value") {
+            if let Some(value) = node.field("value") {
                 reference_last(value, SymbolKind::Class, ex);
             }
         }
@@ -125,7 +127,7 @@ fn visit(
             }
         }
         "jsx_opening_element" | "jsx_self_closing_element" => {
-            let Some(name) = node.child_by_field_name("name") else {
+            let Some(name) = node.field("name") else {
                 return;
             };
             let component = name.kind() == "member_expression"
@@ -144,7 +146,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
     match node.kind() {
         "identifier" => ex.reference(node, kind),
         "member_expression" => {
-            if let Some(property) = ex.fields.child(node, "property") {
+            if let Some(property) = node.field("property") {
                 ex.reference(property, kind);
             }
         }
@@ -153,7 +155,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
 }
 
 fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
-    let Some(function) = ex.fields.child(node, "function") else {
+    let Some(function) = node.field("function") else {
         return;
     };
     match function.kind() {
@@ -166,7 +168,7 @@ fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
             }
         }
         "member_expression" => {
-            if let Some(property) = ex.fields.child(function, "property") {
+            if let Some(property) = function.field("property") {
                 ex.reference(property, SymbolKind::Method);
             }
         }
@@ -185,7 +187,7 @@ fn require(call: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
     let mut parents = ancestors.iter().rev();
     match parents.next() {
         Some(parent) if parent.kind() == "variable_declarator" => {
-            if let Some(binding) = parent.child_by_field_name("name") {
+            if let Some(binding) = parent.field("name") {
                 imports::binding_names(binding, source, &mut names);
             }
         }
@@ -194,7 +196,7 @@ fn require(call: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
                 let alias = parents
                     .next()
                     .filter(|declarator| declarator.kind() == "variable_declarator")
-                    .and_then(|declarator| declarator.child_by_field_name("name"))
+                    .and_then(|declarator| declarator.field("name"))
                     .filter(|binding| binding.kind() == "identifier")
                     .map(|binding| text(binding, source));
                 names.push(imports::name(property, alias, false));
@@ -256,9 +258,9 @@ fn class_name<'t, 's>(
 ) -> (Option<Node<'t>>, &'s str) {
     let binding = parent
         .filter(|parent| node.kind() == "class" && parent.kind() == "variable_declarator")
-        .and_then(|declarator| declarator.child_by_field_name("name"))
+        .and_then(|declarator| declarator.field("name"))
         .filter(|binding| binding.kind() == "identifier");
-    match binding.or_else(|| node.child_by_field_name("name")) {
+    match binding.or_else(|| node.field("name")) {
         Some(name) => (Some(name), text(name, source)),
         None => (None, ANONYMOUS),
     }
@@ -308,7 +310,7 @@ fn scope_name<'s>(node: Node<'_>, parent: Option<Node<'_>>, source: &'s str) -> 
                 "field_definition" => field_text(parent, "property", source),
                 "pair" => field_text(parent, "key", source),
                 "assignment_expression" => {
-                    let left = parent.child_by_field_name("left")?;
+                    let left = parent.field("left")?;
                     match left.kind() {
                         "member_expression" => field_text(left, "property", source),
                         _ => Some(text(left, source)),
