@@ -45,6 +45,14 @@ const VISITED: [&str; 11] = [
     "jsx_self_closing_element",
 ];
 
+/// Node kinds whose children hold nothing [`visit`] or the metrics count (quotes, string
+/// fragments, escapes): the walk does not step through them.
+const OPAQUE: [&str; 2] = ["string", "regex"];
+
+/// [`KindMemo`] classes of the scan.
+const VISIT: u8 = 1;
+const SKIP_CHILDREN: u8 = 2;
+
 /// Walks the tree once, keeping the chain of ancestors of the current node; `metrics` sees
 /// every node on the way.
 pub(super) fn scan(
@@ -58,14 +66,27 @@ pub(super) fn scan(
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     // Most nodes are none of the visited kinds: tell them by kind id.
     let mut visited = KindMemo::default();
-    let classify = |kind: &str| u8::from(VISITED.contains(&kind) || CLASS_KINDS.contains(&kind));
+    let classify = |kind: &str| {
+        let visit = VISITED.contains(&kind) || CLASS_KINDS.contains(&kind);
+        (if visit { VISIT } else { 0 })
+            | (if OPAQUE.contains(&kind) {
+                SKIP_CHILDREN
+            } else {
+                0
+            })
+    };
     loop {
         let node = cursor.node();
         metrics.enter(node, &cursor, source);
-        if node.is_named() && visited.class(node, classify) != 0 {
+        let class = if node.is_named() {
+            visited.class(node, classify)
+        } else {
+            0
+        };
+        if class & VISIT != 0 {
             visit(node, &cursor, &ancestors, extractor);
         }
-        if steps.first_child(&mut cursor, node) {
+        if class & SKIP_CHILDREN == 0 && steps.first_child(&mut cursor, node) {
             ancestors.push(node);
             continue;
         }
