@@ -293,7 +293,7 @@ fn version_four_symbols_are_clustered_by_file_in_order() {
 #[test]
 fn a_file_of_many_symbols_is_written_whole_and_replaced_whole() {
     let mut store = SqliteStore::open_in_memory().unwrap();
-    // Batched inserts: more than one batch and a remainder.
+    // A file of many symbols, then fewer: the extra ones go.
     let many: Vec<SymbolOccurrence> = (1..=75)
         .map(|line| {
             symbol(

@@ -1,7 +1,6 @@
 //! Writing to the SQLite store: one IMMEDIATE transaction per update, fed file by file.
 
 use std::path::Path;
-use std::sync::LazyLock;
 use std::time::SystemTime;
 
 use rusqlite::{OptionalExtension, Row, Transaction, params};
@@ -210,49 +209,20 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
     Ok(true)
 }
 
-/// Symbol rows one batched insert writes.
-const SYMBOL_BATCH: usize = 32;
-
-/// The insert of [`SYMBOL_BATCH`] symbol rows.
-static INSERT_SYMBOL_BATCH: LazyLock<String> = LazyLock::new(|| {
-    let rows = vec!["(?, ?, ?, ?, ?, ?, ?)"; SYMBOL_BATCH].join(", ");
-    format!("INSERT INTO symbols (id, file_id, name, kind, role, line, col) VALUES {rows}")
-});
-
-/// Inserts the symbols of the file with id `file_id`, in order, into its id range, in
-/// batches of [`SYMBOL_BATCH`] rows per statement (one statement per row costs more than
-/// the row).
+/// Inserts the symbols of the file with id `file_id`, in order, into its id range. One row
+/// per statement: an insert of several rows may fail half-way, so SQLite would keep a
+/// statement journal for it (a temporary file written for every page the insert touches).
 fn insert_symbols(
     transaction: &Transaction<'_>,
     file_id: i64,
     symbols: &[SymbolOccurrence],
 ) -> rusqlite::Result<()> {
     let (first, _) = symbol_range(file_id);
-    let mut batches = symbols.chunks_exact(SYMBOL_BATCH);
-    let mut id = first;
-    if batches.len() > 0 {
-        let mut insert = transaction.prepare_cached(&INSERT_SYMBOL_BATCH)?;
-        for batch in batches.by_ref() {
-            let mut parameter = 1;
-            for symbol in batch {
-                insert.raw_bind_parameter(parameter, id)?;
-                insert.raw_bind_parameter(parameter + 1, file_id)?;
-                insert.raw_bind_parameter(parameter + 2, symbol.name.as_str())?;
-                insert.raw_bind_parameter(parameter + 3, symbol_kind_name(symbol.kind))?;
-                insert.raw_bind_parameter(parameter + 4, role_name(symbol.role))?;
-                insert.raw_bind_parameter(parameter + 5, symbol.line)?;
-                insert.raw_bind_parameter(parameter + 6, symbol.column)?;
-                parameter += 7;
-                id += 1;
-            }
-            insert.raw_execute()?;
-        }
-    }
     let mut insert = transaction.prepare_cached(
         "INSERT INTO symbols (id, file_id, name, kind, role, line, col) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    for symbol in batches.remainder() {
+    for (id, symbol) in (first..).zip(symbols) {
         insert.execute(params![
             id,
             file_id,
@@ -262,7 +232,6 @@ fn insert_symbols(
             symbol.line,
             symbol.column
         ])?;
-        id += 1;
     }
     Ok(())
 }
