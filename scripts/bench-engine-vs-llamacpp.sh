@@ -154,5 +154,12 @@ print(
 )
 if count != int(summary["edit_tokens"]):
     print(f"note: the edit answers differ in length ({int(summary['edit_tokens'])} tokens in hone)")
+# One machine-readable line (collected by scripts/bench.sh).
+print(
+    f"RESULT engine prompt_hone={summary['prompt_tps']:.1f} prompt_llamacpp={prompt_tps:.1f} "
+    f"decode_hone={summary['decode_tps']:.1f} decode_llamacpp={decode_tps:.1f} "
+    f"edit_hone={summary['edit_tps']:.1f} edit_llamacpp={edit_tps:.1f} "
+    f"follow_up_hone_s={summary['follow_up_s']:.2f} follow_up_llamacpp_s={follow_up_s:.2f}"
+)
 PY
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -17,7 +17,8 @@
 # (`/usr/bin/time -v`) of the cold index and the map, the load average (on a loaded machine
 # the ratios hold better than the times), and where the last cold index spent its time
 # (`HONE_LOG=hone_index=debug`: the walk, the workers' read/parse/extract time summed over
-# threads, the writer's wait/write/resolve/commit).
+# threads, the writer's wait/write/resolve/commit). The last line sums it up for scripts:
+# `RESULT index parse_s=… index_s=… index_ratio=… index_rss_mb=… map_s=… map_rss_mb=… …`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -137,6 +138,9 @@ done
 index_s=$(median <<<"${index_times%$'\n'}")
 parse_s=$(median <<<"${parse_times%$'\n'}")
 map_s=$(median <<<"${map_times%$'\n'}")
+ratio=$(awk -v a="$index_s" -v b="$parse_s" 'BEGIN { printf "%.2f", a / b }')
+index_mb=$(median <<<"${index_rss%$'\n'}" | awk '{ printf "%.0f", $1 / 1024 }')
+map_mb=$(median <<<"${map_rss%$'\n'}" | awk '{ printf "%.0f", $1 / 1024 }')
 files=$(wc -l <"$work/files.tsv")
 bytes=$(cut -f2 "$work/files.tsv" | (cd "$project" && tr '\n' '\0' | xargs -0 cat) | wc -c)
 versions=$("$work/venv/bin/pip" list --disable-pip-version-check 2>/dev/null | awk '/^tree-sitter/ { printf "%s %s, ", $1, $2 }')
@@ -149,10 +153,13 @@ echo
 printf '%-52s %10s  %s\n' "measurement" "result" "goal"
 printf '%-52s %8.2f s\n' "bare tree-sitter parse (py-tree-sitter, $cores processes)" "$parse_s"
 printf '%-52s %8.2f s\n' "cold hone index (fresh database)" "$index_s"
-printf '%-52s %8.2fx  <= 1.3x\n' "  cold index / bare parse" "$(awk -v a="$index_s" -v b="$parse_s" 'BEGIN { print a / b }')"
-printf '%-52s %8.0f MB\n' "  peak RSS, cold index" "$(median <<<"${index_rss%$'\n'}" | awk '{ print $1 / 1024 }')"
+printf '%-52s %8.2fx  <= 1.3x\n' "  cold index / bare parse" "$ratio"
+printf '%-52s %8.0f MB\n' "  peak RSS, cold index" "$index_mb"
 printf '%-52s %8.2f s  <= 0.2 s\n' "hone map --budget 4096, warm index" "$map_s"
-printf '%-52s %8.0f MB\n' "  peak RSS, map" "$(median <<<"${map_rss%$'\n'}" | awk '{ print $1 / 1024 }')"
+printf '%-52s %8.0f MB\n' "  peak RSS, map" "$map_mb"
 echo
 echo "last cold index, ${breakdown:-no timings logged}"
 echo "all runs (s): index $(tr '\n' ' ' <<<"${index_times%$'\n'}")| parse $(tr '\n' ' ' <<<"${parse_times%$'\n'}")| map $(tr '\n' ' ' <<<"${map_times%$'\n'}")"
+# One machine-readable line (collected by scripts/bench.sh).
+echo "RESULT index files=$files parse_s=$parse_s index_s=$index_s index_ratio=$ratio" \
+    "index_rss_mb=$index_mb map_s=$map_s map_rss_mb=$map_mb load=$(cut -d' ' -f1 /proc/loadavg)"

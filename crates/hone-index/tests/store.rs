@@ -229,6 +229,109 @@ fn version_one_databases_are_migrated_to_counts_and_outlines_without_symbols() {
 }
 
 #[test]
+fn version_four_symbols_are_clustered_by_file_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let connection = rusqlite::Connection::open(&path).unwrap();
+    for sql in [
+        include_str!("../src/store/schema/001_initial.sql"),
+        include_str!("../src/store/schema/002_symbol_counts.sql"),
+        include_str!("../src/store/schema/003_outlines_without_symbols.sql"),
+        include_str!("../src/store/schema/004_rank_cache.sql"),
+    ] {
+        connection.execute_batch(sql).unwrap();
+    }
+    let json = serde_json::to_string(&FileOutline::empty(Language::Python)).unwrap();
+    connection
+        .execute_batch(&format!(
+            "PRAGMA user_version = 4;
+             INSERT INTO files (id, path, size, mtime_ns, hash, kind, language) VALUES
+                 (1, 'a.py', 1, 1, 'h', 'source', 'python'),
+                 (2, 'b.py', 1, 1, 'h', 'source', 'python');
+             INSERT INTO outlines (file_id, json) VALUES (1, '{json}'), (2, '{json}');
+             INSERT INTO file_metrics (file_id, lines, loc, max_nesting, import_count, complexity,
+                 todos, definition_count, reference_count) VALUES
+                 (1, 3, 3, 0, 0, 1, 0, 2, 1), (2, 3, 3, 0, 0, 1, 0, 1, 1);
+             -- The files' symbols interleaved, as a version 4 update could leave them.
+             INSERT INTO symbols (file_id, name, kind, role, line, col) VALUES
+                 (1, 'f', 'function', 'definition', 1, 1),
+                 (2, 'h', 'function', 'definition', 1, 1),
+                 (1, 'g', 'function', 'definition', 2, 1),
+                 (2, 'f', 'function', 'reference', 2, 1),
+                 (1, 'f', 'function', 'reference', 3, 1);"
+        ))
+        .unwrap();
+    drop(connection);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let names = |store: &SqliteStore, path: &str| -> Vec<String> {
+        let outline = store.outline(path).unwrap().unwrap();
+        outline
+            .symbols
+            .into_iter()
+            .map(|symbol| symbol.name)
+            .collect()
+    };
+    assert_eq!(names(&store, "a.py"), ["f", "g", "f"]);
+    assert_eq!(names(&store, "b.py"), ["h", "f"]);
+    assert_eq!(store.outlines().unwrap()["b.py"].symbols.len(), 2);
+    let paths = |sites: Vec<hone_index::SymbolLocation>| -> Vec<String> {
+        sites.into_iter().map(|site| site.path).collect()
+    };
+    assert_eq!(paths(store.references("f").unwrap()), ["a.py", "b.py"]);
+    // A deleted file takes its symbols along, and only its own.
+    store
+        .apply(&IndexBatch {
+            deletions: vec!["b.py".to_string()],
+            ..IndexBatch::default()
+        })
+        .unwrap();
+    assert_eq!(paths(store.references("f").unwrap()), ["a.py"]);
+    assert!(store.definitions("h").unwrap().is_empty());
+    assert_eq!(names(&store, "a.py"), ["f", "g", "f"]);
+}
+
+#[test]
+fn a_file_of_many_symbols_is_written_whole_and_replaced_whole() {
+    let mut store = SqliteStore::open_in_memory().unwrap();
+    // A file of many symbols, then fewer: the extra ones go.
+    let many: Vec<SymbolOccurrence> = (1..=75)
+        .map(|line| {
+            symbol(
+                &format!("s{line}"),
+                SymbolKind::Variable,
+                SymbolRole::Reference,
+                line,
+            )
+        })
+        .collect();
+    let write = |store: &mut SqliteStore, path: &str, symbols: Vec<SymbolOccurrence>| {
+        store
+            .apply(&IndexBatch {
+                upserts: vec![source(path, python(symbols))],
+                ..IndexBatch::default()
+            })
+            .unwrap();
+    };
+    write(&mut store, "a.py", many.clone());
+    write(
+        &mut store,
+        "b.py",
+        vec![symbol(
+            "s1",
+            SymbolKind::Function,
+            SymbolRole::Definition,
+            1,
+        )],
+    );
+    assert_eq!(store.outline("a.py").unwrap().unwrap().symbols, many);
+    write(&mut store, "a.py", many[..3].to_vec());
+    assert_eq!(store.outline("a.py").unwrap().unwrap().symbols, many[..3]);
+    assert_eq!(store.references("s1").unwrap().len(), 1);
+    assert_eq!(store.definitions("s1").unwrap()[0].path, "b.py");
+    assert!(store.references("s75").unwrap().is_empty());
+}
+
+#[test]
 fn database_from_a_newer_hone_is_refused_with_advice() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");

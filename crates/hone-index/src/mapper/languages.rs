@@ -4,6 +4,8 @@
 use hone_tools::edit::natural::{Definition, DefinitionKind};
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use crate::model::Language;
 use crate::parse::common::text;
 
@@ -41,7 +43,7 @@ fn simple(name: &str, kind: DefinitionKind, node: Node<'_>) -> Definition {
 
 /// A definition named by `node`'s `name` field.
 fn named(node: Node<'_>, source: &str, kind: DefinitionKind) -> Option<Definition> {
-    let name = text(node.child_by_field_name("name")?, source);
+    let name = text(node.field("name")?, source);
     Some(simple(name, kind, node))
 }
 
@@ -53,7 +55,7 @@ fn container(
     member: Recognise,
     indented: bool,
 ) -> Option<Definition> {
-    let body = node.child_by_field_name("body")?;
+    let body = node.field("body")?;
     let mut cursor = body.walk();
     let members = body
         .named_children(&mut cursor)
@@ -95,11 +97,11 @@ fn after_line(source: &str, end: usize) -> usize {
 /// `wrapper` around the definition in its `field`: the wrapper is the outer range.
 fn wrapped(
     wrapper: Node<'_>,
-    field: &str,
+    field: &'static str,
     source: &str,
     recognise: Recognise,
 ) -> Option<Definition> {
-    let inner = wrapper.child_by_field_name(field)?;
+    let inner = wrapper.field(field)?;
     let mut definition = recognise(inner, source)?;
     definition.outer = wrapper.byte_range();
     Some(definition)
@@ -112,7 +114,7 @@ fn typescript(node: Node<'_>, source: &str) -> Option<Definition> {
             named(node, source, DefinitionKind::Function)
         }
         "class_declaration" | "abstract_class_declaration" => {
-            let name = text(node.child_by_field_name("name")?, source);
+            let name = text(node.field("name")?, source);
             container(node, source, name, typescript_member, false)
         }
         "interface_declaration" | "type_alias_declaration" | "enum_declaration" => {
@@ -127,12 +129,12 @@ fn typescript(node: Node<'_>, source: &str) -> Option<Definition> {
             let [declarator] = declarators.as_slice() else {
                 return None;
             };
-            let value = declarator.child_by_field_name("value")?;
+            let value = declarator.field("value")?;
             let is_function = matches!(
                 value.kind(),
                 "arrow_function" | "function_expression" | "function" | "generator_function"
             );
-            let name = text(declarator.child_by_field_name("name")?, source);
+            let name = text(declarator.field("name")?, source);
             is_function.then(|| simple(name, DefinitionKind::Function, node))
         }
         _ => None,
@@ -145,9 +147,7 @@ fn typescript_member(node: Node<'_>, source: &str) -> Option<Definition> {
             named(node, source, DefinitionKind::Function)
         }
         "public_field_definition" | "field_definition" => {
-            let name = node
-                .child_by_field_name("name")
-                .or_else(|| node.child_by_field_name("property"))?;
+            let name = node.field("name").or_else(|| node.field("property"))?;
             Some(simple(text(name, source), DefinitionKind::Field, node))
         }
         _ => None,
@@ -158,7 +158,7 @@ fn python(node: Node<'_>, source: &str) -> Option<Definition> {
     match node.kind() {
         "function_definition" => named(node, source, DefinitionKind::Function),
         "class_definition" => {
-            let name = text(node.child_by_field_name("name")?, source);
+            let name = text(node.field("name")?, source);
             container(node, source, name, python, true)
         }
         "decorated_definition" => wrapped(node, "definition", source, python),
@@ -175,12 +175,12 @@ fn rust(node: Node<'_>, source: &str) -> Option<Definition> {
             named(node, source, DefinitionKind::Type)
         }
         "trait_item" => {
-            let name = text(node.child_by_field_name("name")?, source);
+            let name = text(node.field("name")?, source);
             container(node, source, name, rust, false)
         }
         "impl_item" => {
-            let target = text(node.child_by_field_name("type")?, source);
-            let name = match node.child_by_field_name("trait") {
+            let target = text(node.field("type")?, source);
+            let name = match node.field("trait") {
                 Some(interface) => format!("{} for {target}", text(interface, source)),
                 None => target.to_string(),
             };
@@ -194,8 +194,8 @@ fn go(node: Node<'_>, source: &str) -> Option<Definition> {
     match node.kind() {
         "function_declaration" => named(node, source, DefinitionKind::Function),
         "method_declaration" => {
-            let name = text(node.child_by_field_name("name")?, source);
-            let receiver = text(node.child_by_field_name("receiver")?, source);
+            let name = text(node.field("name")?, source);
+            let receiver = text(node.field("receiver")?, source);
             let receiver_type = receiver
                 .trim_matches(|c| c == '(' || c == ')')
                 .split_whitespace()
@@ -219,7 +219,7 @@ fn go(node: Node<'_>, source: &str) -> Option<Definition> {
             let [spec] = specs.as_slice() else {
                 return None;
             };
-            let name = text(spec.child_by_field_name("name")?, source);
+            let name = text(spec.field("name")?, source);
             Some(simple(name, DefinitionKind::Type, node))
         }
         _ => None,
@@ -233,15 +233,15 @@ fn java(node: Node<'_>, source: &str) -> Option<Definition> {
         | "enum_declaration"
         | "record_declaration"
         | "annotation_type_declaration" => {
-            let name = text(node.child_by_field_name("name")?, source);
+            let name = text(node.field("name")?, source);
             container(node, source, name, java, false)
         }
         "method_declaration" | "constructor_declaration" => {
             named(node, source, DefinitionKind::Function)
         }
         "field_declaration" => {
-            let declarator = node.child_by_field_name("declarator")?;
-            let name = text(declarator.child_by_field_name("name")?, source);
+            let declarator = node.field("declarator")?;
+            let name = text(declarator.field("name")?, source);
             Some(simple(name, DefinitionKind::Field, node))
         }
         _ => None,
@@ -264,11 +264,11 @@ fn c_family(node: Node<'_>, source: &str) -> Option<Definition> {
             Some(definition)
         }
         "class_specifier" | "struct_specifier" => {
-            let name = text(node.child_by_field_name("name")?, source);
+            let name = text(node.field("name")?, source);
             container(node, source, name, c_family, false)
         }
         "field_declaration" => {
-            let declarator = node.child_by_field_name("declarator")?;
+            let declarator = node.field("declarator")?;
             if declarator.kind() == "function_declarator" {
                 return None;
             }
@@ -282,11 +282,11 @@ fn c_family(node: Node<'_>, source: &str) -> Option<Definition> {
 /// The name a C/C++ function definition declares, through pointer and reference
 /// declarators.
 fn declarator_name<'s>(node: Node<'_>, source: &'s str) -> Option<&'s str> {
-    let mut current = node.child_by_field_name("declarator")?;
+    let mut current = node.field("declarator")?;
     loop {
         match current.kind() {
             "function_declarator" | "pointer_declarator" | "parenthesized_declarator" => {
-                current = current.child_by_field_name("declarator")?;
+                current = current.field("declarator")?;
             }
             "reference_declarator" => current = current.named_child(0)?,
             _ => return Some(text(current, source)),

@@ -35,6 +35,8 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use declarators::{
     declared_name, find_function_declarator, function_name, has_storage_class, qualified_parts,
     signature,
@@ -191,7 +193,7 @@ impl CFile<'_, '_> {
         for node in list.named_children(&mut cursor) {
             match node.kind() {
                 "preproc_include" => self.include(node),
-                "preproc_def" if node.child_by_field_name("value").is_some() => {
+                "preproc_def" if node.field("value").is_some() => {
                     self.define_name(node, SymbolKind::Variable);
                 }
                 "preproc_function_def" => self.define_name(node, SymbolKind::Function),
@@ -230,7 +232,7 @@ impl CFile<'_, '_> {
     }
 
     fn define_name(&mut self, node: Node<'_>, kind: SymbolKind) {
-        if let Some(name) = node.child_by_field_name("name") {
+        if let Some(name) = node.field("name") {
             self.define(name, kind);
         }
     }
@@ -244,7 +246,7 @@ impl CFile<'_, '_> {
     }
 
     fn include(&mut self, node: Node<'_>) {
-        let Some(path) = node.child_by_field_name("path") else {
+        let Some(path) = node.field("path") else {
             return;
         };
         let written = text(path, self.source);
@@ -263,7 +265,7 @@ impl CFile<'_, '_> {
     }
 
     fn namespace(&mut self, node: Node<'_>, scope: &Scope, depth: usize) {
-        let name = node.child_by_field_name("name");
+        let name = node.field("name");
         let inner = match name {
             Some(name) => {
                 self.define(name, SymbolKind::Module);
@@ -279,7 +281,7 @@ impl CFile<'_, '_> {
                 hidden: true,
             },
         };
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             self.declarations(body, &inner, depth + 1);
         }
     }
@@ -323,7 +325,7 @@ impl CFile<'_, '_> {
 
     /// A declaration: prototypes, global variables, and types declared along the way.
     fn declaration(&mut self, node: Node<'_>, scope: &Scope, depth: usize) {
-        if let Some(specifier) = node.child_by_field_name("type") {
+        if let Some(specifier) = node.field("type") {
             self.class_specifier(specifier, None, scope, None, depth);
         }
         let is_static = has_storage_class(node, "static", self.source);
@@ -331,14 +333,14 @@ impl CFile<'_, '_> {
         let mut cursor = node.walk();
         for declarator in node.children_by_field_name("declarator", &mut cursor) {
             let declarator = match declarator.kind() {
-                "init_declarator" => match declarator.child_by_field_name("declarator") {
+                "init_declarator" => match declarator.field("declarator") {
                     Some(inner) => inner,
                     None => continue,
                 },
                 _ => declarator,
             };
             if let Some(function_declarator) = find_function_declarator(declarator) {
-                let Some(name) = function_declarator.child_by_field_name("declarator") else {
+                let Some(name) = function_declarator.field("declarator") else {
                     continue;
                 };
                 self.define(name, SymbolKind::Function);
@@ -376,7 +378,7 @@ impl CFile<'_, '_> {
             .children_by_field_name("declarator", &mut cursor)
             .filter_map(declared_name)
             .collect();
-        if let Some(specifier) = node.child_by_field_name("type") {
+        if let Some(specifier) = node.field("type") {
             let typedef_name = names.first().map(|name| text(*name, self.source));
             self.class_specifier(specifier, typedef_name, scope, None, depth);
         }
@@ -389,8 +391,8 @@ impl CFile<'_, '_> {
     }
 
     /// A `using X = …;` or other single-name type declaration.
-    fn type_name(&mut self, node: Node<'_>, field: &str, scope: &Scope) {
-        if let Some(name) = node.child_by_field_name(field) {
+    fn type_name(&mut self, node: Node<'_>, field: &'static str, scope: &Scope) {
+        if let Some(name) = node.field(field) {
             self.define(name, SymbolKind::Type);
             if !scope.hidden {
                 self.export(text(name, self.source), SymbolKind::Type, start_line(node));

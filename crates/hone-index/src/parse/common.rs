@@ -1,6 +1,9 @@
 //! Helpers every language extractor shares: node text and lines, TODO comments, metrics.
 
-use tree_sitter::{Node, TreeCursor};
+use std::cell::RefCell;
+use std::num::NonZeroU16;
+
+use tree_sitter::{Language, Node, TreeCursor};
 
 use crate::model::{FileMetrics, Todo};
 
@@ -29,9 +32,57 @@ pub(crate) fn column(node: Node<'_>, source: &str) -> u32 {
 }
 
 /// The text of the child in `field`, if present.
-pub(crate) fn field_text<'a>(node: Node<'_>, field: &str, source: &'a str) -> Option<&'a str> {
-    node.child_by_field_name(field)
-        .map(|child| text(child, source))
+pub(crate) fn field_text<'a>(
+    node: Node<'_>,
+    field: &'static str,
+    source: &'a str,
+) -> Option<&'a str> {
+    node.field(field).map(|child| text(child, source))
+}
+
+/// The field ids of each grammar met on this thread, by field name.
+type FieldIds = Vec<(Language, Vec<(&'static str, Option<NonZeroU16>)>)>;
+
+thread_local! {
+    /// Field ids looked up so far: `child_by_field_name` compares the name with every field
+    /// name of the grammar on each call (a thousand instructions), this finds it in a few.
+    static FIELD_IDS: RefCell<FieldIds> = const { RefCell::new(Vec::new()) };
+}
+
+/// The id of `field` in `language` (`None` if the grammar has no such field).
+fn field_id(language: &Language, field: &'static str) -> Option<NonZeroU16> {
+    FIELD_IDS.with(|cache| {
+        let Ok(mut cache) = cache.try_borrow_mut() else {
+            return language.field_id_for_name(field);
+        };
+        let position = match cache.iter().position(|(known, _)| known == language) {
+            Some(position) => position,
+            None => {
+                cache.push((language.clone(), Vec::new()));
+                cache.len() - 1
+            }
+        };
+        let ids = &mut cache[position].1;
+        if let Some((_, id)) = ids.iter().find(|(name, _)| *name == field) {
+            return *id;
+        }
+        let id = language.field_id_for_name(field);
+        ids.push((field, id));
+        id
+    })
+}
+
+/// `child_by_field_name` with the field's id looked up once per grammar and thread.
+pub(crate) trait FieldChild<'t> {
+    /// The child in `field`, if present.
+    fn field(&self, field: &'static str) -> Option<Node<'t>>;
+}
+
+impl<'t> FieldChild<'t> for Node<'t> {
+    fn field(&self, field: &'static str) -> Option<Node<'t>> {
+        let id = field_id(&self.language(), field)?;
+        self.child_by_field_id(id.get())
+    }
 }
 
 /// Text collapsed to one line with single spaces (for signatures and types).
@@ -130,31 +181,6 @@ impl KindMemo {
             self.classes[id] = classify(node.kind());
         }
         self.classes[id]
-    }
-}
-
-/// Field ids of one grammar, each looked up once per file: `child_by_field_name` compares the
-/// name with every field name of the grammar on each call.
-#[derive(Default)]
-pub(crate) struct FieldMemo {
-    ids: Vec<(&'static str, Option<u16>)>,
-}
-
-impl FieldMemo {
-    /// `node.child_by_field_name(field)`; every node given must come from the same grammar.
-    pub(crate) fn child<'t>(&mut self, node: Node<'t>, field: &'static str) -> Option<Node<'t>> {
-        let id = match self.ids.iter().find(|(name, _)| *name == field) {
-            Some((_, id)) => *id,
-            None => {
-                let id = node
-                    .language()
-                    .field_id_for_name(field)
-                    .map(std::num::NonZeroU16::get);
-                self.ids.push((field, id));
-                id
-            }
-        };
-        node.child_by_field_id(id?)
     }
 }
 

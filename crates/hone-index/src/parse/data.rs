@@ -12,6 +12,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::common::{MetricKinds, column, metrics_and_todos, start_line, text};
 use crate::model::{
     FileOutline, Import, ImportOrigin, Language, SymbolKind, SymbolOccurrence, SymbolRole,
@@ -63,10 +65,7 @@ fn json(root: Node<'_>, source: &str, outline: &mut FileOutline) {
     };
     let mut pairs = object.walk();
     for pair in object.named_children(&mut pairs) {
-        let (Some(key), Some(value)) = (
-            pair.child_by_field_name("key"),
-            pair.child_by_field_name("value"),
-        ) else {
+        let (Some(key), Some(value)) = (pair.field("key"), pair.field("value")) else {
             continue;
         };
         let (key_node, key) = json_string(key, source);
@@ -88,10 +87,7 @@ fn json_string<'t, 's>(string: Node<'t>, source: &'s str) -> (Node<'t>, &'s str)
 fn dependencies(section: Node<'_>, source: &str, outline: &mut FileOutline) {
     let mut cursor = section.walk();
     for pair in section.named_children(&mut cursor) {
-        let (Some(key), Some(value)) = (
-            pair.child_by_field_name("key"),
-            pair.child_by_field_name("value"),
-        ) else {
+        let (Some(key), Some(value)) = (pair.field("key"), pair.field("value")) else {
             continue;
         };
         if value.kind() != "string" {
@@ -136,7 +132,7 @@ fn yaml_mapping(node: Node<'_>, source: &str, outline: &mut FileOutline) {
         if !matches!(pair.kind(), "block_mapping_pair" | "flow_pair") {
             continue;
         }
-        let Some(key) = pair.child_by_field_name("key") else {
+        let Some(key) = pair.field("key") else {
             continue;
         };
         let scalar = key.named_child(0).unwrap_or(key);

@@ -25,6 +25,8 @@ mod references;
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::common::{MetricKinds, column, end_line, metrics_and_todos, one_line, start_line, text};
 use crate::model::{
     Class, ClassKind, Export, FileOutline, Function, Import, ImportOrigin, ImportedName, Property,
@@ -142,7 +144,7 @@ impl GoFile<'_, '_> {
     }
 
     fn import_spec(&mut self, spec: Node<'_>) {
-        let Some(path) = spec.child_by_field_name("path") else {
+        let Some(path) = spec.field("path") else {
             return;
         };
         let path = text(path, self.source).trim_matches(|c| c == '"' || c == '`');
@@ -151,7 +153,7 @@ impl GoFile<'_, '_> {
             alias,
             is_default: false,
         };
-        let names = match spec.child_by_field_name("name") {
+        let names = match spec.field("name") {
             None => vec![name(package_name(path), None)],
             Some(alias) => match alias.kind() {
                 "dot" => vec![name("*", None)],
@@ -177,7 +179,7 @@ impl GoFile<'_, '_> {
     }
 
     fn function(&mut self, node: Node<'_>) {
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.field("name") else {
             return;
         };
         self.define(name, SymbolKind::Function);
@@ -187,13 +189,13 @@ impl GoFile<'_, '_> {
     }
 
     fn method(&mut self, node: Node<'_>) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field("name") else {
             return;
         };
         let receiver = node
-            .child_by_field_name("receiver")
+            .field("receiver")
             .and_then(|list| list.named_child(0))
-            .and_then(|param| param.child_by_field_name("type"));
+            .and_then(|param| param.field("type"));
         let Some(receiver) = receiver.map(|node| base_type_name(node, self.source)) else {
             return;
         };
@@ -211,10 +213,7 @@ impl GoFile<'_, '_> {
     }
 
     fn type_spec(&mut self, spec: Node<'_>) {
-        let (Some(name_node), Some(definition)) = (
-            spec.child_by_field_name("name"),
-            spec.child_by_field_name("type"),
-        ) else {
+        let (Some(name_node), Some(definition)) = (spec.field("name"), spec.field("type")) else {
             return;
         };
         let name = text(name_node, self.source).to_string();
@@ -255,7 +254,7 @@ impl GoFile<'_, '_> {
                 continue;
             }
             let field_type = field
-                .child_by_field_name("type")
+                .field("type")
                 .map(|node| one_line(text(node, self.source)));
             let mut names = field.walk();
             let mut named = false;
@@ -285,7 +284,7 @@ impl GoFile<'_, '_> {
         for element in interface.named_children(&mut cursor) {
             match element.kind() {
                 "method_elem" => {
-                    let Some(name) = element.child_by_field_name("name") else {
+                    let Some(name) = element.field("name") else {
                         continue;
                     };
                     self.define_member(name, SymbolKind::Method);
@@ -434,7 +433,7 @@ fn base_type_name(node: Node<'_>, source: &str) -> String {
     for _ in 0..MAX_DEPTH {
         let next = match current.kind() {
             "pointer_type" | "parenthesized_type" => current.named_child(0),
-            "generic_type" => current.child_by_field_name("type"),
+            "generic_type" => current.field("type"),
             _ => None,
         };
         match next {
@@ -454,13 +453,13 @@ fn signature(
     visibility: Option<Visibility>,
 ) -> Function {
     let mut params = Vec::new();
-    if let Some(list) = node.child_by_field_name("parameters") {
+    if let Some(list) = node.field("parameters") {
         let mut cursor = list.walk();
         for param in list.named_children(&mut cursor) {
             match param.kind() {
                 "parameter_declaration" => {
                     let param_type = param
-                        .child_by_field_name("type")
+                        .field("type")
                         .map_or(String::new(), |node| one_line(text(node, source)));
                     let mut names = param.walk();
                     let before = params.len();
@@ -482,7 +481,7 @@ fn signature(
         end_line: end_line(node),
         params,
         return_type: node
-            .child_by_field_name("result")
+            .field("result")
             .map(|result| one_line(text(result, source))),
         is_async: false,
         is_exported,

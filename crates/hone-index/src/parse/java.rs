@@ -23,6 +23,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::common::{
     MetricKinds, column, end_line, metrics_and_todos, one_line, start_line, text, walk,
 };
@@ -193,7 +195,7 @@ impl Java<'_, '_> {
         if depth > MAX_DEPTH {
             return;
         }
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field("name") else {
             return;
         };
         let name = text(name_node, self.source).to_string();
@@ -219,16 +221,16 @@ impl Java<'_, '_> {
             is_exported,
             parent: (!enclosing.path.is_empty()).then(|| enclosing.path.to_string()),
         };
-        if let Some(superclass) = node.child_by_field_name("superclass") {
+        if let Some(superclass) = node.field("superclass") {
             class.extends = type_list(superclass, self.source);
         }
         if let Some(extended) = first_child_of_kind(node, "extends_interfaces") {
             class.extends = type_list(extended, self.source);
         }
-        if let Some(interfaces) = node.child_by_field_name("interfaces") {
+        if let Some(interfaces) = node.field("interfaces") {
             class.implements = type_list(interfaces, self.source);
         }
-        if let Some(components) = node.child_by_field_name("parameters") {
+        if let Some(components) = node.field("parameters") {
             self.record_components(components, &mut class);
         }
         let path = match enclosing.path {
@@ -242,7 +244,7 @@ impl Java<'_, '_> {
         };
         let index = self.outline.classes.len();
         self.outline.classes.push(class);
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             let mut members = Vec::new();
             let mut properties = Vec::new();
             self.body(body, &inner, &mut members, &mut properties, depth);
@@ -256,14 +258,14 @@ impl Java<'_, '_> {
     fn record_components(&mut self, components: Node<'_>, class: &mut Class) {
         let mut cursor = components.walk();
         for component in components.named_children(&mut cursor) {
-            let Some(name) = component.child_by_field_name("name") else {
+            let Some(name) = component.field("name") else {
                 continue;
             };
             self.define(name, SymbolKind::Property);
             class.properties.push(Property {
                 name: text(name, self.source).to_string(),
                 type_annotation: component
-                    .child_by_field_name("type")
+                    .field("type")
                     .map(|node| one_line(text(node, self.source))),
                 visibility: Visibility::Public,
                 is_static: false,
@@ -291,12 +293,12 @@ impl Java<'_, '_> {
                 "field_declaration" | "constant_declaration" => {
                     let constant = member.kind() == "constant_declaration";
                     let type_annotation = member
-                        .child_by_field_name("type")
+                        .field("type")
                         .map(|node| one_line(text(node, self.source)));
                     let mut declarators = member.walk();
                     for declarator in member.children_by_field_name("declarator", &mut declarators)
                     {
-                        let Some(name) = declarator.child_by_field_name("name") else {
+                        let Some(name) = declarator.field("name") else {
                             continue;
                         };
                         self.define(name, SymbolKind::Property);
@@ -314,7 +316,7 @@ impl Java<'_, '_> {
                 | "constructor_declaration"
                 | "compact_constructor_declaration"
                 | "annotation_type_element_declaration" => {
-                    let Some(name) = member.child_by_field_name("name") else {
+                    let Some(name) = member.field("name") else {
                         continue;
                     };
                     self.define(name, SymbolKind::Method);
@@ -324,7 +326,7 @@ impl Java<'_, '_> {
                         end_line: end_line(member),
                         params: parameters(member, self.source),
                         return_type: member
-                            .child_by_field_name("type")
+                            .field("type")
                             .map(|node| one_line(text(node, self.source))),
                         is_async: false,
                         is_exported: false,
@@ -333,7 +335,7 @@ impl Java<'_, '_> {
                     });
                 }
                 "enum_constant" => {
-                    let Some(name) = member.child_by_field_name("name") else {
+                    let Some(name) = member.field("name") else {
                         continue;
                     };
                     self.define(name, SymbolKind::Property);
@@ -357,17 +359,17 @@ impl Java<'_, '_> {
 
 /// `Type name` for each formal parameter, `Type... name` for varargs.
 fn parameters(method: Node<'_>, source: &str) -> Vec<String> {
-    let Some(list) = method.child_by_field_name("parameters") else {
+    let Some(list) = method.field("parameters") else {
         return Vec::new();
     };
     let mut cursor = list.walk();
     list.named_children(&mut cursor)
         .filter_map(|param| match param.kind() {
             "formal_parameter" => {
-                let param_type = param.child_by_field_name("type")?;
-                let name = param.child_by_field_name("name")?;
+                let param_type = param.field("type")?;
+                let name = param.field("name")?;
                 let dimensions = param
-                    .child_by_field_name("dimensions")
+                    .field("dimensions")
                     .map_or("", |dimensions| text(dimensions, source));
                 Some(format!(
                     "{} {}{dimensions}",
@@ -441,14 +443,14 @@ fn references(root: Node<'_>, source: &str, outline: &mut FileOutline) {
             true
         }
         "method_invocation" => {
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.field("name") {
                 push(name, SymbolKind::Method, &mut found);
             }
             true
         }
         "object_creation_expression" => {
             created = node
-                .child_by_field_name("type")
+                .field("type")
                 .and_then(last_type_identifier)
                 .map(|name| name.id());
             true

@@ -34,6 +34,8 @@ mod tests;
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::common::{MetricKinds, column, end_line, metrics_and_todos, one_line, start_line, text};
 use crate::model::{
     Class, ClassKind, Export, FileOutline, Function, Import, ImportOrigin, Property, SymbolKind,
@@ -131,7 +133,7 @@ impl Items<'_, '_> {
                 "macro_definition" => self.macro_definition(node, scope),
                 "use_declaration" => self.reexports(node, scope),
                 "foreign_mod_item" => {
-                    if let Some(body) = node.child_by_field_name("body") {
+                    if let Some(body) = node.field("body") {
                         self.list(body, scope, depth + 1);
                     }
                 }
@@ -164,7 +166,7 @@ impl Items<'_, '_> {
 
     /// Definition and export of a named item; returns its name.
     fn named(&mut self, node: Node<'_>, scope: &Scope, kind: SymbolKind) -> Option<String> {
-        let name_node = node.child_by_field_name("name")?;
+        let name_node = node.field("name")?;
         let name = text(name_node, self.source).to_string();
         self.define(name_node, kind);
         self.export(scope, node, &name, kind);
@@ -200,7 +202,7 @@ impl Items<'_, '_> {
             return;
         };
         let mut class = self.new_class(node, name, ClassKind::Struct, scope);
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             self.fields(body, &mut class.properties);
         }
         self.outline.classes.push(class);
@@ -211,7 +213,7 @@ impl Items<'_, '_> {
         let mut cursor = body.walk();
         if body.kind() == "field_declaration_list" {
             for field in body.named_children(&mut cursor) {
-                let Some(name) = field.child_by_field_name("name") else {
+                let Some(name) = field.field("name") else {
                     continue;
                 };
                 self.define(name, SymbolKind::Property);
@@ -258,10 +260,10 @@ impl Items<'_, '_> {
             return;
         };
         let mut class = self.new_class(node, name, ClassKind::Enum, scope);
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             let mut cursor = body.walk();
             for variant in body.named_children(&mut cursor) {
-                let Some(variant_name) = variant.child_by_field_name("name") else {
+                let Some(variant_name) = variant.field("name") else {
                     continue;
                 };
                 self.define(variant_name, SymbolKind::Property);
@@ -283,7 +285,7 @@ impl Items<'_, '_> {
             return;
         };
         let mut class = self.new_class(node, name, ClassKind::Trait, scope);
-        if let Some(bounds) = node.child_by_field_name("bounds") {
+        if let Some(bounds) = node.field("bounds") {
             let mut cursor = bounds.walk();
             class.extends = bounds
                 .named_children(&mut cursor)
@@ -291,23 +293,23 @@ impl Items<'_, '_> {
                 .map(|bound| one_line(text(bound, self.source)))
                 .collect();
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             self.members(body, &mut class, Some(Visibility::Public));
         }
         self.outline.classes.push(class);
     }
 
     fn impl_item(&mut self, node: Node<'_>, scope: &Scope) {
-        let Some(self_type) = node.child_by_field_name("type") else {
+        let Some(self_type) = node.field("type") else {
             return;
         };
         let name = base_type_name(self_type, self.source);
         let mut class = self.new_class(node, name, ClassKind::Impl, scope);
-        let trait_node = node.child_by_field_name("trait");
+        let trait_node = node.field("trait");
         if let Some(trait_node) = trait_node {
             class.implements = vec![one_line(text(trait_node, self.source))];
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             let forced = trait_node.map(|_| Visibility::Public);
             self.members(body, &mut class, forced);
         }
@@ -322,7 +324,7 @@ impl Items<'_, '_> {
             let visibility = forced.unwrap_or_else(|| visibility(member, self.source));
             match member.kind() {
                 "function_item" | "function_signature_item" => {
-                    let Some(name) = member.child_by_field_name("name") else {
+                    let Some(name) = member.field("name") else {
                         continue;
                     };
                     self.define(name, SymbolKind::Method);
@@ -331,7 +333,7 @@ impl Items<'_, '_> {
                     class.methods.push(method);
                 }
                 "const_item" => {
-                    let Some(name) = member.child_by_field_name("name") else {
+                    let Some(name) = member.field("name") else {
                         continue;
                     };
                     self.define(name, SymbolKind::Property);
@@ -345,7 +347,7 @@ impl Items<'_, '_> {
                     });
                 }
                 "associated_type" => {
-                    if let Some(name) = member.child_by_field_name("name") {
+                    if let Some(name) = member.field("name") {
                         self.define(name, SymbolKind::Type);
                     }
                 }
@@ -358,7 +360,7 @@ impl Items<'_, '_> {
         let Some(name) = self.named(node, scope, SymbolKind::Module) else {
             return;
         };
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field("body") else {
             self.outline.imports.push(Import {
                 source: scope.qualify(&name),
                 names: Vec::new(),
@@ -375,7 +377,7 @@ impl Items<'_, '_> {
     }
 
     fn macro_definition(&mut self, node: Node<'_>, scope: &Scope) {
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.field("name") else {
             return;
         };
         self.define(name, SymbolKind::Function);
@@ -394,7 +396,7 @@ impl Items<'_, '_> {
         if !scope.path.is_empty() || visibility(node, self.source) != Visibility::Public {
             return;
         }
-        let Some(argument) = node.child_by_field_name("argument") else {
+        let Some(argument) = node.field("argument") else {
             return;
         };
         let mut groups = Vec::new();
@@ -427,7 +429,7 @@ fn function(
 ) -> Function {
     let mut params = Vec::new();
     let mut has_self = false;
-    if let Some(parameters) = node.child_by_field_name("parameters") {
+    if let Some(parameters) = node.field("parameters") {
         let mut cursor = parameters.walk();
         for param in parameters.named_children(&mut cursor) {
             match param.kind() {
@@ -500,10 +502,8 @@ fn base_type_name(node: Node<'_>, source: &str) -> String {
     let mut current = node;
     for _ in 0..MAX_DEPTH {
         let next = match current.kind() {
-            "generic_type" | "reference_type" | "pointer_type" => {
-                current.child_by_field_name("type")
-            }
-            "scoped_type_identifier" => current.child_by_field_name("name"),
+            "generic_type" | "reference_type" | "pointer_type" => current.field("type"),
+            "scoped_type_identifier" => current.field("name"),
             _ => None,
         };
         match next {
@@ -515,7 +515,6 @@ fn base_type_name(node: Node<'_>, source: &str) -> String {
 }
 
 /// The one-line text of the child in `field`.
-fn field_one_line(node: Node<'_>, field: &str, source: &str) -> Option<String> {
-    node.child_by_field_name(field)
-        .map(|child| one_line(text(child, source)))
+fn field_one_line(node: Node<'_>, field: &'static str, source: &str) -> Option<String> {
+    node.field(field).map(|child| one_line(text(child, source)))
 }

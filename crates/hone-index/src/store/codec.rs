@@ -108,6 +108,16 @@ pub(crate) fn escape_like(text: &str) -> String {
     escaped
 }
 
+/// Symbol ids a file's range holds: a symbol's id is its file's id times this plus its
+/// position in the file (schema version 5).
+pub(crate) const SYMBOLS_PER_FILE: i64 = 1 << 24;
+
+/// The first and last symbol id of the file with id `file_id`.
+pub(crate) fn symbol_range(file_id: i64) -> (i64, i64) {
+    let first = file_id.saturating_mul(SYMBOLS_PER_FILE);
+    (first, first.saturating_add(SYMBOLS_PER_FILE - 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

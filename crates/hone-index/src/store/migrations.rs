@@ -7,6 +7,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("schema/002_symbol_counts.sql"),
     include_str!("schema/003_outlines_without_symbols.sql"),
     include_str!("schema/004_rank_cache.sql"),
+    include_str!("schema/005_symbols_clustered_by_file.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
-use super::codec::{role_from_name, symbol_kind_from_name};
+use super::codec::{role_from_name, symbol_kind_from_name, symbol_range};
 use crate::analysis::{SymbolTable, SymbolTableBuilder};
 use crate::model::{
     Class, Export, FileMetrics, FileOutline, Function, Import, Language, SymbolOccurrence, Todo,
@@ -110,9 +110,10 @@ pub(crate) fn read_outline(
     };
     let mut outline = decode(path, &json)?;
     let mut statement = snapshot.prepare_cached(
-        "SELECT name, kind, role, line, col FROM symbols WHERE file_id = ?1 ORDER BY rowid",
+        "SELECT name, kind, role, line, col FROM symbols WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
     )?;
-    let mut rows = statement.query([id])?;
+    let (first, last) = symbol_range(id);
+    let mut rows = statement.query([first, last])?;
     while let Some(row) = rows.next()? {
         outline.symbols.push(symbol(row, 0)?);
     }
@@ -138,9 +139,9 @@ pub(crate) fn read_outlines(
         }
     }
     {
-        // Row ids grow as symbols are inserted, so this is each file's original order.
+        // Ids are file ranges in symbol order, so this is each file's original order.
         let mut statement = snapshot.prepare_cached(
-            "SELECT file_id, name, kind, role, line, col FROM symbols ORDER BY rowid",
+            "SELECT file_id, name, kind, role, line, col FROM symbols ORDER BY id",
         )?;
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
@@ -178,12 +179,12 @@ pub(crate) fn read_defined_symbols(connection: &Connection) -> Result<SymbolTabl
     }
     let mut builder = SymbolTableBuilder::default();
     {
-        // Row ids grow as symbols are inserted, so each file's symbols come in its order.
+        // Ids are file ranges in symbol order, so each file's symbols come in its order.
         let mut statement = snapshot.prepare_cached(
             "SELECT file_id, name, kind, role, line, col FROM symbols \
              WHERE role = 'definition' \
                 OR name IN (SELECT name FROM symbols WHERE role = 'definition') \
-             ORDER BY rowid",
+             ORDER BY id",
         )?;
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {

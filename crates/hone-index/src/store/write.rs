@@ -3,14 +3,16 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use rusqlite::{Row, Transaction, params};
+use rusqlite::{OptionalExtension, Row, Transaction, params};
 
-use super::codec::{file_kind_columns, role_name, symbol_kind_name};
+use super::codec::{
+    SYMBOLS_PER_FILE, file_kind_columns, role_name, symbol_kind_name, symbol_range,
+};
 use super::outlines::outline_json;
 use super::sqlite::GENERATION;
 use super::{EdgeUpdate, FileUpdate, IndexWrite, OutlineChange};
 use crate::error::IndexError;
-use crate::model::SymbolRole;
+use crate::model::{SymbolOccurrence, SymbolRole};
 use crate::scan::nanos_since_epoch;
 
 /// An open write transaction on a [`super::SqliteStore`]; rolled back when dropped uncommitted.
@@ -43,12 +45,24 @@ impl IndexWrite for SqliteWrite<'_> {
     }
 
     fn delete(&mut self, path: &str) -> Result<(), IndexError> {
-        let deleted = self
-            .transaction
-            .prepare_cached("DELETE FROM files WHERE path = ?1")
-            .and_then(|mut delete| delete.execute([path]))
-            .map_err(|error| self.database(error))?;
-        self.graph_changed |= deleted > 0;
+        let transaction = &self.transaction;
+        let delete = || -> rusqlite::Result<bool> {
+            let id: Option<i64> = transaction
+                .prepare_cached("SELECT id FROM files WHERE path = ?1")?
+                .query_row([path], |row| row.get(0))
+                .optional()?;
+            let Some(id) = id else {
+                return Ok(false);
+            };
+            // Outlines and metrics go with the file (foreign keys); symbols have none.
+            delete_symbols(transaction, id)?;
+            transaction
+                .prepare_cached("DELETE FROM files WHERE id = ?1")?
+                .execute([id])?;
+            Ok(true)
+        };
+        let deleted = delete().map_err(|error| self.database(error))?;
+        self.graph_changed |= deleted;
         Ok(())
     }
 
@@ -147,8 +161,8 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
         OutlineChange::Remove => None,
         OutlineChange::Replace(outline) => Some(outline),
     };
-    let mut removed = 0;
-    for table in ["outlines", "file_metrics", "symbols"] {
+    let mut removed = delete_symbols(transaction, id)?;
+    for table in ["outlines", "file_metrics"] {
         removed += transaction
             .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
             .execute([id])?;
@@ -156,6 +170,12 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
     let Some(outline) = outline else {
         return Ok(removed > 0);
     };
+    if !i64::try_from(outline.symbols.len()).is_ok_and(|n| n <= SYMBOLS_PER_FILE) {
+        return Err(WriteError::Invalid(format!(
+            "{} symbols are more than a file can hold",
+            outline.symbols.len()
+        )));
+    }
     let json = outline_json(outline)
         .map_err(|error| WriteError::Invalid(format!("outline cannot be serialised: {error}")))?;
     transaction
@@ -185,12 +205,27 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
             count(definitions),
             count(outline.symbols.len() - definitions)
         ])?;
+    insert_symbols(transaction, id, &outline.symbols)?;
+    Ok(true)
+}
+
+/// Inserts the symbols of the file with id `file_id`, in order, into its id range. One row
+/// per statement: an insert of several rows may fail half-way, so SQLite would keep a
+/// statement journal for it (a temporary file written for every page the insert touches).
+fn insert_symbols(
+    transaction: &Transaction<'_>,
+    file_id: i64,
+    symbols: &[SymbolOccurrence],
+) -> rusqlite::Result<()> {
+    let (first, _) = symbol_range(file_id);
     let mut insert = transaction.prepare_cached(
-        "INSERT INTO symbols (file_id, name, kind, role, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO symbols (id, file_id, name, kind, role, line, col) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    for symbol in &outline.symbols {
+    for (id, symbol) in (first..).zip(symbols) {
         insert.execute(params![
             id,
+            file_id,
             symbol.name,
             symbol_kind_name(symbol.kind),
             role_name(symbol.role),
@@ -198,5 +233,13 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
             symbol.column
         ])?;
     }
-    Ok(true)
+    Ok(())
+}
+
+/// Deletes the symbols of the file with id `file_id`; returns how many there were.
+fn delete_symbols(transaction: &Transaction<'_>, file_id: i64) -> rusqlite::Result<usize> {
+    let (first, last) = symbol_range(file_id);
+    transaction
+        .prepare_cached("DELETE FROM symbols WHERE id BETWEEN ?1 AND ?2")?
+        .execute([first, last])
 }

@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::declarators::{
     base_type, declared_name, decorated_type, find_function_declarator, function_name,
     has_storage_class, signature,
@@ -36,18 +38,16 @@ impl CFile<'_, '_> {
             "enum_specifier" => (ClassKind::Enum, SymbolKind::Enum, Visibility::Public),
             _ => return,
         };
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field("body") else {
             return;
         };
         if depth > MAX_DEPTH {
             return;
         }
-        let name_node = node
-            .child_by_field_name("name")
-            .map(|name| match name.kind() {
-                "template_type" => name.child_by_field_name("name").unwrap_or(name),
-                _ => name,
-            });
+        let name_node = node.field("name").map(|name| match name.kind() {
+            "template_type" => name.field("name").unwrap_or(name),
+            _ => name,
+        });
         let name = match (name_node, typedef_name) {
             (Some(name), _) => one_line(text(name, self.source)),
             (None, Some(typedef_name)) => typedef_name.to_string(),
@@ -119,7 +119,7 @@ impl CFile<'_, '_> {
     fn enumerators(&mut self, body: Node<'_>, enum_name: &str, members: &mut Members) {
         let mut cursor = body.walk();
         for enumerator in body.named_children(&mut cursor) {
-            let Some(name) = enumerator.child_by_field_name("name") else {
+            let Some(name) = enumerator.field("name") else {
                 continue;
             };
             self.define(name, SymbolKind::Property);
@@ -149,7 +149,7 @@ impl CFile<'_, '_> {
         }
         match node.kind() {
             "field_declaration" | "declaration" => {
-                if let Some(specifier) = node.child_by_field_name("type") {
+                if let Some(specifier) = node.field("type") {
                     self.class_specifier(specifier, None, scope, Some(path), depth);
                 }
                 let mut cursor = node.walk();
@@ -178,10 +178,8 @@ impl CFile<'_, '_> {
             }
             "alias_declaration" | "type_definition" => {
                 let name = match node.kind() {
-                    "alias_declaration" => node.child_by_field_name("name"),
-                    _ => node
-                        .child_by_field_name("declarator")
-                        .and_then(declared_name),
+                    "alias_declaration" => node.field("name"),
+                    _ => node.field("declarator").and_then(declared_name),
                 };
                 if let Some(name) = name {
                     self.define(name, SymbolKind::Type);
@@ -198,11 +196,11 @@ impl CFile<'_, '_> {
         access: Visibility,
         members: &mut Members,
     ) {
-        let Some(name) = function_declarator.child_by_field_name("declarator") else {
+        let Some(name) = function_declarator.field("declarator") else {
             return;
         };
         let name = match name.kind() {
-            "qualified_identifier" => name.child_by_field_name("name").unwrap_or(name),
+            "qualified_identifier" => name.field("name").unwrap_or(name),
             _ => name,
         };
         self.define(name, SymbolKind::Method);

@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::MAX_DEPTH;
 use crate::model::Function;
 use crate::parse::common::{end_line, one_line, start_line, text};
@@ -20,7 +22,7 @@ pub(super) fn find_function_declarator(declarator: Node<'_>) -> Option<Node<'_>>
     for _ in 0..MAX_DEPTH {
         current = match current.kind() {
             "function_declarator" => {
-                let name = current.child_by_field_name("declarator")?;
+                let name = current.field("declarator")?;
                 return NAME_KINDS.contains(&name.kind()).then_some(current);
             }
             "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
@@ -35,7 +37,7 @@ pub(super) fn find_function_declarator(declarator: Node<'_>) -> Option<Node<'_>>
 /// The declarator wrapped by a pointer, reference, array or attributed declarator (the
 /// reference declarator has no field name: it is the last child).
 fn inner_declarator(node: Node<'_>) -> Option<Node<'_>> {
-    node.child_by_field_name("declarator").or_else(|| {
+    node.field("declarator").or_else(|| {
         let last = node.named_child_count().checked_sub(1)?;
         node.named_child(u32::try_from(last).ok()?)
     })
@@ -43,8 +45,8 @@ fn inner_declarator(node: Node<'_>) -> Option<Node<'_>> {
 
 /// The name node and function declarator of a function definition or method declaration.
 pub(super) fn function_name(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
-    let function_declarator = find_function_declarator(node.child_by_field_name("declarator")?)?;
-    let name = function_declarator.child_by_field_name("declarator")?;
+    let function_declarator = find_function_declarator(node.field("declarator")?)?;
+    let name = function_declarator.field("declarator")?;
     Some((name, function_declarator))
 }
 
@@ -87,14 +89,14 @@ pub(super) fn qualified_parts<'t>(node: Node<'t>, source: &str) -> (Vec<String>,
         if current.kind() != "qualified_identifier" {
             break;
         }
-        if let Some(scope) = current.child_by_field_name("scope") {
+        if let Some(scope) = current.field("scope") {
             let base = match scope.kind() {
-                "template_type" => scope.child_by_field_name("name").unwrap_or(scope),
+                "template_type" => scope.field("name").unwrap_or(scope),
                 _ => scope,
             };
             scopes.push(one_line(text(base, source)));
         }
-        match current.child_by_field_name("name") {
+        match current.field("name") {
             Some(name) => current = name,
             None => break,
         }
@@ -127,7 +129,7 @@ pub(super) fn decorated_type(
 
 /// The written type of a declaration: qualifiers before it and the type (`const char`).
 pub(super) fn base_type(node: Node<'_>, source: &str) -> Option<String> {
-    let type_node = node.child_by_field_name("type")?;
+    let type_node = node.field("type")?;
     let mut cursor = node.walk();
     let mut parts: Vec<&str> = node
         .children(&mut cursor)
@@ -142,7 +144,7 @@ pub(super) fn base_type(node: Node<'_>, source: &str) -> Option<String> {
 /// Signature of a function definition or declaration (`name` is left for the caller).
 pub(super) fn signature(node: Node<'_>, function_declarator: Node<'_>, source: &str) -> Function {
     let mut params = Vec::new();
-    if let Some(list) = function_declarator.child_by_field_name("parameters") {
+    if let Some(list) = function_declarator.field("parameters") {
         let mut cursor = list.walk();
         params.extend(
             list.named_children(&mut cursor)
@@ -150,11 +152,10 @@ pub(super) fn signature(node: Node<'_>, function_declarator: Node<'_>, source: &
                 .map(|param| one_line(text(param, source))),
         );
     }
-    let return_type =
-        base_type(node, source).map(|base| match node.child_by_field_name("declarator") {
-            Some(declarator) => decorated_type(&base, declarator, function_declarator, source),
-            None => base,
-        });
+    let return_type = base_type(node, source).map(|base| match node.field("declarator") {
+        Some(declarator) => decorated_type(&base, declarator, function_declarator, source),
+        None => base,
+    });
     Function {
         name: String::new(),
         start_line: start_line(node),

@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use crate::model::{FileOutline, SymbolKind, SymbolOccurrence, SymbolRole};
 use crate::parse::common::{column, start_line, text, walk};
 
@@ -26,25 +28,23 @@ pub(super) fn collect(root: Node<'_>, source: &str, outline: &mut FileOutline) {
             for parameter in node.named_children(&mut cursor) {
                 let name = match parameter.kind() {
                     "parameter_declaration" | "optional_parameter_declaration" => parameter
-                        .child_by_field_name("declarator")
+                        .field("declarator")
                         .and_then(super::declarators::declared_name),
-                    _ => parameter
-                        .child_by_field_name("name")
-                        .or_else(|| parameter.named_child(0)),
+                    _ => parameter.field("name").or_else(|| parameter.named_child(0)),
                 };
                 generics.extend(name.map(|name| text(name, source)));
             }
             true
         }
         "call_expression" => {
-            if let Some((name, kind)) = node.child_by_field_name("function").and_then(callee) {
+            if let Some((name, kind)) = node.field("function").and_then(callee) {
                 push(name, kind, &mut found);
             }
             true
         }
         "new_expression" => {
             created = node
-                .child_by_field_name("type")
+                .field("type")
                 .and_then(base_type_identifier)
                 .map(|name| name.id());
             true
@@ -57,9 +57,7 @@ pub(super) fn collect(root: Node<'_>, source: &str, outline: &mut FileOutline) {
                 (
                     "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier",
                     Some("name"),
-                ) => {
-                    parent.is_some_and(|specifier| specifier.child_by_field_name("body").is_some())
-                }
+                ) => parent.is_some_and(|specifier| specifier.field("body").is_some()),
                 ("pointer_declarator" | "parenthesized_declarator" | "array_declarator", _) => true,
                 _ => false,
             };
@@ -87,9 +85,9 @@ fn callee(function: Node<'_>) -> Option<(Node<'_>, SymbolKind)> {
     for _ in 0..super::MAX_DEPTH {
         current = match current.kind() {
             "identifier" => return Some((current, SymbolKind::Function)),
-            "qualified_identifier" | "template_function" => current.child_by_field_name("name")?,
+            "qualified_identifier" | "template_function" => current.field("name")?,
             "field_expression" => {
-                return Some((current.child_by_field_name("field")?, SymbolKind::Method));
+                return Some((current.field("field")?, SymbolKind::Method));
             }
             _ => return None,
         };
@@ -103,7 +101,7 @@ fn base_type_identifier(node: Node<'_>) -> Option<Node<'_>> {
     for _ in 0..super::MAX_DEPTH {
         current = match current.kind() {
             "type_identifier" => return Some(current),
-            "template_type" | "qualified_identifier" => current.child_by_field_name("name")?,
+            "template_type" | "qualified_identifier" => current.field("name")?,
             _ => return None,
         };
     }

@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use crate::model::{FileOutline, SymbolKind, SymbolOccurrence, SymbolRole};
 use crate::parse::common::{column, start_line, text, walk};
 
@@ -59,7 +61,7 @@ pub(super) fn collect(root: Node<'_>, source: &str, outline: &mut FileOutline) {
             true
         }
         "call_expression" => {
-            match node.child_by_field_name("function") {
+            match node.field("function") {
                 Some(target) if target.kind() == "identifier" => {
                     let name = text(target, source);
                     if !BUILTIN_FUNCTIONS.contains(&name) && !PREDECLARED.contains(&name) {
@@ -68,10 +70,10 @@ pub(super) fn collect(root: Node<'_>, source: &str, outline: &mut FileOutline) {
                 }
                 Some(target) if target.kind() == "selector_expression" => {
                     let on_package = target
-                        .child_by_field_name("operand")
+                        .field("operand")
                         .filter(|operand| operand.kind() == "identifier")
                         .is_some_and(|operand| packages.contains(&text(operand, source)));
-                    if let Some(field) = target.child_by_field_name("field") {
+                    if let Some(field) = target.field("field") {
                         let kind = if on_package {
                             SymbolKind::Function
                         } else {

@@ -3,6 +3,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::scan::walk;
 use super::{Extractor, function};
 use crate::model::{Class, ClassKind, Function, Property, SymbolKind, Visibility};
@@ -31,7 +33,7 @@ pub(super) fn class(
     ex: &mut Extractor<'_, '_>,
 ) -> Option<Class> {
     let source = ex.source;
-    let name = node.child_by_field_name("name")?;
+    let name = node.field("name")?;
     ex.define(name, SymbolKind::Class);
     let mut class = Class {
         name: text(name, source).to_string(),
@@ -45,7 +47,7 @@ pub(super) fn class(
         is_exported: false,
         parent,
     };
-    if let Some(bases) = node.child_by_field_name("superclasses") {
+    if let Some(bases) = node.field("superclasses") {
         let mut cursor = bases.walk();
         for base in bases.named_children(&mut cursor) {
             let dynamic = matches!(base.kind(), "list_splat" | "dictionary_splat");
@@ -55,7 +57,7 @@ pub(super) fn class(
             }
         }
     }
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.field("body") {
         members(body, ex, &mut class.methods, &mut class.properties);
     }
     Some(class)
@@ -66,13 +68,13 @@ fn base_reference(base: Node<'_>, ex: &mut Extractor<'_, '_>) {
     match base.kind() {
         "identifier" => ex.reference(base, SymbolKind::Class),
         "attribute" => {
-            if let Some(attribute) = base.child_by_field_name("attribute") {
+            if let Some(attribute) = base.field("attribute") {
                 ex.reference(attribute, SymbolKind::Class);
             }
         }
         "subscript" => {
             let value = base
-                .child_by_field_name("value")
+                .field("value")
                 .filter(|value| value.kind() != "subscript");
             if let Some(value) = value {
                 base_reference(value, ex);
@@ -102,9 +104,7 @@ fn decorated<'s>(outer: Node<'_>, source: &'s str) -> Decorated<'s> {
             continue;
         };
         let expression = match expression.kind() {
-            "call" => expression
-                .child_by_field_name("function")
-                .unwrap_or(expression),
+            "call" => expression.field("function").unwrap_or(expression),
             _ => expression,
         };
         let name = text(expression, source);
@@ -137,7 +137,7 @@ fn members(
         let definition = match member.kind() {
             "function_definition" => Some(member),
             "decorated_definition" => member
-                .child_by_field_name("definition")
+                .field("definition")
                 .filter(|definition| definition.kind() == "function_definition"),
             "expression_statement" => {
                 let mut inner = member.walk();
@@ -147,7 +147,7 @@ fn members(
                 for assignment in assignments {
                     attribute(
                         assignment,
-                        assignment.child_by_field_name("left"),
+                        assignment.field("left"),
                         false,
                         source,
                         properties,
@@ -157,9 +157,7 @@ fn members(
             }
             _ => None,
         };
-        let Some((definition, name)) =
-            definition.and_then(|d| Some((d, d.child_by_field_name("name")?)))
-        else {
+        let Some((definition, name)) = definition.and_then(|d| Some((d, d.field("name")?))) else {
             continue;
         };
         let method_name = text(name, source);
@@ -171,7 +169,7 @@ fn members(
             properties.push(Property {
                 name: method_name.to_string(),
                 type_annotation: definition
-                    .child_by_field_name("return_type")
+                    .field("return_type")
                     .map(|annotation| one_line(text(annotation, source))),
                 visibility: visibility(method_name),
                 is_static: false,
@@ -210,7 +208,7 @@ fn attribute(
     };
     let name = match (on_self, target.kind()) {
         (false, "identifier") => target,
-        (true, "attribute") => match target.child_by_field_name("attribute") {
+        (true, "attribute") => match target.field("attribute") {
             Some(attribute) => attribute,
             None => return,
         },
@@ -222,8 +220,8 @@ fn attribute(
         return;
     }
     let annotation = assignment
-        .child_by_field_name("type")
-        .filter(|_| assignment.child_by_field_name("left") == Some(target))
+        .field("type")
+        .filter(|_| assignment.field("left") == Some(target))
         .map(|annotation| one_line(text(annotation, source)));
     let qualifier = annotation.as_deref().unwrap_or("");
     let qualifier = qualifier.strip_prefix("typing.").unwrap_or(qualifier);
@@ -241,22 +239,22 @@ fn attribute(
 /// classes excepted.
 fn init_attributes(init: Node<'_>, source: &str, properties: &mut Vec<Property>) {
     let receiver = init
-        .child_by_field_name("parameters")
+        .field("parameters")
         .and_then(|parameters| parameters.named_child(0))
         .filter(|first| first.kind() == "identifier")
         .map(|first| text(first, source));
-    let (Some(receiver), Some(body)) = (receiver, init.child_by_field_name("body")) else {
+    let (Some(receiver), Some(body)) = (receiver, init.field("body")) else {
         return;
     };
     let on_receiver = |target: Node<'_>| {
         target.kind() == "attribute"
             && target
-                .child_by_field_name("object")
+                .field("object")
                 .is_some_and(|object| text(object, source) == receiver)
     };
     walk(body, |node, _| {
         if node.kind() == "assignment"
-            && let Some(left) = node.child_by_field_name("left")
+            && let Some(left) = node.field("left")
         {
             if on_receiver(left) {
                 attribute(node, Some(left), true, source, properties);

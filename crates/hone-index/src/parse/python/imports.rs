@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::stdlib;
 use crate::model::{Import, ImportOrigin, ImportedName};
 use crate::parse::common::{start_line, text};
@@ -37,7 +39,7 @@ pub(super) fn statement(node: Node<'_>, source: &str, out: &mut Vec<Import>) {
             }
         }
         "import_from_statement" | "future_import_statement" => {
-            let module = match node.child_by_field_name("module_name") {
+            let module = match node.field("module_name") {
                 Some(module) => dotted(text(module, source)),
                 None => "__future__".to_string(),
             };
@@ -72,9 +74,8 @@ pub(super) fn statement(node: Node<'_>, source: &str, out: &mut Vec<Import>) {
 fn imported_name(node: Node<'_>, source: &str) -> ImportedName {
     let (name, alias) = match node.kind() {
         "aliased_import" => (
-            node.child_by_field_name("name")
-                .map_or("", |name| text(name, source)),
-            node.child_by_field_name("alias")
+            node.field("name").map_or("", |name| text(name, source)),
+            node.field("alias")
                 .map(|alias| text(alias, source).to_string()),
         ),
         _ => (text(node, source), None),

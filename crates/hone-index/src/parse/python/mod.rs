@@ -35,6 +35,8 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use crate::model::{Export, FileOutline, Function, SymbolKind, SymbolOccurrence, SymbolRole};
 use crate::parse::common::{self, MetricKinds, column, end_line, one_line, start_line, text};
 
@@ -118,7 +120,7 @@ impl<'s> Extractor<'s, '_> {
                 "function_definition" => self.function(statement, statement),
                 "decorated_definition" => {
                     let definition = statement
-                        .child_by_field_name("definition")
+                        .field("definition")
                         .filter(|definition| definition.kind() == "function_definition");
                     if let Some(definition) = definition {
                         self.function(definition, statement);
@@ -136,7 +138,7 @@ impl<'s> Extractor<'s, '_> {
                 }
                 "type_alias_statement" => {
                     let name = statement
-                        .child_by_field_name("left")
+                        .field("left")
                         .map(|left| left.named_child(0).unwrap_or(left));
                     if let Some(name) = name.filter(|name| name.kind() == "identifier") {
                         self.define(name, SymbolKind::Type);
@@ -172,7 +174,7 @@ impl<'s> Extractor<'s, '_> {
 
     /// A module-level `def`; `outer` is the decorated definition around it, if any.
     fn function(&mut self, definition: Node<'_>, outer: Node<'_>) {
-        let Some(name) = definition.child_by_field_name("name") else {
+        let Some(name) = definition.field("name") else {
             return;
         };
         let function = function(definition, outer, self.source);
@@ -193,7 +195,7 @@ impl<'s> Extractor<'s, '_> {
     /// A module-level assignment: variables, or the export list `__all__`.
     fn assignment(&mut self, assignment: Node<'_>, depth: u32) {
         let source = self.source;
-        let Some(left) = assignment.child_by_field_name("left") else {
+        let Some(left) = assignment.field("left") else {
             return;
         };
         if text(left, source) == "__all__" {
@@ -221,7 +223,7 @@ impl<'s> Extractor<'s, '_> {
         }
         // `a = b = 1`
         let chained = assignment
-            .child_by_field_name("right")
+            .field("right")
             .filter(|right| right.kind() == "assignment");
         if let (Some(right), true) = (chained, depth < MAX_BLOCK_DEPTH) {
             self.assignment(right, depth + 1);
@@ -232,9 +234,9 @@ impl<'s> Extractor<'s, '_> {
     fn dunder_all(&mut self, assignment: Node<'_>, extend: bool) {
         let source = self.source;
         let is_all = assignment
-            .child_by_field_name("left")
+            .field("left")
             .is_some_and(|left| text(left, source) == "__all__");
-        let Some(right) = assignment.child_by_field_name("right").filter(|_| is_all) else {
+        let Some(right) = assignment.field("right").filter(|_| is_all) else {
             return;
         };
         let mut names = if extend {
@@ -308,7 +310,7 @@ impl<'s> Extractor<'s, '_> {
 /// `if __name__ == "__main__":`.
 fn is_main_guard(statement: Node<'_>, source: &str) -> bool {
     statement
-        .child_by_field_name("condition")
+        .field("condition")
         .is_some_and(|condition| text(condition, source).contains("__name__"))
 }
 
@@ -339,7 +341,7 @@ fn strings<'s>(node: Node<'_>, source: &'s str, out: &mut Vec<(&'s str, u32)>, d
 /// A [`Function`] for a `def`; `outer` is the decorated definition around it, if any.
 pub(super) fn function(definition: Node<'_>, outer: Node<'_>, source: &str) -> Function {
     let name = definition
-        .child_by_field_name("name")
+        .field("name")
         .map_or("", |name| text(name, source));
     let mut cursor = definition.walk();
     let is_async = definition
@@ -351,7 +353,7 @@ pub(super) fn function(definition: Node<'_>, outer: Node<'_>, source: &str) -> F
         end_line: end_line(definition),
         params: params(definition, source),
         return_type: definition
-            .child_by_field_name("return_type")
+            .field("return_type")
             .map(|annotation| one_line(text(annotation, source))),
         is_async,
         is_exported: false,
@@ -362,7 +364,7 @@ pub(super) fn function(definition: Node<'_>, outer: Node<'_>, source: &str) -> F
 
 /// Parameters as written, long defaults shortened to `…`.
 fn params(definition: Node<'_>, source: &str) -> Vec<String> {
-    let Some(parameters) = definition.child_by_field_name("parameters") else {
+    let Some(parameters) = definition.field("parameters") else {
         return Vec::new();
     };
     let mut cursor = parameters.walk();
@@ -371,7 +373,7 @@ fn params(definition: Node<'_>, source: &str) -> Vec<String> {
         .filter(|parameter| parameter.kind() != "comment")
         .map(|parameter| {
             let written = text(parameter, source);
-            let Some(value) = parameter.child_by_field_name("value") else {
+            let Some(value) = parameter.field("value") else {
                 return one_line(written);
             };
             let head = source

@@ -3,6 +3,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::{Extractor, classes, imports};
 use crate::model::SymbolKind;
 use crate::parse::common::{MetricsWalk, Steps, field_text, text};
@@ -113,7 +115,7 @@ fn visit(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
 /// `name(…)` is a function call and `x.name(…)` a method call, or a class instantiation
 /// when the name is capitalised (`Name(…)`, `module.Name(…)`).
 fn call(node: Node<'_>, ex: &mut Extractor<'_, '_>) {
-    let Some(function) = node.child_by_field_name("function") else {
+    let Some(function) = node.field("function") else {
         return;
     };
     match function.kind() {
@@ -124,7 +126,7 @@ fn call(node: Node<'_>, ex: &mut Extractor<'_, '_>) {
             );
         }
         "attribute" => {
-            if let Some(attribute) = function.child_by_field_name("attribute") {
+            if let Some(attribute) = function.field("attribute") {
                 ex.reference(
                     attribute,
                     call_kind(attribute, SymbolKind::Method, ex.source),

@@ -6,6 +6,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::super::common::text;
 use super::MAX_DEPTH;
 use crate::model::{ImportOrigin, ImportedName};
@@ -28,23 +30,22 @@ fn visit(node: Node<'_>, prefix: &str, source: &str, out: &mut Vec<Group>, depth
             add(out, prefix, text(node, source), None);
         }
         "scoped_identifier" => {
-            let path = path_text(node.child_by_field_name("path"), source);
-            if let Some(name) = node.child_by_field_name("name") {
+            let path = path_text(node.field("path"), source);
+            if let Some(name) = node.field("name") {
                 add(out, &join(prefix, &path), text(name, source), None);
             }
         }
         "use_as_clause" => {
-            let Some(path) = node.child_by_field_name("path") else {
+            let Some(path) = node.field("path") else {
                 return;
             };
             let alias = node
-                .child_by_field_name("alias")
+                .field("alias")
                 .map(|alias| text(alias, source).to_string());
             let (path_prefix, name) = match path.kind() {
                 "scoped_identifier" => (
-                    path_text(path.child_by_field_name("path"), source),
-                    path.child_by_field_name("name")
-                        .map_or("", |name| text(name, source)),
+                    path_text(path.field("path"), source),
+                    path.field("name").map_or("", |name| text(name, source)),
                 ),
                 _ => (String::new(), text(path, source)),
             };
@@ -55,8 +56,8 @@ fn visit(node: Node<'_>, prefix: &str, source: &str, out: &mut Vec<Group>, depth
             add(out, &join(prefix, &path), "*", None);
         }
         "scoped_use_list" => {
-            let path = path_text(node.child_by_field_name("path"), source);
-            if let Some(list) = node.child_by_field_name("list") {
+            let path = path_text(node.field("path"), source);
+            if let Some(list) = node.field("list") {
                 visit(list, &join(prefix, &path), source, out, depth + 1);
             }
         }

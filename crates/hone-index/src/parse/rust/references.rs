@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::super::common::{column, start_line, text, walk};
 use super::imports::{self, Group};
 use crate::model::{FileOutline, Import, ImportedName, SymbolKind, SymbolOccurrence, SymbolRole};
@@ -97,13 +99,13 @@ impl<'s> Collector<'s> {
         let parent_kind = parent.map_or("", |parent| parent.kind());
         match node.kind() {
             "mod_item" => {
-                if node.child_by_field_name("body").is_some() {
+                if node.field("body").is_some() {
                     self.modules.push(node.end_byte());
                 }
                 true
             }
             "use_declaration" => {
-                if let Some(argument) = node.child_by_field_name("argument") {
+                if let Some(argument) = node.field("argument") {
                     let mut found = Vec::new();
                     imports::flatten(argument, source, &mut found);
                     let (line, depth) = (start_line(node), self.modules.len());
@@ -113,12 +115,12 @@ impl<'s> Collector<'s> {
                 false
             }
             "extern_crate_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field("name") {
                     let name = text(name, source).to_string();
                     let imported = ImportedName {
                         name: name.clone(),
                         alias: node
-                            .child_by_field_name("alias")
+                            .field("alias")
                             .map(|alias| text(alias, source).to_string()),
                         is_default: false,
                     };
@@ -129,19 +131,19 @@ impl<'s> Collector<'s> {
             }
             "line_comment" | "block_comment" | "attribute_item" | "inner_attribute_item" => false,
             "call_expression" => {
-                if let Some(target) = node.child_by_field_name("function") {
+                if let Some(target) = node.field("function") {
                     self.call_target(target);
                 }
                 true
             }
             "macro_invocation" => {
-                if let Some(name) = node.child_by_field_name("macro").map(last_segment) {
+                if let Some(name) = node.field("macro").map(last_segment) {
                     self.reference(name, SymbolKind::Function);
                 }
                 false
             }
             "type_parameter" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field("name") {
                     self.generics.push(text(name, source));
                 }
                 true
@@ -177,7 +179,7 @@ impl<'s> Collector<'s> {
     /// The called name: `f()` and `a::f()` are functions, `x.f()` a method.
     fn call_target(&mut self, target: Node<'_>) {
         let target = match target.kind() {
-            "generic_function" => match target.child_by_field_name("function") {
+            "generic_function" => match target.field("function") {
                 Some(inner) => inner,
                 None => return,
             },
@@ -188,7 +190,7 @@ impl<'s> Collector<'s> {
                 self.reference(last_segment(target), SymbolKind::Function);
             }
             "field_expression" => {
-                if let Some(field) = target.child_by_field_name("field") {
+                if let Some(field) = target.field("field") {
                     self.reference(field, SymbolKind::Method);
                 }
             }
@@ -210,7 +212,7 @@ impl<'s> Collector<'s> {
 /// The name node of a path (`a::b::c` → `c`), or the node itself.
 fn last_segment(node: Node<'_>) -> Node<'_> {
     match node.kind() {
-        "scoped_identifier" => node.child_by_field_name("name").unwrap_or(node),
+        "scoped_identifier" => node.field("name").unwrap_or(node),
         _ => node,
     }
 }
@@ -218,11 +220,11 @@ fn last_segment(node: Node<'_>) -> Node<'_> {
 /// The type identifier naming a generic or scoped type (`a::B<C>` → `B`).
 fn base_identifier(node: Node<'_>) -> Option<Node<'_>> {
     let node = match node.kind() {
-        "generic_type" => node.child_by_field_name("type")?,
+        "generic_type" => node.field("type")?,
         _ => node,
     };
     match node.kind() {
-        "scoped_type_identifier" => node.child_by_field_name("name"),
+        "scoped_type_identifier" => node.field("name"),
         "type_identifier" => Some(node),
         _ => None,
     }

@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::Extractor;
 use super::signature::{self, FUNCTION_VALUES, annotation, has_token, visibility};
 use crate::model::{Class, ClassKind, Property, SymbolKind, Visibility};
@@ -43,7 +45,7 @@ pub(super) fn class(
         parent,
     };
     heritage(node, ex.source, &mut class);
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.field("body") {
         match kind {
             ClassKind::Enum => enum_members(body, ex.source, &mut class.properties),
             _ => members(body, ex, &mut class),
@@ -102,7 +104,7 @@ fn members(body: Node<'_>, ex: &mut Extractor<'_, '_>, class: &mut Class) {
                 continue;
             }
             "method_definition" | "method_signature" | "abstract_method_signature" => {
-                let Some(name_node) = member.child_by_field_name("name") else {
+                let Some(name_node) = member.field("name") else {
                     continue;
                 };
                 let name = text(name_node, source);
@@ -117,11 +119,9 @@ fn members(body: Node<'_>, ex: &mut Extractor<'_, '_>, class: &mut Class) {
             }
             "public_field_definition" | "field_definition" | "property_signature" => {
                 let function_value = member
-                    .child_by_field_name("value")
+                    .field("value")
                     .filter(|value| FUNCTION_VALUES.contains(&value.kind()));
-                let name_node = member
-                    .child_by_field_name("name")
-                    .or_else(|| member.child_by_field_name("property"));
+                let name_node = member.field("name").or_else(|| member.field("property"));
                 match (function_value, name_node) {
                     (Some(value), Some(name_node)) => {
                         let name = text(name_node, source);
@@ -158,7 +158,7 @@ fn property(member: Node<'_>, name: Node<'_>, source: &str) -> Property {
 
 /// TypeScript parameter properties: `constructor(private readonly x: T)` declares `x`.
 fn parameter_properties(constructor: Node<'_>, source: &str, out: &mut Vec<Property>) {
-    let Some(parameters) = constructor.child_by_field_name("parameters") else {
+    let Some(parameters) = constructor.field("parameters") else {
         return;
     };
     let mut cursor = parameters.walk();
@@ -168,7 +168,7 @@ fn parameter_properties(constructor: Node<'_>, source: &str, out: &mut Vec<Prope
         let modifier = parameter
             .children(&mut inner)
             .any(|child| child.kind() == "accessibility_modifier");
-        let Some(pattern) = parameter.child_by_field_name("pattern") else {
+        let Some(pattern) = parameter.field("pattern") else {
             continue;
         };
         if (readonly || modifier) && pattern.kind() == "identifier" {

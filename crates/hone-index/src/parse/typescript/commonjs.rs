@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::signature::{FUNCTION_VALUES, unquote};
 use super::{Extractor, PendingExport};
 use crate::model::SymbolKind;
@@ -11,10 +13,8 @@ impl Extractor<'_, '_> {
     /// `module.exports = …`, `module.exports.x = …` and `exports.x = …` statements.
     pub(super) fn commonjs(&mut self, assignment: Node<'_>, statement: Node<'_>) {
         let source = self.source;
-        let (Some(left), Some(right)) = (
-            assignment.child_by_field_name("left"),
-            assignment.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (assignment.field("left"), assignment.field("right"))
+        else {
             return;
         };
         let line = start_line(statement);
@@ -33,15 +33,14 @@ impl Extractor<'_, '_> {
                                 });
                             }
                             "pair" => {
-                                if let (Some(key), Some(value)) = (
-                                    member.child_by_field_name("key"),
-                                    member.child_by_field_name("value"),
-                                ) {
+                                if let (Some(key), Some(value)) =
+                                    (member.field("key"), member.field("value"))
+                                {
                                     self.commonjs_member(key, value, member);
                                 }
                             }
                             "method_definition" => {
-                                if let Some(name) = member.child_by_field_name("name") {
+                                if let Some(name) = member.field("name") {
                                     self.function(
                                         member,
                                         name,
@@ -68,11 +67,11 @@ impl Extractor<'_, '_> {
         if left.kind() != "member_expression" {
             return;
         }
-        let on_exports = left.child_by_field_name("object").is_some_and(|object| {
+        let on_exports = left.field("object").is_some_and(|object| {
             (object.kind() == "identifier" && text(object, source) == "exports")
                 || is_module_exports(object, source)
         });
-        if let (true, Some(key)) = (on_exports, left.child_by_field_name("property")) {
+        if let (true, Some(key)) = (on_exports, left.field("property")) {
             self.commonjs_member(key, right, statement);
         }
     }

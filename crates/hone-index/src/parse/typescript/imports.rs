@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use super::signature::unquote;
 use crate::model::{Import, ImportOrigin, ImportedName};
 use crate::parse::common::{field_text, start_line, text};
@@ -148,7 +150,7 @@ fn clause_names(clause: Node<'_>, source: &str, names: &mut Vec<ImportedName>) {
 
 /// The module a `require(…)`/`import(…)` call loads, when it is a plain string.
 pub(super) fn call_specifier<'s>(call: Node<'_>, source: &'s str) -> Option<&'s str> {
-    let arguments = call.child_by_field_name("arguments")?;
+    let arguments = call.field("arguments")?;
     let first = arguments.named_child(0)?;
     let plain = match first.kind() {
         "string" => true,
@@ -165,16 +167,13 @@ pub(super) fn is_module_load(value: Node<'_>, source: &str) -> bool {
     loop {
         let inner = match value.kind() {
             "call_expression" => {
-                let loader = value
-                    .child_by_field_name("function")
-                    .is_some_and(|function| {
-                        function.kind() == "import"
-                            || (function.kind() == "identifier"
-                                && text(function, source) == "require")
-                    });
+                let loader = value.field("function").is_some_and(|function| {
+                    function.kind() == "import"
+                        || (function.kind() == "identifier" && text(function, source) == "require")
+                });
                 return loader && call_specifier(value, source).is_some();
             }
-            "member_expression" => value.child_by_field_name("object"),
+            "member_expression" => value.field("object"),
             "await_expression" => value.named_child(0),
             _ => None,
         };
@@ -205,7 +204,7 @@ pub(super) fn binding_names(binding: Node<'_>, source: &str, names: &mut Vec<Imp
                     "pair_pattern" => {
                         if let Some(key) = field_text(property, "key", source) {
                             let alias = property
-                                .child_by_field_name("value")
+                                .field("value")
                                 .filter(|value| value.kind() == "identifier")
                                 .map(|value| text(value, source));
                             names.push(name(unquote(key), alias, false));

@@ -39,6 +39,8 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use crate::model::{Export, FileOutline, SymbolKind, SymbolOccurrence, SymbolRole};
 use crate::parse::common::{self, MetricKinds, column, end_line, field_text, start_line, text};
 use signature::{FUNCTION_VALUES, unquote};
@@ -80,7 +82,6 @@ pub(crate) fn extract(root: Node<'_>, source: &str, outline: &mut FileOutline) {
         pending: Vec::new(),
         locals: Vec::new(),
         type_params: Vec::new(),
-        fields: common::FieldMemo::default(),
     };
     extractor.declarations(root, false, 0);
     let mut metrics = common::MetricsWalk::new(source, &METRIC_KINDS);
@@ -107,8 +108,6 @@ pub(super) struct Extractor<'s, 'o> {
     /// Names declared as type parameters, mapped-type keys or `infer` names: their uses are
     /// not references.
     type_params: Vec<&'s str>,
-    /// Field ids of the file's grammar.
-    fields: common::FieldMemo,
 }
 
 impl<'s> Extractor<'s, '_> {
@@ -187,7 +186,7 @@ impl<'s> Extractor<'s, '_> {
             }
             "export_statement" => self.export_statement(node, in_namespace, depth),
             "function_declaration" | "generator_function_declaration" | "function_signature" => {
-                let Some(name_node) = node.child_by_field_name("name") else {
+                let Some(name_node) = node.field("name") else {
                     return;
                 };
                 let name = text(name_node, source);
@@ -198,7 +197,7 @@ impl<'s> Extractor<'s, '_> {
                 self.variables(node, line, exported, in_namespace);
             }
             "type_alias_declaration" => {
-                if let Some(name_node) = node.child_by_field_name("name") {
+                if let Some(name_node) = node.field("name") {
                     self.define(name_node, SymbolKind::Type);
                     let name = text(name_node, source);
                     self.declared(name, SymbolKind::Type, line, exported, in_namespace);
@@ -218,13 +217,13 @@ impl<'s> Extractor<'s, '_> {
                 }
             }
             "internal_module" | "module" => {
-                let Some(name_node) = node.child_by_field_name("name") else {
+                let Some(name_node) = node.field("name") else {
                     return;
                 };
                 self.define(name_node, SymbolKind::Module);
                 let name = unquote(text(name_node, source));
                 self.declared(name, SymbolKind::Module, line, exported, in_namespace);
-                if let Some(body) = node.child_by_field_name("body")
+                if let Some(body) = node.field("body")
                     && depth < MAX_NAMESPACE_DEPTH
                 {
                     self.declarations(body, true, depth + 1);
@@ -252,11 +251,11 @@ impl<'s> Extractor<'s, '_> {
     fn export_statement(&mut self, node: Node<'_>, in_namespace: bool, depth: u32) {
         let source = self.source;
         let line = start_line(node);
-        if let Some(declaration) = node.child_by_field_name("declaration") {
+        if let Some(declaration) = node.field("declaration") {
             self.statement(declaration, Some(node), in_namespace, depth);
             return;
         }
-        if let Some(value) = node.child_by_field_name("value") {
+        if let Some(value) = node.field("value") {
             self.default_export(value, node, in_namespace);
             return;
         }
@@ -323,7 +322,7 @@ impl<'s> Extractor<'s, '_> {
     fn default_export(&mut self, value: Node<'_>, statement: Node<'_>, in_namespace: bool) {
         let source = self.source;
         let line = start_line(statement);
-        let own_name = value.child_by_field_name("name");
+        let own_name = value.field("name");
         let exported = own_name.map_or("default", |name| text(name, source));
         match value.kind() {
             kind if FUNCTION_VALUES.contains(&kind) => {
@@ -395,10 +394,10 @@ impl<'s> Extractor<'s, '_> {
             .named_children(&mut cursor)
             .filter(|child| child.kind() == "variable_declarator");
         for (index, declarator) in declarators.enumerate() {
-            let Some(binding) = declarator.child_by_field_name("name") else {
+            let Some(binding) = declarator.field("name") else {
                 continue;
             };
-            let value = declarator.child_by_field_name("value");
+            let value = declarator.field("value");
             if value.is_some_and(|value| imports::is_module_load(value, source)) {
                 continue;
             }
@@ -458,9 +457,9 @@ impl<'s> Extractor<'s, '_> {
             {
                 let mut cursor = pattern.walk();
                 for child in pattern.named_children(&mut cursor) {
-                    let is_key = pattern.kind() == "pair_pattern"
-                        && pattern.child_by_field_name("key") == Some(child);
-                    let is_default = pattern.child_by_field_name("right") == Some(child);
+                    let is_key =
+                        pattern.kind() == "pair_pattern" && pattern.field("key") == Some(child);
+                    let is_default = pattern.field("right") == Some(child);
                     if !is_key && !is_default {
                         self.pattern_variables(child, line, exported, in_namespace, depth + 1);
                     }

@@ -3,6 +3,8 @@
 
 use tree_sitter::{Node, TreeCursor};
 
+use crate::parse::common::FieldChild;
+
 use super::imports;
 use super::{ANONYMOUS, Extractor, classes};
 use crate::model::SymbolKind;
@@ -43,6 +45,14 @@ const VISITED: [&str; 11] = [
     "jsx_self_closing_element",
 ];
 
+/// Node kinds whose children hold nothing [`visit`] or the metrics count (quotes, string
+/// fragments, escapes): the walk does not step through them.
+const OPAQUE: [&str; 2] = ["string", "regex"];
+
+/// [`KindMemo`] classes of the scan.
+const VISIT: u8 = 1;
+const SKIP_CHILDREN: u8 = 2;
+
 /// Walks the tree once, keeping the chain of ancestors of the current node; `metrics` sees
 /// every node on the way.
 pub(super) fn scan(
@@ -56,14 +66,27 @@ pub(super) fn scan(
     let mut ancestors: Vec<Node<'_>> = Vec::new();
     // Most nodes are none of the visited kinds: tell them by kind id.
     let mut visited = KindMemo::default();
-    let classify = |kind: &str| u8::from(VISITED.contains(&kind) || CLASS_KINDS.contains(&kind));
+    let classify = |kind: &str| {
+        let visit = VISITED.contains(&kind) || CLASS_KINDS.contains(&kind);
+        (if visit { VISIT } else { 0 })
+            | (if OPAQUE.contains(&kind) {
+                SKIP_CHILDREN
+            } else {
+                0
+            })
+    };
     loop {
         let node = cursor.node();
         metrics.enter(node, &cursor, source);
-        if node.is_named() && visited.class(node, classify) != 0 {
+        let class = if node.is_named() {
+            visited.class(node, classify)
+        } else {
+            0
+        };
+        if class & VISIT != 0 {
             visit(node, &cursor, &ancestors, extractor);
         }
-        if steps.first_child(&mut cursor, node) {
+        if class & SKIP_CHILDREN == 0 && steps.first_child(&mut cursor, node) {
             ancestors.push(node);
             continue;
         }
@@ -90,7 +113,7 @@ fn visit(
     match node.kind() {
         "call_expression" => call(node, ancestors, ex),
         "new_expression" => {
-            if let Some(constructor) = ex.fields.child(node, "constructor") {
+            if let Some(constructor) = node.field("constructor") {
                 reference_last(constructor, SymbolKind::Class, ex);
             }
         }
@@ -106,7 +129,7 @@ fn visit(
             }
         }
         "extends_clause" => {
-            if let Some(value) = node.child_by_field_name("value") {
+            if let Some(value) = node.field("value") {
                 reference_last(value, SymbolKind::Class, ex);
             }
         }
@@ -125,7 +148,7 @@ fn visit(
             }
         }
         "jsx_opening_element" | "jsx_self_closing_element" => {
-            let Some(name) = node.child_by_field_name("name") else {
+            let Some(name) = node.field("name") else {
                 return;
             };
             let component = name.kind() == "member_expression"
@@ -144,7 +167,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
     match node.kind() {
         "identifier" => ex.reference(node, kind),
         "member_expression" => {
-            if let Some(property) = ex.fields.child(node, "property") {
+            if let Some(property) = node.field("property") {
                 ex.reference(property, kind);
             }
         }
@@ -153,7 +176,7 @@ fn reference_last(node: Node<'_>, kind: SymbolKind, ex: &mut Extractor<'_, '_>) 
 }
 
 fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
-    let Some(function) = ex.fields.child(node, "function") else {
+    let Some(function) = node.field("function") else {
         return;
     };
     match function.kind() {
@@ -166,7 +189,7 @@ fn call(node: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
             }
         }
         "member_expression" => {
-            if let Some(property) = ex.fields.child(function, "property") {
+            if let Some(property) = function.field("property") {
                 ex.reference(property, SymbolKind::Method);
             }
         }
@@ -185,7 +208,7 @@ fn require(call: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
     let mut parents = ancestors.iter().rev();
     match parents.next() {
         Some(parent) if parent.kind() == "variable_declarator" => {
-            if let Some(binding) = parent.child_by_field_name("name") {
+            if let Some(binding) = parent.field("name") {
                 imports::binding_names(binding, source, &mut names);
             }
         }
@@ -194,7 +217,7 @@ fn require(call: Node<'_>, ancestors: &[Node<'_>], ex: &mut Extractor<'_, '_>) {
                 let alias = parents
                     .next()
                     .filter(|declarator| declarator.kind() == "variable_declarator")
-                    .and_then(|declarator| declarator.child_by_field_name("name"))
+                    .and_then(|declarator| declarator.field("name"))
                     .filter(|binding| binding.kind() == "identifier")
                     .map(|binding| text(binding, source));
                 names.push(imports::name(property, alias, false));
@@ -256,9 +279,9 @@ fn class_name<'t, 's>(
 ) -> (Option<Node<'t>>, &'s str) {
     let binding = parent
         .filter(|parent| node.kind() == "class" && parent.kind() == "variable_declarator")
-        .and_then(|declarator| declarator.child_by_field_name("name"))
+        .and_then(|declarator| declarator.field("name"))
         .filter(|binding| binding.kind() == "identifier");
-    match binding.or_else(|| node.child_by_field_name("name")) {
+    match binding.or_else(|| node.field("name")) {
         Some(name) => (Some(name), text(name, source)),
         None => (None, ANONYMOUS),
     }
@@ -308,7 +331,7 @@ fn scope_name<'s>(node: Node<'_>, parent: Option<Node<'_>>, source: &'s str) -> 
                 "field_definition" => field_text(parent, "property", source),
                 "pair" => field_text(parent, "key", source),
                 "assignment_expression" => {
-                    let left = parent.child_by_field_name("left")?;
+                    let left = parent.field("left")?;
                     match left.kind() {
                         "member_expression" => field_text(left, "property", source),
                         _ => Some(text(left, source)),

@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::parse::common::FieldChild;
+
 use crate::model::{Function, Visibility};
 use crate::parse::common::{one_line, text};
 
@@ -34,10 +36,10 @@ pub(super) fn function(node: Node<'_>, name: &str, start: u32, end: u32, source:
 /// Parameters of a function-like node, as written, decorators left out and long defaults
 /// shortened to `…`.
 fn params(node: Node<'_>, source: &str) -> Vec<String> {
-    if let Some(single) = node.child_by_field_name("parameter") {
+    if let Some(single) = node.field("parameter") {
         return vec![one_line(text(single, source))];
     }
-    let Some(list) = node.child_by_field_name("parameters") else {
+    let Some(list) = node.field("parameters") else {
         return Vec::new();
     };
     let mut cursor = list.walk();
@@ -53,9 +55,7 @@ fn param_text(param: Node<'_>, source: &str) -> String {
         .children(&mut cursor)
         .find(|child| child.kind() != "decorator")
         .map_or(param.start_byte(), |child| child.start_byte());
-    let value = param
-        .child_by_field_name("value")
-        .or_else(|| param.child_by_field_name("right"));
+    let value = param.field("value").or_else(|| param.field("right"));
     with_default(source, start, param.end_byte(), value)
 }
 
@@ -84,8 +84,8 @@ pub(super) fn with_default(
 }
 
 /// The type in `field` (a `: T` annotation) without its colon, on one line.
-pub(super) fn annotation(node: Node<'_>, field: &str, source: &str) -> Option<String> {
-    let annotation = node.child_by_field_name(field)?;
+pub(super) fn annotation(node: Node<'_>, field: &'static str, source: &str) -> Option<String> {
+    let annotation = node.field(field)?;
     let written = text(annotation, source).trim_start();
     let written = written.strip_prefix(':').unwrap_or(written);
     Some(one_line(written)).filter(|written| !written.is_empty())
