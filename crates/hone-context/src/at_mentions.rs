@@ -305,7 +305,7 @@ fn listing(
     let mut piece = format!("\n{shown} (directory)\n```\n");
     let mut count = 0;
     for entry in entries.iter().take(DIRECTORY_ENTRIES) {
-        if estimate_tokens(&piece) + estimate(entry) + 10 > left {
+        if estimate_tokens(&piece) + estimate_tokens(entry) + 10 > left {
             break;
         }
         piece.push_str(entry);
