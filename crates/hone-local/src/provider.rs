@@ -245,6 +245,8 @@ fn serve(
                 output_tokens: stats.generated_tokens as u64,
                 cached_input_tokens: stats.reused_tokens as u64,
                 reasoning_tokens: 0,
+                drafted_tokens: stats.drafted_tokens as u64,
+                accepted_tokens: stats.accepted_tokens as u64,
             };
             responder.send(StreamEvent::Usage { usage });
             let stop_reason = match finish {
