@@ -26,6 +26,9 @@ const PRIOR_ACCEPTED: f64 = 4.0;
 const PRIOR_REJECTED: f64 = 1.0;
 const PRIOR_ROW_COST: f64 = 0.3;
 
+/// The expected speed-up below which a pass drafts nothing (pass times are noisy).
+const MIN_GAIN: f64 = 1.05;
+
 /// Passes with drafts in a row after which one pass goes without, to measure a one-token
 /// pass again (the reference every drafted row's cost is measured against).
 const REMEASURE_EVERY: usize = 48;
@@ -54,6 +57,8 @@ pub(crate) struct DraftPlanner {
     single: Option<f64>,
     /// Smoothed extra time of a drafted row, as a fraction of a one-token pass.
     row_cost: f64,
+    /// Whether `row_cost` is given rather than measured.
+    fixed: bool,
     /// Passes with drafts since the last one-token pass.
     drafting_passes: usize,
     /// Passes without drafts left before the next probe, and the next pause's length.
@@ -70,6 +75,7 @@ impl DraftPlanner {
             rejected: PRIOR_REJECTED,
             single: None,
             row_cost: PRIOR_ROW_COST,
+            fixed: false,
             drafting_passes: 0,
             wait: 0,
             probe_interval: FIRST_PROBE,
@@ -77,8 +83,16 @@ impl DraftPlanner {
     }
 
     /// Starts a new answer: acceptance starts from the prior again (the text changed); the
-    /// measured times are kept (they depend on the machine, not the text).
-    pub(crate) fn begin(&mut self) {
+    /// measured times are kept (they depend on the machine, not the text). With
+    /// `fixed_row_cost`, a drafted row is taken to cost that, and nothing is measured.
+    pub(crate) fn begin(&mut self, fixed_row_cost: Option<f64>) {
+        if let Some(cost) = fixed_row_cost {
+            self.row_cost = cost;
+            self.fixed = true;
+        } else if self.fixed {
+            self.row_cost = PRIOR_ROW_COST;
+            self.fixed = false;
+        }
         self.accepted = PRIOR_ACCEPTED;
         self.rejected = PRIOR_REJECTED;
         self.wait = 0;
@@ -96,11 +110,12 @@ impl DraftPlanner {
         tokens / (1.0 + self.row_cost * k as f64)
     }
 
-    /// The draft length with the best expected gain (0 when none beats a plain pass).
+    /// The draft length with the best expected gain (0 when none beats a plain pass by
+    /// [`MIN_GAIN`]).
     fn best(&self) -> usize {
         (1..=self.most)
             .map(|k| (k, self.gain(k)))
-            .fold((0, 1.0), |best, candidate| {
+            .fold((0, MIN_GAIN), |best, candidate| {
                 if candidate.1 > best.1 {
                     candidate
                 } else {
@@ -112,7 +127,7 @@ impl DraftPlanner {
 
     /// Tokens to draft in the next pass (0: a plain pass).
     pub(crate) fn next(&mut self) -> usize {
-        if self.single.is_none() || self.drafting_passes >= REMEASURE_EVERY {
+        if !self.fixed && (self.single.is_none() || self.drafting_passes >= REMEASURE_EVERY) {
             return 0;
         }
         let k = self.best();
@@ -141,7 +156,7 @@ impl DraftPlanner {
         self.accepted = self.accepted * ACCEPTANCE_MEMORY + accepted as f64;
         self.rejected =
             self.rejected * ACCEPTANCE_MEMORY + f64::from(u8::from(accepted < drafted));
-        if let Some(single) = self.single.filter(|single| *single > 0.0) {
+        if let Some(single) = self.single.filter(|single| *single > 0.0 && !self.fixed) {
             let cost = ((elapsed / single - 1.0) / drafted as f64).clamp(0.0, 4.0);
             self.row_cost = smooth(Some(self.row_cost), cost);
         }
@@ -247,11 +262,11 @@ mod tests {
     }
 
     #[test]
-    fn rows_as_dear_as_tokens_stop_drafting_apart_from_rare_probes() {
+    fn rows_dearer_than_tokens_stop_drafting_apart_from_rare_probes() {
         let mut planner = DraftPlanner::new(16);
         planner.record(1, 0, 0.05);
-        // Even accepted drafts gain nothing when each row costs a whole token.
-        let drafting = simulate(&mut planner, 400, 1.0, |k| k);
+        // Even accepted drafts lose when each row costs more than a token.
+        let drafting = simulate(&mut planner, 400, 1.2, |k| k);
         assert!(drafting < 20, "{drafting} passes drafted");
     }
 
@@ -261,8 +276,19 @@ mod tests {
         planner.record(1, 0, 0.05);
         simulate(&mut planner, 30, 0.2, |_| 0);
         assert_eq!(planner.best(), 0, "{planner:?}");
-        planner.begin();
+        planner.begin(None);
         assert!(planner.next() > 0);
+    }
+
+    #[test]
+    fn a_fixed_row_cost_is_not_measured() {
+        let mut planner = DraftPlanner::new(16);
+        planner.begin(Some(0.0));
+        // No one-token pass measured: drafting starts at once, and dear rows change nothing.
+        assert_eq!(simulate(&mut planner, 100, 3.0, |k| k), 100);
+        assert_eq!(planner.next(), 16);
+        planner.begin(None);
+        assert_eq!(planner.next(), 0);
     }
 
     #[test]

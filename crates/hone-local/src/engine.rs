@@ -80,6 +80,8 @@ pub(crate) struct Settings {
     pub(crate) constrained_tools: bool,
     /// Whether drafts from the context are verified in batches (speculative decoding).
     pub(crate) speculative: bool,
+    /// A fixed cost of a drafted row instead of the measured one (see `LocalOptions`).
+    pub(crate) draft_row_cost: Option<f64>,
 }
 
 /// What one generation reads from and stops at.
@@ -261,7 +263,7 @@ impl Engine {
         let mut pending: VecDeque<Vec<f32>> = VecDeque::from([logits]);
         let mut drafts: VecDeque<u32> = VecDeque::new();
         let speculative = settings.speculative && self.model.verifies_exactly();
-        self.planner.begin();
+        self.planner.begin(settings.draft_row_cost);
         // The last pass: tokens fed, drafted tokens accepted so far, seconds it took.
         let (mut pass_rows, mut accepted_in_pass, mut pass_time) = (0, 0, 0.0);
         while stats.generated_tokens < budget {

@@ -42,6 +42,10 @@ pub struct LocalOptions {
     /// acceptance rate, and drafting stops where it would not pay (with compact weights,
     /// whose kernels charge a verified row nearly a whole decoded token, it mostly does).
     pub speculative_decoding: bool,
+    /// The cost of a drafted row in a verifying pass, as a fraction of a one-token pass,
+    /// taken as given instead of measured (`None`, the default, measures it while
+    /// decoding). Fixed, the draft lengths depend only on what is accepted: for tests.
+    pub draft_row_cost: Option<f64>,
 }
 
 impl Default for LocalOptions {
@@ -57,6 +61,7 @@ impl Default for LocalOptions {
             weight_layout: WeightLayout::default(),
             constrained_tools: true,
             speculative_decoding: true,
+            draft_row_cost: None,
         }
     }
 }

@@ -169,6 +169,7 @@ impl LocalProvider {
             prompt_batch: self.options.prompt_batch,
             constrained_tools: self.options.constrained_tools,
             speculative: self.options.speculative_decoding,
+            draft_row_cost: self.options.draft_row_cost,
         }
     }
 }
