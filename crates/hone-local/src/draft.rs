@@ -154,8 +154,7 @@ impl DraftPlanner {
         }
         self.drafting_passes += 1;
         self.accepted = self.accepted * ACCEPTANCE_MEMORY + accepted as f64;
-        self.rejected =
-            self.rejected * ACCEPTANCE_MEMORY + f64::from(u8::from(accepted < drafted));
+        self.rejected = self.rejected * ACCEPTANCE_MEMORY + f64::from(u8::from(accepted < drafted));
         if let Some(single) = self.single.filter(|single| *single > 0.0 && !self.fixed) {
             let cost = ((elapsed / single - 1.0) / drafted as f64).clamp(0.0, 4.0);
             self.row_cost = smooth(Some(self.row_cost), cost);

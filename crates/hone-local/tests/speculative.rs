@@ -29,7 +29,12 @@ const FUNCTION: &str = "fn parse_entry(line: &str) -> Option<Entry> {
 /// The test model, decoding plainly or speculatively; speculative drafting takes a drafted
 /// row to cost nothing, so that how much is drafted does not depend on measured times.
 fn provider(speculative_decoding: bool, temperature: f64) -> Option<Arc<LocalProvider>> {
-    provider_with(speculative_decoding, temperature, WeightLayout::Compact, Some(0.0))
+    provider_with(
+        speculative_decoding,
+        temperature,
+        WeightLayout::Compact,
+        Some(0.0),
+    )
 }
 
 fn provider_with(
@@ -218,8 +223,10 @@ fn the_usage_report_counts_drafted_and_accepted_tokens() {
     let Some(fast) = provider(true, 0.0) else {
         return;
     };
-    let events: Vec<StreamEvent> =
-        block_on(fast.stream(edit_request(), CancellationToken::new()).collect());
+    let events: Vec<StreamEvent> = block_on(
+        fast.stream(edit_request(), CancellationToken::new())
+            .collect(),
+    );
     let stats = fast.last_stats();
     let usage = events
         .iter()
