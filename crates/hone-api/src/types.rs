@@ -16,6 +16,13 @@ pub struct Usage {
     /// Generated tokens spent on reasoning.
     #[serde(default)]
     pub reasoning_tokens: u64,
+    /// Tokens drafted for speculative decoding (the embedded engine guesses the next
+    /// tokens from the context and has the model check several in one pass).
+    #[serde(default)]
+    pub drafted_tokens: u64,
+    /// Drafted tokens the model confirmed: generated without a forward pass of their own.
+    #[serde(default)]
+    pub accepted_tokens: u64,
 }
 
 impl Usage {
@@ -28,6 +35,8 @@ impl Usage {
             output_tokens: self.output_tokens.max(other.output_tokens),
             cached_input_tokens: self.cached_input_tokens.max(other.cached_input_tokens),
             reasoning_tokens: self.reasoning_tokens.max(other.reasoning_tokens),
+            drafted_tokens: self.drafted_tokens.max(other.drafted_tokens),
+            accepted_tokens: self.accepted_tokens.max(other.accepted_tokens),
         }
     }
 }

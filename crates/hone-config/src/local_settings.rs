@@ -9,7 +9,7 @@
 //! top_p = 0.9
 //! seed = 42
 //! constrained_tools = true      # tool calls constrained to the offered tools' schemas
-//! speculative_decoding = false  # true: drafts from the context verified in batches (same answers)
+//! speculative_decoding = true   # drafts from the context verified in batches (same answers)
 //! ```
 //!
 //! Every key is optional; unset keys use the local provider's own defaults. The user file

@@ -366,6 +366,8 @@ pub(crate) fn add_usage(total: hone_api::Usage, more: Usage) -> hone_api::Usage 
         output_tokens: total.output_tokens + more.output_tokens,
         cached_input_tokens: total.cached_input_tokens + more.cached_input_tokens,
         reasoning_tokens: total.reasoning_tokens + more.reasoning_tokens,
+        drafted_tokens: total.drafted_tokens + more.drafted_tokens,
+        accepted_tokens: total.accepted_tokens + more.accepted_tokens,
     }
 }
 

@@ -13,51 +13,161 @@ const SHORTEST_NGRAM: usize = 2;
 /// How far back a match is searched for, in tokens (the lookup runs once per pass).
 const SEARCH_WINDOW: usize = 16_384;
 
-/// Passes without drafts after drafting stopped paying off, before trying again.
-const PAUSE: usize = 8;
+/// Smoothing of the measured pass times (weight of the newest measurement).
+const TIME_SMOOTHING: f64 = 0.3;
 
-/// How many tokens to draft: grows while drafts are accepted whole, shrinks when they are
-/// rejected early (every rejected token costs a row of computation), and pauses drafting
-/// for a while when even single tokens are rejected (text unlike the context).
+/// How much of the acceptance counts each verifying pass keeps: recent passes count most.
+const ACCEPTANCE_MEMORY: f64 = 0.7;
+
+/// What is assumed before anything is measured: most drafts accepted, each drafted row
+/// costing a third of a one-token pass (drafting starts at once, and stops within a few
+/// passes when the measurements disagree).
+const PRIOR_ACCEPTED: f64 = 4.0;
+const PRIOR_REJECTED: f64 = 1.0;
+const PRIOR_ROW_COST: f64 = 0.3;
+
+/// The expected speed-up below which a pass drafts nothing (pass times are noisy).
+const MIN_GAIN: f64 = 1.05;
+
+/// Passes with drafts in a row after which one pass goes without, to measure a one-token
+/// pass again (the reference every drafted row's cost is measured against).
+const REMEASURE_EVERY: usize = 48;
+
+/// Passes without drafts, while drafting does not pay, before trying one drafted token
+/// again; doubled after each try that shows it still does not pay, up to the longest.
+const FIRST_PROBE: usize = 16;
+const LONGEST_PROBE: usize = 512;
+
+/// How many tokens to draft, chosen for the most tokens per second by what was measured:
+/// the time of a one-token pass, the extra time of each drafted row in a verifying pass,
+/// and how often drafts are accepted. With acceptance rate `p` and a row costing `c` of a
+/// one-token pass, a pass drafting `k` tokens yields `(1 − p^(k+1)) / (1 − p)` tokens on
+/// average in `1 + c·k` times the time. Drafting stops when no `k` beats one token per
+/// pass (kernels that charge a drafted row nearly a whole token, text unlike the context),
+/// apart from ever rarer one-token probes, so speculation is never noticeably slower than
+/// plain decoding.
 #[derive(Debug, Clone)]
-pub(crate) struct DraftLength {
-    current: usize,
+pub(crate) struct DraftPlanner {
     most: usize,
-    paused: usize,
+    /// Decayed counts of accepted drafted tokens and of rejections (verifying passes whose
+    /// draft was rejected before its end).
+    accepted: f64,
+    rejected: f64,
+    /// Smoothed seconds of a one-token pass.
+    single: Option<f64>,
+    /// Smoothed extra time of a drafted row, as a fraction of a one-token pass.
+    row_cost: f64,
+    /// Whether `row_cost` is given rather than measured.
+    fixed: bool,
+    /// Passes with drafts since the last one-token pass.
+    drafting_passes: usize,
+    /// Passes without drafts left before the next probe, and the next pause's length.
+    wait: usize,
+    probe_interval: usize,
 }
 
-impl DraftLength {
-    /// Starts at a few tokens; never drafts more than `most`.
+impl DraftPlanner {
+    /// Never drafts more than `most` tokens.
     pub(crate) fn new(most: usize) -> Self {
         Self {
-            current: most.min(4),
             most,
-            paused: 0,
+            accepted: PRIOR_ACCEPTED,
+            rejected: PRIOR_REJECTED,
+            single: None,
+            row_cost: PRIOR_ROW_COST,
+            fixed: false,
+            drafting_passes: 0,
+            wait: 0,
+            probe_interval: FIRST_PROBE,
         }
     }
 
-    /// Tokens to draft in the next pass (0 while paused).
+    /// Starts a new answer: acceptance starts from the prior again (the text changed); the
+    /// measured times are kept (they depend on the machine, not the text). With
+    /// `fixed_row_cost`, a drafted row is taken to cost that, and nothing is measured.
+    pub(crate) fn begin(&mut self, fixed_row_cost: Option<f64>) {
+        if let Some(cost) = fixed_row_cost {
+            self.row_cost = cost;
+            self.fixed = true;
+        } else if self.fixed {
+            self.row_cost = PRIOR_ROW_COST;
+            self.fixed = false;
+        }
+        self.accepted = PRIOR_ACCEPTED;
+        self.rejected = PRIOR_REJECTED;
+        self.wait = 0;
+    }
+
+    /// The acceptance rate per drafted token.
+    fn acceptance(&self) -> f64 {
+        self.accepted / (self.accepted + self.rejected)
+    }
+
+    /// Average tokens per unit of one-token-pass time when drafting `k` tokens.
+    fn gain(&self, k: usize) -> f64 {
+        let p = self.acceptance().min(0.999);
+        let tokens = (1.0 - p.powi(k as i32 + 1)) / (1.0 - p);
+        tokens / (1.0 + self.row_cost * k as f64)
+    }
+
+    /// The draft length with the best expected gain (0 when none beats a plain pass by
+    /// [`MIN_GAIN`]).
+    fn best(&self) -> usize {
+        (1..=self.most)
+            .map(|k| (k, self.gain(k)))
+            .fold((0, MIN_GAIN), |best, candidate| {
+                if candidate.1 > best.1 {
+                    candidate
+                } else {
+                    best
+                }
+            })
+            .0
+    }
+
+    /// Tokens to draft in the next pass (0: a plain pass).
     pub(crate) fn next(&mut self) -> usize {
-        if self.paused > 0 {
-            self.paused -= 1;
+        if !self.fixed && (self.single.is_none() || self.drafting_passes >= REMEASURE_EVERY) {
             return 0;
         }
-        self.current
+        let k = self.best();
+        if k > 0 {
+            return k;
+        }
+        if self.wait > 0 {
+            self.wait -= 1;
+            return 0;
+        }
+        self.wait = self.probe_interval;
+        self.probe_interval = (self.probe_interval * 2).min(LONGEST_PROBE);
+        1
     }
 
-    /// Adjusts after a pass that drafted `drafted` tokens of which `accepted` were kept.
-    pub(crate) fn update(&mut self, drafted: usize, accepted: usize) {
+    /// Learns from a pass that fed `rows` tokens (the last one generated and `rows − 1`
+    /// drafted), of which `accepted` drafted ones were kept, in `elapsed` seconds.
+    pub(crate) fn record(&mut self, rows: usize, accepted: usize, elapsed: f64) {
+        let drafted = rows.saturating_sub(1);
         if drafted == 0 {
+            self.drafting_passes = 0;
+            self.single = Some(smooth(self.single, elapsed));
             return;
         }
-        if accepted == drafted {
-            self.current = (self.current * 2).min(self.most);
-        } else if accepted == 0 && self.current <= 1 {
-            self.paused = PAUSE;
-        } else if accepted * 2 < drafted {
-            self.current = (self.current / 2).max(1);
+        self.drafting_passes += 1;
+        self.accepted = self.accepted * ACCEPTANCE_MEMORY + accepted as f64;
+        self.rejected = self.rejected * ACCEPTANCE_MEMORY + f64::from(u8::from(accepted < drafted));
+        if let Some(single) = self.single.filter(|single| *single > 0.0 && !self.fixed) {
+            let cost = ((elapsed / single - 1.0) / drafted as f64).clamp(0.0, 4.0);
+            self.row_cost = smooth(Some(self.row_cost), cost);
+        }
+        if self.best() > 0 {
+            self.probe_interval = FIRST_PROBE;
         }
     }
+}
+
+/// `old` moved towards `new` (or `new` when there is nothing yet).
+fn smooth(old: Option<f64>, new: f64) -> f64 {
+    old.map_or(new, |old| old + TIME_SMOOTHING * (new - old))
 }
 
 /// Up to `most` tokens that followed the latest earlier occurrence of the longest suffix of
@@ -114,30 +224,77 @@ mod tests {
         assert!(lookup(&[1, 2, 1, 2], 0).is_empty());
     }
 
+    /// Runs `passes` passes in which a drafted row costs `row_cost` of a one-token pass
+    /// and `accept` says how many of `k` drafted tokens are kept; returns the passes that
+    /// drafted.
+    fn simulate(
+        planner: &mut DraftPlanner,
+        passes: usize,
+        row_cost: f64,
+        accept: impl Fn(usize) -> usize,
+    ) -> usize {
+        let mut drafting = 0;
+        for _ in 0..passes {
+            let k = planner.next();
+            if k > 0 {
+                drafting += 1;
+            }
+            planner.record(k + 1, accept(k), 0.05 * (1.0 + row_cost * k as f64));
+        }
+        drafting
+    }
+
     #[test]
-    fn the_draft_length_adapts_to_acceptance() {
-        let mut length = DraftLength::new(16);
-        assert_eq!(length.next(), 4);
-        length.update(4, 4);
-        assert_eq!(length.next(), 8);
-        length.update(8, 8);
-        length.update(16, 16);
-        assert_eq!(length.next(), 16);
-        length.update(16, 3);
-        assert_eq!(length.next(), 8);
-        length.update(8, 5);
-        assert_eq!(length.next(), 8);
-        length.update(0, 0);
-        assert_eq!(length.next(), 8);
-        for _ in 0..3 {
-            length.update(8, 0);
-        }
-        assert_eq!(length.next(), 1);
-        // A single rejected token pauses drafting, then it starts again with one.
-        length.update(1, 0);
-        for _ in 0..PAUSE {
-            assert_eq!(length.next(), 0);
-        }
-        assert_eq!(length.next(), 1);
+    fn drafting_waits_for_a_measured_one_token_pass() {
+        let mut planner = DraftPlanner::new(16);
+        assert_eq!(planner.next(), 0);
+        planner.record(1, 0, 0.05);
+        assert!(planner.next() > 0);
+    }
+
+    #[test]
+    fn cheap_accepted_rows_draft_long() {
+        let mut planner = DraftPlanner::new(16);
+        planner.record(1, 0, 0.05);
+        assert_eq!(simulate(&mut planner, 10, 0.1, |k| k), 10);
+        assert!(planner.next() >= 8, "{planner:?}");
+    }
+
+    #[test]
+    fn rows_dearer_than_tokens_stop_drafting_apart_from_rare_probes() {
+        let mut planner = DraftPlanner::new(16);
+        planner.record(1, 0, 0.05);
+        // Even accepted drafts lose when each row costs more than a token.
+        let drafting = simulate(&mut planner, 400, 1.2, |k| k);
+        assert!(drafting < 20, "{drafting} passes drafted");
+    }
+
+    #[test]
+    fn rejected_drafts_stop_drafting_and_a_new_answer_tries_again() {
+        let mut planner = DraftPlanner::new(16);
+        planner.record(1, 0, 0.05);
+        simulate(&mut planner, 30, 0.2, |_| 0);
+        assert_eq!(planner.best(), 0, "{planner:?}");
+        planner.begin(None);
+        assert!(planner.next() > 0);
+    }
+
+    #[test]
+    fn a_fixed_row_cost_is_not_measured() {
+        let mut planner = DraftPlanner::new(16);
+        planner.begin(Some(0.0));
+        // No one-token pass measured: drafting starts at once, and dear rows change nothing.
+        assert_eq!(simulate(&mut planner, 100, 3.0, |k| k), 100);
+        assert_eq!(planner.next(), 16);
+        planner.begin(None);
+        assert_eq!(planner.next(), 0);
+    }
+
+    #[test]
+    fn a_one_token_pass_is_remeasured_now_and_then() {
+        let mut planner = DraftPlanner::new(8);
+        planner.record(1, 0, 0.05);
+        let passes = 2 * (REMEASURE_EVERY + 1);
+        assert_eq!(simulate(&mut planner, passes, 0.1, |k| k), passes - 2);
     }
 }

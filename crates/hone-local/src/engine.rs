@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use candle_core::quantized::gguf_file;
 use tokio_util::sync::CancellationToken;
 
-use crate::draft::{DraftLength, lookup};
+use crate::draft::{DraftPlanner, lookup};
 use crate::guide::{Guidance, ToolGuide};
 use crate::model::{MAX_VERIFY_ROWS, Transformer};
 use crate::sampler::Sampler;
@@ -80,6 +80,8 @@ pub(crate) struct Settings {
     pub(crate) constrained_tools: bool,
     /// Whether drafts from the context are verified in batches (speculative decoding).
     pub(crate) speculative: bool,
+    /// A fixed cost of a drafted row instead of the measured one (see `LocalOptions`).
+    pub(crate) draft_row_cost: Option<f64>,
 }
 
 /// What one generation reads from and stops at.
@@ -110,6 +112,8 @@ pub(crate) struct Engine {
     cached: Vec<u32>,
     pool: Arc<rayon::ThreadPool>,
     last: GenerationStats,
+    /// Draft lengths for speculative decoding, from the pass times measured so far.
+    planner: DraftPlanner,
 }
 
 impl Loaded {
@@ -165,6 +169,7 @@ impl Loaded {
             cached: Vec::new(),
             pool: Arc::new(pool),
             last: GenerationStats::default(),
+            planner: DraftPlanner::new(MAX_VERIFY_ROWS - 1),
         };
         Ok(Self {
             tokenizer,
@@ -258,8 +263,9 @@ impl Engine {
         let mut pending: VecDeque<Vec<f32>> = VecDeque::from([logits]);
         let mut drafts: VecDeque<u32> = VecDeque::new();
         let speculative = settings.speculative && self.model.verifies_exactly();
-        let mut length = DraftLength::new(MAX_VERIFY_ROWS - 1);
-        let (mut drafted_in_pass, mut accepted_in_pass) = (0, 0);
+        self.planner.begin(settings.draft_row_cost);
+        // The last pass: tokens fed, drafted tokens accepted so far, seconds it took.
+        let (mut pass_rows, mut accepted_in_pass, mut pass_time) = (0, 0, 0.0);
         while stats.generated_tokens < budget {
             let Some(mut logits) = pending.pop_front() else {
                 return Err(LocalError::Inference("the model produced no logits".into()));
@@ -294,9 +300,9 @@ impl Engine {
                 }
                 None => {}
             }
-            if pending.is_empty() {
-                length.update(drafted_in_pass, accepted_in_pass);
-                (drafted_in_pass, accepted_in_pass) = (0, 0);
+            if pending.is_empty() && pass_rows > 0 {
+                self.planner.record(pass_rows, accepted_in_pass, pass_time);
+                (pass_rows, accepted_in_pass) = (0, 0);
             }
             if stops.contains(&token) {
                 finish = Finish::Stop;
@@ -333,17 +339,18 @@ impl Engine {
             // The last token generated needs no pass of its own.
             let room = budget - stats.generated_tokens - 1;
             let draft = if speculative {
-                lookup(&context, length.next().min(room))
+                lookup(&context, self.planner.next().min(room))
             } else {
                 &[]
             };
             let mut fed = Vec::with_capacity(draft.len() + 1);
             fed.push(token);
             fed.extend_from_slice(draft);
-            drafted_in_pass = draft.len();
+            pass_rows = fed.len();
             stats.drafted_tokens += draft.len();
             drafts.extend(draft);
             stats.decode_passes += 1;
+            let pass_started = Instant::now();
             if fed.len() == 1 {
                 let logits = self
                     .model
@@ -358,6 +365,7 @@ impl Engine {
                         .map_err(LocalError::inference)?,
                 );
             }
+            pass_time = pass_started.elapsed().as_secs_f64();
             self.cached.extend_from_slice(&fed);
             stats.decode_time = started.elapsed();
             self.last = stats;
@@ -370,16 +378,19 @@ impl Engine {
         }
         stats.decode_time = started.elapsed();
         self.last = stats;
-        if speculative {
-            tracing::debug!(
-                generated = stats.generated_tokens,
-                passes = stats.decode_passes,
-                drafted = stats.drafted_tokens,
-                accepted = stats.accepted_tokens,
-                tokens_per_pass = stats.generated_tokens as f64 / stats.decode_passes.max(1) as f64,
-                "speculative decoding from the context"
-            );
-        }
+        tracing::debug!(
+            prompt = stats.prompt_tokens,
+            reused = stats.reused_tokens,
+            prompt_ms = stats.prompt_time.as_millis() as u64,
+            generated = stats.generated_tokens,
+            decode_ms = stats.decode_time.as_millis() as u64,
+            passes = stats.decode_passes,
+            drafted = stats.drafted_tokens,
+            accepted = stats.accepted_tokens,
+            tokens_per_pass = stats.generated_tokens as f64 / stats.decode_passes.max(1) as f64,
+            speculative,
+            "local generation"
+        );
         Ok((finish, stats))
     }
 

@@ -37,10 +37,15 @@ pub struct LocalOptions {
     /// prompt or answer, the tokens that followed them are verified in one forward pass
     /// and those the model agrees with are kept. The answer is exactly the same as without
     /// (every token is still the one the sampler picks from the model's own logits); only
-    /// faster when the answer repeats the context, as edits of the code shown do. Off by
-    /// default: candle's kernels charge a verified row nearly a whole decoded token, so on
-    /// idle cores it is slower (see the README's figures).
+    /// faster when the answer repeats the context, as edits of the code shown do. On by
+    /// default: the draft length follows the measured cost of a verified row and the
+    /// acceptance rate, and drafting stops where it would not pay (with compact weights,
+    /// whose kernels charge a verified row nearly a whole decoded token, it mostly does).
     pub speculative_decoding: bool,
+    /// The cost of a drafted row in a verifying pass, as a fraction of a one-token pass,
+    /// taken as given instead of measured (`None`, the default, measures it while
+    /// decoding). Fixed, the draft lengths depend only on what is accepted: for tests.
+    pub draft_row_cost: Option<f64>,
 }
 
 impl Default for LocalOptions {
@@ -55,7 +60,8 @@ impl Default for LocalOptions {
             prompt_batch: 512,
             weight_layout: WeightLayout::default(),
             constrained_tools: true,
-            speculative_decoding: false,
+            speculative_decoding: true,
+            draft_row_cost: None,
         }
     }
 }
@@ -84,7 +90,7 @@ mod tests {
         let options = LocalOptions::default();
         assert_eq!(options.context_size, 8192);
         assert!(options.constrained_tools);
-        assert!(!options.speculative_decoding);
+        assert!(options.speculative_decoding);
         assert!(options.temperature > 0.0 && options.temperature < 1.0);
         assert!(options.effective_threads() >= 1);
         let explicit = LocalOptions {

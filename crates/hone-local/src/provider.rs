@@ -169,6 +169,7 @@ impl LocalProvider {
             prompt_batch: self.options.prompt_batch,
             constrained_tools: self.options.constrained_tools,
             speculative: self.options.speculative_decoding,
+            draft_row_cost: self.options.draft_row_cost,
         }
     }
 }
@@ -245,6 +246,8 @@ fn serve(
                 output_tokens: stats.generated_tokens as u64,
                 cached_input_tokens: stats.reused_tokens as u64,
                 reasoning_tokens: 0,
+                drafted_tokens: stats.drafted_tokens as u64,
+                accepted_tokens: stats.accepted_tokens as u64,
             };
             responder.send(StreamEvent::Usage { usage });
             let stop_reason = match finish {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::executor::block_on;
-use hone_local::{GenerationStats, LocalOptions, LocalProvider};
+use hone_local::{GenerationStats, LocalOptions, LocalProvider, WeightLayout};
 use hone_protocol::{ChatRequest, StreamEvent};
 use hone_provider_api::Provider;
 use tokio_util::sync::CancellationToken;
@@ -26,13 +26,31 @@ const FUNCTION: &str = "fn parse_entry(line: &str) -> Option<Entry> {
 }
 ";
 
+/// The test model, decoding plainly or speculatively; speculative drafting takes a drafted
+/// row to cost nothing, so that how much is drafted does not depend on measured times.
 fn provider(speculative_decoding: bool, temperature: f64) -> Option<Arc<LocalProvider>> {
+    provider_with(
+        speculative_decoding,
+        temperature,
+        WeightLayout::Compact,
+        Some(0.0),
+    )
+}
+
+fn provider_with(
+    speculative_decoding: bool,
+    temperature: f64,
+    weight_layout: WeightLayout,
+    draft_row_cost: Option<f64>,
+) -> Option<Arc<LocalProvider>> {
     let path = common::test_model()?;
     let options = LocalOptions {
         temperature,
         context_size: 4096,
         max_output_tokens: 120,
         speculative_decoding,
+        weight_layout,
+        draft_row_cost,
         ..LocalOptions::default()
     };
     Some(LocalProvider::load(&path, "test-model", options).unwrap())
@@ -113,6 +131,33 @@ fn greedy_answers_are_identical_and_drafts_are_accepted() {
 }
 
 #[test]
+fn drafting_by_measured_costs_gives_identical_answers() {
+    let plain = provider(false, 0.0);
+    let measured = provider_with(true, 0.0, WeightLayout::Compact, None);
+    let (Some(plain), Some(measured)) = (plain, measured) else {
+        return;
+    };
+    // Twice: the second answer starts with the costs the first one measured.
+    for _ in 0..2 {
+        let stats = same_answer(&plain, &measured, &edit_request());
+        assert!(stats.accepted_tokens <= stats.drafted_tokens, "{stats:?}");
+    }
+}
+
+#[test]
+fn repacked_weights_verify_drafts_exactly() {
+    let plain = provider_with(false, 0.0, WeightLayout::Repacked, None);
+    let fast = provider_with(true, 0.0, WeightLayout::Repacked, Some(0.0));
+    let (Some(plain), Some(fast)) = (plain, fast) else {
+        return;
+    };
+    let stats = same_answer(&plain, &fast, &edit_request());
+    if cfg!(target_arch = "x86_64") {
+        assert!(stats.accepted_tokens > 0, "{stats:?}");
+    }
+}
+
+#[test]
 fn sampled_answers_are_identical_with_the_same_seed() {
     let (Some(plain), Some(fast)) = (provider(false, 0.8), provider(true, 0.8)) else {
         return;
@@ -171,4 +216,27 @@ fn a_follow_up_after_a_speculative_answer_reuses_the_cache() {
     run(&fast, ChatRequest::new("", "Hi"));
     let (got, _) = run(&fast, next);
     assert_eq!(got, expected);
+}
+
+#[test]
+fn the_usage_report_counts_drafted_and_accepted_tokens() {
+    let Some(fast) = provider(true, 0.0) else {
+        return;
+    };
+    let events: Vec<StreamEvent> = block_on(
+        fast.stream(edit_request(), CancellationToken::new())
+            .collect(),
+    );
+    let stats = fast.last_stats();
+    let usage = events
+        .iter()
+        .find_map(|event| match event {
+            StreamEvent::Completed { usage, .. } => *usage,
+            _ => None,
+        })
+        .expect("a completed answer with usage");
+    assert!(usage.drafted_tokens > 0, "{usage:?}");
+    assert_eq!(usage.drafted_tokens, stats.drafted_tokens as u64);
+    assert_eq!(usage.accepted_tokens, stats.accepted_tokens as u64);
+    assert!(usage.accepted_tokens <= usage.drafted_tokens);
 }

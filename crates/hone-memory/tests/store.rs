@@ -125,6 +125,7 @@ fn every_content_block_round_trips() {
         output_tokens: 7,
         cached_input_tokens: 100,
         reasoning_tokens: 3,
+        ..Usage::default()
     };
     for message in every_block() {
         let stats = MessageStats {

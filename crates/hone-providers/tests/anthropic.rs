@@ -157,6 +157,7 @@ async fn cached_prompt_tokens_count_toward_input_and_are_reported_apart() {
             output_tokens: 40,
             cached_input_tokens: 1000,
             reasoning_tokens: 0,
+            ..Usage::default()
         })
     );
 }

@@ -150,6 +150,7 @@ async fn thought_parts_stream_as_thinking_and_thoughts_are_requested() {
             output_tokens: 90,
             cached_input_tokens: 200,
             reasoning_tokens: 60,
+            ..Usage::default()
         })
     );
     let config = server.last_request().json()["generationConfig"].clone();

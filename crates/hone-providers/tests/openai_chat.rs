@@ -180,7 +180,8 @@ async fn reports_cached_and_reasoning_tokens() {
             input_tokens: 100,
             output_tokens: 40,
             cached_input_tokens: 64,
-            reasoning_tokens: 25
+            reasoning_tokens: 25,
+            ..Usage::default()
         }
     );
 }

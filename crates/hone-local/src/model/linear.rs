@@ -31,8 +31,9 @@ pub enum WeightLayout {
     #[default]
     Compact,
     /// candle's repacked tiles, kept for good next to the original blocks: generation is up
-    /// to twice as fast on CPUs with AVX512-VNNI, but memory grows to about three times
-    /// the file's size.
+    /// to twice as fast on CPUs with AVX512-VNNI, but memory grows to about twice the
+    /// file's size. On x86 only the matrices whose tiles give one row exactly as several
+    /// are repacked (Q4_K, and Q8_0 with VNNI), so speculative decoding stays exact.
     Repacked,
 }
 
@@ -54,7 +55,10 @@ impl QLinear {
             candle_core::bail!("a weight matrix needs two dimensions, not {shape:?}");
         };
         Ok(match layout {
-            WeightLayout::Compact => QLinear::Compact {
+            WeightLayout::Repacked if keeps_tiles(extent.dtype) => {
+                QLinear::Repacked(QMatMul::from_arc(Arc::new(file.qtensor(extent, shape)?))?)
+            }
+            _ => QLinear::Compact {
                 op: CompactMatMul {
                     weights: file.compact(extent)?,
                     out_features,
@@ -62,9 +66,6 @@ impl QLinear {
                 },
                 extent,
             },
-            WeightLayout::Repacked => {
-                QLinear::Repacked(QMatMul::from_arc(Arc::new(file.qtensor(extent, shape)?))?)
-            }
         })
     }
 
@@ -97,6 +98,19 @@ impl QLinear {
             }
             QLinear::Repacked(matmul) => matmul.forward(x),
         }
+    }
+}
+
+/// Whether a [`WeightLayout::Repacked`] matrix of `dtype` keeps candle's tiles. On x86 candle
+/// multiplies a matrix either through its tiles for any number of rows below 32 (Q4_K;
+/// Q8_0 with VNNI), one row exactly as several, or through the blocks for one row and
+/// tiles for several (Q6_K): those stay compact, so that verifying drafts in one pass
+/// gives the logits of decoding one token at a time. Elsewhere every matrix is repacked.
+pub(crate) fn keeps_tiles(dtype: GgmlDType) -> bool {
+    if cfg!(target_arch = "x86_64") {
+        dtype != GgmlDType::Q6K && has_tiled_kernels(dtype)
+    } else {
+        true
     }
 }
 

@@ -154,9 +154,10 @@ impl Transformer {
     }
 
     /// Whether [`Transformer::forward_each`] gives exactly the logits of decoding one token at a
-    /// time. Not with repacked weights: their kernels for one row and for several differ.
+    /// time. Not with repacked weights outside x86, whose kernels for one row and for several
+    /// differ (see [`linear::keeps_tiles`]).
     pub(crate) fn verifies_exactly(&self) -> bool {
-        self.layout == WeightLayout::Compact
+        self.layout == WeightLayout::Compact || cfg!(target_arch = "x86_64")
     }
 
     /// Most positions the key/value cache can hold.

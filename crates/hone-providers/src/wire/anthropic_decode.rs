@@ -107,6 +107,7 @@ impl AnthropicDecoder {
             output_tokens: u64_at(usage, "/output_tokens"),
             cached_input_tokens: cached,
             reasoning_tokens: 0,
+            ..Usage::default()
         };
         let usage = self.usage.map_or(reported, |known| known.merge(reported));
         self.usage = Some(usage);

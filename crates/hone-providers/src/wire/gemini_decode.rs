@@ -117,6 +117,7 @@ impl GeminiDecoder {
             output_tokens: u64_at(metadata, "/candidatesTokenCount").saturating_add(thoughts),
             cached_input_tokens: u64_at(metadata, "/cachedContentTokenCount"),
             reasoning_tokens: thoughts,
+            ..Usage::default()
         };
         let usage = self.usage.map_or(reported, |known| known.merge(reported));
         if self.usage != Some(usage) {

@@ -226,6 +226,7 @@ impl StreamDecoder for ChatDecoder {
                 output_tokens: u64_at(usage, "/completion_tokens"),
                 cached_input_tokens: u64_at(usage, "/prompt_tokens_details/cached_tokens"),
                 reasoning_tokens: u64_at(usage, "/completion_tokens_details/reasoning_tokens"),
+                ..Usage::default()
             };
             self.usage = Some(usage);
             out.push(StreamEvent::Usage { usage });

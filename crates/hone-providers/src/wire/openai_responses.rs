@@ -320,6 +320,7 @@ impl ResponsesDecoder {
                 output_tokens: u64_at(usage, "/output_tokens"),
                 cached_input_tokens: u64_at(usage, "/input_tokens_details/cached_tokens"),
                 reasoning_tokens: u64_at(usage, "/output_tokens_details/reasoning_tokens"),
+                ..Usage::default()
             });
         out.push(StreamEvent::Completed { stop_reason, usage });
     }

@@ -191,7 +191,9 @@ pub fn compact(text: &str, limit: usize) -> String {
 }
 
 /// `done in 3.2s · 1,234 tokens (1,000 in, 234 out) · $0.0042 · 2 tool calls · 3 model
-/// requests`: the last line of a run (`what`: how it ended; the cost only for a priced model).
+/// requests`: the last line of a run (`what`: how it ended; the cost only for a priced model;
+/// `· 150 of 180 drafted tokens accepted` after the token counts when the embedded engine
+/// decoded speculatively).
 pub fn summary_line(
     what: &str,
     stats: &TurnStats,
@@ -203,8 +205,17 @@ pub fn summary_line(
         .filter(|price| *price != ModelPrice::FREE)
         .map(|price| format!(" · {}", hone_api::dollars(price.cost(&usage))))
         .unwrap_or_default();
+    let drafts = if usage.drafted_tokens > 0 {
+        format!(
+            " · {} of {} drafted tokens accepted",
+            thousands(usage.accepted_tokens),
+            thousands(usage.drafted_tokens)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{what} in {:.1}s · {} tokens ({} in, {} out){cost} · {} tool calls · {} model requests",
+        "{what} in {:.1}s · {} tokens ({} in, {} out){drafts}{cost} · {} tool calls · {} model requests",
         elapsed.as_secs_f64(),
         thousands(usage.input_tokens + usage.output_tokens),
         thousands(usage.input_tokens),
@@ -368,5 +379,27 @@ mod tests {
             !summary_line("done", &stats, Duration::ZERO, Some(ModelPrice::FREE)).contains('$')
         );
         assert!(!summary_line("done", &stats, Duration::ZERO, None).contains('$'));
+        assert!(!summary_line("done", &stats, Duration::ZERO, None).contains("drafted"));
+    }
+
+    #[test]
+    fn the_summary_line_names_speculative_drafts_when_there_were_some() {
+        let stats = TurnStats {
+            model_requests: 1,
+            tool_calls: 0,
+            usage: hone_api::Usage {
+                input_tokens: 1_000,
+                output_tokens: 300,
+                drafted_tokens: 1_800,
+                accepted_tokens: 250,
+                ..hone_api::Usage::default()
+            },
+            duration_ms: 0,
+        };
+        assert_eq!(
+            summary_line("done", &stats, Duration::from_millis(1_500), None),
+            "done in 1.5s · 1,300 tokens (1,000 in, 300 out) · 250 of 1,800 drafted tokens \
+             accepted · 0 tool calls · 1 model requests"
+        );
     }
 }
