@@ -12,8 +12,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use hone_protocol::estimate_tokens;
 use hone_policy::PathGuard;
+use hone_protocol::estimate_tokens;
 use ignore::gitignore::GitignoreBuilder;
 
 /// What [`expand`] attaches at most, in estimated tokens, unless the caller says otherwise.
