@@ -100,6 +100,7 @@ impl Agent {
             arguments: crate::api::arguments(&call.arguments),
         });
         stats.tool_calls += 1;
+        let summary = plan.summary.clone();
         let started = self.start_clock();
         let output = self.run_edit(&call, "rename_symbol", plan, cancel).await;
         let output = self.finish(&call, output, started);
@@ -127,10 +128,7 @@ impl Agent {
         if self.check_and_repair(cancel).await {
             return None;
         }
-        self.push_history(Message::assistant(format!(
-            "Renamed `{old}` to `{new}`: {}",
-            output.content
-        )));
+        self.push_history(Message::assistant(format!("Done: {summary}.")));
         Some(TurnEnd::Answered)
     }
 }
