@@ -260,7 +260,7 @@ fn describes_wrong_behaviour(request: &str) -> bool {
 
 /// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
 /// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
-fn is_test_path(path: &str) -> bool {
+pub(crate) fn is_test_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let file = path.rsplit('/').next().unwrap_or(path);
     let stem = file.split('.').next().unwrap_or(file);

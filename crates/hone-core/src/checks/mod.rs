@@ -5,6 +5,7 @@
 //! still fail ([`TurnEnd::ChecksFailed`]).
 
 mod detect;
+mod hints;
 mod report;
 
 use std::collections::BTreeSet;

@@ -5,6 +5,8 @@ use std::path::Path;
 
 use hone_tools::SyntaxChecker;
 
+use crate::guided::is_test_path;
+
 /// Lines of a failing command's output sent to the model, at most (head and tail kept).
 const MAX_OUTPUT_LINES: usize = 80;
 
@@ -75,13 +77,22 @@ pub(crate) fn command_failure(
         })
         .take(MAX_WHOLE_FILES)
         .collect();
-    let mut places = places(output, root);
+    let all_places = places(output, root);
+    let mut places = all_places.clone();
     places.retain(|(path, _)| !shown.iter().any(|(whole, _)| whole == path));
     places.sort_by_key(|(path, _)| !changed.contains(path));
-    for (path, line) in places.into_iter().take(MAX_PLACES) {
+    places.truncate(MAX_PLACES);
+    for (path, lines) in by_file(&places) {
         if let Ok(source) = std::fs::read_to_string(root.join(&path)) {
-            text.push_str(&snippet(&path, &source, line));
+            text.push_str(&snippets(&path, &source, &lines));
         }
+    }
+    if let Some(hint) = tests_hint(&all_places, changed) {
+        text.push_str(&hint);
+    }
+    for hint in super::hints::hints(root, changed, output) {
+        text.push_str(&hint);
+        text.push('\n');
     }
     for (path, source) in shown {
         let language = path.rsplit_once('.').map_or("", |(_, extension)| extension);
@@ -273,18 +284,98 @@ fn relative(path: &str, root: &Path) -> String {
     path.trim_start_matches("./").to_string()
 }
 
+/// When the failure points into test files the model did not change: the tests state the
+/// wanted behaviour, so the code they test is what must change.
+fn tests_hint(places: &[(String, usize)], changed: &[String]) -> Option<String> {
+    let mut tests: Vec<&str> = places
+        .iter()
+        .map(|(path, _)| path.as_str())
+        .filter(|path| is_test_path(path) && !changed.iter().any(|done| done == path))
+        .collect();
+    tests.dedup();
+    if tests.is_empty() {
+        return None;
+    }
+    let code: Vec<&str> = changed
+        .iter()
+        .map(String::as_str)
+        .filter(|path| !is_test_path(path))
+        .collect();
+    let target = if code.is_empty() {
+        "the code they test".to_string()
+    } else {
+        code.join(", ")
+    };
+    Some(format!(
+        "The failing tests ({}) state the wanted behaviour and are correct: change {target}, \
+         not the tests.\n",
+        tests.join(", ")
+    ))
+}
+
+/// `places` grouped by file, in the order the files first appear.
+fn by_file(places: &[(String, usize)]) -> Vec<(String, Vec<usize>)> {
+    let mut files: Vec<(String, Vec<usize>)> = Vec::new();
+    for (path, line) in places {
+        match files.iter_mut().find(|(file, _)| file == path) {
+            Some((_, lines)) => lines.push(*line),
+            None => files.push((path.clone(), vec![*line])),
+        }
+    }
+    files
+}
+
+/// The code around each of `lines` of `source`, numbered, the named lines marked; windows
+/// that overlap or touch are shown once.
+fn snippets(path: &str, source: &str, lines: &[usize]) -> String {
+    let mut lines: Vec<usize> = lines.to_vec();
+    lines.sort_unstable();
+    lines.dedup();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for line in lines {
+        match groups.last_mut() {
+            Some(group)
+                if group
+                    .last()
+                    .is_some_and(|last| line <= last + 2 * CONTEXT_LINES + 1) =>
+            {
+                group.push(line)
+            }
+            _ => groups.push(vec![line]),
+        }
+    }
+    groups
+        .iter()
+        .map(|group| marked_window(path, source, group))
+        .collect()
+}
+
 /// The lines around `line` of `source`, numbered, the line itself marked.
 fn snippet(path: &str, source: &str, line: usize) -> String {
+    marked_window(path, source, &[line])
+}
+
+/// The lines from a little before the first of `marked` to a little after the last,
+/// numbered, each of `marked` flagged with `>`.
+fn marked_window(path: &str, source: &str, marked: &[usize]) -> String {
+    let (Some(&line), Some(&end)) = (marked.first(), marked.last()) else {
+        return String::new();
+    };
     let lines: Vec<&str> = source.lines().collect();
     if line == 0 || line > lines.len() + 1 {
         return String::new();
     }
     let first = line.saturating_sub(CONTEXT_LINES).max(1);
-    let last = (line + CONTEXT_LINES).min(lines.len());
+    let last = (end + CONTEXT_LINES).min(lines.len());
     let width = last.to_string().len();
-    let mut text = format!("{path} around line {line}:\n");
+    let mut text = if marked.len() == 1 {
+        format!("{path} around line {line}:\n")
+    } else {
+        let named: Vec<String> = marked.iter().map(usize::to_string).collect();
+        format!("{path} around lines {}:\n", named.join(", "))
+    };
     for number in first..=last {
-        let mark = if number == line { '>' } else { ' ' };
+        let mark = if marked.contains(&number) { '>' } else { ' ' };
         text.push_str(&format!(
             "{mark} {number:>width$} | {}\n",
             lines.get(number - 1).copied().unwrap_or("")
@@ -382,5 +473,36 @@ mod tests {
             "a.py around line 5:\n  2 | b\n  3 | c\n  4 | d\n> 5 | e\n  6 | f\n  7 | g\n  8 | h\n"
         );
         assert_eq!(snippet("a.py", "a\n", 9), "");
+    }
+
+    #[test]
+    fn places_close_together_share_one_window() {
+        let source: String = (1..=20).map(|n| format!("line {n}\n")).collect();
+        let text = snippets("t.js", &source, &[6, 5, 7, 18]);
+        assert!(
+            text.starts_with("t.js around lines 5, 6, 7:\n   2 | line 2\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(">  5 | line 5\n>  6 | line 6\n>  7 | line 7\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("around line").count(), 2, "{text}");
+        assert!(text.contains("t.js around line 18:\n"), "{text}");
+        assert!(!text.contains("line 1\n"), "{text}");
+    }
+
+    #[test]
+    fn failing_tests_the_model_did_not_touch_point_at_the_code() {
+        let places = [("test/clamp.test.js".to_string(), 5)];
+        let hint = tests_hint(&places, &["src/clamp.js".into()]).unwrap();
+        assert!(hint.contains("(test/clamp.test.js)"), "{hint}");
+        assert!(
+            hint.contains("change src/clamp.js, not the tests"),
+            "{hint}"
+        );
+        // Tests the model itself wrote, and failures outside tests, get no such hint.
+        assert!(tests_hint(&places, &["test/clamp.test.js".into()]).is_none());
+        assert!(tests_hint(&[("src/a.js".into(), 2)], &["src/a.js".into()]).is_none());
     }
 }
