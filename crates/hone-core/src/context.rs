@@ -56,9 +56,19 @@ impl Agent {
         cancel: &CancellationToken,
         stats: &mut TurnStats,
     ) -> Result<Built, HoneError> {
-        let built = self
-            .context_manager
-            .build(&self.system_prompt, &self.history, tools);
+        let fresh = self.step.fresh_from.and_then(|from| {
+            let start = self.step.turn_start;
+            (start <= from && from <= self.history.len()).then(|| {
+                let mut view = self.history[..start].to_vec();
+                view.extend_from_slice(&self.history[from..]);
+                view
+            })
+        });
+        let built = self.context_manager.build(
+            &self.system_prompt,
+            fresh.as_deref().unwrap_or(&self.history),
+            tools,
+        );
         let needs = match &built {
             Ok(built) => self
                 .context_manager
@@ -73,6 +83,8 @@ impl Agent {
             return built.map_err(|error| HoneError::validation(error.to_string()));
         }
         self.compact(false, cancel, stats).await;
+        // Compaction rewrote the history: a fresh attempt's view no longer applies.
+        self.step.fresh_from = None;
         self.context_manager
             .build(&self.system_prompt, &self.history, tools)
             .map_err(|error| HoneError::validation(error.to_string()))

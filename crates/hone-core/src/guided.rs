@@ -35,6 +35,12 @@ pub(crate) struct Step {
     /// Whether the step asked for code (a change or a new file): an answer that changes
     /// nothing did not do what was asked.
     pub(crate) expects_code: bool,
+    /// The history's length once the turn's request is in it.
+    pub(crate) turn_start: usize,
+    /// Where a fresh attempt starts in the history: the requests leave out the messages
+    /// between the turn's request and it (the failed answers), so a small model answers
+    /// the request anew instead of copying its own failing code.
+    pub(crate) fresh_from: Option<usize>,
 }
 
 /// The sampling temperature of a guided retry (the embedded model's default is 0.2): 0.6,
@@ -54,6 +60,8 @@ impl Step {
             retry: false,
             rename: None,
             expects_code: false,
+            turn_start: 0,
+            fresh_from: None,
         }
     }
 }
@@ -357,6 +365,8 @@ impl Agent {
                 retry: false,
                 rename: None,
                 expects_code: matches!(kind, Some(TaskKind::Change | TaskKind::Create)),
+                turn_start: 0,
+                fresh_from: None,
             };
         }
         if guided && kind == Some(TaskKind::Change) {

@@ -40,6 +40,7 @@ impl Agent {
         let mut request = self.request_message(text);
         crate::localize::attach(&mut request, &attachment, instruction);
         self.push_history(request);
+        self.step.turn_start = self.history.len();
         let renamed = match self.step.rename.take() {
             Some((old, new)) => self.guided_rename(&old, &new, &cancel, &mut stats).await,
             None => None,

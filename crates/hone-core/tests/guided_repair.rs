@@ -87,7 +87,7 @@ async fn a_rename_of_a_name_the_project_lacks_goes_to_the_model() {
 }
 
 #[tokio::test]
-async fn the_failing_code_sent_again_gets_another_repair_round_sampled_wider() {
+async fn the_failing_code_sent_again_gets_a_fresh_attempt_sampled_wider() {
     let mut h = harness_with(
         PromptProfile::Compact,
         Guidance::default(),
@@ -104,12 +104,25 @@ async fn the_failing_code_sent_again_gets_another_repair_round_sampled_wider() {
     let events = h.turn(FIX_REQUEST).await;
     assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
     assert_eq!(h.server.request_count(), 3);
+    // The first repair round shows the failing code; the fresh attempt leaves the failed
+    // answers out and keeps the request and what the checks said.
+    assert!(h.request(1).to_string().contains("first try"));
     let again = h.request(2).to_string();
     assert!(
-        again.contains("Your answer is the code the file already holds"),
+        again.contains("Your earlier answers to this request were applied"),
         "{again}"
     );
     assert!(again.contains("repair round 2 of 3"), "{again}");
+    assert!(!again.contains("first try"), "{again}");
+    assert!(again.contains(FIX_REQUEST), "{again}");
+    let request = h.request(2);
+    let roles: Vec<&str> = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|message| message["role"].as_str())
+        .collect();
+    assert!(!roles.contains(&"assistant"), "{roles:?}");
     assert!((h.request(1)["temperature"].as_f64().unwrap() - 0.6).abs() < 1e-6);
     assert!((h.request(2)["temperature"].as_f64().unwrap() - 0.8).abs() < 1e-6);
     assert!(

@@ -112,6 +112,8 @@ pub(crate) struct CheckState {
     repairs: u32,
     failing: bool,
     asked: u32,
+    /// What the model was told of the last failing run.
+    last_failures: Vec<String>,
 }
 
 impl CheckState {
@@ -122,6 +124,7 @@ impl CheckState {
             repairs: 0,
             failing: false,
             asked: 0,
+            last_failures: Vec::new(),
         }
     }
 
@@ -182,15 +185,33 @@ impl Agent {
             max_repair_rounds: self.checks.config.max_repair_rounds,
         });
         if repair {
-            let text = report::repair_message(
-                &outcome.failures,
-                self.checks.repairs,
-                self.checks.config.max_repair_rounds,
-                self.step.offers_tools,
-            );
-            self.push_history(Message::user(text));
+            // A guided step's second and later repairs start afresh: a small model shown
+            // its own failing code mostly writes it again.
+            if !self.step.offers_tools && self.checks.repairs >= 2 {
+                self.start_fresh_attempt(&outcome.failures);
+            } else {
+                let text = report::repair_message(
+                    &outcome.failures,
+                    self.checks.repairs,
+                    self.checks.config.max_repair_rounds,
+                    self.step.offers_tools,
+                );
+                self.push_history(Message::user(text));
+            }
         }
+        self.checks.last_failures = outcome.failures;
         repair
+    }
+
+    /// Asks for the turn's request to be answered anew: the failed answers are left out
+    /// of the next requests, and the model is told what the checks said of them.
+    fn start_fresh_attempt(&mut self, failures: &[String]) {
+        self.step.fresh_from = Some(self.history.len());
+        self.push_history(Message::user(report::fresh_attempt_message(
+            failures,
+            self.checks.repairs,
+            self.checks.config.max_repair_rounds,
+        )));
     }
 
     /// The model answered failing checks with the code the file already holds. While repair
@@ -201,10 +222,15 @@ impl Agent {
             return false;
         }
         self.checks.repairs += 1;
-        self.push_history(Message::user(report::unchanged_repair_message(
-            self.checks.repairs,
-            self.checks.config.max_repair_rounds,
-        )));
+        if self.step.offers_tools {
+            self.push_history(Message::user(report::unchanged_repair_message(
+                self.checks.repairs,
+                self.checks.config.max_repair_rounds,
+            )));
+        } else {
+            let failures = self.checks.last_failures.clone();
+            self.start_fresh_attempt(&failures);
+        }
         true
     }
 

@@ -183,6 +183,49 @@ pub(crate) fn unchanged_repair_message(round: u32, max: u32) -> String {
     )
 }
 
+/// What a guided step's fresh attempt starts with: the failures of the earlier answers,
+/// without their code (which is left out of the request so the model does not copy it).
+pub(crate) fn fresh_attempt_message(failures: &[String], round: u32, max: u32) -> String {
+    let failures: Vec<String> = failures
+        .iter()
+        .map(|text| without_current_code(text))
+        .collect();
+    format!(
+        "[hone] Your earlier answers to this request were applied and the checks still fail \
+         (repair round {round} of {max}), so they are left out here. What the checks \
+         said:\n\n{}\nAnswer the request above again with a different fix. Write each \
+         function or class you change in full, in one fenced code block per file, with the \
+         file's path after the language on the opening line. Do not call tools.",
+        failures.join("\n")
+    )
+}
+
+/// `failure` without the changed files shown whole (`path as it is now:` and its block).
+fn without_current_code(failure: &str) -> String {
+    let mut kept = String::new();
+    let mut skipping = false;
+    let mut fences = 0;
+    for line in failure.lines() {
+        if !skipping && line.ends_with(" as it is now:") {
+            skipping = true;
+            fences = 0;
+            continue;
+        }
+        if skipping {
+            if line.starts_with("```") {
+                fences += 1;
+                if fences == 2 {
+                    skipping = false;
+                }
+            }
+            continue;
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    kept
+}
+
 /// The first line of `output` that looks like an error, else its first output line.
 pub(crate) fn first_error_line(output: &str) -> String {
     let lines: Vec<&str> = output
@@ -504,5 +547,17 @@ mod tests {
         // Tests the model itself wrote, and failures outside tests, get no such hint.
         assert!(tests_hint(&places, &["test/clamp.test.js".into()]).is_none());
         assert!(tests_hint(&[("src/a.js".into(), 2)], &["src/a.js".into()]).is_none());
+    }
+
+    #[test]
+    fn a_fresh_attempt_names_the_failures_but_not_the_failed_code() {
+        let failure = "$ npm test\nnot ok 1 - every word\nsrc/a.js as it is now:\n```js src/a.js\nfunction a() {}\n```\nsrc/a.js defines `a` but does not export it.\n";
+        let text = fresh_attempt_message(&[failure.to_string()], 2, 3);
+        assert!(text.contains("(repair round 2 of 3)"), "{text}");
+        assert!(text.contains("not ok 1 - every word\n"), "{text}");
+        assert!(text.contains("does not export it"), "{text}");
+        assert!(!text.contains("function a()"), "{text}");
+        assert!(!text.contains("as it is now"), "{text}");
+        assert!(text.ends_with("Do not call tools."), "{text}");
     }
 }
