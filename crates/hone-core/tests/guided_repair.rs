@@ -180,3 +180,75 @@ async fn a_guided_change_answered_without_a_change_is_asked_for_the_code_again()
             .contains("export function sub() {}")
     );
 }
+
+/// A check that prints the file's last line, so each answer fails differently.
+fn tail_and_grep_check(pattern: &str) -> hone_core::ChecksConfig {
+    let mut config = grep_check(pattern);
+    config.configured[0].commands = vec![format!(
+        "tail -n 1 src/math.ts; grep -q '{pattern}' src/math.ts"
+    )];
+    config
+}
+
+#[tokio::test]
+async fn an_answer_failing_like_the_last_one_gets_a_fresh_attempt() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            adding("// one\n"),
+            adding("// one\n// two\n"),
+            adding("// one\n// two\nexport function sub() {}\n"),
+        ],
+        ApprovalMode::FullAuto,
+        grep_check("sub"),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 3);
+    let repair = h.request(1).to_string();
+    assert!(repair.contains("repair round 1 of 3"), "{repair}");
+    assert!(repair.contains("// one"), "{repair}");
+    let fresh = h.request(2).to_string();
+    assert!(
+        fresh.contains("were applied and the checks still fail"),
+        "{fresh}"
+    );
+    assert!(
+        !fresh.contains("// one") && !fresh.contains("// two"),
+        "{fresh}"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_that_changes_what_fails_is_repaired_in_place() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            adding("// one\n"),
+            adding("// one\n// two\n"),
+            adding("// one\n// two\nexport function sub() {}\n"),
+        ],
+        ApprovalMode::FullAuto,
+        tail_and_grep_check("sub"),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 3);
+    let repair = h.request(2).to_string();
+    assert!(repair.contains("repair round 2 of 3"), "{repair}");
+    assert!(
+        !repair.contains("were applied and the checks still fail"),
+        "{repair}"
+    );
+    // The history is whole: both earlier answers are in the request.
+    assert!(
+        repair.contains("// one") && repair.contains("// two"),
+        "{repair}"
+    );
+}

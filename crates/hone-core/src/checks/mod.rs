@@ -185,9 +185,11 @@ impl Agent {
             max_repair_rounds: self.checks.config.max_repair_rounds,
         });
         if repair {
-            // A guided step's second and later repairs start afresh: a small model shown
-            // its own failing code mostly writes it again.
-            if !self.step.offers_tools && self.checks.repairs >= 2 {
+            // A guided step whose new answer failed just as the last one starts afresh: a
+            // small model shown its own failing code mostly writes it again. An answer
+            // that changed what fails is repaired in place.
+            let stalled = report::same_failures(&self.checks.last_failures, &outcome.failures);
+            if !self.step.offers_tools && stalled {
                 self.start_fresh_attempt(&outcome.failures);
             } else {
                 let text = report::repair_message(

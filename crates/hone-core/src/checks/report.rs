@@ -200,6 +200,24 @@ pub(crate) fn fresh_attempt_message(failures: &[String], round: u32, max: u32) -
     )
 }
 
+/// Whether two runs failed the same way: the same output, apart from the changed files'
+/// code shown and the command's exit line (its timing).
+pub(crate) fn same_failures(before: &[String], now: &[String]) -> bool {
+    let gist = |failures: &[String]| -> Vec<String> {
+        failures
+            .iter()
+            .map(|text| {
+                without_current_code(text)
+                    .lines()
+                    .filter(|line| !line.starts_with("exit code ") && !line.contains("duration"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect()
+    };
+    !before.is_empty() && gist(before) == gist(now)
+}
+
 /// `failure` without the changed files shown whole (`path as it is now:` and its block).
 fn without_current_code(failure: &str) -> String {
     let mut kept = String::new();
@@ -559,5 +577,20 @@ mod tests {
         assert!(!text.contains("function a()"), "{text}");
         assert!(!text.contains("as it is now"), "{text}");
         assert!(text.ends_with("Do not call tools."), "{text}");
+    }
+
+    #[test]
+    fn failures_that_differ_only_in_timing_and_code_are_the_same() {
+        let run = |seconds: &str, code: &str, failing: &str| {
+            format!(
+                "$ npm test\nexit code 1 · {seconds}s\nnot ok 1 - {failing}\nsrc/a.js as it is now:\n```js src/a.js\n{code}\n```\n"
+            )
+        };
+        let first = [run("0.5", "function a() { return 1; }", "every word")];
+        let again = [run("0.7", "function a() { return 2; }", "every word")];
+        let other = [run("0.5", "function a() { return 3; }", "mixed case")];
+        assert!(same_failures(&first, &again));
+        assert!(!same_failures(&first, &other));
+        assert!(!same_failures(&[], &first));
     }
 }
