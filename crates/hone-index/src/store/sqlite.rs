@@ -16,12 +16,16 @@ use crate::analysis::{Edge, SymbolTable};
 use crate::error::IndexError;
 use crate::model::{FileMetrics, FileOutline};
 
-/// The index database's migrations and tuning. A first index inserts hundreds of thousands
-/// of symbols in one transaction; a larger page cache (negative: KiB) keeps the name index
-/// from spilling while it grows.
+/// The page cache (KiB) of the index database. An update of many files inserts thousands of
+/// symbols in one transaction; a larger cache keeps the name index from spilling while it
+/// grows (a first index builds that index at its commit instead: see
+/// [`super::write::defer_name_index`]).
+pub(super) const CACHE_KIB: i64 = 32 * 1024;
+
+/// The index database's migrations and tuning (a negative `cache_size` is in KiB).
 const SETUP: Setup<'static> = Setup {
     migrations: MIGRATIONS,
-    cache_size: Some(-32 * 1024),
+    cache_size: Some(-CACHE_KIB),
 };
 
 /// The index's generation (see [`IndexStore::rank_cache`]), as an SQL expression.
@@ -218,10 +222,13 @@ impl IndexStore for SqliteStore {
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|error| IndexError::database(path, error))?;
+        let bulk = super::write::defer_name_index(&transaction)
+            .map_err(|error| IndexError::database(path, error))?;
         Ok(Box::new(SqliteWrite {
             transaction,
             path,
             graph_changed: false,
+            bulk,
         }))
     }
 

@@ -9,7 +9,7 @@ use super::codec::{
     SYMBOLS_PER_FILE, file_kind_columns, role_name, symbol_kind_name, symbol_range,
 };
 use super::outlines::outline_json;
-use super::sqlite::GENERATION;
+use super::sqlite::{CACHE_KIB, GENERATION};
 use super::{EdgeUpdate, FileUpdate, IndexWrite, OutlineChange};
 use crate::error::IndexError;
 use crate::model::{SymbolOccurrence, SymbolRole};
@@ -23,6 +23,43 @@ pub(super) struct SqliteWrite<'c> {
     /// Whether outlines, symbols or edges changed: the commit then moves the generation on
     /// and drops the cached ranking graph.
     pub(super) graph_changed: bool,
+    /// Whether the symbols table was empty when the write began: the name index is then
+    /// dropped and built once by the commit ([`defer_name_index`]).
+    pub(super) bulk: bool,
+}
+
+/// The symbols' name index, as the migrations create it.
+const NAME_INDEX: &str = "CREATE INDEX symbols_by_name ON symbols(name, role)";
+
+/// The page cache (KiB) of a write that builds the name index at its commit: rows are only
+/// appended, so pages once full are not needed again and may go to the WAL early.
+const BULK_CACHE_KIB: i64 = 4 * 1024;
+
+/// Drops the symbols' name index when the symbols table is empty (a first index), so the
+/// write appends rows without maintaining it and the commit builds it with one sort
+/// ([`build_name_index`]) instead of one B-tree insert at a random place per symbol; the
+/// write then runs with a small page cache. Returns whether it did. Both happen inside the
+/// write's transaction, so a write rolled back keeps the index; the cache size is set by
+/// every write, so one rolled back does not leave the small cache behind.
+pub(super) fn defer_name_index(transaction: &Transaction<'_>) -> rusqlite::Result<bool> {
+    let empty: bool =
+        transaction.query_row("SELECT NOT EXISTS (SELECT 1 FROM symbols)", [], |row| {
+            row.get(0)
+        })?;
+    if empty {
+        transaction.execute("DROP INDEX symbols_by_name", [])?;
+    }
+    let cache_kib = if empty { BULK_CACHE_KIB } else { CACHE_KIB };
+    transaction.pragma_update(None, "cache_size", -cache_kib)?;
+    Ok(empty)
+}
+
+/// Builds the name index [`defer_name_index`] dropped, with the small cache (SQLite's sort
+/// keeps at most a cache's worth of keys in memory and merges the rest from temporary
+/// files), then gives the connection its usual cache back.
+fn build_name_index(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute(NAME_INDEX, [])?;
+    transaction.pragma_update(None, "cache_size", -CACHE_KIB)
 }
 
 impl SqliteWrite<'_> {
@@ -87,7 +124,13 @@ impl IndexWrite for SqliteWrite<'_> {
             }
             Ok(())
         };
-        outdate_graph()
+        let name_index = if self.bulk {
+            build_name_index(&self.transaction)
+        } else {
+            Ok(())
+        };
+        name_index
+            .and_then(|()| outdate_graph())
             .and_then(|()| {
                 self.transaction.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_indexed_ms', ?1)",

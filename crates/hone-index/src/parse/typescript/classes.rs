@@ -5,7 +5,7 @@ use tree_sitter::Node;
 use crate::parse::common::FieldChild;
 
 use super::Extractor;
-use super::signature::{self, FUNCTION_VALUES, annotation, has_token, visibility};
+use super::signature::{self, FUNCTION_VALUES, annotation, modifiers, visibility};
 use crate::model::{Class, ClassKind, Property, SymbolKind, Visibility};
 use crate::parse::common::{end_line, field_text, one_line, start_line, text};
 
@@ -108,9 +108,12 @@ fn members(body: Node<'_>, ex: &mut Extractor<'_, '_>, class: &mut Class) {
                     continue;
                 };
                 let name = text(name_node, source);
-                let mut method = signature::function(member, name, start, end_line(member), source);
-                method.visibility = Some(visibility(member, name, source));
-                method.is_static = has_token(member, "static");
+                let written = modifiers(member, source);
+                let span = (start, end_line(member));
+                let mut method =
+                    signature::function_with(member, name, span, written.is_async, source);
+                method.visibility = Some(visibility(name, &written));
+                method.is_static = written.is_static;
                 if name == "constructor" {
                     parameter_properties(member, source, &mut class.properties);
                 }
@@ -125,10 +128,11 @@ fn members(body: Node<'_>, ex: &mut Extractor<'_, '_>, class: &mut Class) {
                 match (function_value, name_node) {
                     (Some(value), Some(name_node)) => {
                         let name = text(name_node, source);
+                        let written = modifiers(member, source);
                         let mut method =
                             signature::function(value, name, start, end_line(member), source);
-                        method.visibility = Some(visibility(member, name, source));
-                        method.is_static = has_token(member, "static");
+                        method.visibility = Some(visibility(name, &written));
+                        method.is_static = written.is_static;
                         ex.define(name_node, SymbolKind::Method);
                         class.methods.push(method);
                     }
@@ -146,12 +150,13 @@ fn members(body: Node<'_>, ex: &mut Extractor<'_, '_>, class: &mut Class) {
 
 fn property(member: Node<'_>, name: Node<'_>, source: &str) -> Property {
     let name = text(name, source);
+    let written = modifiers(member, source);
     Property {
         name: name.to_string(),
         type_annotation: annotation(member, "type", source),
-        visibility: visibility(member, name, source),
-        is_static: has_token(member, "static"),
-        is_readonly: has_token(member, "readonly"),
+        visibility: visibility(name, &written),
+        is_static: written.is_static,
+        is_readonly: written.is_readonly,
         line: start_line(member),
     }
 }
@@ -163,20 +168,17 @@ fn parameter_properties(constructor: Node<'_>, source: &str, out: &mut Vec<Prope
     };
     let mut cursor = parameters.walk();
     for parameter in parameters.named_children(&mut cursor) {
-        let readonly = has_token(parameter, "readonly");
-        let mut inner = parameter.walk();
-        let modifier = parameter
-            .children(&mut inner)
-            .any(|child| child.kind() == "accessibility_modifier");
+        let written = modifiers(parameter, source);
+        let readonly = written.is_readonly;
         let Some(pattern) = parameter.field("pattern") else {
             continue;
         };
-        if (readonly || modifier) && pattern.kind() == "identifier" {
+        if (readonly || written.accessibility.is_some()) && pattern.kind() == "identifier" {
             let name = text(pattern, source);
             out.push(Property {
                 name: name.to_string(),
                 type_annotation: annotation(parameter, "type", source),
-                visibility: visibility(parameter, name, source),
+                visibility: visibility(name, &written),
                 is_static: false,
                 is_readonly: readonly,
                 line: start_line(parameter),

@@ -30,28 +30,62 @@ const TYPE_DECLARATIONS: [&str; 7] = [
     "mapped_type_clause",
 ];
 
-/// Node kinds [`visit`] does something with.
-const VISITED: [&str; 11] = [
-    "call_expression",
-    "new_expression",
-    "type_identifier",
-    "type_parameter",
-    "mapped_type_clause",
-    "infer_type",
-    "extends_clause",
-    "class_heritage",
-    "decorator",
-    "jsx_opening_element",
-    "jsx_self_closing_element",
+/// Node kinds [`visit`] does something with, each with its [`Visit`]; class kinds
+/// ([`CLASS_KINDS`]) are [`Visit::Class`].
+const VISITED: [(&str, Visit); 11] = [
+    ("call_expression", Visit::Call),
+    ("new_expression", Visit::New),
+    ("type_identifier", Visit::TypeIdentifier),
+    ("type_parameter", Visit::TypeParameter),
+    ("mapped_type_clause", Visit::TypeParameter),
+    ("infer_type", Visit::Infer),
+    ("extends_clause", Visit::Extends),
+    ("class_heritage", Visit::Heritage),
+    ("decorator", Visit::Decorator),
+    ("jsx_opening_element", Visit::Jsx),
+    ("jsx_self_closing_element", Visit::Jsx),
+];
+
+/// What [`visit`] does with a node, told by its kind once per kind id (a [`KindMemo`]
+/// class) instead of by comparing kind names at every node.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Visit {
+    Nothing,
+    Call,
+    New,
+    TypeIdentifier,
+    TypeParameter,
+    Infer,
+    Extends,
+    Heritage,
+    Decorator,
+    Jsx,
+    Class,
+}
+
+/// The [`Visit`] coded in the low bits of a [`KindMemo`] class.
+const VISITS: [Visit; 11] = [
+    Visit::Nothing,
+    Visit::Call,
+    Visit::New,
+    Visit::TypeIdentifier,
+    Visit::TypeParameter,
+    Visit::Infer,
+    Visit::Extends,
+    Visit::Heritage,
+    Visit::Decorator,
+    Visit::Jsx,
+    Visit::Class,
 ];
 
 /// Node kinds whose children hold nothing [`visit`] or the metrics count (quotes, string
 /// fragments, escapes): the walk does not step through them.
 const OPAQUE: [&str; 2] = ["string", "regex"];
 
-/// [`KindMemo`] classes of the scan.
-const VISIT: u8 = 1;
-const SKIP_CHILDREN: u8 = 2;
+/// [`KindMemo`] class bits of the scan, above the [`Visit`] code.
+const SKIP_CHILDREN: u8 = 0x80;
+const VISIT_BITS: u8 = 0x7f;
 
 /// Walks the tree once, keeping the chain of ancestors of the current node; `metrics` sees
 /// every node on the way.
@@ -67,13 +101,17 @@ pub(super) fn scan(
     // Most nodes are none of the visited kinds: tell them by kind id.
     let mut visited = KindMemo::default();
     let classify = |kind: &str| {
-        let visit = VISITED.contains(&kind) || CLASS_KINDS.contains(&kind);
-        (if visit { VISIT } else { 0 })
-            | (if OPAQUE.contains(&kind) {
-                SKIP_CHILDREN
-            } else {
-                0
-            })
+        let visit = match VISITED.iter().find(|(visited, _)| *visited == kind) {
+            Some((_, visit)) => *visit,
+            None if CLASS_KINDS.contains(&kind) => Visit::Class,
+            None => Visit::Nothing,
+        };
+        let skip = if OPAQUE.contains(&kind) {
+            SKIP_CHILDREN
+        } else {
+            0
+        };
+        visit as u8 | skip
     };
     loop {
         let node = cursor.node();
@@ -83,8 +121,10 @@ pub(super) fn scan(
         } else {
             0
         };
-        if class & VISIT != 0 {
-            visit(node, &cursor, &ancestors, extractor);
+        let visit_code = usize::from(class & VISIT_BITS);
+        if visit_code != 0 {
+            let what = VISITS.get(visit_code).copied().unwrap_or(Visit::Nothing);
+            visit(node, what, &cursor, &ancestors, extractor);
         }
         if class & SKIP_CHILDREN == 0 && steps.first_child(&mut cursor, node) {
             ancestors.push(node);
@@ -105,41 +145,43 @@ pub(super) fn scan(
 
 fn visit(
     node: Node<'_>,
+    what: Visit,
     cursor: &TreeCursor<'_>,
     ancestors: &[Node<'_>],
     ex: &mut Extractor<'_, '_>,
 ) {
     let source = ex.source;
-    match node.kind() {
-        "call_expression" => call(node, ancestors, ex),
-        "new_expression" => {
+    match what {
+        Visit::Nothing => {}
+        Visit::Call => call(node, ancestors, ex),
+        Visit::New => {
             if let Some(constructor) = node.field("constructor") {
                 reference_last(constructor, SymbolKind::Class, ex);
             }
         }
-        "type_identifier" => type_reference(node, cursor.field_name(), ancestors, ex),
-        "type_parameter" | "mapped_type_clause" => {
+        Visit::TypeIdentifier => type_reference(node, cursor.field_name(), ancestors, ex),
+        Visit::TypeParameter => {
             if let Some(name) = field_text(node, "name", source) {
                 ex.type_params.push(name);
             }
         }
-        "infer_type" => {
+        Visit::Infer => {
             if let Some(name) = node.named_child(0) {
                 ex.type_params.push(text(name, source));
             }
         }
-        "extends_clause" => {
+        Visit::Extends => {
             if let Some(value) = node.field("value") {
                 reference_last(value, SymbolKind::Class, ex);
             }
         }
-        "class_heritage" => {
+        Visit::Heritage => {
             let mut cursor = node.walk();
             for base in node.named_children(&mut cursor) {
                 reference_last(base, SymbolKind::Class, ex);
             }
         }
-        "decorator" => {
+        Visit::Decorator => {
             if let Some(name) = node
                 .named_child(0)
                 .filter(|name| name.kind() == "identifier")
@@ -147,7 +189,7 @@ fn visit(
                 ex.reference(name, SymbolKind::Function);
             }
         }
-        "jsx_opening_element" | "jsx_self_closing_element" => {
+        Visit::Jsx => {
             let Some(name) = node.field("name") else {
                 return;
             };
@@ -157,8 +199,7 @@ fn visit(
                 reference_last(name, SymbolKind::Function, ex);
             }
         }
-        kind if CLASS_KINDS.contains(&kind) => class(node, ancestors, ex),
-        _ => {}
+        Visit::Class => class(node, ancestors, ex),
     }
 }
 

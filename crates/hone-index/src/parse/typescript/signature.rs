@@ -20,13 +20,25 @@ pub(super) const FUNCTION_VALUES: [&str; 3] = [
 /// A [`Function`] for the function-like `node` (declaration, signature, method, arrow or
 /// function expression) named `name`, spanning `start..=end`.
 pub(super) fn function(node: Node<'_>, name: &str, start: u32, end: u32, source: &str) -> Function {
+    let is_async = modifiers(node, source).is_async;
+    function_with(node, name, (start, end), is_async, source)
+}
+
+/// [`function`] with `is_async` already known (from the node's [`Modifiers`]).
+pub(super) fn function_with(
+    node: Node<'_>,
+    name: &str,
+    (start, end): (u32, u32),
+    is_async: bool,
+    source: &str,
+) -> Function {
     Function {
         name: name.to_string(),
         start_line: start,
         end_line: end,
         params: params(node, source),
         return_type: annotation(node, "return_type", source),
-        is_async: has_token(node, "async"),
+        is_async,
         is_exported: false,
         visibility: None,
         is_static: false,
@@ -91,23 +103,43 @@ pub(super) fn annotation(node: Node<'_>, field: &'static str, source: &str) -> O
     Some(one_line(written)).filter(|written| !written.is_empty())
 }
 
-/// Whether `node` has the anonymous keyword child `token` (`async`, `static`, `readonly`…).
-pub(super) fn has_token(node: Node<'_>, token: &str) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .any(|child| !child.is_named() && child.kind() == token)
+/// The modifiers written on a declaration or member: its anonymous keyword children
+/// (`async`, `static`, `readonly`) and its first accessibility modifier, read in one pass.
+#[derive(Default)]
+pub(super) struct Modifiers<'s> {
+    pub(super) is_async: bool,
+    pub(super) is_static: bool,
+    pub(super) is_readonly: bool,
+    /// The text of the first `accessibility_modifier` child (`private`, `protected`, `public`).
+    pub(super) accessibility: Option<&'s str>,
 }
 
-/// Visibility of a class member: its accessibility modifier, `#name` → private, else public.
-pub(super) fn visibility(node: Node<'_>, name: &str, source: &str) -> Visibility {
+/// The [`Modifiers`] of `node`.
+pub(super) fn modifiers<'s>(node: Node<'_>, source: &'s str) -> Modifiers<'s> {
+    let mut found = Modifiers::default();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if !child.is_named() {
+            match child.kind() {
+                "async" => found.is_async = true,
+                "static" => found.is_static = true,
+                "readonly" => found.is_readonly = true,
+                _ => {}
+            }
+        } else if found.accessibility.is_none() && child.kind() == "accessibility_modifier" {
+            found.accessibility = Some(text(child, source));
+        }
+    }
+    found
+}
+
+/// Visibility of a class member named `name` with `modifiers`: its accessibility modifier,
+/// `#name` → private, else public.
+pub(super) fn visibility(name: &str, modifiers: &Modifiers<'_>) -> Visibility {
     if name.starts_with('#') {
         return Visibility::Private;
     }
-    let mut cursor = node.walk();
-    let modifier = node
-        .children(&mut cursor)
-        .find(|child| child.kind() == "accessibility_modifier");
-    match modifier.map(|modifier| text(modifier, source)) {
+    match modifiers.accessibility {
         Some("private") => Visibility::Private,
         Some("protected") => Visibility::Protected,
         _ => Visibility::Public,
