@@ -190,8 +190,9 @@ fn tail_and_grep_check(pattern: &str) -> hone_core::ChecksConfig {
     config
 }
 
-#[tokio::test]
-async fn an_answer_failing_like_the_last_one_gets_a_fresh_attempt() {
+/// Three answers to the fix request, each adding a line, the last one passing `check`;
+/// returns the three requests the model got.
+async fn three_tries(check: hone_core::ChecksConfig) -> Vec<String> {
     let mut h = harness_with(
         PromptProfile::Compact,
         Guidance::default(),
@@ -202,16 +203,22 @@ async fn an_answer_failing_like_the_last_one_gets_a_fresh_attempt() {
             adding("// one\n// two\nexport function sub() {}\n"),
         ],
         ApprovalMode::FullAuto,
-        grep_check("sub"),
+        check,
     )
     .await;
     let events = h.turn(FIX_REQUEST).await;
     assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
     assert_eq!(h.server.request_count(), 3);
-    let repair = h.request(1).to_string();
+    (0..3).map(|index| h.request(index).to_string()).collect()
+}
+
+#[tokio::test]
+async fn an_answer_failing_like_the_last_one_gets_a_fresh_attempt() {
+    let requests = three_tries(grep_check("sub")).await;
+    let repair = &requests[1];
     assert!(repair.contains("repair round 1 of 3"), "{repair}");
     assert!(repair.contains("// one"), "{repair}");
-    let fresh = h.request(2).to_string();
+    let fresh = &requests[2];
     assert!(
         fresh.contains("were applied and the checks still fail"),
         "{fresh}"
@@ -224,23 +231,8 @@ async fn an_answer_failing_like_the_last_one_gets_a_fresh_attempt() {
 
 #[tokio::test]
 async fn an_answer_that_changes_what_fails_is_repaired_in_place() {
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
-        vec![
-            adding("// one\n"),
-            adding("// one\n// two\n"),
-            adding("// one\n// two\nexport function sub() {}\n"),
-        ],
-        ApprovalMode::FullAuto,
-        tail_and_grep_check("sub"),
-    )
-    .await;
-    let events = h.turn(FIX_REQUEST).await;
-    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
-    assert_eq!(h.server.request_count(), 3);
-    let repair = h.request(2).to_string();
+    let requests = three_tries(tail_and_grep_check("sub")).await;
+    let repair = &requests[2];
     assert!(repair.contains("repair round 2 of 3"), "{repair}");
     assert!(
         !repair.contains("were applied and the checks still fail"),
