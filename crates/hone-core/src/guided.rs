@@ -43,11 +43,12 @@ pub(crate) struct Step {
     pub(crate) fresh_from: Option<usize>,
 }
 
-/// The sampling temperature of a guided retry (the embedded model's default is 0.2): 0.6,
-/// rising by 0.2 with each repair round after the first up to 1.0, so a small model that
-/// keeps writing the same wrong code samples further from it.
-pub(crate) fn retry_temperature(repair_rounds: u32) -> f32 {
-    let extra = repair_rounds.saturating_sub(1).min(2) as f32;
+/// The sampling temperature of a guided retry after `earlier_requests` requests in the turn
+/// (the embedded model's default is 0.2): 0.6 for the first retry, rising by 0.2 with each
+/// further one up to 1.0, so a small model that keeps writing the same wrong code samples
+/// further from it.
+pub(crate) fn retry_temperature(earlier_requests: u32) -> f32 {
+    let extra = earlier_requests.saturating_sub(1).min(2) as f32;
     0.6 + 0.2 * extra
 }
 

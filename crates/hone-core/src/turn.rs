@@ -112,8 +112,7 @@ impl Agent {
                         // A guided step asked for code, and the answer changed nothing.
                         ReplyCode::Answer if self.step.expects_code && !natural_changed => {
                             copied_unchanged = false;
-                            self.step.retry = true;
-                            self.push_history(crate::natural::no_change_note());
+                            self.retry_afresh(crate::natural::no_change_note());
                             continue;
                         }
                         ReplyCode::Answer => copied_unchanged = false,
@@ -161,8 +160,7 @@ impl Agent {
                         }
                         ReplyCode::Unchanged(note) => {
                             copied_unchanged = true;
-                            self.step.retry = true;
-                            self.push_history(note);
+                            self.retry_afresh(note);
                             continue;
                         }
                     }
@@ -262,6 +260,17 @@ impl Agent {
     }
 
     /// One streamed model request; forwards deltas and returns the assistant message.
+    /// Asks again after an answer that changed nothing: a guided step leaves that answer
+    /// out of the next requests (a small model shown its answer writes it again), so the
+    /// model sees its request and `note`.
+    fn retry_afresh(&mut self, note: Message) {
+        self.step.retry = true;
+        if !self.step.offers_tools {
+            self.step.fresh_from = Some(self.history.len());
+        }
+        self.push_history(note);
+    }
+
     async fn request_model(
         &mut self,
         cancel: &CancellationToken,
@@ -289,7 +298,7 @@ impl Agent {
             // Only a guided step (small models) retries wider; the agent loop keeps the
             // provider's default.
             temperature: (self.step.retry && !self.step.offers_tools)
-                .then(|| crate::guided::retry_temperature(self.repair_rounds())),
+                .then(|| crate::guided::retry_temperature(stats.model_requests)),
             thinking: None,
         };
         stats.model_requests += 1;

@@ -174,6 +174,9 @@ async fn a_guided_change_answered_without_a_change_is_asked_for_the_code_again()
     assert_eq!(h.server.request_count(), 2);
     let again = h.request(1).to_string();
     assert!(again.contains("Your answer changed no file"), "{again}");
+    // The answer that changed nothing is left out, so the model does not repeat it.
+    assert!(!again.contains("looks correct to me"), "{again}");
+    assert!(again.contains(FIX_REQUEST), "{again}");
     assert!(
         std::fs::read_to_string(h.root.join("src/math.ts"))
             .unwrap()

@@ -236,11 +236,6 @@ impl Agent {
         true
     }
 
-    /// Repair rounds asked in this turn.
-    pub(crate) fn repair_rounds(&self) -> u32 {
-        self.checks.repairs
-    }
-
     /// The turn's end once the checks have had their say: files changed but not checked
     /// (the turn ended another way) are checked for the report, and an answer whose checks
     /// still fail ends as [`TurnEnd::ChecksFailed`].
