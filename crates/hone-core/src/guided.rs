@@ -35,6 +35,9 @@ pub(crate) struct Step {
     /// Whether the step asked for code (a change or a new file): an answer that changes
     /// nothing did not do what was asked.
     pub(crate) expects_code: bool,
+    /// The guided step's instruction (how to write the answer), repeated at the end of a
+    /// fresh attempt so the model answers it as it answered the first request.
+    pub(crate) instruction: Option<String>,
     /// The history's length once the turn's request is in it.
     pub(crate) turn_start: usize,
     /// Where a fresh attempt starts in the history: the requests leave out the messages
@@ -61,6 +64,7 @@ impl Step {
             retry: false,
             rename: None,
             expects_code: false,
+            instruction: None,
             turn_start: 0,
             fresh_from: None,
         }
@@ -350,6 +354,7 @@ impl Agent {
         };
         let instruction = kind.and_then(|kind| instruction(kind, &attachment, text));
         let guided_step = instruction.is_some();
+        let step_instruction = instruction.clone();
         let instruction = match (failure_note, instruction) {
             (Some(note), Some(instruction)) => Some(format!("{note}\n\n{instruction}")),
             (note, instruction) => note.or(instruction),
@@ -366,6 +371,7 @@ impl Agent {
                 retry: false,
                 rename: None,
                 expects_code: matches!(kind, Some(TaskKind::Change | TaskKind::Create)),
+                instruction: step_instruction,
                 turn_start: 0,
                 fresh_from: None,
             };

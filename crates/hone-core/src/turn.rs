@@ -265,10 +265,23 @@ impl Agent {
     /// model sees its request and `note`.
     fn retry_afresh(&mut self, note: Message) {
         self.step.retry = true;
-        if !self.step.offers_tools {
-            self.step.fresh_from = Some(self.history.len());
+        if self.step.offers_tools {
+            self.push_history(note);
+        } else {
+            self.push_fresh_attempt(note.text());
         }
-        self.push_history(note);
+    }
+
+    /// Starts a guided step's fresh attempt with `text`: the requests leave out what came
+    /// between the turn's request and it, and it ends with the step's instruction, so the
+    /// model's last words to read are those it answered the first time.
+    pub(crate) fn push_fresh_attempt(&mut self, text: String) {
+        self.step.fresh_from = Some(self.history.len());
+        let text = match &self.step.instruction {
+            Some(instruction) => format!("{text}\n\n{instruction}"),
+            None => text,
+        };
+        self.push_history(Message::user(text));
     }
 
     async fn request_model(

@@ -230,6 +230,11 @@ async fn an_answer_failing_like_the_last_one_gets_a_fresh_attempt() {
         !fresh.contains("// one") && !fresh.contains("// two"),
         "{fresh}"
     );
+    // It ends with the step's instruction, as the first request did.
+    assert!(
+        fresh.contains("with a different fix.\\n\\n[hone] Answer with the fix only"),
+        "{fresh}"
+    );
 }
 
 #[tokio::test]

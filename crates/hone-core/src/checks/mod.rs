@@ -208,12 +208,12 @@ impl Agent {
     /// Asks for the turn's request to be answered anew: the failed answers are left out
     /// of the next requests, and the model is told what the checks said of them.
     fn start_fresh_attempt(&mut self, failures: &[String]) {
-        self.step.fresh_from = Some(self.history.len());
-        self.push_history(Message::user(report::fresh_attempt_message(
+        let text = report::fresh_attempt_message(
             failures,
             self.checks.repairs,
             self.checks.config.max_repair_rounds,
-        )));
+        );
+        self.push_fresh_attempt(text);
     }
 
     /// The model answered failing checks with the code the file already holds. While repair

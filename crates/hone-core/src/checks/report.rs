@@ -193,9 +193,7 @@ pub(crate) fn fresh_attempt_message(failures: &[String], round: u32, max: u32) -
     format!(
         "[hone] Your earlier answers to this request were applied and the checks still fail \
          (repair round {round} of {max}), so they are left out here. What the checks \
-         said:\n\n{}\nAnswer the request above again with a different fix. Write each \
-         function or class you change in full, in one fenced code block per file, with the \
-         file's path after the language on the opening line. Do not call tools.",
+         said:\n\n{}\nAnswer the request again with a different fix.",
         failures.join("\n")
     )
 }
@@ -576,7 +574,7 @@ mod tests {
         assert!(text.contains("does not export it"), "{text}");
         assert!(!text.contains("function a()"), "{text}");
         assert!(!text.contains("as it is now"), "{text}");
-        assert!(text.ends_with("Do not call tools."), "{text}");
+        assert!(text.ends_with("with a different fix."), "{text}");
     }
 
     #[test]
