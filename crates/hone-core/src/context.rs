@@ -4,12 +4,13 @@
 use futures::StreamExt;
 use hone_context::{Built, CompactionMethod, ContextError, TrackMode};
 use hone_protocol::{
-    ChatRequest, ErrorCategory, HoneError, Message, Outcome, ResponseCollector, ToolCall, ToolSpec,
-    Usage,
+    ChatRequest, ContentBlock, ErrorCategory, HoneError, Message, Outcome, ResponseCollector,
+    ToolCall, ToolSpec, Usage,
 };
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use crate::guided::Step;
 use crate::session::Agent;
 use hone_api::{Event, TurnStats};
 
@@ -56,14 +57,10 @@ impl Agent {
         cancel: &CancellationToken,
         stats: &mut TurnStats,
     ) -> Result<Built, HoneError> {
-        let fresh = self.step.fresh_from.and_then(|from| {
-            let start = self.step.turn_start;
-            (start <= from && from <= self.history.len()).then(|| {
-                let mut view = self.history[..start].to_vec();
-                view.extend_from_slice(&self.history[from..]);
-                view
-            })
-        });
+        let fresh = self
+            .step
+            .fresh_from
+            .and_then(|from| fresh_view(&self.history, &self.step, from));
         let built = self.context_manager.build(
             &self.system_prompt,
             fresh.as_deref().unwrap_or(&self.history),
@@ -236,5 +233,82 @@ impl Agent {
             unmatched: report.unmatched,
             skipped: report.skipped,
         });
+    }
+}
+
+/// The messages a guided step's fresh attempt starting at `from` sends: the history before
+/// the turn's request, the request as it was asked with the attempt's note in place of
+/// the step's closing instruction (the note, then the instruction: the model reads the
+/// request as it did the first time, with what failed since), then what followed the
+/// note. Without an instruction to replace, the note follows the request. `None` when the
+/// marks no longer fit the history (it was compacted).
+fn fresh_view(history: &[Message], step: &Step, from: usize) -> Option<Vec<Message>> {
+    let start = step.turn_start;
+    if start == 0 || start > from || from >= history.len() {
+        return None;
+    }
+    let mut view = history[..start].to_vec();
+    let note = history[from].text();
+    let last = view
+        .last_mut()
+        .and_then(|request| request.content.last_mut());
+    match (last, &step.instruction) {
+        (Some(ContentBlock::Text { text }), Some(instruction)) if text.ends_with(instruction) => {
+            *text = format!("{note}\n\n{instruction}");
+            view.extend_from_slice(&history[from + 1..]);
+        }
+        _ => view.extend_from_slice(&history[from..]),
+    }
+    Some(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(instruction: Option<&str>) -> Step {
+        Step {
+            instruction: instruction.map(str::to_string),
+            turn_start: 2,
+            ..Step::default()
+        }
+    }
+
+    fn history() -> Vec<Message> {
+        let mut request = Message::user("code");
+        request.content.push(ContentBlock::Text {
+            text: "tests fail: old\n\nWrite the fix.".into(),
+        });
+        vec![
+            Message::assistant("earlier turn"),
+            request,
+            Message::assistant("failed answer"),
+            Message::user("checks fail: new"),
+            Message::assistant("another answer"),
+        ]
+    }
+
+    #[test]
+    fn a_fresh_attempt_asks_the_request_again_with_the_new_failure() {
+        let view = fresh_view(&history(), &step(Some("Write the fix.")), 3).unwrap();
+        let texts: Vec<String> = view.iter().map(Message::text).collect();
+        assert_eq!(texts.len(), 3, "{texts:?}");
+        assert_eq!(texts[0], "earlier turn");
+        assert!(texts[1].starts_with("code"), "{texts:?}");
+        assert!(
+            texts[1].ends_with("checks fail: new\n\nWrite the fix."),
+            "{texts:?}"
+        );
+        assert!(!texts[1].contains("old"), "{texts:?}");
+        assert_eq!(texts[2], "another answer");
+    }
+
+    #[test]
+    fn without_the_instruction_the_note_follows_the_request() {
+        let view = fresh_view(&history(), &step(Some("Other.")), 3).unwrap();
+        let texts: Vec<String> = view.iter().map(Message::text).collect();
+        assert_eq!(texts.len(), 4, "{texts:?}");
+        assert_eq!(texts[2], "checks fail: new");
+        assert!(fresh_view(&history(), &step(None), 9).is_none());
     }
 }

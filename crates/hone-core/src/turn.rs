@@ -272,15 +272,11 @@ impl Agent {
         }
     }
 
-    /// Starts a guided step's fresh attempt with `text`: the requests leave out what came
-    /// between the turn's request and it, and it ends with the step's instruction, so the
-    /// model's last words to read are those it answered the first time.
+    /// Starts a guided step's fresh attempt with the note `text`: the requests leave out
+    /// what came between the turn's request and it, and ask the request again with the
+    /// note before the step's instruction (see `context::fresh_view`).
     pub(crate) fn push_fresh_attempt(&mut self, text: String) {
         self.step.fresh_from = Some(self.history.len());
-        let text = match &self.step.instruction {
-            Some(instruction) => format!("{text}\n\n{instruction}"),
-            None => text,
-        };
         self.push_history(Message::user(text));
     }
 
