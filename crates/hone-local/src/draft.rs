@@ -26,6 +26,12 @@ const PRIOR_ACCEPTED: f64 = 4.0;
 const PRIOR_REJECTED: f64 = 1.0;
 const PRIOR_ROW_COST: f64 = 0.3;
 
+/// The most a single pass can say a drafted row costs, as a fraction of a one-token pass.
+/// The kernels never multiply a batch's rows dearer than as many separate passes, so a
+/// larger measurement is a pass the scheduler delayed (another process on the cores): it
+/// counts as this much, and one such pass cannot stop drafting on its own.
+const MAX_ROW_COST: f64 = 1.5;
+
 /// The expected speed-up below which a pass drafts nothing (pass times are noisy).
 const MIN_GAIN: f64 = 1.05;
 
@@ -156,7 +162,7 @@ impl DraftPlanner {
         self.accepted = self.accepted * ACCEPTANCE_MEMORY + accepted as f64;
         self.rejected = self.rejected * ACCEPTANCE_MEMORY + f64::from(u8::from(accepted < drafted));
         if let Some(single) = self.single.filter(|single| *single > 0.0 && !self.fixed) {
-            let cost = ((elapsed / single - 1.0) / drafted as f64).clamp(0.0, 4.0);
+            let cost = ((elapsed / single - 1.0) / drafted as f64).clamp(0.0, MAX_ROW_COST);
             self.row_cost = smooth(Some(self.row_cost), cost);
         }
         if self.best() > 0 {
@@ -267,6 +273,18 @@ mod tests {
         // Even accepted drafts lose when each row costs more than a token.
         let drafting = simulate(&mut planner, 400, 1.2, |k| k);
         assert!(drafting < 20, "{drafting} passes drafted");
+    }
+
+    #[test]
+    fn one_delayed_pass_does_not_stop_drafting() {
+        // Short drafts are where one measurement weighs most.
+        let mut planner = DraftPlanner::new(2);
+        planner.record(1, 0, 0.05);
+        simulate(&mut planner, 10, 0.1, |k| k);
+        assert_eq!(planner.next(), 2);
+        // The scheduler held the pass up for ten times its length.
+        planner.record(3, 2, 0.5 * (1.0 + 0.1 * 2.0));
+        assert_eq!(planner.next(), 2, "{planner:?}");
     }
 
     #[test]

@@ -39,32 +39,40 @@ pub enum WeightLayout {
 
 /// One quantized weight matrix, `(out_features, in_features)`.
 pub(crate) enum QLinear {
-    Compact { op: CompactMatMul, extent: Extent },
+    /// The blocks of one tensor, or of several of one block type stacked (see [`Stacked`]).
+    Compact {
+        op: CompactMatMul,
+        extents: Vec<Extent>,
+    },
     Repacked(QMatMul),
 }
 
 impl QLinear {
-    /// Reads the weights at `extent`, of shape `(out_features, in_features)`.
+    /// Reads the weights at `extents` (the rows of one tensor after the other, all of one
+    /// block type), of shape `(out_features, in_features)` in all.
     pub(crate) fn load(
         file: &mut WeightFile,
-        extent: Extent,
+        extents: &[Extent],
         shape: &[usize],
         layout: WeightLayout,
     ) -> Result<Self> {
         let &[out_features, in_features] = shape else {
             candle_core::bail!("a weight matrix needs two dimensions, not {shape:?}");
         };
+        let Some(first) = extents.first() else {
+            candle_core::bail!("a weight matrix needs its blocks");
+        };
         Ok(match layout {
-            WeightLayout::Repacked if keeps_tiles(extent.dtype) => {
-                QLinear::Repacked(QMatMul::from_arc(Arc::new(file.qtensor(extent, shape)?))?)
+            WeightLayout::Repacked if keeps_tiles(first.dtype) => {
+                QLinear::Repacked(QMatMul::from_arc(Arc::new(file.qtensor(extents, shape)?))?)
             }
             _ => QLinear::Compact {
                 op: CompactMatMul {
-                    weights: file.compact(extent)?,
+                    weights: file.compact(extents)?,
                     out_features,
                     in_features,
                 },
-                extent,
+                extents: extents.to_vec(),
             },
         })
     }
@@ -72,20 +80,23 @@ impl QLinear {
     /// `x · Wᵀ` for `x` of shape `(…, in_features)`.
     pub(crate) fn forward(&self, x: &Tensor, file: &mut WeightFile) -> Result<Tensor> {
         match self {
-            QLinear::Compact { op, extent } => {
+            QLinear::Compact { op, extents } => {
+                let Some(dtype) = extents.first().map(|extent| extent.dtype) else {
+                    candle_core::bail!("a weight matrix needs its blocks");
+                };
                 let rows = x.elem_count() / op.in_features.max(1);
                 let padded = op.in_features.next_multiple_of(TILE_K);
                 // Q8_0 blocks are 32 wide: a matrix whose rows are not whole superblocks
                 // (the 0.5B model's 896 features) gets zero blocks appended to each row,
                 // and the input zero features to match.
-                let fits = padded == op.in_features || extent.dtype == GgmlDType::Q8_0;
+                let fits = padded == op.in_features || dtype == GgmlDType::Q8_0;
                 if rows >= TRANSIENT_MIN_ROWS
                     && fits
                     && op.out_features.is_multiple_of(TILE_N)
-                    && has_tiled_kernels(extent.dtype)
+                    && has_tiled_kernels(dtype)
                 {
                     let shape = [op.out_features, op.in_features];
-                    let tiled: QTensor = file.qtensor_padded(*extent, &shape, padded)?;
+                    let tiled: QTensor = file.qtensor_padded(extents, &shape, padded)?;
                     let x = if padded == op.in_features {
                         x.clone()
                     } else {
@@ -209,7 +220,7 @@ mod tests {
         };
         let mut file = WeightFile::new(file);
         let shape = [out_features, in_features];
-        let layer = QLinear::load(&mut file, extent, &shape, WeightLayout::Compact).unwrap();
+        let layer = QLinear::load(&mut file, &[extent], &shape, WeightLayout::Compact).unwrap();
         (layer, file, quantized.dequantize(&Device::Cpu).unwrap())
     }
 
@@ -259,7 +270,7 @@ mod tests {
             len: 16 * 3 * GgmlDType::Q8_0.type_size(),
         };
         let padded = file
-            .qtensor_padded(extent, &[16, 96], 256)
+            .qtensor_padded(&[extent], &[16, 96], 256)
             .unwrap()
             .dequantize(&Device::Cpu)
             .unwrap();
@@ -270,6 +281,6 @@ mod tests {
         );
         let tail = padded.narrow(1, 96, 160).unwrap();
         assert_eq!(max_difference(&tail, &tail.zeros_like().unwrap()), 0.0);
-        assert!(file.qtensor_padded(extent, &[16, 96], 100).is_err());
+        assert!(file.qtensor_padded(&[extent], &[16, 96], 100).is_err());
     }
 }

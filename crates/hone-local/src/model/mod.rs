@@ -10,12 +10,15 @@
 //! repeated K/V): candle-nn's CPU flash attention for a single new token, blocked matrix
 //! products for a batch of prompt tokens (`attention.rs`); the token embedding stays
 //! quantized (rows are dequantized on lookup instead of keeping an f32 copy of the
-//! whole vocabulary); logits are computed only when asked for, for the last position.
+//! whole vocabulary); logits are computed only when asked for, for the last position;
+//! the query/key/value and the gate/up projections of a layer are stacked into one matrix
+//! each where their block types agree (`stacked.rs`).
 
 mod attention;
 mod cache;
 mod config;
 mod linear;
+mod stacked;
 mod weights;
 
 use candle_core::quantized::{QTensor, gguf_file};
@@ -26,21 +29,21 @@ use cache::KvCache;
 pub(crate) use config::{Config, architecture};
 use linear::QLinear;
 pub use linear::WeightLayout;
+use stacked::Stacked;
 use weights::WeightFile;
 
 struct Layer {
     attn_norm: Tensor,
-    q: QLinear,
-    k: QLinear,
-    v: QLinear,
+    /// Query, key and value projections.
+    qkv: Stacked,
     /// Query, key and value biases (Qwen2).
     qkv_bias: Option<[Tensor; 3]>,
     /// Per-head query and key RMS-norm weights (Qwen3).
     qk_norm: Option<[Tensor; 2]>,
     o: QLinear,
     ffn_norm: Tensor,
-    gate: QLinear,
-    up: QLinear,
+    /// Gate and up projections.
+    gate_up: Stacked,
     down: QLinear,
 }
 
@@ -72,15 +75,22 @@ impl Transformer {
         let mut file = WeightFile::new(file);
         let qtensor = |file: &mut WeightFile, name: &str| {
             let (extent, shape) = WeightFile::extent(content, name)?;
-            file.qtensor(extent, &shape)
+            file.qtensor(&[extent], &shape)
         };
         let dense = |file: &mut WeightFile, name: &str| -> Result<Tensor> {
             let (extent, shape) = WeightFile::extent(content, name)?;
-            file.qtensor(extent, &shape)?.dequantize(&Device::Cpu)
+            file.qtensor(&[extent], &shape)?.dequantize(&Device::Cpu)
         };
         let linear = |file: &mut WeightFile, name: &str| {
             let (extent, shape) = WeightFile::extent(content, name)?;
-            QLinear::load(file, extent, &shape, layout)
+            QLinear::load(file, &[extent], &shape, layout)
+        };
+        let stacked = |file: &mut WeightFile, names: &[String]| {
+            let tensors = names
+                .iter()
+                .map(|name| WeightFile::extent(content, name))
+                .collect::<Result<Vec<_>>>()?;
+            Stacked::load(file, &tensors, layout)
         };
         // The two largest tensors first, each followed by freeing the read buffer: reading
         // briefly needs a second copy of a tensor, which then costs least.
@@ -98,9 +108,14 @@ impl Transformer {
             let name = |suffix: &str| format!("blk.{index}.{suffix}");
             layers.push(Layer {
                 attn_norm: dense(&mut file, &name("attn_norm.weight"))?,
-                q: linear(&mut file, &name("attn_q.weight"))?,
-                k: linear(&mut file, &name("attn_k.weight"))?,
-                v: linear(&mut file, &name("attn_v.weight"))?,
+                qkv: stacked(
+                    &mut file,
+                    &[
+                        name("attn_q.weight"),
+                        name("attn_k.weight"),
+                        name("attn_v.weight"),
+                    ],
+                )?,
                 qkv_bias: if config.architecture.qkv_bias() {
                     Some([
                         dense(&mut file, &name("attn_q.bias"))?,
@@ -120,8 +135,7 @@ impl Transformer {
                 },
                 o: linear(&mut file, &name("attn_output.weight"))?,
                 ffn_norm: dense(&mut file, &name("ffn_norm.weight"))?,
-                gate: linear(&mut file, &name("ffn_gate.weight"))?,
-                up: linear(&mut file, &name("ffn_up.weight"))?,
+                gate_up: stacked(&mut file, &[name("ffn_gate.weight"), name("ffn_up.weight")])?,
                 down: linear(&mut file, &name("ffn_down.weight"))?,
             });
         }
@@ -223,9 +237,7 @@ impl Transformer {
         let scale = 1.0 / (head_dim as f32).sqrt();
         for (index, layer) in self.layers.iter_mut().enumerate() {
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
-            let mut q = layer.q.forward(&h, &mut self.file)?;
-            let mut k = layer.k.forward(&h, &mut self.file)?;
-            let mut v = layer.v.forward(&h, &mut self.file)?;
+            let [mut q, mut k, mut v] = projections(layer.qkv.forward(&h, &mut self.file)?)?;
             if let Some([q_bias, k_bias, v_bias]) = &layer.qkv_bias {
                 q = q.broadcast_add(q_bias)?;
                 k = k.broadcast_add(k_bias)?;
@@ -265,8 +277,8 @@ impl Transformer {
             };
             x = (x + layer.o.forward(&attention, &mut self.file)?)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, eps)?;
-            let gate = candle_nn::ops::silu(&layer.gate.forward(&h, &mut self.file)?)?;
-            let up = layer.up.forward(&h, &mut self.file)?;
+            let [gate, up] = projections(layer.gate_up.forward(&h, &mut self.file)?)?;
+            let gate = candle_nn::ops::silu(&gate)?;
             x = (x + layer.down.forward(&(gate * up)?, &mut self.file)?)?;
         }
         self.cache.advance(count);
@@ -279,6 +291,13 @@ impl Transformer {
         let logits = self.output.forward(&x, &mut self.file)?;
         logits.squeeze(0)?.to_dtype(DType::F32)?.to_vec2()
     }
+}
+
+/// The outputs of a [`Stacked`] multiplication, as many as it has matrices.
+fn projections<const N: usize>(tensors: Vec<Tensor>) -> Result<[Tensor; N]> {
+    let count = tensors.len();
+    <[Tensor; N]>::try_from(tensors)
+        .map_err(|_| candle_core::Error::Msg(format!("{count} projections, not {N}")))
 }
 
 /// Most tokens [`Transformer::forward_each`] takes at once: below the batch size from which

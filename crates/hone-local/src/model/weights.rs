@@ -49,46 +49,56 @@ impl WeightFile {
         Ok((extent, info.shape.dims().to_vec()))
     }
 
-    /// Reads a tensor's blocks into the shared buffer.
-    fn read(&mut self, extent: Extent) -> Result<&[u8]> {
-        Ok(self.read_into_tail(extent, extent.len)?)
+    /// Reads the blocks of `extents`, one after the other, into the shared buffer.
+    fn read(&mut self, extents: &[Extent]) -> Result<&[u8]> {
+        let len = total_len(extents)?;
+        Ok(self.read_into_tail(extents, len)?)
     }
 
-    /// Makes the shared buffer `len` bytes long and reads a tensor's blocks into its end.
-    fn read_into_tail(&mut self, extent: Extent, len: usize) -> Result<&mut [u8]> {
+    /// Makes the shared buffer `len` bytes long and reads the blocks of `extents`, one
+    /// after the other, into its end.
+    fn read_into_tail(&mut self, extents: &[Extent], len: usize) -> Result<&mut [u8]> {
         let words = len.div_ceil(8);
         if self.buffer.len() < words {
             self.buffer.resize(words, 0);
         }
         let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.buffer)[..len];
-        let Some(start) = len.checked_sub(extent.len) else {
-            candle_core::bail!("a {len}-byte buffer cannot hold {} bytes", extent.len);
+        let read = total_len(extents)?;
+        let Some(mut start) = len.checked_sub(read) else {
+            candle_core::bail!("a {len}-byte buffer cannot hold {read} bytes");
         };
-        self.file.seek(SeekFrom::Start(extent.offset))?;
-        self.file.read_exact(&mut bytes[start..])?;
+        for extent in extents {
+            self.file.seek(SeekFrom::Start(extent.offset))?;
+            self.file
+                .read_exact(&mut bytes[start..start + extent.len])?;
+            start += extent.len;
+        }
         Ok(bytes)
     }
 
-    /// A tensor as candle's compact block storage (no repacking, ever).
-    pub(crate) fn compact(&mut self, extent: Extent) -> Result<Box<dyn QuantizedType>> {
-        let dtype = extent.dtype;
-        let bytes = self.read(extent)?;
+    /// The rows of the tensors at `extents` (one block type), one tensor after the other,
+    /// as candle's compact block storage (no repacking, ever).
+    pub(crate) fn compact(&mut self, extents: &[Extent]) -> Result<Box<dyn QuantizedType>> {
+        let dtype = common_dtype(extents)?;
+        let bytes = self.read(extents)?;
         Ok(dtype.from_data(Cow::Borrowed(bytes)))
     }
 
-    /// A tensor as a `QTensor` of `shape`.
-    pub(crate) fn qtensor(&mut self, extent: Extent, shape: &[usize]) -> Result<QTensor> {
-        let dtype = extent.dtype;
-        let bytes = self.read(extent)?;
+    /// The tensors at `extents` (one block type), one after the other, as a `QTensor` of
+    /// `shape`.
+    pub(crate) fn qtensor(&mut self, extents: &[Extent], shape: &[usize]) -> Result<QTensor> {
+        let dtype = common_dtype(extents)?;
+        let bytes = self.read(extents)?;
         let storage = QStorage::from_data(Cow::Borrowed(bytes), &Device::Cpu, dtype)?;
         QTensor::new(storage, shape.to_vec())
     }
 
-    /// A tensor of `shape` `(rows, features)` as a `QTensor` of `(rows, padded)`: each row
-    /// followed by zero blocks up to `padded` features (a multiple of the block size).
+    /// The tensors at `extents`, one after the other, of `shape` `(rows, features)` in all,
+    /// as a `QTensor` of `(rows, padded)`: each row followed by zero blocks up to `padded`
+    /// features (a multiple of the block size).
     pub(crate) fn qtensor_padded(
         &mut self,
-        extent: Extent,
+        extents: &[Extent],
         shape: &[usize],
         padded: usize,
     ) -> Result<QTensor> {
@@ -96,9 +106,10 @@ impl WeightFile {
             candle_core::bail!("a padded tensor needs two dimensions, not {shape:?}");
         };
         if padded == features {
-            return self.qtensor(extent, shape);
+            return self.qtensor(extents, shape);
         }
-        let dtype = extent.dtype;
+        let dtype = common_dtype(extents)?;
+        let read = total_len(extents)?;
         let block = dtype.block_size();
         if !features.is_multiple_of(block) || !padded.is_multiple_of(block) || padded < features {
             candle_core::bail!(
@@ -107,18 +118,15 @@ impl WeightFile {
         }
         let row_bytes = features / block * dtype.type_size();
         let padded_row_bytes = padded / block * dtype.type_size();
-        if extent.len != rows * row_bytes {
-            candle_core::bail!(
-                "{} bytes are not {rows} rows of {features} values",
-                extent.len
-            );
+        if read != rows * row_bytes {
+            candle_core::bail!("{read} bytes are not {rows} rows of {features} values");
         }
         // The blocks are read into the end of the buffer and each row moved to its padded
         // place, front to back: a row's padded place never reaches past the start of the
         // next unmoved row. Zero bytes are a zero block for every type candle has.
         let len = rows * padded_row_bytes;
-        let start = len - extent.len;
-        let bytes = self.read_into_tail(extent, len)?;
+        let start = len - read;
+        let bytes = self.read_into_tail(extents, len)?;
         for row in 0..rows {
             let from = start + row * row_bytes;
             let to = row * padded_row_bytes;
@@ -133,4 +141,27 @@ impl WeightFile {
     pub(crate) fn shrink(&mut self) {
         self.buffer = Vec::new();
     }
+}
+
+/// The bytes of `extents` together.
+fn total_len(extents: &[Extent]) -> Result<usize> {
+    extents.iter().try_fold(0usize, |sum, extent| {
+        sum.checked_add(extent.len)
+            .ok_or_else(|| candle_core::Error::Msg("tensors too large to read together".into()))
+    })
+}
+
+/// The block type of `extents`, which must all have the same.
+fn common_dtype(extents: &[Extent]) -> Result<GgmlDType> {
+    let Some(first) = extents.first() else {
+        candle_core::bail!("no tensor to read");
+    };
+    if let Some(other) = extents.iter().find(|extent| extent.dtype != first.dtype) {
+        candle_core::bail!(
+            "tensors of {:?} and {:?} blocks cannot be read as one",
+            first.dtype,
+            other.dtype
+        );
+    }
+    Ok(first.dtype)
 }
