@@ -257,7 +257,8 @@ pub enum TurnEnd {
     Answered,
     /// `max_tool_rounds` was reached; the model was told to answer with what it had.
     RoundLimit,
-    /// The same failing call was repeated too often.
+    /// The same failing call or answer was repeated too often, or a guided step that asked
+    /// for code never changed a file.
     RepeatedFailure,
     /// A model request failed and the user chose to skip the rest of the turn.
     Skipped,

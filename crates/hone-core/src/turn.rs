@@ -167,7 +167,9 @@ impl Agent {
                 }
                 // The model kept sending the file's own code back for a change: nothing was
                 // done, so the turn did not succeed (a silent "done" would hide it).
-                if copied_unchanged && !natural_changed && !repeated.applied_any() {
+                // So did a guided step asked for code whose answers never changed a file.
+                let no_code = self.step.expects_code && !self.step.offers_tools;
+                if (copied_unchanged || no_code) && !natural_changed && !repeated.applied_any() {
                     return Ending::Done(TurnEnd::RepeatedFailure);
                 }
                 if tools_allowed && self.check_and_repair(cancel).await {

@@ -252,3 +252,24 @@ async fn an_answer_that_changes_what_fails_is_repaired_in_place() {
         "{repair}"
     );
 }
+
+#[tokio::test]
+async fn a_guided_change_never_answered_with_code_ends_as_a_repeated_failure() {
+    let prose = || Reply::new().text("The add function looks correct to me.");
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![prose(), prose(), prose(), prose()],
+        ApprovalMode::FullAuto,
+        hone_core::ChecksConfig::disabled(),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    // Asked for code, it changed nothing: not a silent "answered".
+    assert_eq!(ended(&events), Some(TurnEnd::RepeatedFailure), "{events:?}");
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("src/math.ts")).unwrap(),
+        MATH_TS
+    );
+}
