@@ -207,13 +207,33 @@ pub(crate) fn same_failures(before: &[String], now: &[String]) -> bool {
             .map(|text| {
                 without_current_code(text)
                     .lines()
-                    .filter(|line| !line.starts_with("exit code ") && !line.contains("duration"))
+                    .filter(|line| !line.starts_with("exit code "))
+                    .map(without_timings)
                     .collect::<Vec<_>>()
                     .join("\n")
             })
             .collect()
     };
     !before.is_empty() && gist(before) == gist(now)
+}
+
+/// `line` with its timings (`0.001s`, `12ms`, `0.00s;`) as `#`: test runners print them
+/// (`Ran 3 tests in 0.001s`, `finished in 0.00s`) and they differ from run to run.
+fn without_timings(line: &str) -> String {
+    line.split(' ')
+        .map(|word| {
+            let bare = word.trim_end_matches([',', ';', ')', '.']);
+            let number = bare
+                .strip_suffix("ms")
+                .or_else(|| bare.strip_suffix('s'))
+                .filter(|digits| !digits.is_empty());
+            match number {
+                Some(digits) if digits.chars().all(|c| c.is_ascii_digit() || c == '.') => "#",
+                _ => word,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `failure` without the changed files shown whole (`path as it is now:` and its block).
@@ -588,6 +608,16 @@ mod tests {
         let again = [run("0.7", "function a() { return 2; }", "every word")];
         let other = [run("0.5", "function a() { return 3; }", "mixed case")];
         assert!(same_failures(&first, &again));
+        // Python's and cargo's timing lines differ between runs of the same failure.
+        let python = |seconds: &str| [format!("FAIL: test_a\nRan 3 tests in {seconds}s\n")];
+        assert!(same_failures(&python("0.001"), &python("0.004")));
+        let cargo = |seconds: &str| {
+            [format!(
+                "test result: FAILED. 1 passed; 1 failed; finished in {seconds}s\n"
+            )]
+        };
+        assert!(same_failures(&cargo("0.00"), &cargo("0.01")));
+        assert!(!same_failures(&python("0.001"), &cargo("0.001")));
         assert!(!same_failures(&first, &other));
         assert!(!same_failures(&[], &first));
     }
