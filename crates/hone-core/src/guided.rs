@@ -47,12 +47,12 @@ pub(crate) struct Step {
 }
 
 /// The sampling temperature of a guided retry after `earlier_requests` requests in the turn
-/// (the embedded model's default is 0.2): 0.6 for the first retry, rising by 0.2 with each
-/// further one up to 1.0, so a small model that keeps writing the same wrong code samples
-/// further from it.
+/// (the embedded model's default is 0.2): 0.8 for the first retry, 1.0 for the further
+/// ones. A small model that wrote wrong code mostly writes it again below that; sampled
+/// this wide (and, embedded, with a new seed per request) a fair share of its answers
+/// differ, and the checks pick the one that works.
 pub(crate) fn retry_temperature(earlier_requests: u32) -> f32 {
-    let extra = earlier_requests.saturating_sub(1).min(2) as f32;
-    0.6 + 0.2 * extra
+    if earlier_requests <= 1 { 0.8 } else { 1.0 }
 }
 
 impl Step {
@@ -159,6 +159,11 @@ pub(crate) fn classify_by_rules(request: &str) -> Option<TaskKind> {
     {
         return Some(TaskKind::Explain);
     }
+    // A bug report without an imperative ("Parsing \"1.2\" fails; it should give 1.2.0")
+    // asks for a change as much as "fix it" does.
+    if describes_wrong_behaviour(request) {
+        return Some(TaskKind::Change);
+    }
     None
 }
 
@@ -252,7 +257,7 @@ fn about_failing_tests(request: &str) -> bool {
 }
 
 /// Whether the request reports wrong behaviour of existing code ("returns 'a b' instead of
-/// 'A B'", "crashes", "the total is wrong").
+/// 'A B'", "crashes", "the total is wrong") or says what it should do.
 fn describes_wrong_behaviour(request: &str) -> bool {
     let lower = request.to_ascii_lowercase();
     [
@@ -269,6 +274,10 @@ fn describes_wrong_behaviour(request: &str) -> bool {
     ]
     .iter()
     .any(|phrase| lower.contains(phrase))
+        // What it should do instead: "it should give 'b a'", "must keep the order".
+        || lower
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .any(|word| matches!(word, "should" | "must"))
 }
 
 /// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
@@ -464,8 +473,36 @@ mod tests {
     }
 
     #[test]
+    fn bug_reports_without_an_imperative_ask_for_a_change() {
+        for request in [
+            "Reversing the words of \"  a  b \" gives extra empty words; it should give \"b a\".",
+            "Parsing the version \"1.2\" fails, but a missing patch should count as 0.",
+            "The cart total is wrong for two items",
+        ] {
+            assert_eq!(
+                classify_by_rules(request),
+                Some(TaskKind::Change),
+                "{request}"
+            );
+        }
+        // A question stays a question.
+        assert_eq!(
+            classify_by_rules("Why does parsing \"1.2\" fail?"),
+            Some(TaskKind::Explain)
+        );
+        assert_eq!(
+            classify_by_rules("what should parse return for \"1.2\""),
+            Some(TaskKind::Explain)
+        );
+    }
+
+    #[test]
     fn unclear_requests_are_left_to_the_model() {
-        assert_eq!(classify_by_rules("the cart total is off by one"), None);
+        assert_eq!(classify_by_rules("the cart total in checkout.py"), None);
+        assert_eq!(
+            classify_by_rules("the cart total is off by one"),
+            Some(TaskKind::Change)
+        );
         assert_eq!(classify_by_rules(""), None);
     }
 

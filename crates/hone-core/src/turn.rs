@@ -112,8 +112,10 @@ impl Agent {
                         // A guided step asked for code, and the answer changed nothing.
                         ReplyCode::Answer if self.step.expects_code && !natural_changed => {
                             copied_unchanged = false;
-                            self.retry_afresh(crate::natural::no_change_note());
-                            continue;
+                            if self.retry_afresh(crate::natural::no_change_note()) {
+                                natural_edits = 0;
+                                continue;
+                            }
                         }
                         ReplyCode::Answer => copied_unchanged = false,
                         // The code already applied, sent again while the checks fail.
@@ -160,8 +162,12 @@ impl Agent {
                         }
                         ReplyCode::Unchanged(note) => {
                             copied_unchanged = true;
-                            self.retry_afresh(note);
-                            continue;
+                            if self.retry_afresh(note) {
+                                if !self.step.offers_tools {
+                                    natural_edits = 0;
+                                }
+                                continue;
+                            }
                         }
                     }
                 }
@@ -261,17 +267,22 @@ impl Agent {
         }
     }
 
-    /// One streamed model request; forwards deltas and returns the assistant message.
     /// Asks again after an answer that changed nothing: a guided step leaves that answer
     /// out of the next requests (a small model shown its answer writes it again), so the
-    /// model sees its request and `note`.
-    fn retry_afresh(&mut self, note: Message) {
-        self.step.retry = true;
+    /// model sees its request and `note`. A guided step's retry uses a repair round, as
+    /// an answer whose checks fail does: returns false when none is left.
+    fn retry_afresh(&mut self, note: Message) -> bool {
         if self.step.offers_tools {
+            self.step.retry = true;
             self.push_history(note);
-        } else {
-            self.push_fresh_attempt(note.text());
+            return true;
         }
+        if !self.use_repair_round() {
+            return false;
+        }
+        self.step.retry = true;
+        self.push_fresh_attempt(note.text());
+        true
     }
 
     /// Starts a guided step's fresh attempt with the note `text`: the requests leave out
@@ -282,6 +293,7 @@ impl Agent {
         self.push_history(Message::user(text));
     }
 
+    /// One streamed model request; forwards deltas and returns the assistant message.
     async fn request_model(
         &mut self,
         cancel: &CancellationToken,

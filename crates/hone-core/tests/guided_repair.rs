@@ -123,8 +123,8 @@ async fn the_failing_code_sent_again_gets_a_fresh_attempt_sampled_wider() {
         .filter_map(|message| message["role"].as_str())
         .collect();
     assert!(!roles.contains(&"assistant"), "{roles:?}");
-    assert!((h.request(1)["temperature"].as_f64().unwrap() - 0.6).abs() < 1e-6);
-    assert!((h.request(2)["temperature"].as_f64().unwrap() - 0.8).abs() < 1e-6);
+    assert!((h.request(1)["temperature"].as_f64().unwrap() - 0.8).abs() < 1e-6);
+    assert!((h.request(2)["temperature"].as_f64().unwrap() - 1.0).abs() < 1e-6);
     assert!(
         std::fs::read_to_string(h.root.join("src/math.ts"))
             .unwrap()
@@ -260,7 +260,7 @@ async fn a_guided_change_never_answered_with_code_ends_as_a_repeated_failure() {
         PromptProfile::Compact,
         Guidance::default(),
         RoleModels::default(),
-        vec![prose(), prose(), prose(), prose()],
+        vec![prose(), prose(), prose(), prose(), prose()],
         ApprovalMode::FullAuto,
         hone_core::ChecksConfig::disabled(),
     )
@@ -268,8 +268,37 @@ async fn a_guided_change_never_answered_with_code_ends_as_a_repeated_failure() {
     let events = h.turn(FIX_REQUEST).await;
     // Asked for code, it changed nothing: not a silent "answered".
     assert_eq!(ended(&events), Some(TurnEnd::RepeatedFailure), "{events:?}");
+    // Each retry used a repair round: the first answer and max_repair_rounds (3) more.
+    assert_eq!(h.server.request_count(), 4);
+    assert!(
+        h.request(3)
+            .to_string()
+            .contains("Your answer changed no file")
+    );
     assert_eq!(
         std::fs::read_to_string(h.root.join("src/math.ts")).unwrap(),
         MATH_TS
     );
+}
+
+#[tokio::test]
+async fn retries_of_answers_that_change_nothing_share_the_repair_rounds() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            Reply::new().text("It looks right."),
+            Reply::new().text("Still right."),
+        ],
+        ApprovalMode::FullAuto,
+        hone_core::ChecksConfig {
+            max_repair_rounds: 1,
+            ..hone_core::ChecksConfig::disabled()
+        },
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::RepeatedFailure), "{events:?}");
+    assert_eq!(h.server.request_count(), 2);
 }

@@ -21,7 +21,8 @@ pub struct LocalOptions {
     /// Nucleus sampling: sample only from the most likely tokens whose probabilities
     /// add up to this; `None` samples from all.
     pub top_p: Option<f64>,
-    /// Seed of the sampler, for reproducible answers.
+    /// Seed of the sampler for the first chat request; each later request uses the next
+    /// number, so asking again samples anew while a session replays the same answers.
     pub seed: u64,
     /// Most tokens generated per answer, unless the request sets `max_tokens`.
     pub max_output_tokens: u32,

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
 use std::time::Duration;
 
@@ -37,6 +38,9 @@ pub struct LocalProvider {
     model_name: String,
     options: LocalOptions,
     context_size: usize,
+    /// Chat requests served so far: each samples with its own seed (see
+    /// [`LocalOptions::seed`]).
+    requests: AtomicU64,
 }
 
 impl std::fmt::Debug for LocalProvider {
@@ -88,6 +92,7 @@ impl LocalProvider {
             model_name: model_name.to_owned(),
             options,
             context_size,
+            requests: AtomicU64::new(0),
         }))
     }
 
@@ -174,6 +179,14 @@ impl LocalProvider {
     }
 }
 
+/// The sampling seed of a provider's `index`th chat request (from 0): `base` for the
+/// first, then the next ones. A request asked again (a retry after a failed answer) then
+/// samples differently even with the same prompt, while a session asking the same
+/// requests in the same order gets the same answers.
+fn request_seed(base: u64, index: u64) -> u64 {
+    base.wrapping_add(index)
+}
+
 impl Provider for LocalProvider {
     fn name(&self) -> &str {
         "local"
@@ -187,7 +200,11 @@ impl Provider for LocalProvider {
         let known_tools: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
         let (sender, receiver) = unbounded();
         let loaded = Arc::clone(&self.loaded);
-        let settings = self.settings(request.max_tokens, request.temperature);
+        let mut settings = self.settings(request.max_tokens, request.temperature);
+        settings.seed = request_seed(
+            self.options.seed,
+            self.requests.fetch_add(1, Ordering::Relaxed),
+        );
         let mut responder = Responder::new(sender.clone(), known_tools);
         let spawned = std::thread::Builder::new()
             .name("hone-local-request".into())

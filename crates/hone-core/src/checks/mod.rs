@@ -216,6 +216,16 @@ impl Agent {
         self.push_fresh_attempt(text);
     }
 
+    /// Takes one of the turn's repair rounds for a retry that is not about failing checks
+    /// (a guided answer that changed nothing); false when none is left.
+    pub(crate) fn use_repair_round(&mut self) -> bool {
+        if self.checks.repairs >= self.checks.config.max_repair_rounds {
+            return false;
+        }
+        self.checks.repairs += 1;
+        true
+    }
+
     /// The model answered failing checks with the code the file already holds. While repair
     /// rounds are left it is told so — the failures still stand — and asked for different
     /// code (a round is used); returns whether the turn goes on.

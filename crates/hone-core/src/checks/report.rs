@@ -63,6 +63,9 @@ pub(crate) fn command_failure(
     command: &str,
     output: &str,
 ) -> String {
+    // Paths inside the project read as the model knows them: a temporary checkout's
+    // absolute path is long, and differs from run to run.
+    let output = &inside_paths(output, root);
     let mut text = format!("$ {command}\n{}", shorten(&without_noise(output)));
     if !text.ends_with('\n') {
         text.push('\n');
@@ -139,6 +142,23 @@ fn is_noise(line: &str) -> bool {
         || trimmed == "---"
         || PREFIXES.iter().any(|prefix| trimmed.starts_with(prefix))
         || INSIDE.iter().any(|inside| trimmed.contains(inside))
+}
+
+/// `output` with the project's absolute paths made relative (`/tmp/x/src/a.js:3` →
+/// `src/a.js:3`; `file:///tmp/x/src/a.js` → `src/a.js`).
+fn inside_paths(output: &str, root: &Path) -> String {
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut text = output.to_string();
+    for root in [canonical.as_path(), root] {
+        let Some(root) = root.to_str().filter(|root| root.len() > 1) else {
+            continue;
+        };
+        let prefix = format!("{}/", root.trim_end_matches('/'));
+        text = text
+            .replace(&format!("file://{prefix}"), "")
+            .replace(&prefix, "");
+    }
+    text
 }
 
 /// `output` without its [noise](is_noise) lines.
@@ -269,21 +289,33 @@ pub(crate) fn first_error_line(output: &str) -> String {
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with("--- "))
         .collect();
+    // TAP's `not ok 1 - name` says most of node's YAML-wrapped failures; YAML's
+    // `error: |-` opens a block and says nothing.
+    let named_test = lines
+        .iter()
+        .skip(1)
+        .find(|line| line.starts_with("not ok "))
+        .copied();
+    let lines: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|line| !line.ends_with(": |-"))
+        .collect();
     let tiers: [&[&str]; 2] = [
         &["error", "panicked", "exception"],
         &["fail", "assert", "expected"],
     ];
-    let found = tiers
-        .iter()
-        .find_map(|markers| {
-            lines.iter().skip(1).find(|line| {
-                let lower = line.to_ascii_lowercase();
-                markers.iter().any(|marker| lower.contains(marker))
+    let found = named_test
+        .or_else(|| {
+            tiers.iter().find_map(|markers| {
+                lines.iter().skip(1).copied().find(|line| {
+                    let lower = line.to_ascii_lowercase();
+                    markers.iter().any(|marker| lower.contains(marker))
+                })
             })
         })
-        .or_else(|| lines.get(1))
-        .or_else(|| lines.first())
-        .copied()
+        .or_else(|| lines.get(1).copied())
+        .or_else(|| lines.first().copied())
         .unwrap_or("");
     found.chars().take(200).collect()
 }
@@ -510,6 +542,19 @@ mod tests {
         assert!(unchanged.contains("> 2 |     return a - b"), "{unchanged}");
         assert!(!unchanged.contains("as it is now"), "{unchanged}");
         assert_eq!(first_error_line(&output), "AssertionError: 5 != -1");
+        // The temporary checkout's path is left out: the model knows the files by their
+        // project paths.
+        let root = dir.path().display().to_string();
+        assert!(!text.contains(&root), "{text}");
+        assert!(text.contains("File \"calc.py\", line 2"), "{text}");
+    }
+
+    #[test]
+    fn the_failed_tests_name_is_the_summary() {
+        let tap = "exit code 1\n--- stdout ---\nTAP version 13\n# Subtest: every word\nnot ok 1 - every word\n  error: |-\n    Expected values to be strictly equal:\n";
+        assert_eq!(first_error_line(tap), "not ok 1 - every word");
+        let yaml = "exit code 1\n  error: |-\n    Expected 'a' to equal 'b'\n";
+        assert_eq!(first_error_line(yaml), "Expected 'a' to equal 'b'");
     }
 
     #[test]
