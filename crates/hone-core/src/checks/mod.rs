@@ -6,6 +6,7 @@
 
 mod detect;
 mod hints;
+mod places;
 mod report;
 
 use std::collections::BTreeSet;
