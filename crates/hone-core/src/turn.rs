@@ -156,9 +156,12 @@ impl Agent {
                         }
                         ReplyCode::Retry(note) => {
                             copied_unchanged = false;
-                            self.step.retry = true;
-                            self.push_history(note);
-                            continue;
+                            if self.retry_afresh(note) {
+                                if !self.step.offers_tools {
+                                    natural_edits = 0;
+                                }
+                                continue;
+                            }
                         }
                         ReplyCode::Unchanged(note) => {
                             copied_unchanged = true;
@@ -267,10 +270,11 @@ impl Agent {
         }
     }
 
-    /// Asks again after an answer that changed nothing: a guided step leaves that answer
-    /// out of the next requests (a small model shown its answer writes it again), so the
-    /// model sees its request and `note`. A guided step's retry uses a repair round, as
-    /// an answer whose checks fail does: returns false when none is left.
+    /// Asks again after an answer that changed nothing (no code, a copy of the file, or
+    /// code that could not be applied): a guided step leaves that answer out of the next
+    /// requests (a small model shown its answer writes it again), so the model sees its
+    /// request and `note`. A guided step's retry uses a repair round, as an answer whose
+    /// checks fail does: returns false when none is left.
     fn retry_afresh(&mut self, note: Message) -> bool {
         if self.step.offers_tools {
             self.step.retry = true;

@@ -302,3 +302,32 @@ async fn retries_of_answers_that_change_nothing_share_the_repair_rounds() {
     assert_eq!(ended(&events), Some(TurnEnd::RepeatedFailure), "{events:?}");
     assert_eq!(h.server.request_count(), 2);
 }
+
+#[tokio::test]
+async fn code_that_cannot_be_applied_gets_a_fresh_attempt_without_it() {
+    // The block leaves out the file's code: refused, nothing lost.
+    let partial = Reply::new().text("```ts src/math.ts\nexport function sub() {}\n```");
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![partial, adding("export function sub() {}\n")],
+        ApprovalMode::FullAuto,
+        hone_core::ChecksConfig::disabled(),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    let again = h.request(1);
+    let text = again.to_string();
+    assert!(text.contains("not applied"), "{text}");
+    assert!(text.contains(FIX_REQUEST), "{text}");
+    let roles: Vec<&str> = again["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|message| message["role"].as_str())
+        .collect();
+    assert!(!roles.contains(&"assistant"), "{roles:?}");
+    assert!((again["temperature"].as_f64().unwrap() - 0.8).abs() < 1e-6);
+}

@@ -137,3 +137,23 @@ fn a_labelled_copy_that_only_changes_blank_lines_is_unchanged() {
         NaturalEdit::Change(_)
     ));
 }
+
+#[test]
+fn an_empty_labelled_block_is_no_code_unless_deletion_was_asked() {
+    let (_dir, context) = project(&[("notes.txt", "alpha\n")]);
+    // The label alone, as small models sometimes answer: nothing to apply, nothing refused.
+    let reply = "```txt notes.txt\n```\n```txt\nnotes.txt\n```";
+    assert!(matches!(
+        plan_reply(&context, "fix alpha", reply),
+        NaturalEdit::Nothing
+    ));
+    let emptied = change(
+        &context,
+        "delete everything in notes.txt",
+        "```txt notes.txt\n```",
+    );
+    assert_eq!(emptied.changes[0].after.as_deref(), Some(""));
+    // A new file may be empty.
+    let created = change(&context, "create an empty marker", "```txt empty.txt\n```");
+    assert_eq!(created.changes[0].after.as_deref(), Some(""));
+}

@@ -120,6 +120,11 @@ impl Planner<'_> {
             return Ok(());
         }
         let current = working.content.clone();
+        // An empty block for an existing file is no code (small models sometimes answer
+        // with the label alone), unless the request asked for deletion.
+        if body.trim().is_empty() && !current.trim().is_empty() && !deletion {
+            return Ok(());
+        }
         self.matched_existing.push(path.clone());
         if same_code(body, &current) {
             return Ok(());
