@@ -331,3 +331,39 @@ async fn code_that_cannot_be_applied_gets_a_fresh_attempt_without_it() {
     assert!(!roles.contains(&"assistant"), "{roles:?}");
     assert!((again["temperature"].as_f64().unwrap() - 0.8).abs() < 1e-6);
 }
+
+#[tokio::test]
+async fn an_answer_leaving_the_tests_failing_as_before_gets_a_fresh_attempt() {
+    let checks = hone_core::ChecksConfig {
+        run_tests: true,
+        ..hone_core::ChecksConfig::default()
+    };
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![
+            adding("// looked at it\n"),
+            adding("// looked at it\nexport function sub() {}\n"),
+        ],
+        ApprovalMode::FullAuto,
+        checks,
+    )
+    .await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertTrue('function sub' in f.read())\n",
+    )
+    .unwrap();
+    let events = h
+        .turn("add(2, 3) works but sub is missing in src/math.ts, so test_sub fails. Fix it.")
+        .await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 2);
+    // The first answer changed the file but not what fails: the second request asks
+    // afresh, without it, instead of repairing it in place.
+    let again = h.request(1);
+    let text = again.to_string();
+    assert!(text.contains("Your earlier answers"), "{text}");
+    assert!(!text.contains("```ts src/math.ts\\nexport"), "{text}");
+}

@@ -113,7 +113,8 @@ pub(crate) struct CheckState {
     repairs: u32,
     failing: bool,
     asked: u32,
-    /// What the model was told of the last failing run.
+    /// What the model was told of the last failing run; before the turn's first change,
+    /// the failing tests hone ran before asking the model.
     last_failures: Vec<String>,
 }
 
@@ -141,10 +142,11 @@ impl CheckState {
         }
     }
 
-    /// A new turn: no repairs asked yet.
+    /// A new turn: no repairs asked yet, no failures seen.
     pub(crate) fn start_turn(&mut self) {
         self.repairs = 0;
         self.failing = false;
+        self.last_failures.clear();
     }
 
     fn take_changed(&self) -> Vec<String> {
@@ -358,6 +360,9 @@ impl Agent {
             exit_code: None,
             duration_ms,
         });
+        // What fails before any change: an answer that leaves it failing just so did not
+        // change what fails, and gets a fresh attempt (see `check_and_repair`).
+        self.checks.last_failures = failure.iter().cloned().collect();
         failure
     }
 

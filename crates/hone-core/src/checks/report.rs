@@ -203,7 +203,8 @@ pub(crate) fn fresh_attempt_message(failures: &[String], round: u32, max: u32) -
 }
 
 /// Whether two runs failed the same way: the same output, apart from the changed files'
-/// code shown and the command's exit line (its timing).
+/// code shown, the command's exit line (its timing) and the hint naming what to change
+/// (it names the changed files).
 pub(crate) fn same_failures(before: &[String], now: &[String]) -> bool {
     let gist = |failures: &[String]| -> Vec<String> {
         failures
@@ -211,7 +212,9 @@ pub(crate) fn same_failures(before: &[String], now: &[String]) -> bool {
             .map(|text| {
                 without_current_code(text)
                     .lines()
-                    .filter(|line| !line.starts_with("exit code "))
+                    .filter(|line| {
+                        !line.starts_with("exit code ") && !line.starts_with(TESTS_HINT_START)
+                    })
                     .map(without_timings)
                     .collect::<Vec<_>>()
                     .join("\n")
@@ -319,6 +322,9 @@ fn shorten(output: &str) -> String {
     )
 }
 
+/// How the [`tests_hint`] starts.
+const TESTS_HINT_START: &str = "The failing tests ";
+
 /// When the failure points into test files the model did not change: the tests state the
 /// wanted behaviour, so the code they test is what must change.
 fn tests_hint(places: &[(String, usize)], changed: &[String]) -> Option<String> {
@@ -342,7 +348,7 @@ fn tests_hint(places: &[(String, usize)], changed: &[String]) -> Option<String> 
         code.join(", ")
     };
     Some(format!(
-        "The failing tests ({}) state the wanted behaviour and are correct: change {target}, \
+        "{TESTS_HINT_START}({}) state the wanted behaviour and are correct: change {target}, \
          not the tests.\n",
         tests.join(", ")
     ))
