@@ -7,7 +7,7 @@
 //! context_size = 8192           # tokens of context
 //! temperature = 0.2             # 0 = greedy
 //! top_p = 0.9
-//! seed = 42
+//! seed = 42                     # the first request's; each later one uses the next
 //! constrained_tools = true      # tool calls constrained to the offered tools' schemas
 //! speculative_decoding = true   # drafts from the context verified in batches (same answers)
 //! ```
@@ -39,7 +39,7 @@ pub struct LocalSettings {
     pub temperature: Option<f64>,
     /// Nucleus sampling threshold, in (0, 1].
     pub top_p: Option<f64>,
-    /// Sampling seed.
+    /// Sampling seed of the first request; each later request uses the next number.
     pub seed: Option<u64>,
     /// Default model of the local provider: a catalog name or a path to a GGUF file.
     pub model: Option<String>,
