@@ -281,24 +281,7 @@ async fn a_failing_check_after_a_guided_change_is_repaired_with_the_file_shown()
 
 #[tokio::test]
 async fn a_guided_bug_report_runs_the_tests_first_and_shows_the_failure() {
-    let checks = hone_core::ChecksConfig {
-        run_tests: true,
-        ..hone_core::ChecksConfig::default()
-    };
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
-        vec![adding("export function sub() {}\n")],
-        ApprovalMode::FullAuto,
-        checks,
-    )
-    .await;
-    std::fs::write(
-        h.root.join("test_math.py"),
-        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertIn('function sub', f.read())\n",
-    )
-    .unwrap();
+    let mut h = harness_with_sub_test(vec![adding("export function sub() {}\n")]).await;
     let events = h
         .turn("add(2, 3) gives -1 instead of 5 and sub is missing in src/math.ts. Fix it.")
         .await;
@@ -322,24 +305,7 @@ async fn a_guided_bug_report_runs_the_tests_first_and_shows_the_failure() {
 
 #[tokio::test]
 async fn a_guided_request_that_reports_no_bug_does_not_run_the_tests_first() {
-    let checks = hone_core::ChecksConfig {
-        run_tests: true,
-        ..hone_core::ChecksConfig::default()
-    };
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
-        vec![adding("export function sub() {}\n")],
-        ApprovalMode::FullAuto,
-        checks,
-    )
-    .await;
-    std::fs::write(
-        h.root.join("test_math.py"),
-        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertIn('function sub', f.read())\n",
-    )
-    .unwrap();
+    let mut h = harness_with_sub_test(vec![adding("export function sub() {}\n")]).await;
     h.turn("Add a sub function next to add in src/math.ts")
         .await;
     let first = h.request(0).to_string();

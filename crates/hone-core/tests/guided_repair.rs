@@ -334,27 +334,11 @@ async fn code_that_cannot_be_applied_gets_a_fresh_attempt_without_it() {
 
 #[tokio::test]
 async fn an_answer_leaving_the_tests_failing_as_before_gets_a_fresh_attempt() {
-    let checks = hone_core::ChecksConfig {
-        run_tests: true,
-        ..hone_core::ChecksConfig::default()
-    };
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
-        vec![
-            adding("// looked at it\n"),
-            adding("// looked at it\nexport function sub() {}\n"),
-        ],
-        ApprovalMode::FullAuto,
-        checks,
-    )
+    let mut h = harness_with_sub_test(vec![
+        adding("// looked at it\n"),
+        adding("// looked at it\nexport function sub() {}\n"),
+    ])
     .await;
-    std::fs::write(
-        h.root.join("test_math.py"),
-        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertTrue('function sub' in f.read())\n",
-    )
-    .unwrap();
     let events = h
         .turn("add(2, 3) works but sub is missing in src/math.ts, so test_sub fails. Fix it.")
         .await;

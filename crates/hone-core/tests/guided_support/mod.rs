@@ -191,3 +191,30 @@ pub fn ended(events: &[Event]) -> Option<TurnEnd> {
         _ => None,
     })
 }
+
+/// Checks that run the project's tests.
+pub fn test_checks() -> hone_core::ChecksConfig {
+    hone_core::ChecksConfig {
+        run_tests: true,
+        ..hone_core::ChecksConfig::default()
+    }
+}
+
+/// A harness whose project has a Python test that fails until `src/math.ts` has `sub`.
+pub async fn harness_with_sub_test(replies: Vec<Reply>) -> Harness {
+    let h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        replies,
+        ApprovalMode::FullAuto,
+        test_checks(),
+    )
+    .await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertTrue('function sub' in f.read())\n",
+    )
+    .unwrap();
+    h
+}
