@@ -6,6 +6,7 @@
 
 mod detect;
 mod hints;
+mod noise;
 mod places;
 mod report;
 

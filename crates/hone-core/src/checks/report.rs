@@ -5,6 +5,7 @@ use std::path::Path;
 
 use hone_tools::SyntaxChecker;
 
+use super::noise::without_noise;
 use super::places::{inside_paths, places};
 use crate::guided::is_test_path;
 
@@ -112,48 +113,6 @@ pub(crate) fn command_failure(
     text
 }
 
-/// Lines of test runners' output that say nothing about the failure: runtime stack frames,
-/// timing and bookkeeping, package-manager warnings, build progress.
-fn is_noise(line: &str) -> bool {
-    let trimmed = line.trim();
-    const PREFIXES: &[&str] = &[
-        "duration_ms:",
-        "failureType:",
-        "code: 'ERR_",
-        "operator:",
-        "npm warn",
-        "npm WARN",
-        "# suites ",
-        "# cancelled ",
-        "# skipped ",
-        "# todo ",
-        "# duration_ms ",
-        "Compiling ",
-        "Finished ",
-        "Running ",
-        "note: run with `RUST_BACKTRACE=1`",
-    ];
-    const INSIDE: &[&str] = &[
-        "node:internal/",
-        "node:async_hooks",
-        "java.base/",
-        "jdk.internal.",
-    ];
-    trimmed == "..."
-        || trimmed == "---"
-        || PREFIXES.iter().any(|prefix| trimmed.starts_with(prefix))
-        || INSIDE.iter().any(|inside| trimmed.contains(inside))
-}
-
-/// `output` without its [noise](is_noise) lines.
-fn without_noise(output: &str) -> String {
-    output
-        .lines()
-        .filter(|line| !is_noise(line))
-        .map(|line| format!("{line}\n"))
-        .collect()
-}
-
 /// The user message asking for a repair; `with_tools` says whether the model has its edit
 /// tools (a guided step has none: it answers with code blocks, which become the edit).
 pub(crate) fn repair_message(
@@ -234,8 +193,14 @@ fn without_timings(line: &str) -> String {
                 .strip_suffix("ms")
                 .or_else(|| bare.strip_suffix('s'))
                 .filter(|digits| !digits.is_empty());
+            // A thread's id: `thread 'tests::x' (11020) panicked`.
+            let thread_id = word
+                .strip_prefix('(')
+                .and_then(|rest| rest.strip_suffix(')'))
+                .is_some_and(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()));
             match number {
                 Some(digits) if digits.chars().all(|c| c.is_ascii_digit() || c == '.') => "#",
+                _ if thread_id => "#",
                 _ => word,
             }
         })
@@ -488,13 +453,13 @@ mod tests {
     }
 
     #[test]
-    fn runner_noise_is_left_out_and_the_assertion_kept() {
-        let output = "not ok 2 - peek leaves the item\n  ---\n  duration_ms: 0.19\n  failureType: 'testCodeFailure'\n  error: |-\n    Expected values to be strictly equal:\n    undefined !== 2\n  code: 'ERR_ASSERTION'\n  stack: |-\n    TestContext.<anonymous> (/p/test/stack.test.js:14:10)\n    Test.run (node:internal/test_runner/test:796:25)\n  ...\n# suites 0\nnpm warn Unknown user config\n";
-        let kept = without_noise(output);
-        assert_eq!(
-            kept,
-            "not ok 2 - peek leaves the item\n  error: |-\n    Expected values to be strictly equal:\n    undefined !== 2\n  stack: |-\n    TestContext.<anonymous> (/p/test/stack.test.js:14:10)\n"
-        );
+    fn thread_ids_do_not_make_failures_differ() {
+        let run = |id: &str| vec![format!("$ cargo test\nthread 'tests::odd' ({id}) panicked")];
+        assert!(same_failures(&run("11020"), &run("11131")));
+        assert!(!same_failures(
+            &run("11020"),
+            &["$ cargo test\nthread 'tests::even' (1) panicked".to_string()]
+        ));
     }
 
     #[test]
