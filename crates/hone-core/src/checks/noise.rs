@@ -3,7 +3,7 @@
 
 /// Lines of test runners' output that say nothing about the failure: runtime stack frames,
 /// timing and bookkeeping, package-manager warnings, build progress.
-pub(super) fn is_noise(line: &str) -> bool {
+fn is_noise(line: &str) -> bool {
     let trimmed = line.trim();
     const PREFIXES: &[&str] = &[
         "duration_ms:",
