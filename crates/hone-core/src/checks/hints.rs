@@ -8,7 +8,7 @@ pub(crate) fn hints(root: &Path, changed: &[String], output: &str) -> Vec<String
     let mut found = Vec::new();
     for name in missing_exports(output) {
         for path in changed.iter().filter(|path| is_javascript(path)) {
-            let Ok(source) = std::fs::read_to_string(root.join(path)) else {
+            let Some(source) = super::places::read_inside(root, path) else {
                 continue;
             };
             if defines(&source, &name) && !exports(&source, &name) {

@@ -20,6 +20,18 @@ pub(super) fn inside_paths(output: &str, root: &Path) -> String {
     text
 }
 
+/// The text of the project file `path` (relative to `root`), or `None` when it is not a
+/// file inside the project once symlinks are resolved: a link a repository planted
+/// (`test/a.js -> ~/.ssh/id_ed25519`) must not bring an outside file into the request.
+pub(super) fn read_inside(root: &Path, path: &str) -> Option<String> {
+    let root = root.canonicalize().ok()?;
+    let file = root.join(path).canonicalize().ok()?;
+    if !file.starts_with(&root) || !file.is_file() {
+        return None;
+    }
+    std::fs::read_to_string(file).ok()
+}
+
 /// Project files and lines named in `output`: `path:line` (compilers, tsc's
 /// `path(line,col)`, node's stack frames) and Python's `File "path", line N`.
 pub(super) fn places(output: &str, root: &Path) -> Vec<(String, usize)> {
@@ -30,7 +42,9 @@ pub(super) fn places(output: &str, root: &Path) -> Vec<(String, usize)> {
             if relative.is_empty() || relative.starts_with("..") || relative.contains("/.") {
                 continue;
             }
-            if root.join(&relative).is_file() && !found.contains(&(relative.clone(), number)) {
+            if !found.contains(&(relative.clone(), number))
+                && read_inside(root, &relative).is_some()
+            {
                 found.push((relative, number));
             }
         }
@@ -107,6 +121,23 @@ mod tests {
         assert_eq!(
             inside_paths(&output, dir.path()),
             "at test/a.test.js:6:33\nlib/a.js:2\n/usr/lib/node/x.js:1\n"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_project_is_not_read() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "key\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.js"), "one\n").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("b.js")).unwrap();
+        assert_eq!(read_inside(dir.path(), "a.js").as_deref(), Some("one\n"));
+        assert_eq!(read_inside(dir.path(), "b.js"), None);
+        assert_eq!(read_inside(dir.path(), "../x"), None);
+        assert_eq!(
+            places("at b.js:1\nat a.js:1", dir.path()),
+            [("a.js".to_string(), 1)]
         );
     }
 }

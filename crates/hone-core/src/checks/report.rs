@@ -6,7 +6,7 @@ use std::path::Path;
 use hone_tools::SyntaxChecker;
 
 use super::noise::without_noise;
-use super::places::{inside_paths, places};
+use super::places::{inside_paths, places, read_inside};
 use crate::guided::is_test_path;
 
 /// Lines of a failing command's output sent to the model, at most (head and tail kept).
@@ -33,7 +33,7 @@ pub(crate) fn syntax_failures(
 ) -> Vec<String> {
     let mut sections = Vec::new();
     for path in changed {
-        let Ok(source) = std::fs::read_to_string(root.join(path)) else {
+        let Some(source) = read_inside(root, path) else {
             continue;
         };
         let Some(errors) = checker.syntax_errors(Path::new(path), &source) else {
@@ -77,7 +77,7 @@ pub(crate) fn command_failure(
     let shown: Vec<(String, String)> = changed
         .iter()
         .filter_map(|path| {
-            let source = std::fs::read_to_string(root.join(path)).ok()?;
+            let source = read_inside(root, path)?;
             (source.lines().count() <= MAX_WHOLE_LINES).then(|| (path.clone(), source))
         })
         .take(MAX_WHOLE_FILES)
@@ -88,7 +88,7 @@ pub(crate) fn command_failure(
     places.sort_by_key(|(path, _)| !changed.contains(path));
     places.truncate(MAX_PLACES);
     for (path, lines) in by_file(&places) {
-        if let Ok(source) = std::fs::read_to_string(root.join(&path)) {
+        if let Some(source) = read_inside(root, &path) {
             text.push_str(&snippets(&path, &source, &lines));
         }
     }
