@@ -44,6 +44,8 @@ pub(crate) struct Step {
     /// between the turn's request and it (the failed answers), so a small model answers
     /// the request anew instead of copying its own failing code.
     pub(crate) fresh_from: Option<usize>,
+    /// The file a new-file step asked for: an answer's one unlabelled block is its content.
+    pub(crate) new_file: Option<String>,
 }
 
 /// The sampling temperature of a guided retry after `earlier_requests` requests in the turn
@@ -67,6 +69,7 @@ impl Step {
             instruction: None,
             turn_start: 0,
             fresh_from: None,
+            new_file: None,
         }
     }
 }
@@ -383,6 +386,10 @@ impl Agent {
                 instruction: step_instruction,
                 turn_start: 0,
                 fresh_from: None,
+                new_file: match kind {
+                    Some(TaskKind::Create) => new_file_path(text),
+                    _ => None,
+                },
             };
         }
         if guided && kind == Some(TaskKind::Change) {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use hone_protocol::{ContentBlock, Message, Role, ToolCall};
 use hone_tools::ToolOutput;
-use hone_tools::edit::natural::{NaturalEdit, plan_reply};
+use hone_tools::edit::natural::{NaturalEdit, plan_new_file_reply, plan_reply};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -45,8 +45,12 @@ impl Agent {
         let context = Arc::clone(&self.context);
         let reply_text = reply.to_string();
         let asked = request.clone();
-        let planned =
-            tokio::task::spawn_blocking(move || plan_reply(&context, &asked, &reply_text)).await;
+        let new_file = self.step.new_file.clone();
+        let planned = tokio::task::spawn_blocking(move || match new_file {
+            Some(path) => plan_new_file_reply(&context, &asked, &reply_text, &path),
+            None => plan_reply(&context, &asked, &reply_text),
+        })
+        .await;
         let edit = match planned {
             Ok(edit) => edit,
             Err(error) => {

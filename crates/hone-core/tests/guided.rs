@@ -311,3 +311,27 @@ async fn a_guided_request_that_reports_no_bug_does_not_run_the_tests_first() {
     let first = h.request(0).to_string();
     assert!(!first.contains("hone ran them"), "{first}");
 }
+
+#[tokio::test]
+async fn a_new_file_answered_without_its_label_is_written_to_the_file_asked_for() {
+    let mut h = harness_with(
+        PromptProfile::Compact,
+        Guidance::default(),
+        RoleModels::default(),
+        vec![Reply::new().text(
+            "```ts\nexport function divide(a: number, b: number): number {\n  return a / b;\n}\n```",
+        )],
+        ApprovalMode::FullAuto,
+        hone_core::ChecksConfig::disabled(),
+    )
+    .await;
+    let events = h.turn("Create src/divide.ts with a divide function").await;
+    assert_eq!(step(&events), Some((Some(TaskKind::Create), true)));
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 1);
+    assert!(
+        std::fs::read_to_string(h.root.join("src/divide.ts"))
+            .unwrap()
+            .contains("return a / b;")
+    );
+}

@@ -157,3 +157,32 @@ fn an_empty_labelled_block_is_no_code_unless_deletion_was_asked() {
     let created = change(&context, "create an empty marker", "```txt empty.txt\n```");
     assert_eq!(created.changes[0].after.as_deref(), Some(""));
 }
+
+#[test]
+fn a_new_file_reply_takes_its_one_unlabelled_block_as_the_file() {
+    let (_dir, context) = project(&[("notes.txt", "alpha\n")]);
+    let request = "Create slug.py with a slugify function";
+    let reply = "```python\ndef slugify(text):\n    return text.lower()\n```";
+    let plan =
+        match hone_tools::edit::natural::plan_new_file_reply(&context, request, reply, "slug.py") {
+            NaturalEdit::Change(change) => change.plan,
+            other => panic!("expected a change, got {other:?}"),
+        };
+    assert_eq!(plan.changes[0].path, "slug.py");
+    assert!(plan.changes[0].before.is_none());
+    // Without the step's file the block names nothing to write.
+    assert!(matches!(
+        plan_reply(&context, request, reply),
+        NaturalEdit::Nothing
+    ));
+    // A block in another language, or two blocks, are not guessed at.
+    for reply in [
+        "```js\nfunction slugify() {}\n```",
+        "```py\na = 1\n```\n```py\nb = 2\n```",
+    ] {
+        assert!(matches!(
+            hone_tools::edit::natural::plan_new_file_reply(&context, request, reply, "slug.py"),
+            NaturalEdit::Nothing
+        ));
+    }
+}

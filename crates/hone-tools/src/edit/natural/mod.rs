@@ -19,7 +19,7 @@ use std::fmt::Debug;
 use std::ops::Range;
 
 pub use keep::lost_definitions;
-pub use planner::plan_reply;
+pub use planner::{plan_new_file_reply, plan_reply};
 
 use crate::EditPlan;
 

@@ -33,10 +33,39 @@ impl From<String> for Stop {
 
 /// What the code of `reply` (the model's final answer to `request`) amounts to.
 pub fn plan_reply(context: &ToolContext, request: &str, reply: &str) -> NaturalEdit {
+    plan_blocks(context, request, blocks(reply))
+}
+
+/// Like [`plan_reply`], for a reply asked to write the file `new_file` whole: its one code
+/// block, when it names no file, is that file (the model was told which file to write,
+/// and small models often leave the label out).
+pub fn plan_new_file_reply(
+    context: &ToolContext,
+    request: &str,
+    reply: &str,
+    new_file: &str,
+) -> NaturalEdit {
+    let mut found = blocks(reply);
+    if let [
+        Block::Code {
+            extension, path, ..
+        },
+    ] = found.as_mut_slice()
+        && path.is_none()
+        && extension
+            .as_deref()
+            .is_none_or(|extension| Some(extension.to_string()) == extension_of(new_file))
+    {
+        *path = Some(new_file.to_string());
+        *extension = extension_of(new_file);
+    }
+    plan_blocks(context, request, found)
+}
+
+fn plan_blocks(context: &ToolContext, request: &str, found: Vec<Block>) -> NaturalEdit {
     if is_question(request) {
         return NaturalEdit::Nothing;
     }
-    let found = blocks(reply);
     if found.is_empty() {
         return NaturalEdit::Nothing;
     }
