@@ -246,15 +246,11 @@ async fn a_failing_check_after_a_guided_change_is_repaired_with_the_file_shown()
         run_tests: false,
         ..hone_core::ChecksConfig::default()
     };
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![
             adding("// first try\n"),
             adding("// first try\nexport function sub() {}\n"),
         ],
-        ApprovalMode::FullAuto,
         checks,
     )
     .await;
@@ -314,17 +310,9 @@ async fn a_guided_request_that_reports_no_bug_does_not_run_the_tests_first() {
 
 #[tokio::test]
 async fn a_new_file_answered_without_its_label_is_written_to_the_file_asked_for() {
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
-        vec![Reply::new().text(
+    let mut h = guided_harness(vec![Reply::new().text(
             "```ts\nexport function divide(a: number, b: number): number {\n  return a / b;\n}\n```",
-        )],
-        ApprovalMode::FullAuto,
-        hone_core::ChecksConfig::disabled(),
-    )
-    .await;
+        )], hone_core::ChecksConfig::disabled()).await;
     let events = h.turn("Create src/divide.ts with a divide function").await;
     assert_eq!(step(&events), Some((Some(TaskKind::Create), true)));
     assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");

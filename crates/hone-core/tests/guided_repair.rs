@@ -88,16 +88,12 @@ async fn a_rename_of_a_name_the_project_lacks_goes_to_the_model() {
 
 #[tokio::test]
 async fn the_failing_code_sent_again_gets_a_fresh_attempt_sampled_wider() {
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![
             adding("// first try\n"),
             adding("// first try\n"),
             adding("// first try\nexport function sub() {}\n"),
         ],
-        ApprovalMode::FullAuto,
         grep_check("sub"),
     )
     .await;
@@ -134,10 +130,7 @@ async fn the_failing_code_sent_again_gets_a_fresh_attempt_sampled_wider() {
 
 #[tokio::test]
 async fn the_same_failing_code_every_round_ends_with_the_checks_failing() {
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![
             adding("// first try\n"),
             adding("// first try\n"),
@@ -145,7 +138,6 @@ async fn the_same_failing_code_every_round_ends_with_the_checks_failing() {
             adding("// first try\n"),
             adding("// first try\n"),
         ],
-        ApprovalMode::FullAuto,
         grep_check("sub"),
     )
     .await;
@@ -157,15 +149,11 @@ async fn the_same_failing_code_every_round_ends_with_the_checks_failing() {
 
 #[tokio::test]
 async fn a_guided_change_answered_without_a_change_is_asked_for_the_code_again() {
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![
             Reply::new().text("The add function looks correct to me."),
             adding("export function sub() {}\n"),
         ],
-        ApprovalMode::FullAuto,
         hone_core::ChecksConfig::disabled(),
     )
     .await;
@@ -196,16 +184,12 @@ fn tail_and_grep_check(pattern: &str) -> hone_core::ChecksConfig {
 /// Three answers to the fix request, each adding a line, the last one passing `check`;
 /// returns the three requests the model got.
 async fn three_tries(check: hone_core::ChecksConfig) -> Vec<String> {
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![
             adding("// one\n"),
             adding("// one\n// two\n"),
             adding("// one\n// two\nexport function sub() {}\n"),
         ],
-        ApprovalMode::FullAuto,
         check,
     )
     .await;
@@ -256,12 +240,8 @@ async fn an_answer_that_changes_what_fails_is_repaired_in_place() {
 #[tokio::test]
 async fn a_guided_change_never_answered_with_code_ends_as_a_repeated_failure() {
     let prose = || Reply::new().text("The add function looks correct to me.");
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![prose(), prose(), prose(), prose(), prose()],
-        ApprovalMode::FullAuto,
         hone_core::ChecksConfig::disabled(),
     )
     .await;
@@ -283,15 +263,11 @@ async fn a_guided_change_never_answered_with_code_ends_as_a_repeated_failure() {
 
 #[tokio::test]
 async fn retries_of_answers_that_change_nothing_share_the_repair_rounds() {
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![
             Reply::new().text("It looks right."),
             Reply::new().text("Still right."),
         ],
-        ApprovalMode::FullAuto,
         hone_core::ChecksConfig {
             max_repair_rounds: 1,
             ..hone_core::ChecksConfig::disabled()
@@ -307,12 +283,8 @@ async fn retries_of_answers_that_change_nothing_share_the_repair_rounds() {
 async fn code_that_cannot_be_applied_gets_a_fresh_attempt_without_it() {
     // The block leaves out the file's code: refused, nothing lost.
     let partial = Reply::new().text("```ts src/math.ts\nexport function sub() {}\n```");
-    let mut h = harness_with(
-        PromptProfile::Compact,
-        Guidance::default(),
-        RoleModels::default(),
+    let mut h = guided_harness(
         vec![partial, adding("export function sub() {}\n")],
-        ApprovalMode::FullAuto,
         hone_core::ChecksConfig::disabled(),
     )
     .await;

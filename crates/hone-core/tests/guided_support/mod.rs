@@ -200,17 +200,23 @@ pub fn test_checks() -> hone_core::ChecksConfig {
     }
 }
 
-/// A harness whose project has a Python test that fails until `src/math.ts` has `sub`.
-pub async fn harness_with_sub_test(replies: Vec<Reply>) -> Harness {
-    let h = harness_with(
+/// The guided flow (compact profile, the default guidance and roles) in full-auto, with
+/// `checks` after edits.
+pub async fn guided_harness(replies: Vec<Reply>, checks: hone_core::ChecksConfig) -> Harness {
+    harness_with(
         PromptProfile::Compact,
         Guidance::default(),
         RoleModels::default(),
         replies,
         ApprovalMode::FullAuto,
-        test_checks(),
+        checks,
     )
-    .await;
+    .await
+}
+
+/// A harness whose project has a Python test that fails until `src/math.ts` has `sub`.
+pub async fn harness_with_sub_test(replies: Vec<Reply>) -> Harness {
+    let h = guided_harness(replies, test_checks()).await;
     std::fs::write(
         h.root.join("test_math.py"),
         "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertTrue('function sub' in f.read())\n",
