@@ -1,14 +1,14 @@
 //! Plain-language hints for failures small models cause and then fail to read: a function
 //! a changed module defines but does not export.
 
-use std::path::Path;
+use hone_policy::PathGuard;
 
 /// Hints for `output` of a failing check, given the files the model changed.
-pub(crate) fn hints(root: &Path, changed: &[String], output: &str) -> Vec<String> {
+pub(crate) fn hints(guard: &PathGuard, changed: &[String], output: &str) -> Vec<String> {
     let mut found = Vec::new();
     for name in missing_exports(output) {
         for path in changed.iter().filter(|path| is_javascript(path)) {
-            let Some(source) = super::places::read_inside(root, path) else {
+            let Some(source) = super::places::read_inside(guard, path) else {
                 continue;
             };
             if defines(&source, &name) && !exports(&source, &name) {
@@ -154,7 +154,11 @@ mod tests {
             "function clamp(value, min, max) {\n  return value;\n}\n",
         )]);
         let output = "not ok 1 - inside\n  error: 'clamp is not a function'\n  name: 'TypeError'\n";
-        let found = hints(dir.path(), &["src/clamp.js".into()], output);
+        let found = hints(
+            &PathGuard::new(dir.path()).unwrap(),
+            &["src/clamp.js".into()],
+            output,
+        );
         assert_eq!(
             found,
             [
@@ -174,7 +178,11 @@ mod tests {
             ),
         ]);
         let output = "TypeError: (0 , _a.clamp) is not a function";
-        let found = hints(dir.path(), &["a.mjs".into(), "b.js".into()], output);
+        let found = hints(
+            &PathGuard::new(dir.path()).unwrap(),
+            &["a.mjs".into(), "b.js".into()],
+            output,
+        );
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("a.mjs defines `clamp`"), "{found:?}");
         assert!(found[0].contains("write `export` before"), "{found:?}");
@@ -184,9 +192,30 @@ mod tests {
     fn other_failures_and_unchanged_files_give_no_hint() {
         let dir = project(&[("src/a.js", "function clamp() {}\n")]);
         let changed = ["src/a.js".to_string()];
-        assert!(hints(dir.path(), &changed, "AssertionError: 1 !== 2").is_empty());
-        assert!(hints(dir.path(), &[], "clamp is not a function").is_empty());
-        assert!(hints(dir.path(), &changed, "clampX is not a function").is_empty());
+        assert!(
+            hints(
+                &PathGuard::new(dir.path()).unwrap(),
+                &changed,
+                "AssertionError: 1 !== 2"
+            )
+            .is_empty()
+        );
+        assert!(
+            hints(
+                &PathGuard::new(dir.path()).unwrap(),
+                &[],
+                "clamp is not a function"
+            )
+            .is_empty()
+        );
+        assert!(
+            hints(
+                &PathGuard::new(dir.path()).unwrap(),
+                &changed,
+                "clampX is not a function"
+            )
+            .is_empty()
+        );
         assert_eq!(
             missing_exports(
                 "SyntaxError: The requested module './a.js' does not provide an export named 'clamp'"

@@ -11,7 +11,6 @@ mod places;
 mod report;
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -289,7 +288,7 @@ impl Agent {
         let root = self.context.root().to_path_buf();
         if let Some(syntax) = self.checks.config.syntax.clone() {
             let started = Instant::now();
-            let found = report::syntax_failures(&root, &changed, syntax.as_ref());
+            let found = report::syntax_failures(self.context.guard(), &changed, syntax.as_ref());
             outcome.results.push(CheckResult {
                 name: "syntax".to_string(),
                 command: String::new(),
@@ -312,7 +311,7 @@ impl Agent {
         }
         for stage in detect::plan(&root, &changed, &self.checks.config, &self.registry) {
             for check in stage {
-                let (result, failure) = self.run_check(&root, &changed, &check, cancel).await;
+                let (result, failure) = self.run_check(&changed, &check, cancel).await;
                 outcome.results.push(result);
                 outcome.failures.extend(failure);
                 if cancel.is_cancelled() {
@@ -346,7 +345,7 @@ impl Agent {
             arguments: serde_json::json!({ "command": check.command }),
         });
         let started = self.start_clock();
-        let (result, failure) = self.run_check(&root, &[], &check, cancel).await;
+        let (result, failure) = self.run_check(&[], &check, cancel).await;
         let output = match (&failure, result.status) {
             (Some(_), _) => format!("the tests fail: {}", result.detail),
             (None, CheckStatus::Passed) => "the tests pass".to_string(),
@@ -370,7 +369,6 @@ impl Agent {
     /// Runs one check command through the policy and the command runner.
     async fn run_check(
         &mut self,
-        root: &Path,
         changed: &[String],
         check: &PlannedCheck,
         cancel: &CancellationToken,
@@ -403,7 +401,8 @@ impl Agent {
         if output.is_error {
             result.status = CheckStatus::Failed;
             result.detail = report::first_error_line(&output.content);
-            let failure = report::command_failure(root, changed, &command, &output.content);
+            let failure =
+                report::command_failure(self.context.guard(), changed, &command, &output.content);
             (result, Some(failure))
         } else {
             result.status = CheckStatus::Passed;

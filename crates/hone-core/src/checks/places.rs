@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use hone_policy::PathGuard;
+
 /// `output` with the project's absolute paths made relative (`/tmp/x/src/a.js:3` →
 /// `src/a.js:3`; `file:///tmp/x/src/a.js` → `src/a.js`).
 pub(super) fn inside_paths(output: &str, root: &Path) -> String {
@@ -20,21 +22,19 @@ pub(super) fn inside_paths(output: &str, root: &Path) -> String {
     text
 }
 
-/// The text of the project file `path` (relative to `root`), or `None` when it is not a
-/// file inside the project once symlinks are resolved: a link a repository planted
-/// (`test/a.js -> ~/.ssh/id_ed25519`) must not bring an outside file into the request.
-pub(super) fn read_inside(root: &Path, path: &str) -> Option<String> {
-    let root = root.canonicalize().ok()?;
-    let file = root.join(path).canonicalize().ok()?;
-    if !file.starts_with(&root) || !file.is_file() {
-        return None;
-    }
-    std::fs::read_to_string(file).ok()
+/// The text of the project file `path` (relative to the root), or `None` when the guard
+/// refuses it (outside the project once symlinks are resolved — a link a repository
+/// planted, `test/a.js -> ~/.ssh/id_ed25519`, must not bring an outside file into the
+/// request — or hidden by `.honeignore`) or it is not a regular file.
+pub(super) fn read_inside(guard: &PathGuard, path: &str) -> Option<String> {
+    let resolved = guard.resolve_read(path).ok()?;
+    hone_fs::read_to_string_regular(&resolved.absolute).ok()
 }
 
 /// Project files and lines named in `output`: `path:line` (compilers, tsc's
 /// `path(line,col)`, node's stack frames) and Python's `File "path", line N`.
-pub(super) fn places(output: &str, root: &Path) -> Vec<(String, usize)> {
+pub(super) fn places(output: &str, guard: &PathGuard) -> Vec<(String, usize)> {
+    let root = guard.root();
     let mut found: Vec<(String, usize)> = Vec::new();
     for line in output.lines() {
         for (path, number) in python_frames(line).into_iter().chain(colon_places(line)) {
@@ -43,7 +43,7 @@ pub(super) fn places(output: &str, root: &Path) -> Vec<(String, usize)> {
                 continue;
             }
             if !found.contains(&(relative.clone(), number))
-                && read_inside(root, &relative).is_some()
+                && read_inside(guard, &relative).is_some()
             {
                 found.push((relative, number));
             }
@@ -103,12 +103,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/lib.rs"), "fn a() {}\nfn b() { x }\n").unwrap();
+        let guard = PathGuard::new(dir.path()).unwrap();
         let found = places(
             "error[E0425]: cannot find value `x`\n --> src/lib.rs:2:10\nsrc/app.ts(4,2): error",
-            dir.path(),
+            &guard,
         );
         assert_eq!(found, [("src/lib.rs".to_string(), 2)]);
-        assert!(places("see https://example.com:443/x", dir.path()).is_empty());
+        assert!(places("see https://example.com:443/x", &guard).is_empty());
     }
 
     #[test]
@@ -126,17 +127,22 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_link_out_of_the_project_is_not_read() {
+    fn links_out_of_the_project_and_ignored_files_are_not_read() {
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("secret"), "key\n").unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.js"), "one\n").unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("b.js")).unwrap();
-        assert_eq!(read_inside(dir.path(), "a.js").as_deref(), Some("one\n"));
-        assert_eq!(read_inside(dir.path(), "b.js"), None);
-        assert_eq!(read_inside(dir.path(), "../x"), None);
+        std::fs::write(dir.path().join(".env"), "TOKEN=1\n").unwrap();
+        std::fs::write(dir.path().join(".honeignore"), ".env\n").unwrap();
+        let guard = PathGuard::new(dir.path()).unwrap();
+        assert_eq!(read_inside(&guard, "a.js").as_deref(), Some("one\n"));
+        assert_eq!(read_inside(&guard, "b.js"), None);
+        assert_eq!(read_inside(&guard, "../x"), None);
+        // A file `.honeignore` hides is not shown either.
+        assert_eq!(read_inside(&guard, ".env"), None);
         assert_eq!(
-            places("at b.js:1\nat a.js:1", dir.path()),
+            places("at b.js:1\nat a.js:1\nat .env:1", &guard),
             [("a.js".to_string(), 1)]
         );
     }

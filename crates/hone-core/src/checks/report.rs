@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use hone_policy::PathGuard;
 use hone_tools::SyntaxChecker;
 
 use super::noise::without_noise;
@@ -27,13 +28,13 @@ const MAX_WHOLE_FILES: usize = 2;
 /// One section per changed file with syntax errors: the errors and the code around the
 /// first ones.
 pub(crate) fn syntax_failures(
-    root: &Path,
+    guard: &PathGuard,
     changed: &[String],
     checker: &dyn SyntaxChecker,
 ) -> Vec<String> {
     let mut sections = Vec::new();
     for path in changed {
-        let Some(source) = read_inside(root, path) else {
+        let Some(source) = read_inside(guard, path) else {
             continue;
         };
         let Some(errors) = checker.syntax_errors(Path::new(path), &source) else {
@@ -60,14 +61,14 @@ pub(crate) fn syntax_failures(
 /// The failure of `command`: its output (shortened) and the code around the project
 /// places it names, changed files first.
 pub(crate) fn command_failure(
-    root: &Path,
+    guard: &PathGuard,
     changed: &[String],
     command: &str,
     output: &str,
 ) -> String {
     // Paths inside the project read as the model knows them: a temporary checkout's
     // absolute path is long, and differs from run to run.
-    let output = &inside_paths(output, root);
+    let output = &inside_paths(output, guard.root());
     let mut text = format!("$ {command}\n{}", shorten(&without_noise(output)));
     if !text.ends_with('\n') {
         text.push('\n');
@@ -77,25 +78,25 @@ pub(crate) fn command_failure(
     let shown: Vec<(String, String)> = changed
         .iter()
         .filter_map(|path| {
-            let source = read_inside(root, path)?;
+            let source = read_inside(guard, path)?;
             (source.lines().count() <= MAX_WHOLE_LINES).then(|| (path.clone(), source))
         })
         .take(MAX_WHOLE_FILES)
         .collect();
-    let all_places = places(output, root);
+    let all_places = places(output, guard);
     let mut places = all_places.clone();
     places.retain(|(path, _)| !shown.iter().any(|(whole, _)| whole == path));
     places.sort_by_key(|(path, _)| !changed.contains(path));
     places.truncate(MAX_PLACES);
     for (path, lines) in by_file(&places) {
-        if let Some(source) = read_inside(root, &path) {
+        if let Some(source) = read_inside(guard, &path) {
             text.push_str(&snippets(&path, &source, &lines));
         }
     }
     if let Some(hint) = tests_hint(&all_places, changed) {
         text.push_str(&hint);
     }
-    for hint in super::hints::hints(root, changed, output) {
+    for hint in super::hints::hints(guard, changed, output) {
         text.push_str(&hint);
         text.push('\n');
     }
@@ -417,12 +418,8 @@ mod tests {
             "exit code 1 · 0.1s\n--- stderr ---\nTraceback (most recent call last):\n  File \"{}/calc.py\", line 2, in add\nAssertionError: 5 != -1\n",
             dir.path().display()
         );
-        let text = command_failure(
-            dir.path(),
-            &["calc.py".into()],
-            "python3 -m unittest",
-            &output,
-        );
+        let guard = PathGuard::new(dir.path()).unwrap();
+        let text = command_failure(&guard, &["calc.py".into()], "python3 -m unittest", &output);
         assert!(text.starts_with("$ python3 -m unittest\n"), "{text}");
         assert!(text.contains("AssertionError: 5 != -1"), "{text}");
         // The changed file is shown whole, as the block the model writes back.
@@ -433,7 +430,7 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("calc.py around line 2:"), "{text}");
-        let unchanged = command_failure(dir.path(), &[], "python3 -m unittest", &output);
+        let unchanged = command_failure(&guard, &[], "python3 -m unittest", &output);
         assert!(unchanged.contains("> 2 |     return a - b"), "{unchanged}");
         assert!(!unchanged.contains("as it is now"), "{unchanged}");
         assert_eq!(first_error_line(&output), "AssertionError: 5 != -1");
