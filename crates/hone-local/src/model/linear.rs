@@ -13,6 +13,7 @@ use std::sync::Arc;
 use candle_core::quantized::{GgmlDType, QMatMul, QTensor, QuantizedType};
 use candle_core::{CpuStorage, CustomOp1, D, Layout, Module, Result, Shape, Tensor};
 
+use super::kernels::{Blocks, OwnMatMul};
 use super::weights::{Extent, WeightFile};
 
 /// Rows from which a batch is multiplied through a transient tiled copy of the weights.
@@ -68,7 +69,7 @@ impl QLinear {
             }
             _ => QLinear::Compact {
                 op: CompactMatMul {
-                    weights: file.compact(extents)?,
+                    weights: CompactWeights::load(file, extents, out_features, in_features)?,
                     out_features,
                     in_features,
                 },
@@ -153,11 +154,39 @@ fn has_tiled_kernels(dtype: GgmlDType) -> bool {
     }
 }
 
-/// The weights in their GGUF block format, multiplied by candle's generic `matmul_t`.
+/// The weights in their GGUF block format, multiplied by hone's kernels where it has them
+/// for the block type and CPU, else by candle's generic `matmul_t`.
 pub(crate) struct CompactMatMul {
-    weights: Box<dyn QuantizedType>,
+    weights: CompactWeights,
     out_features: usize,
     in_features: usize,
+}
+
+/// Who multiplies a [`CompactMatMul`]'s blocks.
+enum CompactWeights {
+    Own(OwnMatMul),
+    Candle(Box<dyn QuantizedType>),
+}
+
+impl CompactWeights {
+    fn load(
+        file: &mut WeightFile,
+        extents: &[Extent],
+        out_features: usize,
+        in_features: usize,
+    ) -> Result<Self> {
+        let Some(dtype) = extents.first().map(|extent| extent.dtype) else {
+            candle_core::bail!("a weight matrix needs its blocks");
+        };
+        if !OwnMatMul::supports(dtype, in_features) {
+            return Ok(Self::Candle(file.compact(extents)?));
+        }
+        let blocks = match dtype {
+            GgmlDType::Q4K => Blocks::Q4K(file.blocks(extents)?),
+            _ => Blocks::Q6K(file.blocks(extents)?),
+        };
+        Ok(Self::Own(OwnMatMul::new(blocks, out_features, in_features)?))
+    }
 }
 
 impl CustomOp1 for CompactMatMul {
@@ -184,11 +213,14 @@ impl CustomOp1 for CompactMatMul {
         }
         let rows: usize = batch.iter().product();
         let mut out = vec![0f32; rows * self.out_features];
-        self.weights.matmul_t(
-            (rows, self.in_features, self.out_features),
-            &data[start..end],
-            &mut out,
-        )?;
+        match &self.weights {
+            CompactWeights::Own(matrix) => matrix.matmul(rows, &data[start..end], &mut out)?,
+            CompactWeights::Candle(weights) => weights.matmul_t(
+                (rows, self.in_features, self.out_features),
+                &data[start..end],
+                &mut out,
+            )?,
+        }
         let mut out_dims = dims.to_vec();
         if let Some(last) = out_dims.last_mut() {
             *last = self.out_features;

@@ -16,6 +16,8 @@
 
 mod attention;
 mod cache;
+mod kernels;
+mod row_attention;
 mod config;
 mod linear;
 mod stacked;
@@ -23,11 +25,11 @@ mod weights;
 
 use candle_core::quantized::{QTensor, gguf_file};
 use candle_core::{DType, Device, Result, Tensor};
-use candle_nn::attention::{AttnMask, flash_attn};
 
 use cache::KvCache;
 pub(crate) use config::{Config, architecture};
 use linear::QLinear;
+use row_attention::RowAttention;
 pub use linear::WeightLayout;
 use stacked::Stacked;
 use weights::WeightFile;
@@ -254,24 +256,9 @@ impl Transformer {
             let k = rotate(&k, &cos, &sin, interleaved)?;
             let (keys, values) = self.cache.append(index, &k, &v)?;
             let attention = if count == 1 || outputs == Outputs::Each {
-                // One query at a time over the keys it may see, with the kernel that
-                // decoding uses.
-                let rows = (0..count)
-                    .map(|row| {
-                        let visible = position + row + 1;
-                        flash_attn::<f32>(
-                            &q.narrow(1, row, 1)?,
-                            &keys.narrow(1, 0, visible)?,
-                            &values.narrow(1, 0, visible)?,
-                            scale,
-                            AttnMask::causal_with_offset(visible - 1),
-                            None,
-                            None,
-                        )?
-                        .reshape((1, 1, heads * head_dim))
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Tensor::cat(&rows, 1)?
+                // Each row exactly as it would be computed alone (`row_attention.rs`).
+                q.contiguous()?
+                    .apply_op3_no_bwd(&keys, &values, &RowAttention { scale })?
             } else {
                 attention::prompt_attention(&q, &keys, &values, f64::from(scale))?
             };

@@ -84,6 +84,25 @@ impl WeightFile {
         Ok(dtype.from_data(Cow::Borrowed(bytes)))
     }
 
+    /// Reads the blocks at `extents` (all of one type, `T` being its layout) as they are.
+    pub(crate) fn blocks<T: bytemuck::Pod>(&mut self, extents: &[Extent]) -> Result<Vec<T>> {
+        let len = total_len(extents)?;
+        let size = std::mem::size_of::<T>();
+        if size == 0 || !len.is_multiple_of(size) {
+            candle_core::bail!("{len} bytes are not whole {size}-byte blocks");
+        }
+        let mut blocks = vec![T::zeroed(); len / size];
+        let bytes = bytemuck::cast_slice_mut::<T, u8>(&mut blocks);
+        let mut start = 0;
+        for extent in extents {
+            self.file.seek(SeekFrom::Start(extent.offset))?;
+            self.file
+                .read_exact(&mut bytes[start..start + extent.len])?;
+            start += extent.len;
+        }
+        Ok(blocks)
+    }
+
     /// The tensors at `extents` (one block type), one after the other, as a `QTensor` of
     /// `shape`.
     pub(crate) fn qtensor(&mut self, extents: &[Extent], shape: &[usize]) -> Result<QTensor> {
