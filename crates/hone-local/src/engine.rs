@@ -366,7 +366,6 @@ impl Engine {
                 );
             }
             pass_time = pass_started.elapsed().as_secs_f64();
-            if std::env::var_os("HONE_PASS_TRACE").is_some() { eprintln!("PASS {} {} {:.4}", fed.len(), self.cached.len(), pass_time); }
             self.cached.extend_from_slice(&fed);
             stats.decode_time = started.elapsed();
             self.last = stats;

@@ -185,7 +185,11 @@ impl CompactWeights {
             GgmlDType::Q4K => Blocks::Q4K(file.blocks(extents)?),
             _ => Blocks::Q6K(file.blocks(extents)?),
         };
-        Ok(Self::Own(OwnMatMul::new(blocks, out_features, in_features)?))
+        Ok(Self::Own(OwnMatMul::new(
+            blocks,
+            out_features,
+            in_features,
+        )?))
     }
 }
 

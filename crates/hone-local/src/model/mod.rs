@@ -16,10 +16,10 @@
 
 mod attention;
 mod cache;
-mod kernels;
-mod row_attention;
 mod config;
+mod kernels;
 mod linear;
+mod row_attention;
 mod stacked;
 mod weights;
 
@@ -29,8 +29,8 @@ use candle_core::{DType, Device, Result, Tensor};
 use cache::KvCache;
 pub(crate) use config::{Config, architecture};
 use linear::QLinear;
-use row_attention::RowAttention;
 pub use linear::WeightLayout;
+use row_attention::RowAttention;
 use stacked::Stacked;
 use weights::WeightFile;
 

@@ -260,7 +260,11 @@ mod tests {
         let q = random((1, count, heads, head_dim));
         let k = random((1, positions, kv_heads, head_dim));
         let v = random((1, positions, kv_heads, head_dim));
-        let together: Vec<f32> = attend(&q, &k, &v, 0.3).flatten_all().unwrap().to_vec1().unwrap();
+        let together: Vec<f32> = attend(&q, &k, &v, 0.3)
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
         let first = positions - count;
         for row in 0..count {
             let seen = first + row + 1;
@@ -290,8 +294,14 @@ mod tests {
     fn mismatched_shapes_are_errors() {
         let q = random((1, 3, 4, 8));
         let k = random((1, 2, 2, 8));
-        assert!(q.apply_op3_no_bwd(&k, &k, &RowAttention { scale: 1.0 }).is_err());
+        assert!(
+            q.apply_op3_no_bwd(&k, &k, &RowAttention { scale: 1.0 })
+                .is_err()
+        );
         let k = random((1, 5, 3, 8));
-        assert!(q.apply_op3_no_bwd(&k, &k, &RowAttention { scale: 1.0 }).is_err());
+        assert!(
+            q.apply_op3_no_bwd(&k, &k, &RowAttention { scale: 1.0 })
+                .is_err()
+        );
     }
 }

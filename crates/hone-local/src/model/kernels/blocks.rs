@@ -3,7 +3,6 @@
 //! weights are read from the file as they are.
 
 use bytemuck::{Pod, Zeroable};
-use half::f16;
 
 /// Values in a superblock.
 pub(crate) const QK_K: usize = 256;
@@ -24,28 +23,58 @@ pub(crate) struct BlockQ4K {
 }
 
 impl BlockQ4K {
-    /// The eight 6-bit scales and the eight 6-bit mins (ggml's `get_scale_min_k4`).
+    /// The eight 6-bit scales and the eight 6-bit mins (ggml's `get_scale_min_k4`, on four
+    /// bytes at a time).
+    #[inline(always)]
     pub(crate) fn scales_and_mins(&self) -> ([u8; 8], [u8; 8]) {
-        let s = &self.scales;
-        let mut scales = [0u8; 8];
-        let mut mins = [0u8; 8];
-        for j in 0..4 {
-            scales[j] = s[j] & 63;
-            mins[j] = s[j + 4] & 63;
-        }
-        for j in 4..8 {
-            scales[j] = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-            mins[j] = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-        }
-        (scales, mins)
+        const LOW_SIX: u32 = 0x3f3f_3f3f;
+        const LOW_FOUR: u32 = 0x0f0f_0f0f;
+        const LOW_TWO: u32 = 0x0303_0303;
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                self.scales[4 * i],
+                self.scales[4 * i + 1],
+                self.scales[4 * i + 2],
+                self.scales[4 * i + 3],
+            ])
+        };
+        let (a, b, c) = (word(0), word(1), word(2));
+        let scales_low = a & LOW_SIX;
+        let scales_high = (c & LOW_FOUR) | (((a >> 6) & LOW_TWO) << 4);
+        let mins_low = b & LOW_SIX;
+        let mins_high = ((c >> 4) & LOW_FOUR) | (((b >> 6) & LOW_TWO) << 4);
+        let join = |low: u32, high: u32| {
+            let (low, high) = (low.to_le_bytes(), high.to_le_bytes());
+            [
+                low[0], low[1], low[2], low[3], high[0], high[1], high[2], high[3],
+            ]
+        };
+        (join(scales_low, scales_high), join(mins_low, mins_high))
     }
 
     /// `d` and `dmin` as f32.
+    #[inline(always)]
     pub(crate) fn factors(&self) -> (f32, f32) {
-        (
-            f16::from_bits(self.d).to_f32(),
-            f16::from_bits(self.dmin).to_f32(),
-        )
+        (f16_to_f32(self.d), f16_to_f32(self.dmin))
+    }
+}
+
+/// An f16 (as bits) as f32, exactly; inlined into the kernels (`half`'s conversion is a call
+/// behind a CPU check).
+#[inline(always)]
+pub(crate) fn f16_to_f32(bits: u16) -> f32 {
+    let bits = u32::from(bits);
+    let sign = (bits & 0x8000) << 16;
+    let exponent = (bits >> 10) & 0x1f;
+    let mantissa = bits & 0x3ff;
+    match exponent {
+        0 => {
+            // Zero or subnormal: mantissa · 2⁻²⁴.
+            let magnitude = mantissa as f32 * (1.0 / 16_777_216.0);
+            f32::from_bits(sign | magnitude.to_bits())
+        }
+        31 => f32::from_bits(sign | 0x7f80_0000 | (mantissa << 13)),
+        _ => f32::from_bits(sign | ((exponent + 112) << 23) | (mantissa << 13)),
     }
 }
 
@@ -75,34 +104,69 @@ pub(crate) struct BlockQ8K {
     pub(crate) qs: [[i8; 32]; 8],
     /// Sum of each 16 consecutive `qs`.
     pub(crate) bsums: [i16; 16],
+    /// Sum of each 32 consecutive `qs`.
+    pub(crate) pair_sums: [i16; 8],
 }
 
-/// Quantizes `input` (whole superblocks) to Q8_K blocks, one per 256 values, into `out`.
+/// Quantizes `input` (whole superblocks) to Q8_K blocks, one per 256 values, into `out`,
+/// with the CPU's vector instructions where pulp finds them.
 pub(crate) fn quantize_q8k(input: &[f32], out: &mut Vec<BlockQ8K>) {
-    for values in input.chunks_exact(QK_K) {
-        let largest = values.iter().fold(0f32, |max, value| max.max(value.abs()));
-        let mut block = BlockQ8K::zeroed();
-        if largest > 0.0 {
-            let inverse = 127.0 / largest;
-            block.d = largest / 127.0;
-            for (chunk, values) in block.qs.iter_mut().zip(values.chunks_exact(32)) {
-                for (q, value) in chunk.iter_mut().zip(values) {
-                    // |value · inverse| ≤ 127: the cast never saturates.
-                    *q = (value * inverse).round() as i8;
+    pulp::Arch::new().dispatch(Quantize { input, out });
+}
+
+/// [`quantize_q8k`]'s work, run with the CPU features enabled.
+struct Quantize<'a> {
+    input: &'a [f32],
+    out: &'a mut Vec<BlockQ8K>,
+}
+
+impl pulp::WithSimd for Quantize<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) {
+        for values in self.input.chunks_exact(QK_K) {
+            // The largest magnitude, eight lanes at a time (max is exact in any order; the
+            // comparison, unlike `f32::max`, becomes one vector instruction).
+            let mut lanes = [0f32; 8];
+            for eight in values.chunks_exact(8) {
+                for (lane, value) in lanes.iter_mut().zip(eight) {
+                    let magnitude = value.abs();
+                    *lane = if magnitude > *lane { magnitude } else { *lane };
                 }
             }
-            let flat: &[i8; QK_K] = bytemuck::cast_ref(&block.qs);
-            for (sum, sixteen) in block.bsums.iter_mut().zip(flat.chunks_exact(16)) {
-                *sum = sixteen.iter().map(|&q| i16::from(q)).sum();
+            let largest = lanes.iter().fold(0f32, |max, &lane| max.max(lane));
+            let mut block = BlockQ8K::zeroed();
+            if largest > 0.0 {
+                let inverse = 127.0 / largest;
+                block.d = largest / 127.0;
+                for (chunk, values) in block.qs.iter_mut().zip(values.chunks_exact(32)) {
+                    for (q, value) in chunk.iter_mut().zip(values) {
+                        // |value · inverse| ≤ 127: the cast never saturates.
+                        *q = (value * inverse).round_ties_even() as i8;
+                    }
+                }
+                for (sum, sixteen) in block
+                    .bsums
+                    .iter_mut()
+                    .zip(block.qs.as_flattened().chunks_exact(16))
+                {
+                    *sum = sixteen.iter().map(|&q| i16::from(q)).sum();
+                }
+                for (pair, sums) in block.pair_sums.iter_mut().zip(block.bsums.chunks_exact(2)) {
+                    *pair = sums[0] + sums[1];
+                }
             }
+            self.out.push(block);
         }
-        out.push(block);
     }
 }
 
 #[cfg(test)]
 pub(crate) mod reference {
     //! Plain dequantization, for checking the kernels.
+
+    use half::f16;
 
     use super::*;
 
@@ -115,10 +179,10 @@ pub(crate) mod reference {
             for (l, &byte) in chunk.iter().enumerate() {
                 let low = 2 * j;
                 let high = 2 * j + 1;
-                out[64 * j + l] =
-                    d * f32::from(scales[low]) * f32::from(byte & 0xF) - dmin * f32::from(mins[low]);
-                out[64 * j + 32 + l] =
-                    d * f32::from(scales[high]) * f32::from(byte >> 4) - dmin * f32::from(mins[high]);
+                out[64 * j + l] = d * f32::from(scales[low]) * f32::from(byte & 0xF)
+                    - dmin * f32::from(mins[low]);
+                out[64 * j + 32 + l] = d * f32::from(scales[high]) * f32::from(byte >> 4)
+                    - dmin * f32::from(mins[high]);
             }
         }
         out
@@ -162,12 +226,16 @@ pub(crate) mod reference {
 
 #[cfg(test)]
 mod tests {
+    use half::f16;
+
     use super::reference::dequantize_q8k;
     use super::*;
 
     #[test]
     fn q8k_keeps_values_within_half_a_step_and_sums_sixteen() {
-        let input: Vec<f32> = (0..2 * QK_K).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
+        let input: Vec<f32> = (0..2 * QK_K)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+            .collect();
         let mut blocks = Vec::new();
         quantize_q8k(&input, &mut blocks);
         assert_eq!(blocks.len(), 2);
@@ -188,6 +256,39 @@ mod tests {
         quantize_q8k(&[0.0; QK_K], &mut blocks);
         assert_eq!(blocks[0].d, 0.0);
         assert!(blocks[0].qs.iter().flatten().all(|&q| q == 0));
+    }
+
+    #[test]
+    fn f16_conversion_matches_half_s_for_every_value() {
+        for bits in 0..=u16::MAX {
+            let ours = f16_to_f32(bits);
+            let theirs = f16::from_bits(bits).to_f32();
+            assert!(
+                ours.to_bits() == theirs.to_bits() || (ours.is_nan() && theirs.is_nan()),
+                "{bits:#x}: {ours} vs {theirs}"
+            );
+        }
+    }
+
+    #[test]
+    fn packed_scales_unpack_as_ggml_does() {
+        let mut block = BlockQ4K::zeroed();
+        for (i, byte) in block.scales.iter_mut().enumerate() {
+            *byte = (i as u8).wrapping_mul(53).wrapping_add(17);
+        }
+        let s = block.scales;
+        let (scales, mins) = block.scales_and_mins();
+        for j in 0..8 {
+            let (scale, min) = if j < 4 {
+                (s[j] & 63, s[j + 4] & 63)
+            } else {
+                (
+                    (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4),
+                    (s[j + 4] >> 4) | ((s[j] >> 6) << 4),
+                )
+            };
+            assert_eq!((scales[j], mins[j]), (scale, min), "sub-block {j}");
+        }
     }
 
     #[test]

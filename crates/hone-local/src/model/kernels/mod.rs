@@ -206,32 +206,34 @@ fn fill<T: avx2::Dot>(
     out: &mut [f32],
 ) {
     let input = |row: usize| &inputs[row * k_blocks..(row + 1) * k_blocks];
-    for (offset, column) in out.chunks_exact_mut(rows).enumerate() {
+    let weight_row = |offset: usize| {
         let start = (first + offset) * k_blocks;
-        let row_weights = &weights[start..start + k_blocks];
+        &weights[start..start + k_blocks]
+    };
+    for (offset, column) in out.chunks_exact_mut(rows).enumerate() {
+        let w = [weight_row(offset)];
         let mut row = 0;
         while row + 4 <= rows {
-            let values = T::dot::<4>(
+            let [values] = T::dot::<1, 4>(
                 simd,
-                row_weights,
+                w,
                 [input(row), input(row + 1), input(row + 2), input(row + 3)],
             );
             column[row..row + 4].copy_from_slice(&values);
             row += 4;
         }
         match rows - row {
-            3 => column[row..].copy_from_slice(&T::dot::<3>(
-                simd,
-                row_weights,
-                [input(row), input(row + 1), input(row + 2)],
-            )),
+            3 => column[row..].copy_from_slice(
+                &T::dot::<1, 3>(simd, w, [input(row), input(row + 1), input(row + 2)])[0],
+            ),
             2 => column[row..]
-                .copy_from_slice(&T::dot::<2>(simd, row_weights, [input(row), input(row + 1)])),
-            1 => column[row..].copy_from_slice(&T::dot::<1>(simd, row_weights, [input(row)])),
+                .copy_from_slice(&T::dot::<1, 2>(simd, w, [input(row), input(row + 1)])[0]),
+            1 => column[row..].copy_from_slice(&T::dot::<1, 1>(simd, w, [input(row)])[0]),
             _ => {}
         }
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
+#[cfg(target_arch = "x86_64")]
 mod tests;

@@ -59,7 +59,11 @@ fn reference(weights: &[Vec<f32>], input: &[f32], rows: usize, k: usize) -> Vec<
             .flat_map(dequantize_q8k)
             .collect();
         for (column, w) in weights.iter().enumerate() {
-            let dot: f64 = w.iter().zip(&x).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
+            let dot: f64 = w
+                .iter()
+                .zip(&x)
+                .map(|(a, b)| f64::from(*a) * f64::from(*b))
+                .sum();
             out[row * weights.len() + column] = dot as f32;
         }
     }
