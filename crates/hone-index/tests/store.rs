@@ -146,6 +146,13 @@ fn on_disk_store_keeps_everything_across_reopening() {
     assert_eq!(store.dependents("models.py").unwrap().len(), 2);
     let stats = store.stats().unwrap();
     assert!(stats.last_indexed_ms.is_some());
+    drop(store);
+    // A database the store creates has 16 KiB pages (fewer for a first index to write).
+    let page_size: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA page_size", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(page_size, 16384);
 }
 
 #[test]
@@ -167,6 +174,11 @@ fn fresh_database_is_migrated_to_the_current_schema() {
         .query_row("PRAGMA journal_mode", [], |row| row.get(0))
         .unwrap();
     assert_eq!(journal, "wal");
+    // A database created elsewhere keeps its page size.
+    let page_size: i64 = connection
+        .query_row("PRAGMA page_size", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(page_size, 4096);
     // Opening again is a no-op.
     drop(connection);
     assert!(
