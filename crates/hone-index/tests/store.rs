@@ -146,6 +146,13 @@ fn on_disk_store_keeps_everything_across_reopening() {
     assert_eq!(store.dependents("models.py").unwrap().len(), 2);
     let stats = store.stats().unwrap();
     assert!(stats.last_indexed_ms.is_some());
+    drop(store);
+    // A database the store creates has 16 KiB pages (fewer for a first index to write).
+    let page_size: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA page_size", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(page_size, 16384);
 }
 
 #[test]
@@ -167,6 +174,11 @@ fn fresh_database_is_migrated_to_the_current_schema() {
         .query_row("PRAGMA journal_mode", [], |row| row.get(0))
         .unwrap();
     assert_eq!(journal, "wal");
+    // A database created elsewhere keeps its page size.
+    let page_size: i64 = connection
+        .query_row("PRAGMA page_size", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(page_size, 4096);
     // Opening again is a no-op.
     drop(connection);
     assert!(
@@ -497,6 +509,60 @@ fn later_batches_replace_delete_and_keep_as_asked() {
         })
         .unwrap();
     assert_eq!(store.stats().unwrap().edges, 1);
+}
+
+#[test]
+fn a_rewritten_file_keeps_its_row_and_a_new_one_gets_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = SqliteStore::open(&path).unwrap();
+    store.apply(&sample_batch()).unwrap();
+    let ids = || -> Vec<(String, i64, i64)> {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        let mut query = connection
+            .prepare("SELECT path, id, size FROM files ORDER BY path")
+            .unwrap();
+        query
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let before = ids();
+    let mut edited = source(
+        "util.py",
+        python(vec![symbol(
+            "tokenize",
+            SymbolKind::Function,
+            SymbolRole::Definition,
+            3,
+        )]),
+    );
+    edited.record.size = 99;
+    let batch = IndexBatch {
+        upserts: vec![edited, source("new.py", python(Vec::new()))],
+        ..IndexBatch::default()
+    };
+    store.apply(&batch).unwrap();
+    let after = ids();
+    assert_eq!(after.len(), before.len() + 1);
+    let row = |rows: &[(String, i64, i64)], path: &str| {
+        rows.iter().find(|row| row.0 == path).cloned().unwrap()
+    };
+    let (_, util_id, util_size) = row(&after, "util.py");
+    assert_eq!(
+        util_id,
+        row(&before, "util.py").1,
+        "same row, updated in place"
+    );
+    assert_eq!(util_size, 99);
+    let (_, new_id, _) = row(&after, "new.py");
+    assert!(before.iter().all(|(_, id, _)| *id < new_id));
+    assert_eq!(
+        names(&store.definitions("tokenize").unwrap()),
+        [("tokenize", "util.py", 3)]
+    );
+    assert!(store.definitions("parse_args").unwrap().is_empty());
 }
 
 #[test]

@@ -129,6 +129,9 @@ pub struct Setup<'a> {
     pub migrations: &'a [&'a str],
     /// SQLite's `cache_size` (negative: KiB), when the default is too small.
     pub cache_size: Option<i64>,
+    /// The page size (bytes, a power of two from 512 to 65536) of a database [`open`]
+    /// creates; existing databases keep theirs. `None`: SQLite's default (4096).
+    pub page_size: Option<u32>,
 }
 
 impl<'a> Setup<'a> {
@@ -137,6 +140,7 @@ impl<'a> Setup<'a> {
         Self {
             migrations,
             cache_size: None,
+            page_size: None,
         }
     }
 }
@@ -169,6 +173,12 @@ fn init(
 ) -> Result<Connection, SqliteError> {
     let database = |error| SqliteError::classify(path, error);
     connection.busy_timeout(BUSY_TIMEOUT).map_err(database)?;
+    // Only takes effect on a database without tables yet (and before it enters WAL mode).
+    if let Some(page_size) = setup.page_size {
+        connection
+            .pragma_update(None, "page_size", page_size)
+            .map_err(database)?;
+    }
     // The first statement reads the file header: a file that is not a database fails here.
     connection
         .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
@@ -211,6 +221,36 @@ mod tests {
         let orphan = connection.execute("INSERT INTO b (a) VALUES (7)", []);
         assert!(orphan.is_err(), "foreign keys are enforced");
         let mode: String = connection
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn a_page_size_applies_to_new_databases_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("test.db");
+        let page_size = |connection: &Connection| -> i64 {
+            connection
+                .query_row("PRAGMA page_size", [], |row| row.get(0))
+                .unwrap()
+        };
+        let old = open(&path, &Setup::new(MIGRATIONS)).unwrap();
+        assert_eq!(page_size(&old), 4096);
+        drop(old);
+        let larger = Setup {
+            page_size: Some(16384),
+            ..Setup::new(MIGRATIONS)
+        };
+        let reopened = open(&path, &larger).unwrap();
+        assert_eq!(
+            page_size(&reopened),
+            4096,
+            "an existing database keeps its pages"
+        );
+        let created = open(&dir.path().join("new.db"), &larger).unwrap();
+        assert_eq!(page_size(&created), 16384);
+        let mode: String = created
             .query_row("PRAGMA journal_mode", [], |row| row.get(0))
             .unwrap();
         assert_eq!(mode, "wal");

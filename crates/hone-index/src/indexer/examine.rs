@@ -39,8 +39,11 @@ pub(super) struct ReadLimits {
 /// warning when it cannot be read.
 pub(super) type Examined = Result<Option<FileUpdate>, String>;
 
-/// Starts examining `candidates` on all cores within `scope`; results arrive on the returned
-/// channel in completion order. Workers stop early once `stop` is set.
+/// Starts examining `candidates` on all cores within `scope`, largest files first; results
+/// arrive on the returned channel in completion order. Workers stop early once `stop` is set.
+///
+/// Largest first: the last files handed out are then small ones, so no core is left idle
+/// while another parses a large file (vendored bundles often sort last by path).
 pub(super) fn spawn_examiners<'scope>(
     scope: &'scope Scope<'scope, '_>,
     root: &'scope Path,
@@ -53,15 +56,17 @@ pub(super) fn spawn_examiners<'scope>(
     let workers = std::thread::available_parallelism()
         .map_or(1, NonZero::get)
         .min(candidates.len());
+    let order = std::sync::Arc::new(largest_first(candidates, limits));
     let next = std::sync::Arc::new(AtomicUsize::new(0));
     // Bounded: when the writer falls behind, parsers wait instead of piling up outlines.
     let (sender, receiver) = mpsc::sync_channel(workers * QUEUED_PER_WORKER);
     for _ in 0..workers {
         let sender = sender.clone();
         let next = std::sync::Arc::clone(&next);
+        let order = std::sync::Arc::clone(&order);
         scope.spawn(move || {
             while !stop.load(Ordering::Relaxed)
-                && let Some(file) = candidates.get(next.fetch_add(1, Ordering::Relaxed))
+                && let Some(file) = order.get(next.fetch_add(1, Ordering::Relaxed)).copied()
             {
                 let result = examine(root, file, previous.get(&file.path), limits, timings);
                 if sender.send(result).is_err() {
@@ -71,6 +76,23 @@ pub(super) fn spawn_examiners<'scope>(
         });
     }
     receiver
+}
+
+/// `candidates` in the order workers take them: by the bytes they read, most first, ties in
+/// their given (path) order.
+fn largest_first(candidates: &[ScannedFile], limits: ReadLimits) -> Vec<&ScannedFile> {
+    let mut order: Vec<&ScannedFile> = candidates.iter().collect();
+    order.sort_by_key(|file| std::cmp::Reverse(read_size(file, limits)));
+    order
+}
+
+/// The bytes examining `file` reads: none for symlinks and files over the size limit.
+fn read_size(file: &ScannedFile, limits: ReadLimits) -> u64 {
+    if file.symlink_target.is_some() || file.size > limits.max_file_bytes {
+        0
+    } else {
+        file.size
+    }
 }
 
 /// The update for one scanned file: `None` when its record is unchanged, `Err` with a warning
@@ -191,4 +213,40 @@ fn parse_guarded(
 /// Lower-case hex SHA-256 of `bytes`.
 fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, size: u64, symlink: bool) -> ScannedFile {
+        ScannedFile {
+            path: path.to_string(),
+            size,
+            mtime_ns: 0,
+            symlink_target: symlink.then(|| "elsewhere".to_string()),
+        }
+    }
+
+    #[test]
+    fn workers_take_the_largest_reads_first_and_ties_in_path_order() {
+        let limits = ReadLimits {
+            max_file_bytes: 1000,
+            read_started_ns: 0,
+        };
+        let candidates = [
+            file("a.ts", 10, false),
+            file("b.ts", 500, false),
+            file("big.js", 5000, false),
+            file("c.ts", 10, false),
+            file("link.ts", 700, true),
+            file("d.ts", 900, false),
+        ];
+        let order: Vec<&str> = largest_first(&candidates, limits)
+            .iter()
+            .map(|file| file.path.as_str())
+            .collect();
+        // Files over the limit and symlinks are not read: they go last.
+        assert_eq!(order, ["d.ts", "b.ts", "a.ts", "c.ts", "big.js", "link.ts"]);
+    }
 }

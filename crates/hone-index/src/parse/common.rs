@@ -170,10 +170,16 @@ pub(crate) struct KindMemo {
 const UNCLASSIFIED: u8 = u8::MAX;
 
 impl KindMemo {
-    /// The class of `node`'s kind: `classify` of its name the first time (which must not
-    /// return `u8::MAX`, and must always be the same function for one memo).
-    pub(crate) fn class(&mut self, node: Node<'_>, classify: impl Fn(&str) -> u8) -> u8 {
-        let id = usize::from(node.kind_id());
+    /// The class of `node`, whose kind id is `id` (read once by the caller, who may need it
+    /// too): `classify` of its kind's name the first time (which must not return `u8::MAX`,
+    /// and must always be the same function for one memo).
+    pub(crate) fn class_of(
+        &mut self,
+        node: Node<'_>,
+        id: u16,
+        classify: impl Fn(&str) -> u8,
+    ) -> u8 {
+        let id = usize::from(id);
         if id >= self.classes.len() {
             self.classes.resize(id + 1, UNCLASSIFIED);
         }
@@ -316,8 +322,19 @@ impl<'k> MetricsWalk<'k> {
 
     /// Counts the cursor's node `node`, reached in pre-order.
     pub(crate) fn enter(&mut self, node: Node<'_>, cursor: &TreeCursor<'_>, source: &str) {
+        self.enter_kind(node, node.kind_id(), cursor, source);
+    }
+
+    /// [`MetricsWalk::enter`] for a node whose kind id `id` the caller has already read.
+    pub(crate) fn enter_kind(
+        &mut self,
+        node: Node<'_>,
+        id: u16,
+        cursor: &TreeCursor<'_>,
+        source: &str,
+    ) {
         let kinds = self.kinds;
-        let class = self.classes.class(node, |kind| kinds.class_of(kind));
+        let class = self.classes.class_of(node, id, |kind| kinds.class_of(kind));
         let opens = class & NESTING != 0;
         if opens {
             self.depth += 1;

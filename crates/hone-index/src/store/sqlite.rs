@@ -22,10 +22,19 @@ use crate::model::{FileMetrics, FileOutline};
 /// [`super::write::defer_name_index`]).
 pub(super) const CACHE_KIB: i64 = 32 * 1024;
 
+/// The page size of a new index database. A first index writes every page twice (to the
+/// WAL, then into the file at the checkpoint) and sorts every symbol name into the name
+/// index; with 16 KiB pages the tables and indexes have a quarter of the pages (fewer
+/// B-tree levels, splits and checkpoint writes), which makes the end of a first index of a
+/// large project (the name index, the commit and its checkpoint) about a quarter faster.
+/// An edit rewrites a few more bytes per changed page; existing databases keep 4 KiB pages.
+pub(super) const PAGE_SIZE: u32 = 16 * 1024;
+
 /// The index database's migrations and tuning (a negative `cache_size` is in KiB).
 const SETUP: Setup<'static> = Setup {
     migrations: MIGRATIONS,
     cache_size: Some(-CACHE_KIB),
+    page_size: Some(PAGE_SIZE),
 };
 
 /// The index's generation (see [`IndexStore::rank_cache`]), as an SQL expression.

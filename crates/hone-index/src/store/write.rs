@@ -186,19 +186,39 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
     let size = i64::try_from(record.size)
         .map_err(|_| WriteError::Invalid(format!("size {} is too large", record.size)))?;
     let (kind, language, target) = file_kind_columns(&record.kind);
-    let id: i64 = transaction
-        .prepare_cached(
-            "INSERT INTO files (path, size, mtime_ns, hash, kind, language, symlink_target, has_errors) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
-             ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, \
-                 hash = excluded.hash, kind = excluded.kind, language = excluded.language, \
-                 symlink_target = excluded.symlink_target, has_errors = excluded.has_errors \
-             RETURNING id",
-        )?
-        .query_row(
-            params![record.path, size, record.mtime_ns, record.hash, kind, language, target, record.has_errors],
-            |row: &Row<'_>| row.get(0),
-        )?;
+    // A lookup, then a plain update or insert: an upsert with `RETURNING` costs SQLite a
+    // statement journal (a temporary file written a page at a time) and a scratch table for
+    // its result, on every file.
+    let existing: Option<i64> = transaction
+        .prepare_cached("SELECT id FROM files WHERE path = ?1")?
+        .query_row([&record.path], |row: &Row<'_>| row.get(0))
+        .optional()?;
+    let id = if let Some(id) = existing {
+        transaction
+            .prepare_cached(
+                "UPDATE files SET size = ?2, mtime_ns = ?3, hash = ?4, kind = ?5, language = ?6, \
+                 symlink_target = ?7, has_errors = ?8 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                size,
+                record.mtime_ns,
+                record.hash,
+                kind,
+                language,
+                target,
+                record.has_errors
+            ])?;
+        id
+    } else {
+        transaction
+            .prepare_cached(
+                "INSERT INTO files (path, size, mtime_ns, hash, kind, language, symlink_target, has_errors) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![record.path, size, record.mtime_ns, record.hash, kind, language, target, record.has_errors])?;
+        transaction.last_insert_rowid()
+    };
     let outline = match &update.outline {
         OutlineChange::Keep => return Ok(false),
         OutlineChange::Remove => None,

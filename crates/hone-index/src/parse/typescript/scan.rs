@@ -115,12 +115,17 @@ pub(super) fn scan(
     };
     loop {
         let node = cursor.node();
-        metrics.enter(node, &cursor, source);
-        let class = if node.is_named() {
-            visited.class(node, classify)
-        } else {
-            0
-        };
+        // One kind id read per node serves the metrics and the scan; whether a node is named
+        // depends on its kind id only, so anonymous kinds are memoised as doing nothing.
+        let id = node.kind_id();
+        metrics.enter_kind(node, id, &cursor, source);
+        let class = visited.class_of(
+            node,
+            id,
+            |kind| {
+                if node.is_named() { classify(kind) } else { 0 }
+            },
+        );
         let visit_code = usize::from(class & VISIT_BITS);
         if visit_code != 0 {
             let what = VISITS.get(visit_code).copied().unwrap_or(Visit::Nothing);
