@@ -1,8 +1,8 @@
 //! Attention of a few new positions (a decoded token, or drafts being verified) over the
 //! cached keys and values, each row exactly as it would be computed alone.
 //!
-//! Every query head is a work item for candle's thread pool; an item reads each cached key
-//! and value once for all of its rows. A row's scores, softmax and weighted sum only ever
+//! Every key/value head is a work item for candle's thread pool; an item reads each cached
+//! key and value once for all the query heads that share it and all of their rows. A row's scores, softmax and weighted sum only ever
 //! involve that row and the positions it may see, always in the same order, so a row's
 //! result never depends on how many rows share the pass: verifying drafts gives bit for bit
 //! the logits of decoding one token at a time. The loops run with the CPU's vector
@@ -75,16 +75,19 @@ impl CustomOp3 for RowAttention {
         let values = contiguous(v_storage, v_layout, "values")?;
         // Head-major while computing (each item writes one piece), row-major at the end.
         let mut by_head = vec![0f32; heads * count * head_dim];
+        let group = heads / kv_heads;
         let items: Vec<Mutex<&mut [f32]>> = by_head
-            .chunks_mut(count * head_dim)
+            .chunks_mut(group * count * head_dim)
             .map(Mutex::new)
             .collect();
-        candle_core::utils::barrier_pool().execute_chunked(heads, |range| {
-            for head in range {
-                let mut out = items[head].lock().unwrap_or_else(PoisonError::into_inner);
-                pulp::Arch::new().dispatch(Head {
+        candle_core::utils::barrier_pool().execute_chunked(kv_heads, |range| {
+            for kv_head in range {
+                let mut out = items[kv_head]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                pulp::Arch::new().dispatch(Group {
                     shape: &shape,
-                    head,
+                    kv_head,
                     scale: self.scale,
                     q,
                     keys,
@@ -117,26 +120,26 @@ struct Geometry {
     positions: usize,
 }
 
-/// One query head's rows.
-struct Head<'a> {
+/// The rows of the query heads that share one key/value head.
+struct Group<'a> {
     shape: &'a Geometry,
-    head: usize,
+    kv_head: usize,
     scale: f32,
     q: &'a [f32],
     keys: &'a [f32],
     values: &'a [f32],
-    /// `(count, head_dim)`.
+    /// `(group heads, count, head_dim)`.
     out: &'a mut [f32],
 }
 
-impl<'a> pulp::WithSimd for Head<'a> {
+impl<'a> pulp::WithSimd for Group<'a> {
     type Output = ();
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _: S) {
-        let Head {
+        let Group {
             shape,
-            head,
+            kv_head,
             scale,
             q,
             keys,
@@ -150,23 +153,31 @@ impl<'a> pulp::WithSimd for Head<'a> {
             head_dim,
             positions,
         } = *shape;
-        let kv_head = head / (heads / kv_heads);
+        let group = heads / kv_heads;
         let first = positions - count;
-        let query = |row: usize| &q[(row * heads + head) * head_dim..][..head_dim];
+        // Query `(local head, row)`, for the group's heads `kv_head · group + local`.
+        let query = |local: usize, row: usize| {
+            &q[(row * heads + kv_head * group + local) * head_dim..][..head_dim]
+        };
         let cached = |data: &'a [f32], position: usize| {
             &data[(position * kv_heads + kv_head) * head_dim..][..head_dim]
         };
-        // Row `r` sees positions `0..first + r + 1`.
-        let mut scores = vec![0f32; count * positions];
+        // Scores of `(local head, row)` at `(local · count + row) · positions`; row `r`
+        // sees positions `0..first + r + 1`.
+        let mut scores = vec![0f32; group * count * positions];
         for position in 0..positions {
             let key = cached(keys, position);
-            for row in position.saturating_sub(first)..count {
-                scores[row * positions + position] = dot(query(row), key) * scale;
+            for local in 0..group {
+                for row in position.saturating_sub(first)..count {
+                    scores[(local * count + row) * positions + position] =
+                        dot(query(local, row), key) * scale;
+                }
             }
         }
-        let mut totals = vec![0f32; count];
-        for (row, total) in totals.iter_mut().enumerate() {
-            let visible = &mut scores[row * positions..row * positions + first + row + 1];
+        let mut totals = vec![0f32; group * count];
+        for (index, total) in totals.iter_mut().enumerate() {
+            let row = index % count;
+            let visible = &mut scores[index * positions..index * positions + first + row + 1];
             let largest = visible.iter().fold(f32::NEG_INFINITY, |max, &s| max.max(s));
             for score in visible.iter_mut() {
                 *score = (*score - largest).exp();
@@ -176,11 +187,14 @@ impl<'a> pulp::WithSimd for Head<'a> {
         out.fill(0.0);
         for position in 0..positions {
             let value = cached(values, position);
-            for row in position.saturating_sub(first)..count {
-                let weight = scores[row * positions + position];
-                let acc = &mut out[row * head_dim..(row + 1) * head_dim];
-                for (a, v) in acc.iter_mut().zip(value) {
-                    *a += weight * v;
+            for local in 0..group {
+                for row in position.saturating_sub(first)..count {
+                    let index = local * count + row;
+                    let weight = scores[index * positions + position];
+                    let acc = &mut out[index * head_dim..(index + 1) * head_dim];
+                    for (a, v) in acc.iter_mut().zip(value) {
+                        *a += weight * v;
+                    }
                 }
             }
         }
