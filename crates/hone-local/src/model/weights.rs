@@ -64,15 +64,10 @@ impl WeightFile {
         }
         let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.buffer)[..len];
         let read = total_len(extents)?;
-        let Some(mut start) = len.checked_sub(read) else {
+        let Some(start) = len.checked_sub(read) else {
             candle_core::bail!("a {len}-byte buffer cannot hold {read} bytes");
         };
-        for extent in extents {
-            self.file.seek(SeekFrom::Start(extent.offset))?;
-            self.file
-                .read_exact(&mut bytes[start..start + extent.len])?;
-            start += extent.len;
-        }
+        read_extents(&mut self.file, extents, &mut bytes[start..])?;
         Ok(bytes)
     }
 
@@ -92,14 +87,11 @@ impl WeightFile {
             candle_core::bail!("{len} bytes are not whole {size}-byte blocks");
         }
         let mut blocks = vec![T::zeroed(); len / size];
-        let bytes = bytemuck::cast_slice_mut::<T, u8>(&mut blocks);
-        let mut start = 0;
-        for extent in extents {
-            self.file.seek(SeekFrom::Start(extent.offset))?;
-            self.file
-                .read_exact(&mut bytes[start..start + extent.len])?;
-            start += extent.len;
-        }
+        read_extents(
+            &mut self.file,
+            extents,
+            bytemuck::cast_slice_mut::<T, u8>(&mut blocks),
+        )?;
         Ok(blocks)
     }
 
@@ -160,6 +152,17 @@ impl WeightFile {
     pub(crate) fn shrink(&mut self) {
         self.buffer = Vec::new();
     }
+}
+
+/// Reads the bytes at `extents` one after the other into `bytes` (exactly their length).
+fn read_extents(file: &mut File, extents: &[Extent], bytes: &mut [u8]) -> Result<()> {
+    let mut start = 0;
+    for extent in extents {
+        file.seek(SeekFrom::Start(extent.offset))?;
+        file.read_exact(&mut bytes[start..start + extent.len])?;
+        start += extent.len;
+    }
+    Ok(())
 }
 
 /// The bytes of `extents` together.
