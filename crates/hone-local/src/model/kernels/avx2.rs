@@ -1,13 +1,12 @@
-//! Dot products of `C` quantized weight rows with `R` input rows quantized to Q8_K, with AVX2
-//! through pulp's safe intrinsics (the caller holds a [`V3`] token, so the CPU has them).
+//! Dot products of one quantized weight row with `R` (1–4) input rows quantized to Q8_K, with
+//! AVX2 through pulp's safe intrinsics (the caller holds a [`V3`] token, so the CPU has them).
 //!
 //! A block's weights are unpacked once for all `R` input rows, which is what makes a pass over
-//! several rows (drafts being verified, a short follow-up turn) cost little more than one row;
-//! a single input row is loaded once for `C` weight rows. Each (weight row, input row) result
-//! is computed by the same operations in the same order whatever `C` and `R` are (integer
-//! sums are exact; the float steps are per pair), so a row's result never depends on the rows
-//! it is computed with: verifying drafts in one pass gives exactly the logits of decoding one
-//! token at a time.
+//! several rows (drafts being verified, a short follow-up turn) cost less than that many
+//! tokens. Each input row's result is computed by the same operations in the same order
+//! whatever `R` is (integer sums are exact; the float steps are per row), so a row's result
+//! never depends on the rows it is computed with: verifying drafts in one pass gives exactly
+//! the logits of decoding one token at a time.
 
 use core::arch::x86_64::{__m256, __m256i};
 
@@ -26,165 +25,131 @@ fn sum_lanes(acc: __m256) -> f32 {
 
 /// A weight block type with a kernel.
 pub(super) trait Dot: Sized {
-    /// `Σ w·x` of each weight row of `weights` with each input row of `inputs` (all of as
-    /// many blocks), indexed `[weight row][input row]`.
-    fn dot<const C: usize, const R: usize>(
-        simd: V3,
-        weights: [&[Self]; C],
-        inputs: [&[BlockQ8K]; R],
-    ) -> [[f32; R]; C];
+    /// `Σ w·x` of the weight row `weights` with each input row of `inputs` (as many blocks).
+    fn dot<const R: usize>(simd: V3, weights: &[Self], inputs: [&[BlockQ8K]; R]) -> [f32; R];
 }
 
 impl Dot for BlockQ4K {
     #[inline(always)]
-    fn dot<const C: usize, const R: usize>(
-        simd: V3,
-        weights: [&[Self]; C],
-        inputs: [&[BlockQ8K]; R],
-    ) -> [[f32; R]; C] {
+    fn dot<const R: usize>(simd: V3, weights: &[Self], inputs: [&[BlockQ8K]; R]) -> [f32; R] {
         let (avx, avx2, sse2) = (simd.avx, simd.avx2, simd.sse2);
         let nibble = avx._mm256_set1_epi8(0x0F);
-        let mut acc = [[avx._mm256_setzero_ps(); R]; C];
-        let mut min_terms = [[simd.sse._mm_setzero_ps(); R]; C];
-        for b in 0..weights[0].len() {
-            let blocks: [&BlockQ4K; C] = core::array::from_fn(|c| &weights[c][b]);
-            let factors = blocks.map(BlockQ4K::factors);
-            let unpacked = blocks.map(BlockQ4K::scales_and_mins);
-            let mut sums = [[avx._mm256_setzero_si256(); R]; C];
-            for j in 0..4 {
-                for c in 0..C {
-                    let packed: __m256i = cast(blocks[c].qs[j]);
-                    let low = avx2._mm256_and_si256(packed, nibble);
-                    let high = avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(packed), nibble);
-                    let scales = &unpacked[c].0;
-                    let low_scale = avx._mm256_set1_epi16(i16::from(scales[2 * j]));
-                    let high_scale = avx._mm256_set1_epi16(i16::from(scales[2 * j + 1]));
-                    for (sum, input) in sums[c].iter_mut().zip(inputs) {
-                        let y = &input[b];
-                        let p_low = avx2._mm256_madd_epi16(
-                            avx2._mm256_maddubs_epi16(low, cast(y.qs[2 * j])),
-                            low_scale,
-                        );
-                        let p_high = avx2._mm256_madd_epi16(
-                            avx2._mm256_maddubs_epi16(high, cast(y.qs[2 * j + 1])),
-                            high_scale,
-                        );
-                        *sum = avx2._mm256_add_epi32(*sum, avx2._mm256_add_epi32(p_low, p_high));
-                    }
+        let mut acc = [avx._mm256_setzero_ps(); R];
+        let mut min_terms = [simd.sse._mm_setzero_ps(); R];
+        for (b, block) in weights.iter().enumerate() {
+            let (d, dmin) = block.factors();
+            let (scales, mins) = block.scales_and_mins();
+            let mut sums = [avx._mm256_setzero_si256(); R];
+            for (j, packed) in block.qs.iter().enumerate() {
+                let packed: __m256i = cast(*packed);
+                let low = avx2._mm256_and_si256(packed, nibble);
+                let high = avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(packed), nibble);
+                let low_scale = avx._mm256_set1_epi16(i16::from(scales[2 * j]));
+                let high_scale = avx._mm256_set1_epi16(i16::from(scales[2 * j + 1]));
+                for (sum, input) in sums.iter_mut().zip(inputs) {
+                    let y = &input[b];
+                    let p_low = avx2._mm256_madd_epi16(
+                        avx2._mm256_maddubs_epi16(low, cast(y.qs[2 * j])),
+                        low_scale,
+                    );
+                    let p_high = avx2._mm256_madd_epi16(
+                        avx2._mm256_maddubs_epi16(high, cast(y.qs[2 * j + 1])),
+                        high_scale,
+                    );
+                    *sum = avx2._mm256_add_epi32(*sum, avx2._mm256_add_epi32(p_low, p_high));
                 }
             }
-            for c in 0..C {
-                let (d, dmin) = factors[c];
-                let mins = simd.sse4_1._mm_cvtepu8_epi16(cast([unpacked[c].1, [0; 8]]));
-                for r in 0..R {
-                    let y = &inputs[r][b];
-                    acc[c][r] = simd.fma._mm256_fmadd_ps(
-                        avx._mm256_set1_ps(d * y.d),
-                        avx._mm256_cvtepi32_ps(sums[c][r]),
-                        acc[c][r],
-                    );
-                    // Σ min · (the 32 inputs' sum) per sub-block, four lanes of two.
-                    let min_sums = sse2._mm_madd_epi16(mins, cast(y.pair_sums));
-                    min_terms[c][r] = simd.fma._mm_fmadd_ps(
-                        simd.sse._mm_set1_ps(dmin * y.d),
-                        sse2._mm_cvtepi32_ps(min_sums),
-                        min_terms[c][r],
-                    );
-                }
+            let mins = simd.sse4_1._mm_cvtepu8_epi16(cast([mins, [0; 8]]));
+            for r in 0..R {
+                let y = &inputs[r][b];
+                acc[r] = simd.fma._mm256_fmadd_ps(
+                    avx._mm256_set1_ps(d * y.d),
+                    avx._mm256_cvtepi32_ps(sums[r]),
+                    acc[r],
+                );
+                // Σ min · (the 32 inputs' sum) per sub-block, four lanes of two.
+                let min_sums = sse2._mm_madd_epi16(mins, cast(y.pair_sums));
+                min_terms[r] = simd.fma._mm_fmadd_ps(
+                    simd.sse._mm_set1_ps(dmin * y.d),
+                    sse2._mm_cvtepi32_ps(min_sums),
+                    min_terms[r],
+                );
             }
         }
-        core::array::from_fn(|c| {
-            core::array::from_fn(|r| {
-                let mins: [f32; 4] = cast(min_terms[c][r]);
-                sum_lanes(acc[c][r]) - ((mins[0] + mins[1]) + (mins[2] + mins[3]))
-            })
+        core::array::from_fn(|r| {
+            let mins: [f32; 4] = cast(min_terms[r]);
+            sum_lanes(acc[r]) - ((mins[0] + mins[1]) + (mins[2] + mins[3]))
         })
     }
 }
 
 impl Dot for BlockQ6K {
     #[inline(always)]
-    fn dot<const C: usize, const R: usize>(
-        simd: V3,
-        weights: [&[Self]; C],
-        inputs: [&[BlockQ8K]; R],
-    ) -> [[f32; R]; C] {
+    fn dot<const R: usize>(simd: V3, weights: &[Self], inputs: [&[BlockQ8K]; R]) -> [f32; R] {
         let (avx, avx2, sse2) = (simd.avx, simd.avx2, simd.sse2);
         let nibble = avx._mm256_set1_epi8(0x0F);
         let two_bits = avx._mm256_set1_epi8(3);
         let bits =
             |pair: __m256i| avx2._mm256_slli_epi16::<4>(avx2._mm256_and_si256(pair, two_bits));
-        let mut acc = [[avx._mm256_setzero_ps(); R]; C];
-        let mut offset_terms = [[0f32; R]; C];
-        for b in 0..weights[0].len() {
-            let blocks: [&BlockQ6K; C] = core::array::from_fn(|c| &weights[c][b]);
-            let mut sums = [[avx._mm256_setzero_si256(); R]; C];
+        let mut acc = [avx._mm256_setzero_ps(); R];
+        let mut offset_terms = [0f32; R];
+        for (b, block) in weights.iter().enumerate() {
+            let mut sums = [avx._mm256_setzero_si256(); R];
             for n in 0..2 {
-                for c in 0..C {
-                    let block = blocks[c];
-                    let high: __m256i = cast(block.qh[n]);
-                    let first: __m256i = cast(block.ql[2 * n]);
-                    let second: __m256i = cast(block.ql[2 * n + 1]);
-                    let q = [
-                        avx2._mm256_or_si256(avx2._mm256_and_si256(first, nibble), bits(high)),
-                        avx2._mm256_or_si256(
-                            avx2._mm256_and_si256(second, nibble),
-                            bits(avx2._mm256_srli_epi16::<2>(high)),
-                        ),
-                        avx2._mm256_or_si256(
-                            avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(first), nibble),
-                            bits(avx2._mm256_srli_epi16::<4>(high)),
-                        ),
-                        avx2._mm256_or_si256(
-                            avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(second), nibble),
-                            bits(avx2._mm256_srli_epi16::<6>(high)),
-                        ),
-                    ];
-                    // Each 32-weight run spans two 16-weight sub-blocks: the first eight
-                    // 16-bit lanes of a product hold the first one's pairs.
-                    let scales: [__m256i; 4] = core::array::from_fn(|k| {
-                        let first = i16::from(block.scales[8 * n + 2 * k]);
-                        let second = i16::from(block.scales[8 * n + 2 * k + 1]);
-                        avx._mm256_set_m128i(
-                            sse2._mm_set1_epi16(second),
-                            sse2._mm_set1_epi16(first),
-                        )
-                    });
-                    for (sum, input) in sums[c].iter_mut().zip(inputs) {
-                        let y = &input[b];
-                        for k in 0..4 {
-                            let product = avx2._mm256_madd_epi16(
-                                avx2._mm256_maddubs_epi16(q[k], cast(y.qs[4 * n + k])),
-                                scales[k],
-                            );
-                            *sum = avx2._mm256_add_epi32(*sum, product);
-                        }
+                let high: __m256i = cast(block.qh[n]);
+                let first: __m256i = cast(block.ql[2 * n]);
+                let second: __m256i = cast(block.ql[2 * n + 1]);
+                let q = [
+                    avx2._mm256_or_si256(avx2._mm256_and_si256(first, nibble), bits(high)),
+                    avx2._mm256_or_si256(
+                        avx2._mm256_and_si256(second, nibble),
+                        bits(avx2._mm256_srli_epi16::<2>(high)),
+                    ),
+                    avx2._mm256_or_si256(
+                        avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(first), nibble),
+                        bits(avx2._mm256_srli_epi16::<4>(high)),
+                    ),
+                    avx2._mm256_or_si256(
+                        avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(second), nibble),
+                        bits(avx2._mm256_srli_epi16::<6>(high)),
+                    ),
+                ];
+                // Each 32-weight run spans two 16-weight sub-blocks: the first eight 16-bit
+                // lanes of a product hold the first one's pairs.
+                let scales: [__m256i; 4] = core::array::from_fn(|k| {
+                    let first = i16::from(block.scales[8 * n + 2 * k]);
+                    let second = i16::from(block.scales[8 * n + 2 * k + 1]);
+                    avx._mm256_set_m128i(sse2._mm_set1_epi16(second), sse2._mm_set1_epi16(first))
+                });
+                for (sum, input) in sums.iter_mut().zip(inputs) {
+                    let y = &input[b];
+                    for k in 0..4 {
+                        let product = avx2._mm256_madd_epi16(
+                            avx2._mm256_maddubs_epi16(q[k], cast(y.qs[4 * n + k])),
+                            scales[k],
+                        );
+                        *sum = avx2._mm256_add_epi32(*sum, product);
                     }
                 }
             }
-            for c in 0..C {
-                let d = f16_to_f32(blocks[c].d);
-                for r in 0..R {
-                    let y = &inputs[r][b];
-                    acc[c][r] = simd.fma._mm256_fmadd_ps(
-                        avx._mm256_set1_ps(d * y.d),
-                        avx._mm256_cvtepi32_ps(sums[c][r]),
-                        acc[c][r],
-                    );
-                    // The weights are stored as q + 32: take 32 · scale · Σx per sub-block
-                    // back off.
-                    let offset: i32 = blocks[c]
-                        .scales
-                        .iter()
-                        .zip(y.bsums)
-                        .map(|(&scale, sum)| i32::from(scale) * i32::from(sum))
-                        .sum();
-                    offset_terms[c][r] += d * y.d * (32 * offset) as f32;
-                }
+            let d = f16_to_f32(block.d);
+            for r in 0..R {
+                let y = &inputs[r][b];
+                acc[r] = simd.fma._mm256_fmadd_ps(
+                    avx._mm256_set1_ps(d * y.d),
+                    avx._mm256_cvtepi32_ps(sums[r]),
+                    acc[r],
+                );
+                // The weights are stored as q + 32: take 32 · scale · Σx per sub-block back off.
+                let offset: i32 = block
+                    .scales
+                    .iter()
+                    .zip(y.bsums)
+                    .map(|(&scale, sum)| i32::from(scale) * i32::from(sum))
+                    .sum();
+                offset_terms[r] += d * y.d * (32 * offset) as f32;
             }
         }
-        core::array::from_fn(|c| {
-            core::array::from_fn(|r| sum_lanes(acc[c][r]) - offset_terms[c][r])
-        })
+        core::array::from_fn(|r| sum_lanes(acc[r]) - offset_terms[r])
     }
 }

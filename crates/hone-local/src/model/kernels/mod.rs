@@ -206,15 +206,12 @@ fn fill<T: avx2::Dot>(
     out: &mut [f32],
 ) {
     let input = |row: usize| &inputs[row * k_blocks..(row + 1) * k_blocks];
-    let weight_row = |offset: usize| {
-        let start = (first + offset) * k_blocks;
-        &weights[start..start + k_blocks]
-    };
     for (offset, column) in out.chunks_exact_mut(rows).enumerate() {
-        let w = [weight_row(offset)];
+        let start = (first + offset) * k_blocks;
+        let w = &weights[start..start + k_blocks];
         let mut row = 0;
         while row + 4 <= rows {
-            let [values] = T::dot::<1, 4>(
+            let values = T::dot::<4>(
                 simd,
                 w,
                 [input(row), input(row + 1), input(row + 2), input(row + 3)],
@@ -223,12 +220,13 @@ fn fill<T: avx2::Dot>(
             row += 4;
         }
         match rows - row {
-            3 => column[row..].copy_from_slice(
-                &T::dot::<1, 3>(simd, w, [input(row), input(row + 1), input(row + 2)])[0],
-            ),
-            2 => column[row..]
-                .copy_from_slice(&T::dot::<1, 2>(simd, w, [input(row), input(row + 1)])[0]),
-            1 => column[row..].copy_from_slice(&T::dot::<1, 1>(simd, w, [input(row)])[0]),
+            3 => column[row..].copy_from_slice(&T::dot::<3>(
+                simd,
+                w,
+                [input(row), input(row + 1), input(row + 2)],
+            )),
+            2 => column[row..].copy_from_slice(&T::dot::<2>(simd, w, [input(row), input(row + 1)])),
+            1 => column[row..].copy_from_slice(&T::dot::<1>(simd, w, [input(row)])),
             _ => {}
         }
     }
