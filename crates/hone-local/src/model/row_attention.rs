@@ -1,19 +1,19 @@
 //! Attention of a few new positions (a decoded token, or drafts being verified) over the
 //! cached keys and values, each row exactly as it would be computed alone.
 //!
-//! Every key/value head is a work item for candle's thread pool; an item reads each cached
-//! key and value once for all the query heads that share it and all of their rows. A row's scores, softmax and weighted sum only ever
-//! involve that row and the positions it may see, always in the same order, so a row's
-//! result never depends on how many rows share the pass: verifying drafts gives bit for bit
-//! the logits of decoding one token at a time. The loops run with the CPU's vector
-//! instructions where pulp finds them (AVX2 on x86-64), eight lanes at a time.
+//! Every key/value head is a work item for candle's thread pool; an item reads the cached
+//! keys and values in blocks of four positions, each block once for all the query heads that
+//! share it and all of their rows. A row's scores, softmax and weighted sum only ever involve
+//! that row and the positions it may see, always by the same operations in the same order
+//! (blocks start at position 0 whatever the batch; a row's last, partial block goes one
+//! position at a time), so a row's result never depends on how many rows share the pass:
+//! verifying drafts gives bit for bit the logits of decoding one token at a time. The loops
+//! use the CPU's vector registers through pulp (eight lanes with AVX2 on x86-64), with four
+//! independent sums per row so the multiply-adds do not wait on each other.
 
 use std::sync::{Mutex, PoisonError};
 
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape};
-
-/// Lanes of the partial sums: one AVX register of f32.
-const LANES: usize = 8;
 
 /// The attention of `count` new rows, the last `count` of the cached positions.
 pub(crate) struct RowAttention {
@@ -136,7 +136,7 @@ impl<'a> pulp::WithSimd for Group<'a> {
     type Output = ();
 
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _: S) {
+    fn with_simd<S: pulp::Simd>(self, simd: S) {
         let Group {
             shape,
             kv_head,
@@ -155,45 +155,66 @@ impl<'a> pulp::WithSimd for Group<'a> {
         } = *shape;
         let group = heads / kv_heads;
         let first = positions - count;
-        // Query `(local head, row)`, for the group's heads `kv_head · group + local`.
-        let query = |local: usize, row: usize| {
+        // Query `(local head, row)`, for the group's heads `kv_head · group + local`; the
+        // rows of `(local, row)` go at `index = local · count + row`, and row `r` sees
+        // positions `0..first + r + 1`.
+        let query = |index: usize| {
+            let (local, row) = (index / count, index % count);
             &q[(row * heads + kv_head * group + local) * head_dim..][..head_dim]
         };
+        let visible = |index: usize| first + index % count + 1;
         let cached = |data: &'a [f32], position: usize| {
             &data[(position * kv_heads + kv_head) * head_dim..][..head_dim]
         };
-        // Scores of `(local head, row)` at `(local · count + row) · positions`; row `r`
-        // sees positions `0..first + r + 1`.
-        let mut scores = vec![0f32; group * count * positions];
-        for position in 0..positions {
-            let key = cached(keys, position);
-            for local in 0..group {
-                for row in position.saturating_sub(first)..count {
-                    scores[(local * count + row) * positions + position] =
-                        dot(query(local, row), key) * scale;
+        let rows = group * count;
+        // Positions go in blocks of `BLOCK`, each read once for every row that sees all of
+        // it; a row's last, partial block goes one position at a time. Blocks start at 0
+        // whatever the batch, and a score or sum involves the same operations either way.
+        let mut scores = vec![0f32; rows * positions];
+        for start in (0..positions).step_by(BLOCK) {
+            let block: [&[f32]; BLOCK] =
+                core::array::from_fn(|j| cached(keys, (start + j).min(positions - 1)));
+            for index in 0..rows {
+                let seen = visible(index);
+                let row_scores = &mut scores[index * positions..];
+                if start + BLOCK <= seen {
+                    let dots = dot_block(simd, query(index), block);
+                    for (j, value) in dots.into_iter().enumerate() {
+                        row_scores[start + j] = value * scale;
+                    }
+                } else {
+                    for (position, score) in
+                        row_scores.iter_mut().enumerate().take(seen).skip(start)
+                    {
+                        let [value] = dot_block(simd, query(index), [cached(keys, position)]);
+                        *score = value * scale;
+                    }
                 }
             }
         }
-        let mut totals = vec![0f32; group * count];
+        let mut totals = vec![0f32; rows];
         for (index, total) in totals.iter_mut().enumerate() {
-            let row = index % count;
-            let visible = &mut scores[index * positions..index * positions + first + row + 1];
-            let largest = visible.iter().fold(f32::NEG_INFINITY, |max, &s| max.max(s));
-            for score in visible.iter_mut() {
+            let seen = &mut scores[index * positions..][..visible(index)];
+            let largest = seen.iter().fold(f32::NEG_INFINITY, |max, &s| max.max(s));
+            for score in seen.iter_mut() {
                 *score = (*score - largest).exp();
                 *total += *score;
             }
         }
         out.fill(0.0);
-        for position in 0..positions {
-            let value = cached(values, position);
-            for local in 0..group {
-                for row in position.saturating_sub(first)..count {
-                    let index = local * count + row;
-                    let weight = scores[index * positions + position];
-                    let acc = &mut out[index * head_dim..(index + 1) * head_dim];
-                    for (a, v) in acc.iter_mut().zip(value) {
-                        *a += weight * v;
+        for start in (0..positions).step_by(BLOCK) {
+            let block: [&[f32]; BLOCK] =
+                core::array::from_fn(|j| cached(values, (start + j).min(positions - 1)));
+            for index in 0..rows {
+                let seen = visible(index);
+                let weights = &scores[index * positions..];
+                let acc = &mut out[index * head_dim..(index + 1) * head_dim];
+                if start + BLOCK <= seen {
+                    let weights: [f32; BLOCK] = core::array::from_fn(|j| weights[start + j]);
+                    accumulate(simd, acc, weights, block);
+                } else {
+                    for (position, &weight) in weights.iter().enumerate().take(seen).skip(start) {
+                        accumulate(simd, acc, [weight], [cached(values, position)]);
                     }
                 }
             }
@@ -207,19 +228,50 @@ impl<'a> pulp::WithSimd for Group<'a> {
     }
 }
 
-/// `Σ a·b` in [`LANES`] partial sums, added up in a fixed order.
+/// Positions whose keys or values a row takes together.
+const BLOCK: usize = 4;
+
+/// `Σ query·key` for each of `keys`: one vector of partial sums per key (fused multiply-adds
+/// in order), added up across the lanes, then the features past the last whole vector.
 #[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut sums = [0f32; LANES];
-    let (a_lanes, a_rest) = a.as_chunks::<LANES>();
-    let (b_lanes, b_rest) = b.as_chunks::<LANES>();
-    for (x, y) in a_lanes.iter().zip(b_lanes) {
-        for lane in 0..LANES {
-            sums[lane] += x[lane] * y[lane];
+fn dot_block<S: pulp::Simd, const N: usize>(simd: S, query: &[f32], keys: [&[f32]; N]) -> [f32; N] {
+    let (query_head, query_tail) = S::as_simd_f32s(query);
+    let keys = keys.map(S::as_simd_f32s);
+    let mut sums = [simd.splat_f32s(0.0); N];
+    for (lane, &x) in query_head.iter().enumerate() {
+        for (sum, (key, _)) in sums.iter_mut().zip(&keys) {
+            *sum = simd.mul_add_e_f32s(x, key[lane], *sum);
         }
     }
-    let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
-    ((sums[0] + sums[1]) + (sums[2] + sums[3])) + ((sums[4] + sums[5]) + (sums[6] + sums[7])) + tail
+    core::array::from_fn(|j| {
+        let tail: f32 = query_tail.iter().zip(keys[j].1).map(|(x, y)| x * y).sum();
+        simd.reduce_sum_f32s(sums[j]) + tail
+    })
+}
+
+/// `acc += Σ weight · value` over the positions in order, one fused multiply-add per position.
+#[inline(always)]
+fn accumulate<S: pulp::Simd, const N: usize>(
+    simd: S,
+    acc: &mut [f32],
+    weights: [f32; N],
+    values: [&[f32]; N],
+) {
+    let (acc_head, acc_tail) = S::as_mut_simd_f32s(acc);
+    let values = values.map(S::as_simd_f32s);
+    let splats = weights.map(|weight| simd.splat_f32s(weight));
+    for (lane, a) in acc_head.iter_mut().enumerate() {
+        let mut sum = *a;
+        for (weight, (value, _)) in splats.iter().zip(&values) {
+            sum = simd.mul_add_e_f32s(*weight, value[lane], sum);
+        }
+        *a = sum;
+    }
+    for (feature, a) in acc_tail.iter_mut().enumerate() {
+        for (weight, (_, value)) in weights.iter().zip(&values) {
+            *a += weight * value[feature];
+        }
+    }
 }
 
 #[cfg(test)]
@@ -269,7 +321,15 @@ mod tests {
 
     #[test]
     fn each_row_of_a_pass_is_exactly_the_row_alone() {
-        let (heads, kv_heads, head_dim, positions) = (4, 2, 24, 50);
+        // 20 features leave a tail past the last whole vector; the rows end in every
+        // position of a block of four.
+        for head_dim in [24, 20] {
+            rows_alone_and_together(head_dim);
+        }
+    }
+
+    fn rows_alone_and_together(head_dim: usize) {
+        let (heads, kv_heads, positions) = (4, 2, 50);
         let count = 7;
         let q = random((1, count, heads, head_dim));
         let k = random((1, positions, kv_heads, head_dim));

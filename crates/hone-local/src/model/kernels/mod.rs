@@ -104,39 +104,30 @@ impl OwnMatMul {
         for row in input.chunks_exact(self.in_features) {
             quantize_q8k(row, &mut quantized);
         }
-        // Work items own runs of output features: the results go column-major (each
-        // feature's rows together) so every item writes one contiguous piece.
-        let mut transposed = Vec::new();
-        let target: &mut [f32] = if rows == 1 {
-            out
-        } else {
-            transposed.resize(rows * n, 0f32);
-            &mut transposed
-        };
-        let items: Vec<Mutex<&mut [f32]>> = target
-            .chunks_mut(COLUMNS_PER_ITEM * rows)
-            .map(Mutex::new)
+        // A work item owns a run of output features: its piece of every output row.
+        let mut row_pieces: Vec<_> = out
+            .chunks_mut(n)
+            .map(|row| row.chunks_mut(COLUMNS_PER_ITEM))
             .collect();
+        let item_count = n.div_ceil(COLUMNS_PER_ITEM);
+        let mut pieces: Vec<&mut [f32]> = Vec::with_capacity(item_count * rows);
+        for _ in 0..item_count {
+            pieces.extend(row_pieces.iter_mut().filter_map(Iterator::next));
+        }
+        let items: Vec<Mutex<&mut [&mut [f32]]>> =
+            pieces.chunks_mut(rows).map(Mutex::new).collect();
         candle_core::utils::barrier_pool().execute_chunked(items.len(), |range| {
             for item in range {
-                let mut columns = items[item].lock().unwrap_or_else(PoisonError::into_inner);
-                self.columns(item * COLUMNS_PER_ITEM, &quantized, rows, &mut columns);
+                let mut pieces = items[item].lock().unwrap_or_else(PoisonError::into_inner);
+                self.columns(item * COLUMNS_PER_ITEM, &quantized, rows, &mut pieces);
             }
         });
-        drop(items);
-        if rows > 1 {
-            for (column, values) in transposed.chunks_exact(rows).enumerate() {
-                for (row, &value) in values.iter().enumerate() {
-                    out[row * n + column] = value;
-                }
-            }
-        }
         Ok(())
     }
 
-    /// Output features `first..` for every input row, into `out` (column-major, `rows` values
-    /// per feature).
-    fn columns(&self, first: usize, inputs: &[BlockQ8K], rows: usize, out: &mut [f32]) {
+    /// Output features `first..` for every input row, into `out` (one piece of output
+    /// features per row).
+    fn columns(&self, first: usize, inputs: &[BlockQ8K], rows: usize, out: &mut [&mut [f32]]) {
         let k_blocks = self.in_features / QK_K;
         #[cfg(target_arch = "x86_64")]
         {
@@ -161,17 +152,17 @@ impl OwnMatMul {
 
 /// One work item's products, run with the CPU features enabled (see [`pulp::WithSimd`]).
 #[cfg(target_arch = "x86_64")]
-struct Columns<'a> {
+struct Columns<'a, 'b> {
     matrix: &'a OwnMatMul,
     k_blocks: usize,
     inputs: &'a [BlockQ8K],
     rows: usize,
     first: usize,
-    out: &'a mut [f32],
+    out: &'a mut [&'b mut [f32]],
 }
 
 #[cfg(target_arch = "x86_64")]
-impl pulp::WithSimd for Columns<'_> {
+impl pulp::WithSimd for Columns<'_, '_> {
     type Output = ();
 
     #[inline(always)]
@@ -192,8 +183,8 @@ impl pulp::WithSimd for Columns<'_> {
     }
 }
 
-/// Fills `out` (column-major) with the products of output features `first..` and every input
-/// row, four input rows at a time, then the rest.
+/// Fills `out` (a piece of output features per input row) with the products of output
+/// features `first..` and every input row, four input rows at a time, then the rest.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn fill<T: avx2::Dot>(
@@ -203,12 +194,18 @@ fn fill<T: avx2::Dot>(
     inputs: &[BlockQ8K],
     rows: usize,
     first: usize,
-    out: &mut [f32],
+    out: &mut [&mut [f32]],
 ) {
     let input = |row: usize| &inputs[row * k_blocks..(row + 1) * k_blocks];
-    for (offset, column) in out.chunks_exact_mut(rows).enumerate() {
+    let width = out.first().map_or(0, |piece| piece.len());
+    for offset in 0..width {
         let start = (first + offset) * k_blocks;
         let w = &weights[start..start + k_blocks];
+        let mut store = |row: usize, values: &[f32]| {
+            for (piece, &value) in out[row..].iter_mut().zip(values) {
+                piece[offset] = value;
+            }
+        };
         let mut row = 0;
         while row + 4 <= rows {
             let values = T::dot::<4>(
@@ -216,17 +213,16 @@ fn fill<T: avx2::Dot>(
                 w,
                 [input(row), input(row + 1), input(row + 2), input(row + 3)],
             );
-            column[row..row + 4].copy_from_slice(&values);
+            store(row, &values);
             row += 4;
         }
         match rows - row {
-            3 => column[row..].copy_from_slice(&T::dot::<3>(
-                simd,
-                w,
-                [input(row), input(row + 1), input(row + 2)],
-            )),
-            2 => column[row..].copy_from_slice(&T::dot::<2>(simd, w, [input(row), input(row + 1)])),
-            1 => column[row..].copy_from_slice(&T::dot::<1>(simd, w, [input(row)])),
+            3 => store(
+                row,
+                &T::dot::<3>(simd, w, [input(row), input(row + 1), input(row + 2)]),
+            ),
+            2 => store(row, &T::dot::<2>(simd, w, [input(row), input(row + 1)])),
+            1 => store(row, &T::dot::<1>(simd, w, [input(row)])),
             _ => {}
         }
     }
