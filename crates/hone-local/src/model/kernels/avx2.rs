@@ -8,12 +8,44 @@
 //! never depends on the rows it is computed with: verifying drafts in one pass gives exactly
 //! the logits of decoding one token at a time.
 
-use core::arch::x86_64::{__m256, __m256i};
+use core::arch::x86_64::{__m128i, __m256, __m256i};
 
 use bytemuck::cast;
 use pulp::x86::V3;
 
 use super::blocks::{BlockQ4K, BlockQ6K, BlockQ8K, f16_to_f32};
+
+/// Byte shuffles of a Q6_K block's 16 scales for run `k` of half `n` (at `4n + k`): eight
+/// copies of scale `8n + 2k`, then eight of the next.
+const SCALE_PAIRS: [[u8; 16]; 8] = {
+    let mut masks = [[0u8; 16]; 8];
+    let mut run = 0;
+    while run < 8 {
+        let mut byte = 0;
+        while byte < 16 {
+            masks[run][byte] = (2 * run + byte / 8) as u8;
+            byte += 1;
+        }
+        run += 1;
+    }
+    masks
+};
+
+/// Byte shuffles that make byte `i` of each 128-bit half every 16-bit lane (zero-extended),
+/// at `i`: a Q4_K sub-block's scale for all 16 pairs of a product.
+const WORD_BROADCASTS: [[u8; 32]; 8] = {
+    let mut masks = [[0x80u8; 32]; 8];
+    let mut index = 0;
+    while index < 8 {
+        let mut lane = 0;
+        while lane < 16 {
+            masks[index][2 * lane] = index as u8;
+            lane += 1;
+        }
+        index += 1;
+    }
+    masks
+};
 
 /// The sum of the eight lanes, in a fixed order.
 #[inline(always)]
@@ -39,13 +71,14 @@ impl Dot for BlockQ4K {
         for (b, block) in weights.iter().enumerate() {
             let (d, dmin) = block.factors();
             let (scales, mins) = block.scales_and_mins();
+            let scales: __m256i = cast([scales, [0; 8], scales, [0; 8]]);
             let mut sums = [avx._mm256_setzero_si256(); R];
             for (j, packed) in block.qs.iter().enumerate() {
                 let packed: __m256i = cast(*packed);
                 let low = avx2._mm256_and_si256(packed, nibble);
                 let high = avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(packed), nibble);
-                let low_scale = avx._mm256_set1_epi16(i16::from(scales[2 * j]));
-                let high_scale = avx._mm256_set1_epi16(i16::from(scales[2 * j + 1]));
+                let low_scale = avx2._mm256_shuffle_epi8(scales, cast(WORD_BROADCASTS[2 * j]));
+                let high_scale = avx2._mm256_shuffle_epi8(scales, cast(WORD_BROADCASTS[2 * j + 1]));
                 for (sum, input) in sums.iter_mut().zip(inputs) {
                     let y = &input[b];
                     let p_low = avx2._mm256_madd_epi16(
@@ -86,7 +119,7 @@ impl Dot for BlockQ4K {
 impl Dot for BlockQ6K {
     #[inline(always)]
     fn dot<const R: usize>(simd: V3, weights: &[Self], inputs: [&[BlockQ8K]; R]) -> [f32; R] {
-        let (avx, avx2, sse2) = (simd.avx, simd.avx2, simd.sse2);
+        let (avx, avx2) = (simd.avx, simd.avx2);
         let nibble = avx._mm256_set1_epi8(0x0F);
         let two_bits = avx._mm256_set1_epi8(3);
         let bits =
@@ -95,6 +128,8 @@ impl Dot for BlockQ6K {
         let mut offset_terms = [0f32; R];
         for (b, block) in weights.iter().enumerate() {
             let mut sums = [avx._mm256_setzero_si256(); R];
+            let all_scales: __m128i = cast(block.scales);
+            let wide_scales = avx2._mm256_cvtepi8_epi16(all_scales);
             for n in 0..2 {
                 let high: __m256i = cast(block.qh[n]);
                 let first: __m256i = cast(block.ql[2 * n]);
@@ -117,9 +152,10 @@ impl Dot for BlockQ6K {
                 // Each 32-weight run spans two 16-weight sub-blocks: the first eight 16-bit
                 // lanes of a product hold the first one's pairs.
                 let scales: [__m256i; 4] = core::array::from_fn(|k| {
-                    let first = i16::from(block.scales[8 * n + 2 * k]);
-                    let second = i16::from(block.scales[8 * n + 2 * k + 1]);
-                    avx._mm256_set_m128i(sse2._mm_set1_epi16(second), sse2._mm_set1_epi16(first))
+                    let pair = simd
+                        .ssse3
+                        ._mm_shuffle_epi8(all_scales, cast(SCALE_PAIRS[4 * n + k]));
+                    avx2._mm256_cvtepi8_epi16(pair)
                 });
                 for (sum, input) in sums.iter_mut().zip(inputs) {
                     let y = &input[b];
@@ -140,13 +176,10 @@ impl Dot for BlockQ6K {
                     avx._mm256_cvtepi32_ps(sums[r]),
                     acc[r],
                 );
-                // The weights are stored as q + 32: take 32 · scale · Σx per sub-block back off.
-                let offset: i32 = block
-                    .scales
-                    .iter()
-                    .zip(y.bsums)
-                    .map(|(&scale, sum)| i32::from(scale) * i32::from(sum))
-                    .sum();
+                // The weights are stored as q + 32: take 32 · scale · Σx per sub-block back off
+                // (an exact integer sum, in any order).
+                let offsets: [i32; 8] = cast(avx2._mm256_madd_epi16(wide_scales, cast(y.bsums)));
+                let offset: i32 = offsets.iter().sum();
                 offset_terms[r] += d * y.d * (32 * offset) as f32;
             }
         }
