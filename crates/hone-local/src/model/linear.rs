@@ -16,12 +16,15 @@ use candle_core::{CpuStorage, CustomOp1, D, Layout, Module, Result, Shape, Tenso
 use super::kernels::{Blocks, OwnMatMul};
 use super::weights::{Extent, WeightFile};
 
-/// Rows from which a batch is multiplied through a transient tiled copy of the weights.
-/// Re-reading and repacking every matrix costs about as much as 90 rows through hone's own
-/// kernels (measured on the 1.5B model: a 49-row follow-up turn took 1.6 s through tiles
-/// and 1.15 s through the blocks), so shorter batches, such as a follow-up turn's new
-/// tokens, stay on the blocks.
-pub(crate) const TRANSIENT_MIN_ROWS: usize = 96;
+/// Rows from which a batch is multiplied through a transient tiled copy of the weights when
+/// candle's generic kernel multiplies the blocks.
+pub(crate) const TRANSIENT_MIN_ROWS: usize = 32;
+
+/// The same when hone's own kernels multiply the blocks (Q4_K, Q6_K): re-reading and
+/// repacking a matrix costs about as much as 90 rows through them (measured on the 1.5B
+/// model: a 49-row follow-up turn took 1.6 s through tiles and 1.15 s through the blocks),
+/// so shorter batches, such as a follow-up turn's new tokens, stay on the blocks.
+pub(crate) const OWN_TRANSIENT_MIN_ROWS: usize = 96;
 
 /// candle's tiled kernels take whole 256-value superblocks of input features and 16-row
 /// tiles of output features.
@@ -95,7 +98,7 @@ impl QLinear {
                 // (the 0.5B model's 896 features) gets zero blocks appended to each row,
                 // and the input zero features to match.
                 let fits = padded == op.in_features || dtype == GgmlDType::Q8_0;
-                if rows >= TRANSIENT_MIN_ROWS
+                if rows >= op.transient_min_rows()
                     && fits
                     && op.out_features.is_multiple_of(TILE_N)
                     && has_tiled_kernels(dtype)
@@ -164,6 +167,16 @@ pub(crate) struct CompactMatMul {
     weights: CompactWeights,
     out_features: usize,
     in_features: usize,
+}
+
+impl CompactMatMul {
+    /// Rows from which a batch goes through a transient tiled copy instead.
+    fn transient_min_rows(&self) -> usize {
+        match self.weights {
+            CompactWeights::Own(_) => OWN_TRANSIENT_MIN_ROWS,
+            CompactWeights::Candle(_) => TRANSIENT_MIN_ROWS,
+        }
+    }
 }
 
 /// Who multiplies a [`CompactMatMul`]'s blocks.

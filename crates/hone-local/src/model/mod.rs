@@ -287,11 +287,10 @@ fn projections<const N: usize>(tensors: Vec<Tensor>) -> Result<[Tensor; N]> {
         .map_err(|_| candle_core::Error::Msg(format!("{count} projections, not {N}")))
 }
 
-/// Most tokens [`Transformer::forward_each`] takes at once. Up to here every kernel gives a
-/// row of a batch exactly as it gives it alone: hone's own (Q4_K, Q6_K) for any count,
-/// candle's on compact blocks below [`linear::TRANSIENT_MIN_ROWS`], and candle's kept tiles
-/// ([`WeightLayout::Repacked`]) below 32 rows, from which candle switches to AMX where the
-/// CPU has it (whose results differ in the last bits).
+/// Most tokens [`Transformer::forward_each`] takes at once: below the batch size from which
+/// matrices are multiplied through transient repacked tiles (whose results differ in the
+/// last bits), and below the 32 rows from which candle multiplies kept tiles
+/// ([`WeightLayout::Repacked`]) with AMX where the CPU has it.
 pub(crate) const MAX_VERIFY_ROWS: usize = 31;
 const _: () = assert!(MAX_VERIFY_ROWS < linear::TRANSIENT_MIN_ROWS);
 
