@@ -157,3 +157,35 @@ fn mismatched_shapes_are_errors() {
     assert!(matrix.matmul(1, &[0.0; 10], &mut out).is_err());
     assert!(matrix.matmul(2, &[0.0; 2 * QK_K], &mut out).is_err());
 }
+
+#[test]
+fn the_avx512_context_gives_exactly_the_avx2_results() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let q4k = Blocks::Q4K(q4k_blocks(&mut rng, 24 * 2));
+    let q6k = Blocks::Q6K(q6k_blocks(&mut rng, 24 * 2));
+    for blocks in [q4k, q6k] {
+        let mut matrix = OwnMatMul::new(blocks, 24, 2 * QK_K).unwrap();
+        if matrix.wide.is_none() {
+            eprintln!("skipped: this CPU has no AVX-512");
+            return;
+        }
+        let input = inputs(&mut rng, 7 * 2 * QK_K);
+        for rows in [1, 4, 7] {
+            let mut wide = vec![0f32; rows * 24];
+            matrix
+                .matmul(rows, &input[..rows * 2 * QK_K], &mut wide)
+                .unwrap();
+            let saved = matrix.wide.take();
+            let mut narrow = vec![0f32; rows * 24];
+            matrix
+                .matmul(rows, &input[..rows * 2 * QK_K], &mut narrow)
+                .unwrap();
+            matrix.wide = saved;
+            assert_eq!(
+                wide.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                narrow.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{rows} rows"
+            );
+        }
+    }
+}
