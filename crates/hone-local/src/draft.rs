@@ -5,10 +5,13 @@
 //! them then are a good guess for what follows now. The engine verifies such a draft in one
 //! forward pass and keeps the tokens the model itself would have chosen.
 
-/// Longest and shortest suffix looked up, in tokens: a longer match predicts better, a
-/// shorter one is found more often.
-const LONGEST_NGRAM: usize = 4;
-const SHORTEST_NGRAM: usize = 2;
+/// The shortest suffix of the context an earlier occurrence must share to be drafted from, in
+/// tokens (a single repeated token is too weak a hint).
+const SHORTEST_MATCH: usize = 2;
+
+/// How long a shared suffix is measured at most, in tokens: beyond this, two occurrences
+/// count as equally good (and the latest wins).
+const LONGEST_MATCH: usize = 64;
 
 /// How far back a match is searched for, in tokens (the lookup runs once per pass).
 const SEARCH_WINDOW: usize = 16_384;
@@ -176,29 +179,45 @@ fn smooth(old: Option<f64>, new: f64) -> f64 {
     old.map_or(new, |old| old + TIME_SMOOTHING * (new - old))
 }
 
-/// Up to `most` tokens that followed the latest earlier occurrence of the longest suffix of
-/// `context` (between [`SHORTEST_NGRAM`] and [`LONGEST_NGRAM`] tokens) found in it; empty
-/// when there is none.
+/// Up to `most` tokens that followed the earlier occurrence of the context's last token that
+/// shares the longest suffix with the context (at least [`SHORTEST_MATCH`] tokens, measured
+/// up to [`LONGEST_MATCH`]; the latest of equally long ones); empty when there is none.
+///
+/// The longest shared suffix tells apart the places a short phrase occurs: after an edited
+/// line, a model rewriting a function goes on like the function, not like the sentence of the
+/// request that quoted the line.
 pub(crate) fn lookup(context: &[u32], most: usize) -> &[u32] {
+    let window = &context[context.len().saturating_sub(SEARCH_WINDOW)..];
+    let Some((&last, before)) = window.split_last() else {
+        return &[];
+    };
     if most == 0 {
         return &[];
     }
-    let window = &context[context.len().saturating_sub(SEARCH_WINDOW)..];
-    for n in (SHORTEST_NGRAM..=LONGEST_NGRAM).rev() {
-        let Some(start) = window.len().checked_sub(n) else {
+    let mut best: Option<(usize, usize)> = None;
+    for at in (0..before.len()).rev() {
+        if window[at] != last {
             continue;
-        };
-        let suffix = &window[start..];
-        // Candidate occurrences end before the suffix itself; the latest is most likely
-        // to continue the same way.
-        let found = (0..start).rev().find(|&at| window[at..at + n] == *suffix);
-        if let Some(at) = found {
-            let follows = at + n;
-            let end = (follows + most).min(window.len());
-            return &window[follows..end];
+        }
+        // Tokens shared backwards from `at` and from the end, `last` included.
+        let shared = 1 + window[..at]
+            .iter()
+            .rev()
+            .zip(before.iter().rev())
+            .take(LONGEST_MATCH - 1)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if shared >= SHORTEST_MATCH && best.is_none_or(|(_, longest)| shared > longest) {
+            best = Some((at, shared));
+            if shared == LONGEST_MATCH {
+                break;
+            }
         }
     }
-    &[]
+    best.map_or(&[], |(at, _)| {
+        let follows = at + 1;
+        &window[follows..(follows + most).min(window.len())]
+    })
 }
 
 #[cfg(test)]
@@ -218,6 +237,32 @@ mod tests {
         // "5 2 3" is found at the start; "2 3" alone occurs later, followed by 0.
         let context = [5, 2, 3, 4, 2, 3, 0, 5, 2, 3];
         assert_eq!(lookup(&context, 1), &[4]);
+    }
+
+    #[test]
+    fn the_occurrence_sharing_the_longest_suffix_wins_over_later_ones() {
+        // "8 1 2" occurs at the start, followed by 4; "1 2" alone occurs later, followed by
+        // 5 and 6: the context ends "8 1 2", so the start is the better guess.
+        let context = [8, 1, 2, 4, 9, 1, 2, 5, 6, 8, 1, 2];
+        assert_eq!(lookup(&context, 2), &[4, 9]);
+        // Equally long shared suffixes: the latest wins.
+        let context = [3, 1, 2, 4, 3, 1, 2, 5, 3, 1, 2];
+        assert_eq!(lookup(&context, 1), &[5]);
+    }
+
+    #[test]
+    fn a_long_shared_suffix_is_measured_up_to_the_limit() {
+        // Two occurrences of a long run: both share more than the limit, so the later one
+        // wins; the draft stops at the end of the context.
+        let run: Vec<u32> = (0..LONGEST_MATCH as u32 + 8).collect();
+        let mut context = run.clone();
+        context.push(1000);
+        context.extend(&run);
+        context.push(2000);
+        context.extend(&run);
+        assert_eq!(lookup(&context, 1), &[2000]);
+        let tail = [7, 8, 7, 8];
+        assert_eq!(lookup(&tail, 10), &[7, 8]);
     }
 
     #[test]
