@@ -9,7 +9,9 @@
 //! position at a time), so a row's result never depends on how many rows share the pass:
 //! verifying drafts gives bit for bit the logits of decoding one token at a time. The loops
 //! use the CPU's vector registers through pulp (eight lanes with AVX2 on x86-64), with four
-//! independent sums per row so the multiply-adds do not wait on each other.
+//! independent sums per row so the multiply-adds do not wait on each other, and two rows
+//! at a time, so each key and value vector read serves both (a row's sums are its own, so
+//! pairing changes no result).
 
 use std::sync::{Mutex, PoisonError};
 
@@ -174,11 +176,25 @@ impl<'a> pulp::WithSimd for Group<'a> {
         for start in (0..positions).step_by(BLOCK) {
             let block: [&[f32]; BLOCK] =
                 core::array::from_fn(|j| cached(keys, (start + j).min(positions - 1)));
-            for index in 0..rows {
+            let whole = |index: usize| start + BLOCK <= visible(index);
+            let mut index = 0;
+            while index < rows {
+                // Two rows that see the whole block share each key read.
+                if index + 1 < rows && whole(index) && whole(index + 1) {
+                    let dots = dot_block(simd, [query(index), query(index + 1)], block);
+                    for (row, values) in dots.into_iter().enumerate() {
+                        let row_scores = &mut scores[(index + row) * positions + start..];
+                        for (score, value) in row_scores.iter_mut().zip(values) {
+                            *score = value * scale;
+                        }
+                    }
+                    index += 2;
+                    continue;
+                }
                 let seen = visible(index);
                 let row_scores = &mut scores[index * positions..];
-                if start + BLOCK <= seen {
-                    let dots = dot_block(simd, query(index), block);
+                if whole(index) {
+                    let [dots] = dot_block(simd, [query(index)], block);
                     for (j, value) in dots.into_iter().enumerate() {
                         row_scores[start + j] = value * scale;
                     }
@@ -186,10 +202,11 @@ impl<'a> pulp::WithSimd for Group<'a> {
                     for (position, score) in
                         row_scores.iter_mut().enumerate().take(seen).skip(start)
                     {
-                        let [value] = dot_block(simd, query(index), [cached(keys, position)]);
+                        let [[value]] = dot_block(simd, [query(index)], [cached(keys, position)]);
                         *score = value * scale;
                     }
                 }
+                index += 1;
             }
         }
         let mut totals = vec![0f32; rows];
@@ -205,18 +222,32 @@ impl<'a> pulp::WithSimd for Group<'a> {
         for start in (0..positions).step_by(BLOCK) {
             let block: [&[f32]; BLOCK] =
                 core::array::from_fn(|j| cached(values, (start + j).min(positions - 1)));
-            for index in 0..rows {
+            let whole = |index: usize| start + BLOCK <= visible(index);
+            let block_weights = |index: usize| -> [f32; BLOCK] {
+                core::array::from_fn(|j| scores[index * positions + start + j])
+            };
+            let mut index = 0;
+            while index < rows {
+                // Two rows that see the whole block share each value read.
+                if index + 1 < rows && whole(index) && whole(index + 1) {
+                    let weights = [block_weights(index), block_weights(index + 1)];
+                    let (first, second) =
+                        out[index * head_dim..(index + 2) * head_dim].split_at_mut(head_dim);
+                    accumulate(simd, [first, second], weights, block);
+                    index += 2;
+                    continue;
+                }
                 let seen = visible(index);
-                let weights = &scores[index * positions..];
                 let acc = &mut out[index * head_dim..(index + 1) * head_dim];
-                if start + BLOCK <= seen {
-                    let weights: [f32; BLOCK] = core::array::from_fn(|j| weights[start + j]);
-                    accumulate(simd, acc, weights, block);
+                if whole(index) {
+                    accumulate(simd, [acc], [block_weights(index)], block);
                 } else {
+                    let weights = &scores[index * positions..];
                     for (position, &weight) in weights.iter().enumerate().take(seen).skip(start) {
-                        accumulate(simd, acc, [weight], [cached(values, position)]);
+                        accumulate(simd, [&mut *acc], [[weight]], [cached(values, position)]);
                     }
                 }
+                index += 1;
             }
         }
         for (acc, total) in out.chunks_exact_mut(head_dim).zip(totals) {
@@ -231,45 +262,60 @@ impl<'a> pulp::WithSimd for Group<'a> {
 /// Positions whose keys or values a row takes together.
 const BLOCK: usize = 4;
 
-/// `Σ query·key` for each of `keys`: one vector of partial sums per key (fused multiply-adds
-/// in order), added up across the lanes, then the features past the last whole vector.
+/// `Σ query·key` for each of `queries` and each of `keys`: one vector of partial sums per
+/// query and key (fused multiply-adds in order), added up across the lanes, then the features
+/// past the last whole vector. A query's results are the same whatever it is computed with.
 #[inline(always)]
-fn dot_block<S: pulp::Simd, const N: usize>(simd: S, query: &[f32], keys: [&[f32]; N]) -> [f32; N] {
-    let (query_head, query_tail) = S::as_simd_f32s(query);
+fn dot_block<S: pulp::Simd, const M: usize, const N: usize>(
+    simd: S,
+    queries: [&[f32]; M],
+    keys: [&[f32]; N],
+) -> [[f32; N]; M] {
+    let queries = queries.map(S::as_simd_f32s);
     let keys = keys.map(S::as_simd_f32s);
-    let mut sums = [simd.splat_f32s(0.0); N];
-    for (lane, &x) in query_head.iter().enumerate() {
-        for (sum, (key, _)) in sums.iter_mut().zip(&keys) {
-            *sum = simd.mul_add_e_f32s(x, key[lane], *sum);
+    let mut sums = [[simd.splat_f32s(0.0); N]; M];
+    for lane in 0..queries[0].0.len() {
+        for (row_sums, (query, _)) in sums.iter_mut().zip(&queries) {
+            let x = query[lane];
+            for (sum, (key, _)) in row_sums.iter_mut().zip(&keys) {
+                *sum = simd.mul_add_e_f32s(x, key[lane], *sum);
+            }
         }
     }
-    core::array::from_fn(|j| {
-        let tail: f32 = query_tail.iter().zip(keys[j].1).map(|(x, y)| x * y).sum();
-        simd.reduce_sum_f32s(sums[j]) + tail
+    core::array::from_fn(|m| {
+        core::array::from_fn(|j| {
+            let tail: f32 = queries[m].1.iter().zip(keys[j].1).map(|(x, y)| x * y).sum();
+            simd.reduce_sum_f32s(sums[m][j]) + tail
+        })
     })
 }
 
-/// `acc += Σ weight · value` over the positions in order, one fused multiply-add per position.
+/// `acc += Σ weight · value` for each of `accs` with its weights, over the positions in
+/// order, one fused multiply-add per position; each value is read once for all of them.
 #[inline(always)]
-fn accumulate<S: pulp::Simd, const N: usize>(
+fn accumulate<S: pulp::Simd, const M: usize, const N: usize>(
     simd: S,
-    acc: &mut [f32],
-    weights: [f32; N],
+    accs: [&mut [f32]; M],
+    weights: [[f32; N]; M],
     values: [&[f32]; N],
 ) {
-    let (acc_head, acc_tail) = S::as_mut_simd_f32s(acc);
+    let mut accs = accs.map(S::as_mut_simd_f32s);
     let values = values.map(S::as_simd_f32s);
-    let splats = weights.map(|weight| simd.splat_f32s(weight));
-    for (lane, a) in acc_head.iter_mut().enumerate() {
-        let mut sum = *a;
-        for (weight, (value, _)) in splats.iter().zip(&values) {
-            sum = simd.mul_add_e_f32s(*weight, value[lane], sum);
+    let splats = weights.map(|row| row.map(|weight| simd.splat_f32s(weight)));
+    for lane in 0..values[0].0.len() {
+        for ((acc, _), row_splats) in accs.iter_mut().zip(&splats) {
+            let mut sum = acc[lane];
+            for (weight, (value, _)) in row_splats.iter().zip(&values) {
+                sum = simd.mul_add_e_f32s(*weight, value[lane], sum);
+            }
+            acc[lane] = sum;
         }
-        *a = sum;
     }
-    for (feature, a) in acc_tail.iter_mut().enumerate() {
-        for (weight, (_, value)) in weights.iter().zip(&values) {
-            *a += weight * value[feature];
+    for ((_, acc_tail), row_weights) in accs.iter_mut().zip(&weights) {
+        for (feature, a) in acc_tail.iter_mut().enumerate() {
+            for (weight, (_, value)) in row_weights.iter().zip(&values) {
+                *a += weight * value[feature];
+            }
         }
     }
 }
