@@ -209,15 +209,9 @@ impl<'a> pulp::WithSimd for Group<'a> {
                 index += 1;
             }
         }
-        let mut totals = vec![0f32; rows];
-        for (index, total) in totals.iter_mut().enumerate() {
-            let seen = &mut scores[index * positions..][..visible(index)];
-            let largest = seen.iter().fold(f32::NEG_INFINITY, |max, &s| max.max(s));
-            for score in seen.iter_mut() {
-                *score = (*score - largest).exp();
-                *total += *score;
-            }
-        }
+        let totals: Vec<f32> = (0..rows)
+            .map(|index| exponentiate(&mut scores[index * positions..][..visible(index)]))
+            .collect();
         out.fill(0.0);
         for start in (0..positions).step_by(BLOCK) {
             let block: [&[f32]; BLOCK] =
@@ -261,6 +255,84 @@ impl<'a> pulp::WithSimd for Group<'a> {
 
 /// Positions whose keys or values a row takes together.
 const BLOCK: usize = 4;
+
+/// Interleaved partial sums of a row's exponentials (added up in a fixed order at the end),
+/// so the additions neither wait on each other nor keep the loop from using vector
+/// instructions.
+const SUM_LANES: usize = 16;
+
+/// Replaces each of a row's scores by `e^(score − largest score)` and returns their sum (the
+/// softmax's numerators and denominator). Only the row's own scores are involved, always in
+/// the same order.
+#[inline(always)]
+fn exponentiate(scores: &mut [f32]) -> f32 {
+    // The largest score, lanes at a time (max is exact in any order; the comparison, unlike
+    // `f32::max`, becomes one vector instruction).
+    let larger = |a: f32, b: f32| if b > a { b } else { a };
+    let mut highest = [f32::NEG_INFINITY; SUM_LANES];
+    let mut chunks = scores.chunks_exact(SUM_LANES);
+    for chunk in &mut chunks {
+        for (lane, &score) in highest.iter_mut().zip(chunk) {
+            *lane = larger(*lane, score);
+        }
+    }
+    let largest = chunks
+        .remainder()
+        .iter()
+        .chain(&highest)
+        .fold(f32::NEG_INFINITY, |max, &score| larger(max, score));
+    let mut sums = [0f32; SUM_LANES];
+    let mut chunks = scores.chunks_exact_mut(SUM_LANES);
+    for chunk in &mut chunks {
+        for (sum, score) in sums.iter_mut().zip(chunk) {
+            *score = exp_non_positive(*score - largest);
+            *sum += *score;
+        }
+    }
+    let mut width = SUM_LANES;
+    while width > 1 {
+        width /= 2;
+        for lane in 0..width {
+            sums[lane] += sums[lane + width];
+        }
+    }
+    let mut total = sums[0];
+    for score in chunks.into_remainder() {
+        *score = exp_non_positive(*score - largest);
+        total += *score;
+    }
+    total
+}
+
+/// `e^x` for `x ≤ 0`, within a few units in the last place, by operations that compile to
+/// vector instructions (the standard library's `exp` is a call per value, and so would be
+/// `mul_add` where the CPU's fused multiply-add is not known at compile time): `x = n·ln 2 + r`
+/// with `|r| ≤ ln 2 / 2`, Cephes' polynomial for `e^r`, and `2^n` put in the exponent bits.
+/// Below −87 it gives `e^−87` (a normal float, never a slow subnormal one), which adds
+/// nothing next to the largest score's `e^0 = 1`.
+#[inline(always)]
+fn exp_non_positive(x: f32) -> f32 {
+    const SMALLEST: f32 = -87.0;
+    // 1.5 · 2²³: adding it rounds to an integer, which lands in the low mantissa bits.
+    const ROUND: f32 = 12_582_912.0;
+    // ln 2 in two parts: the first has few mantissa bits, so `n · LN2_HIGH` is exact.
+    const LN2_HIGH: f32 = 0.693_359_4;
+    const LN2_LOW: f32 = -2.121_944_4e-4;
+    let x = if x > SMALLEST { x } else { SMALLEST };
+    let shifted = x * std::f32::consts::LOG2_E + ROUND;
+    let n = shifted - ROUND;
+    let r = x - n * LN2_HIGH - n * LN2_LOW;
+    let mut p = 1.987_569_1e-4f32;
+    for coefficient in [1.398_2e-3, 8.333_452e-3, 4.166_579_6e-2, 0.166_666_65, 0.5] {
+        p = p * r + coefficient;
+    }
+    let e_r = p * (r * r) + r + 1.0;
+    // `n` (−126 ≤ n ≤ 0, and `e^r ≥ 1` when it is −126) is the difference of the two floats'
+    // bits.
+    let n_bits = shifted.to_bits().wrapping_sub(ROUND.to_bits());
+    let power = f32::from_bits(n_bits.wrapping_add(127) << 23);
+    e_r * power
+}
 
 /// `Σ query·key` for each of `queries` and each of `keys`: one vector of partial sums per
 /// query and key (fused multiply-adds in order), added up across the lanes, then the features
@@ -406,6 +478,52 @@ mod tests {
                     .collect::<Vec<_>>(),
                 alone.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
                 "row {row}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_exponential_is_within_a_few_ulp_of_the_standard_library_s() {
+        let mut x = 0.0f32;
+        while x > -87.0 {
+            let (ours, exact) = (exp_non_positive(x), x.exp());
+            let ulp = (ours.to_bits() as i64 - exact.to_bits() as i64).abs();
+            assert!(ulp <= 3, "e^{x}: {ours} vs {exact} ({ulp} ulp)");
+            x -= 0.000_731;
+        }
+        assert_eq!(exp_non_positive(0.0), 1.0);
+        // Further down, e^−87: a normal float, never zero, a subnormal or a NaN.
+        for x in [-87.0, -88.0, -1000.0, f32::NEG_INFINITY, f32::NAN] {
+            let ours = exp_non_positive(x);
+            assert!(ours.is_normal(), "e^{x}: {ours}");
+            let ulp = (ours.to_bits() as i64 - (-87f32).exp().to_bits() as i64).abs();
+            assert!(ulp <= 3, "e^{x}: {ours}");
+        }
+    }
+
+    #[test]
+    fn a_row_s_exponentials_and_their_sum_match_the_standard_library_s() {
+        for len in [1, 5, 16, 37, 300] {
+            let original: Vec<f32> = (0..len)
+                .map(|i| ((i * 7919) % 113) as f32 * 0.37 - 20.0)
+                .collect();
+            let mut scores = original.clone();
+            let total = exponentiate(&mut scores);
+            let largest = original.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
+            let exact: Vec<f64> = original
+                .iter()
+                .map(|&s| f64::from(s - largest).exp())
+                .collect();
+            for (got, want) in scores.iter().zip(&exact) {
+                assert!(
+                    (f64::from(*got) - want).abs() <= 1e-6 * want.max(1e-30),
+                    "{got} vs {want}"
+                );
+            }
+            let want: f64 = exact.iter().sum();
+            assert!(
+                (f64::from(total) - want).abs() <= 1e-5 * want,
+                "{len}: {total} vs {want}"
             );
         }
     }
