@@ -5,11 +5,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hone_policy::{Action, Decision};
-use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolEffect, ToolResult};
-use hone_tools::{
-    CommandPlan, EditPlan, ExternalPlan, Invocation, Plan, Tool, ToolErrorKind, ToolKind,
-    ToolOutput,
-};
+use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolResult};
+use hone_tools::{EditPlan, ExternalPlan, Plan, Tool, ToolErrorKind, ToolKind, ToolOutput};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -448,97 +445,6 @@ impl Agent {
         self.write_edit(call, plan, cancel).await
     }
 
-    /// Approves and runs `plan`; the output declares the command.
-    async fn run_command(
-        &mut self,
-        call: &ToolCall,
-        tool: &str,
-        plan: CommandPlan,
-        cancel: &CancellationToken,
-    ) -> ToolOutput {
-        let effect = ToolEffect::command(plan.display.clone());
-        self.execute_command(call, tool, plan, cancel)
-            .await
-            .with_effect(effect)
-    }
-
-    async fn execute_command(
-        &mut self,
-        call: &ToolCall,
-        tool: &str,
-        mut plan: CommandPlan,
-        cancel: &CancellationToken,
-    ) -> ToolOutput {
-        let mut by = ApprovedBy::Policy;
-        let reason = match self.command_decision(tool, &plan) {
-            Decision::Allow => None,
-            Decision::Ask { reason } if !self.interactive => return self.cannot_ask(call, &reason),
-            Decision::Ask { reason } => Some(reason),
-            Decision::Deny { reason } => return self.denied(call, &reason),
-        };
-        if let Some(reason) = reason {
-            let question = Question {
-                summary: plan.display.clone(),
-                reason,
-                diff: None,
-                command: Some(plan.display.clone()),
-                content: None,
-            };
-            match self.ask(call, question, cancel).await {
-                None => return ToolOutput::error("not run: the user cancelled the turn"),
-                Some(ApprovalDecision::Approve) => by = ApprovedBy::User,
-                Some(ApprovalDecision::AlwaysForSession) => {
-                    match &plan.invocation {
-                        Invocation::Shell(command) => {
-                            let prefix = self.asking_prefix(command);
-                            self.permissions.grant_command_prefix(&prefix);
-                        }
-                        Invocation::Argv(_) => self.permissions.grant_tool(tool),
-                    }
-                    by = ApprovedBy::User;
-                }
-                Some(ApprovalDecision::Deny { message }) => {
-                    return self.denied_by_user(call, message);
-                }
-                Some(ApprovalDecision::Edit { replacement }) => {
-                    plan.display = replacement.clone();
-                    plan.invocation = Invocation::Shell(replacement);
-                    if let Decision::Deny { reason } = self.command_decision(tool, &plan) {
-                        return self.denied(call, &reason);
-                    }
-                    by = ApprovedBy::User;
-                }
-            }
-        }
-        self.approved(call, by);
-        self.audit.command_script(&plan.display);
-        hone_tools::command::execute(&self.context, &plan, cancel).await
-    }
-
-    /// The prefix "always for this session" grants: that of the first sub-command that
-    /// asks (so `cd x && cargo test` grants `cargo test`, not `cd x`).
-    fn asking_prefix(&self, command: &str) -> String {
-        let policy = self.permissions.commands();
-        let verdict = policy.classify(command);
-        let asking = verdict
-            .sub_commands
-            .iter()
-            .find(|sub| policy.classify(sub).class == hone_policy::CommandClass::Ask)
-            .map_or(command, String::as_str);
-        command_prefix(asking)
-    }
-
-    fn command_decision(&self, tool: &str, plan: &CommandPlan) -> Decision {
-        match &plan.invocation {
-            Invocation::Shell(command) => {
-                self.permissions.decide(tool, &Action::Command { command })
-            }
-            Invocation::Argv(_) => self
-                .permissions
-                .decide(tool, &Action::Write { destructive: false }),
-        }
-    }
-
     /// Asks the front end; `None` when the turn was cancelled or the front end went away.
     pub(crate) async fn ask(
         &mut self,
@@ -571,14 +477,14 @@ impl Agent {
         answer
     }
 
-    fn approved(&self, call: &ToolCall, by: ApprovedBy) {
+    pub(crate) fn approved(&self, call: &ToolCall, by: ApprovedBy) {
         self.emit(Event::ToolApproved {
             call_id: call.id.clone(),
             by,
         });
     }
 
-    fn denied(&self, call: &ToolCall, reason: &str) -> ToolOutput {
+    pub(crate) fn denied(&self, call: &ToolCall, reason: &str) -> ToolOutput {
         self.emit(Event::ToolDenied {
             call_id: call.id.clone(),
             reason: reason.to_string(),
@@ -589,7 +495,7 @@ impl Agent {
     }
 
     /// Refuses a call that would need approval when no one can be asked.
-    fn cannot_ask(&self, call: &ToolCall, reason: &str) -> ToolOutput {
+    pub(crate) fn cannot_ask(&self, call: &ToolCall, reason: &str) -> ToolOutput {
         self.denied(
             call,
             &format!(
@@ -600,7 +506,7 @@ impl Agent {
         )
     }
 
-    fn denied_by_user(&self, call: &ToolCall, message: Option<String>) -> ToolOutput {
+    pub(crate) fn denied_by_user(&self, call: &ToolCall, message: Option<String>) -> ToolOutput {
         let reason = match message
             .as_deref()
             .map(str::trim)
@@ -610,26 +516,6 @@ impl Agent {
             None => "the user denied this call".to_string(),
         };
         self.denied(call, &reason)
-    }
-}
-
-/// Programs whose first argument is a subcommand worth keeping in a grant
-/// (`cargo test` is granted, not every `cargo …`).
-const SUBCOMMAND_PROGRAMS: &[&str] = &[
-    "cargo", "npm", "pnpm", "yarn", "npx", "git", "go", "pip", "pip3", "poetry", "uv", "docker",
-    "kubectl", "make", "bundle", "rake", "dotnet", "mvn", "gradle", "deno", "bun",
-];
-
-/// The words granted by "always for this session": the program and, for programs with
-/// subcommands, the subcommand.
-fn command_prefix(command: &str) -> String {
-    let words: Vec<&str> = command.split_whitespace().take(2).collect();
-    match words.as_slice() {
-        [program, sub] if !sub.starts_with('-') && SUBCOMMAND_PROGRAMS.contains(program) => {
-            format!("{program} {sub}")
-        }
-        [program, ..] => (*program).to_string(),
-        [] => String::new(),
     }
 }
 
@@ -651,18 +537,5 @@ fn results_message(results: Vec<ToolResult>) -> Message {
     Message {
         role: Role::User,
         content: results.into_iter().map(ContentBlock::ToolResult).collect(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_prefixes_keep_the_subcommand() {
-        assert_eq!(command_prefix("cargo test --all"), "cargo test");
-        assert_eq!(command_prefix("ls -la"), "ls");
-        assert_eq!(command_prefix("touch one"), "touch");
-        assert_eq!(command_prefix("make"), "make");
     }
 }

@@ -22,6 +22,7 @@ mod api;
 mod audit;
 mod calls;
 mod checks;
+mod command_calls;
 mod conflict;
 mod context;
 mod guidance;
