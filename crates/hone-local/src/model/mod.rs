@@ -14,6 +14,7 @@
 //! the query/key/value and the gate/up projections of a layer are stacked into one matrix
 //! each where their block types agree (`stacked.rs`).
 
+mod activation;
 mod attention;
 mod cache;
 mod config;
@@ -26,6 +27,7 @@ mod weights;
 use candle_core::quantized::{QTensor, gguf_file};
 use candle_core::{DType, Device, Result, Tensor};
 
+use activation::SwiGlu;
 use cache::KvCache;
 pub(crate) use config::{Config, architecture};
 use linear::QLinear;
@@ -265,8 +267,8 @@ impl Transformer {
             x = (x + layer.o.forward(&attention, &mut self.file)?)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, eps)?;
             let [gate, up] = projections(layer.gate_up.forward(&h, &mut self.file)?)?;
-            let gate = candle_nn::ops::silu(&gate)?;
-            x = (x + layer.down.forward(&(gate * up)?, &mut self.file)?)?;
+            let hidden = gate.apply_op2_no_bwd(&up, &SwiGlu)?;
+            x = (x + layer.down.forward(&hidden, &mut self.file)?)?;
         }
         self.cache.advance(count);
         let x = match outputs {

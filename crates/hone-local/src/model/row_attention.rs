@@ -17,6 +17,8 @@ use std::sync::{Mutex, PoisonError};
 
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape};
 
+use super::activation::exp_non_positive;
+
 /// The attention of `count` new rows, the last `count` of the cached positions.
 pub(crate) struct RowAttention {
     /// Factor of the scores, `1/√head_dim`.
@@ -304,36 +306,6 @@ fn exponentiate(scores: &mut [f32]) -> f32 {
     total
 }
 
-/// `e^x` for `x ≤ 0`, within a few units in the last place, by operations that compile to
-/// vector instructions (the standard library's `exp` is a call per value, and so would be
-/// `mul_add` where the CPU's fused multiply-add is not known at compile time): `x = n·ln 2 + r`
-/// with `|r| ≤ ln 2 / 2`, Cephes' polynomial for `e^r`, and `2^n` put in the exponent bits.
-/// Below −87 it gives `e^−87` (a normal float, never a slow subnormal one), which adds
-/// nothing next to the largest score's `e^0 = 1`.
-#[inline(always)]
-fn exp_non_positive(x: f32) -> f32 {
-    const SMALLEST: f32 = -87.0;
-    // 1.5 · 2²³: adding it rounds to an integer, which lands in the low mantissa bits.
-    const ROUND: f32 = 12_582_912.0;
-    // ln 2 in two parts: the first has few mantissa bits, so `n · LN2_HIGH` is exact.
-    const LN2_HIGH: f32 = 0.693_359_4;
-    const LN2_LOW: f32 = -2.121_944_4e-4;
-    let x = if x > SMALLEST { x } else { SMALLEST };
-    let shifted = x * std::f32::consts::LOG2_E + ROUND;
-    let n = shifted - ROUND;
-    let r = x - n * LN2_HIGH - n * LN2_LOW;
-    let mut p = 1.987_569_1e-4f32;
-    for coefficient in [1.398_2e-3, 8.333_452e-3, 4.166_579_6e-2, 0.166_666_65, 0.5] {
-        p = p * r + coefficient;
-    }
-    let e_r = p * (r * r) + r + 1.0;
-    // `n` (−126 ≤ n ≤ 0, and `e^r ≥ 1` when it is −126) is the difference of the two floats'
-    // bits.
-    let n_bits = shifted.to_bits().wrapping_sub(ROUND.to_bits());
-    let power = f32::from_bits(n_bits.wrapping_add(127) << 23);
-    e_r * power
-}
-
 /// `Σ query·key` for each of `queries` and each of `keys`: one vector of partial sums per
 /// query and key (fused multiply-adds in order), added up across the lanes, then the features
 /// past the last whole vector. A query's results are the same whatever it is computed with.
@@ -479,25 +451,6 @@ mod tests {
                 alone.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
                 "row {row}"
             );
-        }
-    }
-
-    #[test]
-    fn the_exponential_is_within_a_few_ulp_of_the_standard_library_s() {
-        let mut x = 0.0f32;
-        while x > -87.0 {
-            let (ours, exact) = (exp_non_positive(x), x.exp());
-            let ulp = (ours.to_bits() as i64 - exact.to_bits() as i64).abs();
-            assert!(ulp <= 3, "e^{x}: {ours} vs {exact} ({ulp} ulp)");
-            x -= 0.000_731;
-        }
-        assert_eq!(exp_non_positive(0.0), 1.0);
-        // Further down, e^−87: a normal float, never zero, a subnormal or a NaN.
-        for x in [-87.0, -88.0, -1000.0, f32::NEG_INFINITY, f32::NAN] {
-            let ours = exp_non_positive(x);
-            assert!(ours.is_normal(), "e^{x}: {ours}");
-            let ulp = (ours.to_bits() as i64 - (-87f32).exp().to_bits() as i64).abs();
-            assert!(ulp <= 3, "e^{x}: {ours}");
         }
     }
 
