@@ -8,7 +8,7 @@
 //! never depends on the rows it is computed with: verifying drafts in one pass gives exactly
 //! the logits of decoding one token at a time.
 
-use core::arch::x86_64::{__m128i, __m256, __m256i};
+use core::arch::x86_64::{__m128i, __m256, __m256i, _MM_HINT_T0};
 
 use bytemuck::cast;
 use pulp::x86::V3;
@@ -47,6 +47,28 @@ const WORD_BROADCASTS: [[u8; 32]; 8] = {
     masks
 };
 
+/// How far ahead of the weight block being multiplied the next ones are fetched into the
+/// cache. Decoding multiplies one input row, streaming every weight from memory once, and
+/// the CPU's own prefetcher, which stops at each 4 KiB page, leaves the kernels waiting on
+/// loads: on a 2-core Xeon (AVX512-VNNI, AMX) the 1.5B model decoded at 9.5 tokens/s without
+/// software prefetching, 13–14 with 1 KiB ahead, 14–15 with 2–8 KiB and 16–17 with 16 KiB
+/// (32 and 64 KiB: 15).
+const PREFETCH_AHEAD: usize = 16 * 1024;
+
+/// Asks for the cache lines of the block [`PREFETCH_AHEAD`] bytes after `block` (one line
+/// more than a block spans, as it may start anywhere in a line). A prefetch never faults, so
+/// lines past the end of the matrix cost nothing but the request.
+#[inline(always)]
+fn prefetch_ahead<T>(simd: V3, block: &T) {
+    let ahead = core::ptr::from_ref(block)
+        .cast::<i8>()
+        .wrapping_add(PREFETCH_AHEAD);
+    for line in 0..=size_of::<T>().div_ceil(64) {
+        simd.sse
+            ._mm_prefetch::<{ _MM_HINT_T0 }>(ahead.wrapping_add(64 * line));
+    }
+}
+
 /// The sum of the eight lanes, in a fixed order.
 #[inline(always)]
 fn sum_lanes(acc: __m256) -> f32 {
@@ -57,18 +79,34 @@ fn sum_lanes(acc: __m256) -> f32 {
 
 /// A weight block type with a kernel.
 pub(super) trait Dot: Sized {
-    /// `Σ w·x` of the weight row `weights` with each input row of `inputs` (as many blocks).
-    fn dot<const R: usize>(simd: V3, weights: &[Self], inputs: [&[BlockQ8K]; R]) -> [f32; R];
+    /// `Σ w·x` of the weight row `weights` with each input row of `inputs` (as many blocks);
+    /// with `fetch_ahead`, the weights [`PREFETCH_AHEAD`] bytes further on are prefetched on
+    /// the way (the first rows a weight row is multiplied with ask for them, the others find
+    /// them cached).
+    fn dot<const R: usize>(
+        simd: V3,
+        weights: &[Self],
+        inputs: [&[BlockQ8K]; R],
+        fetch_ahead: bool,
+    ) -> [f32; R];
 }
 
 impl Dot for BlockQ4K {
     #[inline(always)]
-    fn dot<const R: usize>(simd: V3, weights: &[Self], inputs: [&[BlockQ8K]; R]) -> [f32; R] {
+    fn dot<const R: usize>(
+        simd: V3,
+        weights: &[Self],
+        inputs: [&[BlockQ8K]; R],
+        fetch_ahead: bool,
+    ) -> [f32; R] {
         let (avx, avx2, sse2) = (simd.avx, simd.avx2, simd.sse2);
         let nibble = avx._mm256_set1_epi8(0x0F);
         let mut acc = [avx._mm256_setzero_ps(); R];
         let mut min_terms = [simd.sse._mm_setzero_ps(); R];
         for (b, block) in weights.iter().enumerate() {
+            if fetch_ahead {
+                prefetch_ahead(simd, block);
+            }
             let (d, dmin) = block.factors();
             let (scales, mins) = block.scales_and_mins();
             let scales: __m256i = cast([scales, [0; 8], scales, [0; 8]]);
@@ -118,7 +156,12 @@ impl Dot for BlockQ4K {
 
 impl Dot for BlockQ6K {
     #[inline(always)]
-    fn dot<const R: usize>(simd: V3, weights: &[Self], inputs: [&[BlockQ8K]; R]) -> [f32; R] {
+    fn dot<const R: usize>(
+        simd: V3,
+        weights: &[Self],
+        inputs: [&[BlockQ8K]; R],
+        fetch_ahead: bool,
+    ) -> [f32; R] {
         let (avx, avx2) = (simd.avx, simd.avx2);
         let nibble = avx._mm256_set1_epi8(0x0F);
         let two_bits = avx._mm256_set1_epi8(3);
@@ -127,6 +170,9 @@ impl Dot for BlockQ6K {
         let mut acc = [avx._mm256_setzero_ps(); R];
         let mut offset_terms = [0f32; R];
         for (b, block) in weights.iter().enumerate() {
+            if fetch_ahead {
+                prefetch_ahead(simd, block);
+            }
             let mut sums = [avx._mm256_setzero_si256(); R];
             let all_scales: __m128i = cast(block.scales);
             let wide_scales = avx2._mm256_cvtepi8_epi16(all_scales);

@@ -220,17 +220,27 @@ fn fill<T: avx2::Dot>(
                 simd,
                 w,
                 [input(row), input(row + 1), input(row + 2), input(row + 3)],
+                row == 0,
             );
             store(row, &values);
             row += 4;
         }
+        let fetch_ahead = row == 0;
         match rows - row {
             3 => store(
                 row,
-                &T::dot::<3>(simd, w, [input(row), input(row + 1), input(row + 2)]),
+                &T::dot::<3>(
+                    simd,
+                    w,
+                    [input(row), input(row + 1), input(row + 2)],
+                    fetch_ahead,
+                ),
             ),
-            2 => store(row, &T::dot::<2>(simd, w, [input(row), input(row + 1)])),
-            1 => store(row, &T::dot::<1>(simd, w, [input(row)])),
+            2 => store(
+                row,
+                &T::dot::<2>(simd, w, [input(row), input(row + 1)], fetch_ahead),
+            ),
+            1 => store(row, &T::dot::<1>(simd, w, [input(row)], fetch_ahead)),
             _ => {}
         }
     }
