@@ -1,5 +1,6 @@
-//! The symbols' name index: a first write builds it at its commit instead of row by row; the
-//! database ends up the same as one the migrations made, and a failed first write keeps it.
+//! The name indexes (of definitions and of the names files refer to): a first write builds
+//! them at its commit instead of row by row; the database ends up the same as one the
+//! migrations made, and a failed first write keeps them.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] functions panic on setup failure by design
 
 use std::path::Path;
@@ -52,36 +53,50 @@ fn batch(upserts: Vec<FileUpdate>) -> IndexBatch {
     }
 }
 
-/// The SQL of the name index as stored in the schema, if it exists.
+/// The SQL of both name indexes as stored in the schema, if they exist.
 fn name_index_sql(path: &Path) -> Option<String> {
     let connection = rusqlite::Connection::open(path).unwrap();
-    connection
-        .query_row(
-            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'symbols_by_name'",
-            [],
-            |row| row.get(0),
-        )
-        .ok()
+    let sql = |name: &str| -> Option<String> {
+        connection
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?1",
+                [name],
+                |row| row.get(0),
+            )
+            .ok()
+    };
+    Some(format!(
+        "{}; {}",
+        sql("symbols_by_name")?,
+        sql("reference_names_by_name")?
+    ))
 }
 
-/// Whether a lookup by name uses the name index, and the database passes an integrity check
+/// Whether lookups by name use the name indexes, and the database passes an integrity check
 /// (which compares every index with its table).
 fn index_used_and_consistent(path: &Path) -> (bool, String) {
     let connection = rusqlite::Connection::open(path).unwrap();
-    let plan: Vec<String> = connection
-        .prepare(
-            "EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE name = 'a' AND role = 'definition'",
-        )
-        .unwrap()
-        .query_map([], |row| row.get(3))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let plan = |sql: &str| -> Vec<String> {
+        connection
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map([], |row| row.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let uses = |sql: &str, index: &str| plan(sql).iter().any(|step| step.contains(index));
     let integrity: String = connection
         .query_row("PRAGMA integrity_check", [], |row| row.get(0))
         .unwrap();
     (
-        plan.iter().any(|step| step.contains("symbols_by_name")),
+        uses(
+            "SELECT id FROM symbols WHERE name = 'a' AND role = 'definition'",
+            "symbols_by_name",
+        ) && uses(
+            "SELECT file_id FROM reference_names WHERE name = 'a'",
+            "reference_names_by_name",
+        ),
         integrity,
     )
 }

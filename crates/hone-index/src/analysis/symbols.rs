@@ -75,6 +75,12 @@ impl SymbolTableBuilder {
         self.placed.push((slot, role, site));
     }
 
+    /// Whether an occurrence of `name` has been pushed (after every definition: whether the
+    /// project defines it).
+    pub(crate) fn defines(&self, name: &str) -> bool {
+        self.slots.contains_key(name)
+    }
+
     /// The table over `files` (sorted paths; sites name them by position).
     pub(crate) fn finish(mut self, files: Vec<String>) -> SymbolTable {
         // Stable, and linear when the occurrences came in file order already.

@@ -8,6 +8,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("schema/003_outlines_without_symbols.sql"),
     include_str!("schema/004_rank_cache.sql"),
     include_str!("schema/005_symbols_clustered_by_file.sql"),
+    include_str!("schema/006_references_per_file.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

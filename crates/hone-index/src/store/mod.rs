@@ -7,6 +7,7 @@
 mod codec;
 mod migrations;
 mod outlines;
+mod references;
 mod sqlite;
 mod write;
 

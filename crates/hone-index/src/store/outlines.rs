@@ -1,5 +1,6 @@
-//! Outlines in the database: JSON without the symbols, which live once, in the `symbols`
-//! table, and are put back in their original order when an outline is read.
+//! Outlines in the database: JSON without the symbols, which live once, definitions in the
+//! `symbols` table and references in `file_references` ([`super::references`]), and are put
+//! back in their original order when an outline is read.
 //!
 //! Symbols are most of an outline (references especially), so leaving them out of the JSON
 //! keeps the database about a third smaller and makes reading every outline (the repo map)
@@ -10,13 +11,16 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
-use super::codec::{role_from_name, symbol_kind_from_name, symbol_range};
+use super::codec::{SYMBOLS_PER_FILE, role_from_name, symbol_kind_from_name, symbol_range};
+use super::references::{self, Positioned};
 use crate::analysis::{SymbolTable, SymbolTableBuilder};
 use crate::model::{
-    Class, Export, FileMetrics, FileOutline, Function, Import, Language, SymbolOccurrence, Todo,
+    Class, Export, FileMetrics, FileOutline, Function, Import, Language, SymbolOccurrence,
+    SymbolRole, Todo,
 };
 
 /// Why an outline could not be read.
+#[derive(Debug)]
 pub(crate) enum ReadError {
     /// The query failed.
     Database(rusqlite::Error),
@@ -109,15 +113,39 @@ pub(crate) fn read_outline(
         return Ok(None);
     };
     let mut outline = decode(path, &json)?;
-    let mut statement = snapshot.prepare_cached(
-        "SELECT name, kind, role, line, col FROM symbols WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-    )?;
-    let (first, last) = symbol_range(id);
-    let mut rows = statement.query([first, last])?;
-    while let Some(row) = rows.next()? {
-        outline.symbols.push(symbol(row, 0)?);
+    let mut definitions = Vec::new();
+    {
+        let mut statement = snapshot.prepare_cached(
+            "SELECT id, name, kind, role, line, col FROM symbols WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+        )?;
+        let (first, last) = symbol_range(id);
+        let mut rows = statement.query([first, last])?;
+        while let Some(row) = rows.next()? {
+            definitions.push(positioned(row)?);
+        }
     }
+    let references: Option<String> = snapshot
+        .query_row(
+            "SELECT json FROM file_references WHERE file_id = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let references = match references {
+        Some(json) => references::decode_occurrences(&json)?,
+        None => Vec::new(),
+    };
+    outline.symbols = references::merge(definitions, references);
     Ok(Some(outline))
+}
+
+/// A definition row (`id, name, kind, role, line, col`) with its position in its file.
+fn positioned(row: &Row<'_>) -> Result<Positioned<SymbolOccurrence>, ReadError> {
+    let id: i64 = row.get(0)?;
+    Ok(Positioned {
+        position: u32::try_from(id.rem_euclid(SYMBOLS_PER_FILE)).unwrap_or(u32::MAX),
+        symbol: symbol(row, 1)?,
+    })
 }
 
 /// Every stored outline with its symbols, by path, read in one snapshot.
@@ -126,6 +154,7 @@ pub(crate) fn read_outlines(
 ) -> Result<BTreeMap<String, FileOutline>, ReadError> {
     let snapshot = connection.unchecked_transaction()?;
     let mut by_id: BTreeMap<i64, (String, FileOutline)> = BTreeMap::new();
+    let mut definitions: BTreeMap<i64, Vec<Positioned<SymbolOccurrence>>> = BTreeMap::new();
     {
         let mut statement = snapshot.prepare_cached(
             "SELECT f.id, f.path, o.json FROM outlines o JOIN files f ON f.id = o.file_id",
@@ -140,23 +169,46 @@ pub(crate) fn read_outlines(
     }
     {
         // Ids are file ranges in symbol order, so this is each file's original order.
-        let mut statement = snapshot.prepare_cached(
-            "SELECT file_id, name, kind, role, line, col FROM symbols ORDER BY id",
-        )?;
+        let mut statement = snapshot
+            .prepare_cached("SELECT id, name, kind, role, line, col FROM symbols ORDER BY id")?;
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
-            let id: i64 = row.get(0)?;
-            if let Some((_, outline)) = by_id.get_mut(&id) {
-                outline.symbols.push(symbol(row, 1)?);
+            let file_id = row.get::<_, i64>(0)?.div_euclid(SYMBOLS_PER_FILE);
+            if by_id.contains_key(&file_id) {
+                definitions
+                    .entry(file_id)
+                    .or_default()
+                    .push(positioned(row)?);
             }
         }
     }
-    Ok(by_id.into_values().collect())
+    let mut references: BTreeMap<i64, Vec<Positioned<SymbolOccurrence>>> = BTreeMap::new();
+    {
+        let mut statement = snapshot.prepare_cached("SELECT file_id, json FROM file_references")?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let file_id: i64 = row.get(0)?;
+            if by_id.contains_key(&file_id) {
+                let json = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+                references.insert(file_id, references::decode_occurrences(json)?);
+            }
+        }
+    }
+    Ok(by_id
+        .into_iter()
+        .map(|(file_id, (path, mut outline))| {
+            outline.symbols = references::merge(
+                definitions.remove(&file_id).unwrap_or_default(),
+                references.remove(&file_id).unwrap_or_default(),
+            );
+            (path, outline)
+        })
+        .collect())
 }
 
 /// The symbol table of the names defined in the project (their definitions and references)
-/// over every parsed file, straight from the `symbols` table: no outline is decoded and each
-/// name is copied once.
+/// over every parsed file, straight from the `symbols` and `file_references` tables: no
+/// outline is decoded and each name is copied once.
 pub(crate) fn read_defined_symbols(connection: &Connection) -> Result<SymbolTable, ReadError> {
     let snapshot = connection.unchecked_transaction()?;
     let mut files = Vec::new();
@@ -179,12 +231,9 @@ pub(crate) fn read_defined_symbols(connection: &Connection) -> Result<SymbolTabl
     }
     let mut builder = SymbolTableBuilder::default();
     {
-        // Ids are file ranges in symbol order, so each file's symbols come in its order.
+        // Ids are file ranges in symbol order, so each file's definitions come in its order.
         let mut statement = snapshot.prepare_cached(
-            "SELECT file_id, name, kind, role, line, col FROM symbols \
-             WHERE role = 'definition' \
-                OR name IN (SELECT name FROM symbols WHERE role = 'definition') \
-             ORDER BY id",
+            "SELECT file_id, name, kind, role, line, col FROM symbols ORDER BY id",
         )?;
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
@@ -202,6 +251,25 @@ pub(crate) fn read_defined_symbols(connection: &Connection) -> Result<SymbolTabl
             };
             let name = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
             builder.push(file, name, role, (row.get(4)?, row.get(5)?), kind);
+        }
+    }
+    {
+        // Then the references to the names defined (the table takes each file's definitions
+        // and references apart, so they need not be interleaved).
+        let mut statement = snapshot
+            .prepare_cached("SELECT file_id, json FROM file_references ORDER BY file_id")?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let id = usize::try_from(row.get::<_, i64>(0)?).unwrap_or(usize::MAX);
+            let Some(file) = positions.get(id).copied().flatten() else {
+                continue;
+            };
+            let json = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+            references::decode(json, |_, name, kind, line, column| {
+                if builder.defines(&name) {
+                    builder.push(file, &name, SymbolRole::Reference, (line, column), kind);
+                }
+            })?;
         }
     }
     Ok(builder.finish(files))

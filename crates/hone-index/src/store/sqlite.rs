@@ -305,10 +305,21 @@ impl IndexStore for SqliteStore {
     }
 
     fn references(&self, name: &str) -> Result<Vec<SymbolLocation>, IndexError> {
-        let sql = format!(
-            "{SYMBOL_COLUMNS} WHERE s.name = ?1 AND s.role = 'reference' ORDER BY f.path, s.line, s.col"
-        );
-        self.symbol_query(&sql, [name])
+        let found = super::references::to_name(&self.connection, name)
+            .map_err(|error| self.read_error(error))?;
+        let mut sites: Vec<SymbolLocation> = found
+            .into_iter()
+            .map(|(path, symbol)| SymbolLocation {
+                name: symbol.name,
+                kind: symbol.kind,
+                role: symbol.role,
+                path,
+                line: symbol.line,
+                column: symbol.column,
+            })
+            .collect();
+        sites.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        Ok(sites)
     }
 
     fn search_symbols(&self, query: &str, limit: usize) -> Result<Vec<SymbolLocation>, IndexError> {

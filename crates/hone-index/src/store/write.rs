@@ -9,6 +9,7 @@ use super::codec::{
     SYMBOLS_PER_FILE, file_kind_columns, role_name, symbol_kind_name, symbol_range,
 };
 use super::outlines::outline_json;
+use super::references;
 use super::sqlite::{CACHE_KIB, GENERATION};
 use super::{EdgeUpdate, FileUpdate, IndexWrite, OutlineChange};
 use crate::error::IndexError;
@@ -23,42 +24,56 @@ pub(super) struct SqliteWrite<'c> {
     /// Whether outlines, symbols or edges changed: the commit then moves the generation on
     /// and drops the cached ranking graph.
     pub(super) graph_changed: bool,
-    /// Whether the symbols table was empty when the write began: the name index is then
-    /// dropped and built once by the commit ([`defer_name_index`]).
+    /// Whether the symbols and reference names were empty when the write began: their name
+    /// indexes are then dropped and built once by the commit ([`defer_name_index`]).
     pub(super) bulk: bool,
 }
 
-/// The symbols' name index, as the migrations create it.
-const NAME_INDEX: &str = "CREATE INDEX symbols_by_name ON symbols(name, role)";
+/// The name indexes of definitions and of reference names, as the migrations create them.
+const NAME_INDEXES: [(&str, &str); 2] = [
+    (
+        "symbols_by_name",
+        "CREATE INDEX symbols_by_name ON symbols(name, role)",
+    ),
+    (
+        "reference_names_by_name",
+        "CREATE INDEX reference_names_by_name ON reference_names(name)",
+    ),
+];
 
 /// The page cache (KiB) of a write that builds the name index at its commit: rows are only
 /// appended, so pages once full are not needed again and may go to the WAL early.
 const BULK_CACHE_KIB: i64 = 4 * 1024;
 
-/// Drops the symbols' name index when the symbols table is empty (a first index), so the
-/// write appends rows without maintaining it and the commit builds it with one sort
-/// ([`build_name_index`]) instead of one B-tree insert at a random place per symbol; the
+/// Drops the name indexes when the symbols and reference names are empty (a first index),
+/// so the write appends rows without maintaining them and the commit builds each with one
+/// sort ([`build_name_index`]) instead of one B-tree insert at a random place per row; the
 /// write then runs with a small page cache. Returns whether it did. Both happen inside the
-/// write's transaction, so a write rolled back keeps the index; the cache size is set by
+/// write's transaction, so a write rolled back keeps the indexes; the cache size is set by
 /// every write, so one rolled back does not leave the small cache behind.
 pub(super) fn defer_name_index(transaction: &Transaction<'_>) -> rusqlite::Result<bool> {
-    let empty: bool =
-        transaction.query_row("SELECT NOT EXISTS (SELECT 1 FROM symbols)", [], |row| {
-            row.get(0)
-        })?;
+    let empty: bool = transaction.query_row(
+        "SELECT NOT EXISTS (SELECT 1 FROM symbols) AND NOT EXISTS (SELECT 1 FROM reference_names)",
+        [],
+        |row| row.get(0),
+    )?;
     if empty {
-        transaction.execute("DROP INDEX symbols_by_name", [])?;
+        for (name, _) in NAME_INDEXES {
+            transaction.execute(&format!("DROP INDEX {name}"), [])?;
+        }
     }
     let cache_kib = if empty { BULK_CACHE_KIB } else { CACHE_KIB };
     transaction.pragma_update(None, "cache_size", -cache_kib)?;
     Ok(empty)
 }
 
-/// Builds the name index [`defer_name_index`] dropped, with the small cache (SQLite's sort
+/// Builds the name indexes [`defer_name_index`] dropped, with the small cache (SQLite's sort
 /// keeps at most a cache's worth of keys in memory and merges the rest from temporary
 /// files), then gives the connection its usual cache back.
 fn build_name_index(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
-    transaction.execute(NAME_INDEX, [])?;
+    for (_, sql) in NAME_INDEXES {
+        transaction.execute(sql, [])?;
+    }
     transaction.pragma_update(None, "cache_size", -CACHE_KIB)
 }
 
@@ -91,7 +106,8 @@ impl IndexWrite for SqliteWrite<'_> {
             let Some(id) = id else {
                 return Ok(false);
             };
-            // Outlines and metrics go with the file (foreign keys); symbols have none.
+            // Outlines, metrics and references go with the file (foreign keys); symbols and
+            // reference names have none.
             delete_symbols(transaction, id)?;
             transaction
                 .prepare_cached("DELETE FROM files WHERE id = ?1")?
@@ -225,7 +241,7 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
         OutlineChange::Replace(outline) => Some(outline),
     };
     let mut removed = delete_symbols(transaction, id)?;
-    for table in ["outlines", "file_metrics"] {
+    for table in ["outlines", "file_metrics", "file_references"] {
         removed += transaction
             .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
             .execute([id])?;
@@ -268,14 +284,17 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
             count(definitions),
             count(outline.symbols.len() - definitions)
         ])?;
-    insert_symbols(transaction, id, &outline.symbols)?;
+    insert_definitions(transaction, id, &outline.symbols)?;
+    let (first, _) = symbol_range(id);
+    references::insert(transaction, id, first, &outline.symbols)?;
     Ok(true)
 }
 
-/// Inserts the symbols of the file with id `file_id`, in order, into its id range. One row
-/// per statement: an insert of several rows may fail half-way, so SQLite would keep a
+/// Inserts the definitions among the symbols of the file with id `file_id` into its id range,
+/// each at its position among the symbols (the references go to [`references::insert`]). One
+/// row per statement: an insert of several rows may fail half-way, so SQLite would keep a
 /// statement journal for it (a temporary file written for every page the insert touches).
-fn insert_symbols(
+fn insert_definitions(
     transaction: &Transaction<'_>,
     file_id: i64,
     symbols: &[SymbolOccurrence],
@@ -285,7 +304,10 @@ fn insert_symbols(
         "INSERT INTO symbols (id, file_id, name, kind, role, line, col) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    for (id, symbol) in (first..).zip(symbols) {
+    let definitions = (first..)
+        .zip(symbols)
+        .filter(|(_, symbol)| symbol.role == SymbolRole::Definition);
+    for (id, symbol) in definitions {
         insert.execute(params![
             id,
             file_id,
@@ -299,10 +321,15 @@ fn insert_symbols(
     Ok(())
 }
 
-/// Deletes the symbols of the file with id `file_id`; returns how many there were.
+/// Deletes the definitions and reference names of the file with id `file_id`; returns how
+/// many rows there were.
 fn delete_symbols(transaction: &Transaction<'_>, file_id: i64) -> rusqlite::Result<usize> {
     let (first, last) = symbol_range(file_id);
-    transaction
-        .prepare_cached("DELETE FROM symbols WHERE id BETWEEN ?1 AND ?2")?
-        .execute([first, last])
+    let mut deleted = 0;
+    for table in ["symbols", "reference_names"] {
+        deleted += transaction
+            .prepare_cached(&format!("DELETE FROM {table} WHERE id BETWEEN ?1 AND ?2"))?
+            .execute([first, last])?;
+    }
+    Ok(deleted)
 }
