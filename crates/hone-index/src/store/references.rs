@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use rusqlite::{Connection, Transaction, params};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::codec::{symbol_kind_from_name, symbol_kind_name};
 use super::outlines::ReadError;
@@ -26,27 +26,40 @@ pub(crate) struct Positioned<T> {
     pub(crate) symbol: T,
 }
 
+/// The references among a file's symbols, serialised as the JSON array stored (without an
+/// intermediate list: a large file has tens of thousands of references).
+struct References<'a>(&'a [SymbolOccurrence]);
+
+impl Serialize for References<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.0
+                .iter()
+                .enumerate()
+                .filter(|(_, symbol)| symbol.role == SymbolRole::Reference)
+                .map(|(position, symbol)| {
+                    (
+                        position,
+                        symbol.name.as_str(),
+                        symbol_kind_name(symbol.kind),
+                        symbol.line,
+                        symbol.column,
+                    )
+                }),
+        )
+    }
+}
+
 /// The JSON array of the references among `symbols` (with their positions), or `None` when
 /// there are none.
 pub(crate) fn encode(symbols: &[SymbolOccurrence]) -> Result<Option<String>, serde_json::Error> {
-    let entries: Vec<(usize, &str, &str, u32, u32)> = symbols
+    if !symbols
         .iter()
-        .enumerate()
-        .filter(|(_, symbol)| symbol.role == SymbolRole::Reference)
-        .map(|(position, symbol)| {
-            (
-                position,
-                symbol.name.as_str(),
-                symbol_kind_name(symbol.kind),
-                symbol.line,
-                symbol.column,
-            )
-        })
-        .collect();
-    if entries.is_empty() {
+        .any(|symbol| symbol.role == SymbolRole::Reference)
+    {
         return Ok(None);
     }
-    serde_json::to_string(&entries).map(Some)
+    serde_json::to_string(&References(symbols)).map(Some)
 }
 
 /// Calls `each` with every reference of a file's JSON array, in order: its position, name,
