@@ -14,7 +14,7 @@ use super::timings::{Phase, WorkerTimings};
 use crate::model::{FileOutline, Language};
 use crate::parse;
 use crate::scan::{FileKind, ScannedFile, classify_checked};
-use crate::store::{FileRecord, FileUpdate, OutlineChange};
+use crate::store::{FileRecord, FileUpdate, OutlineChange, PreparedOutline};
 
 /// A file modified this close to the moment it was read may change again within the same mtime
 /// tick; its record gets an untrusted mtime so the next update re-hashes it.
@@ -183,8 +183,13 @@ fn examine_contents(
         kind,
         has_errors: outline.as_ref().is_some_and(|outline| outline.has_errors),
     };
-    let outline = outline.map_or(OutlineChange::Remove, |outline| {
-        OutlineChange::Replace(Box::new(outline))
+    // Prepared here, so this thread frees the outline's many small allocations (an outline
+    // that cannot be serialised goes as it is, for the writer to report).
+    let outline = outline.map_or(OutlineChange::Remove, |outline| match PreparedOutline::new(
+        &outline,
+    ) {
+        Ok(prepared) => OutlineChange::Prepared(Box::new(prepared)),
+        Err(_) => OutlineChange::Replace(Box::new(outline)),
     });
     Ok(Some(FileUpdate { record, outline }))
 }

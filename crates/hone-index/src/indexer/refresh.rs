@@ -45,6 +45,12 @@ impl Changes {
                     .is_none();
                 self.edited.push(path.clone());
             }
+            OutlineChange::Prepared(prepared) => {
+                self.paths_changed |= cache
+                    .insert(path.clone(), prepared.resolution.clone())
+                    .is_none();
+                self.edited.push(path.clone());
+            }
         }
         // `go.mod` or `Cargo.toml` have no outline but steer import resolution.
         self.config_changed |= ProjectConfig::is_config_file(path);
@@ -103,8 +109,10 @@ impl Tally<'_> {
         }
         match result {
             Ok(Some(update)) => {
-                self.files_parsed +=
-                    usize::from(matches!(update.outline, OutlineChange::Replace(_)));
+                self.files_parsed += usize::from(matches!(
+                    update.outline,
+                    OutlineChange::Replace(_) | OutlineChange::Prepared(_)
+                ));
                 Some(update)
             }
             Ok(None) => None,

@@ -7,6 +7,7 @@
 mod codec;
 mod migrations;
 mod outlines;
+mod prepared;
 mod references;
 mod sqlite;
 mod write;
@@ -14,6 +15,7 @@ mod write;
 use std::collections::BTreeMap;
 
 pub use migrations::SCHEMA_VERSION;
+pub use prepared::PreparedOutline;
 pub use sqlite::SqliteStore;
 
 #[cfg(doc)]
@@ -57,6 +59,9 @@ pub enum OutlineChange {
     Keep,
     /// Store this outline, replacing any previous one.
     Replace(Box<FileOutline>),
+    /// Store this outline, prepared for the store on the thread that built it (as
+    /// [`OutlineChange::Replace`] does, without the writing thread freeing the outline).
+    Prepared(Box<PreparedOutline>),
     /// Drop the outline: the file is no longer parsed source.
     Remove,
 }

@@ -7,11 +7,11 @@
 //! so the symbols come back in their original order.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 use rusqlite::{Connection, Transaction, params};
 use serde::{Deserialize, Serialize};
 
+use super::PreparedOutline;
 use super::codec::{symbol_kind_from_name, symbol_kind_name};
 use super::outlines::ReadError;
 use crate::model::{SymbolKind, SymbolOccurrence, SymbolRole};
@@ -117,30 +117,23 @@ pub(crate) fn merge(
     merged
 }
 
-/// Stores the references among `symbols` of the file with id `file_id`, whose names go to
-/// the ids from `first_name_id` on.
+/// Stores the references of `outline`, the outline of the file with id `file_id`, whose
+/// names go to the ids from `first_name_id` on.
 pub(crate) fn insert(
     transaction: &Transaction<'_>,
     file_id: i64,
     first_name_id: i64,
-    symbols: &[SymbolOccurrence],
+    outline: &PreparedOutline,
 ) -> Result<(), rusqlite::Error> {
-    let Some(json) = encode(symbols)
-        .map_err(|error| rusqlite::Error::ToSqlConversionFailure(Box::new(error)))?
-    else {
+    let Some(json) = &outline.references else {
         return Ok(());
     };
     transaction
         .prepare_cached("INSERT INTO file_references (file_id, json) VALUES (?1, ?2)")?
         .execute(params![file_id, json])?;
-    let names: BTreeSet<&str> = symbols
-        .iter()
-        .filter(|symbol| symbol.role == SymbolRole::Reference)
-        .map(|symbol| symbol.name.as_str())
-        .collect();
     let mut insert = transaction
         .prepare_cached("INSERT INTO reference_names (id, file_id, name) VALUES (?1, ?2, ?3)")?;
-    for (id, name) in (first_name_id..).zip(names) {
+    for (id, name) in (first_name_id..).zip(outline.reference_names()) {
         insert.execute(params![id, file_id, name])?;
     }
     Ok(())

@@ -5,15 +5,15 @@ use std::time::SystemTime;
 
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
+use super::PreparedOutline;
 use super::codec::{
     SYMBOLS_PER_FILE, file_kind_columns, role_name, symbol_kind_name, symbol_range,
 };
-use super::outlines::outline_json;
 use super::references;
 use super::sqlite::{CACHE_KIB, GENERATION};
 use super::{EdgeUpdate, FileUpdate, IndexWrite, OutlineChange};
 use crate::error::IndexError;
-use crate::model::{SymbolOccurrence, SymbolRole};
+use crate::model::SymbolOccurrence;
 use crate::scan::nanos_since_epoch;
 
 /// An open write transaction on a [`super::SqliteStore`]; rolled back when dropped uncommitted.
@@ -235,10 +235,17 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
             .execute(params![record.path, size, record.mtime_ns, record.hash, kind, language, target, record.has_errors])?;
         transaction.last_insert_rowid()
     };
+    let prepared_here;
     let outline = match &update.outline {
         OutlineChange::Keep => return Ok(false),
         OutlineChange::Remove => None,
-        OutlineChange::Replace(outline) => Some(outline),
+        OutlineChange::Replace(outline) => {
+            prepared_here = PreparedOutline::new(outline).map_err(|error| {
+                WriteError::Invalid(format!("outline cannot be serialised: {error}"))
+            })?;
+            Some(&prepared_here)
+        }
+        OutlineChange::Prepared(prepared) => Some(&**prepared),
     };
     let mut removed = delete_symbols(transaction, id)?;
     for table in ["outlines", "file_metrics", "file_references"] {
@@ -249,23 +256,16 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
     let Some(outline) = outline else {
         return Ok(removed > 0);
     };
-    if !i64::try_from(outline.symbols.len()).is_ok_and(|n| n <= SYMBOLS_PER_FILE) {
+    if !i64::try_from(outline.symbols).is_ok_and(|n| n <= SYMBOLS_PER_FILE) {
         return Err(WriteError::Invalid(format!(
             "{} symbols are more than a file can hold",
-            outline.symbols.len()
+            outline.symbols
         )));
     }
-    let json = outline_json(outline)
-        .map_err(|error| WriteError::Invalid(format!("outline cannot be serialised: {error}")))?;
     transaction
         .prepare_cached("INSERT INTO outlines (file_id, json) VALUES (?1, ?2)")?
-        .execute(params![id, json])?;
+        .execute(params![id, outline.json])?;
     let metrics = &outline.metrics;
-    let definitions = outline
-        .symbols
-        .iter()
-        .filter(|symbol| symbol.role == SymbolRole::Definition)
-        .count();
     let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     transaction
         .prepare_cached(
@@ -280,36 +280,34 @@ fn write_file(transaction: &Transaction<'_>, update: &FileUpdate) -> Result<bool
             metrics.max_nesting,
             metrics.import_count,
             metrics.complexity,
-            count(outline.todos.len()),
-            count(definitions),
-            count(outline.symbols.len() - definitions)
+            count(outline.todos),
+            count(outline.definitions.len()),
+            count(outline.reference_count())
         ])?;
-    insert_definitions(transaction, id, &outline.symbols)?;
+    insert_definitions(transaction, id, &outline.definitions)?;
     let (first, _) = symbol_range(id);
-    references::insert(transaction, id, first, &outline.symbols)?;
+    references::insert(transaction, id, first, outline)?;
     Ok(true)
 }
 
-/// Inserts the definitions among the symbols of the file with id `file_id` into its id range,
-/// each at its position among the symbols (the references go to [`references::insert`]). One
+/// Inserts the definitions of the file with id `file_id` into its id range, each at its
+/// position among the file's symbols (the references go to [`references::insert`]). One
 /// row per statement: an insert of several rows may fail half-way, so SQLite would keep a
 /// statement journal for it (a temporary file written for every page the insert touches).
 fn insert_definitions(
     transaction: &Transaction<'_>,
     file_id: i64,
-    symbols: &[SymbolOccurrence],
+    definitions: &[(usize, SymbolOccurrence)],
 ) -> rusqlite::Result<()> {
     let (first, _) = symbol_range(file_id);
     let mut insert = transaction.prepare_cached(
         "INSERT INTO symbols (id, file_id, name, kind, role, line, col) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    let definitions = (first..)
-        .zip(symbols)
-        .filter(|(_, symbol)| symbol.role == SymbolRole::Definition);
-    for (id, symbol) in definitions {
+    for (position, symbol) in definitions {
+        let position = i64::try_from(*position).unwrap_or(i64::MAX);
         insert.execute(params![
-            id,
+            first.saturating_add(position),
             file_id,
             symbol.name,
             symbol_kind_name(symbol.kind),
