@@ -36,19 +36,16 @@ impl Changes {
     /// Applies one file's change to the resolution cache.
     fn record(&mut self, update: &FileUpdate, cache: &mut BTreeMap<String, FileOutline>) {
         let path = &update.record.path;
-        match &update.outline {
+        let resolution = match &update.outline {
             OutlineChange::Keep => return,
-            OutlineChange::Remove => self.paths_changed |= cache.remove(path).is_some(),
-            OutlineChange::Replace(outline) => {
-                self.paths_changed |= cache
-                    .insert(path.clone(), for_resolution(outline))
-                    .is_none();
-                self.edited.push(path.clone());
-            }
-            OutlineChange::Prepared(prepared) => {
-                self.paths_changed |= cache
-                    .insert(path.clone(), prepared.resolution.clone())
-                    .is_none();
+            OutlineChange::Remove => None,
+            OutlineChange::Replace(outline) => Some(for_resolution(outline)),
+            OutlineChange::Prepared(prepared) => Some(prepared.resolution.clone()),
+        };
+        match resolution {
+            None => self.paths_changed |= cache.remove(path).is_some(),
+            Some(resolution) => {
+                self.paths_changed |= cache.insert(path.clone(), resolution).is_none();
                 self.edited.push(path.clone());
             }
         }
