@@ -20,6 +20,7 @@
 //! the same ones on another engine (`scripts/bench-engine-vs-llamacpp.sh`).
 //! candle's matrix kernels take their thread count from `CANDLE_NUM_THREADS` (else the
 //! physical cores); `--threads` sizes hone's own pool — set both for a fixed count.
+//! The bench allocates through mimalloc, as the `hone` binary does.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -32,6 +33,10 @@ use hone_local::{GenerationStats, LocalOptions, LocalProvider, WeightLayout};
 use hone_protocol::{ChatRequest, Message, StreamEvent};
 use hone_provider_api::Provider;
 use tokio_util::sync::CancellationToken;
+
+/// The `hone` binary's allocator (hone-cli's `main.rs`), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const FILLER: &str = "fn parse_line(line: &str) -> Option<(String, u32)> {\n    \
     let (name, count) = line.split_once(',')?;\n    \
