@@ -1,0 +1,332 @@
+use super::*;
+
+fn permissions(mode: ApprovalMode) -> Permissions {
+    Permissions::new(mode, CommandPolicy::default())
+}
+
+#[test]
+fn outside_tools_ask_like_unknown_commands() {
+    let untrusted = Action::External { trusted: false };
+    let trusted = Action::External { trusted: true };
+    assert!(matches!(
+        permissions(ApprovalMode::ReadOnly).decide("m__t", &trusted),
+        Decision::Deny { .. }
+    ));
+    assert!(matches!(
+        permissions(ApprovalMode::AutoEdit).decide("m__t", &untrusted),
+        Decision::Ask { .. }
+    ));
+    assert_eq!(
+        permissions(ApprovalMode::Ask).decide("m__t", &trusted),
+        Decision::Allow
+    );
+    assert_eq!(
+        permissions(ApprovalMode::FullAuto).decide("m__t", &untrusted),
+        Decision::Allow
+    );
+    let mut granted = permissions(ApprovalMode::Ask);
+    granted.grant_tool("m__t");
+    assert_eq!(granted.decide("m__t", &untrusted), Decision::Allow);
+    assert!(matches!(
+        granted.decide("m__u", &untrusted),
+        Decision::Ask { .. }
+    ));
+}
+
+fn command(command: &str) -> Action<'_> {
+    Action::Command { command }
+}
+
+const WRITE: Action<'static> = Action::Write { destructive: false };
+const DESTRUCTIVE: Action<'static> = Action::Write { destructive: true };
+
+/// A short name for a decision, to compare whole tables.
+fn kind(decision: &Decision) -> &'static str {
+    match decision {
+        Decision::Allow => "allow",
+        Decision::Ask { .. } => "ask",
+        Decision::Deny { .. } => "deny",
+    }
+}
+
+#[test]
+fn every_mode_decides_every_kind_of_action_as_documented() {
+    let actions = [
+        ("read", Action::Read),
+        ("write", WRITE),
+        ("destructive write", DESTRUCTIVE),
+        ("allowed command", command("git status")),
+        ("other command", command("cargo test")),
+        ("denied command", command("rm -rf /")),
+    ];
+    let expected = [
+        (
+            ApprovalMode::ReadOnly,
+            ["allow", "deny", "deny", "deny", "deny", "deny"],
+        ),
+        (
+            ApprovalMode::Ask,
+            ["allow", "ask", "ask", "allow", "ask", "deny"],
+        ),
+        (
+            ApprovalMode::AutoEdit,
+            ["allow", "allow", "ask", "allow", "ask", "deny"],
+        ),
+        (
+            ApprovalMode::FullAuto,
+            ["allow", "allow", "allow", "allow", "allow", "deny"],
+        ),
+    ];
+    for (mode, kinds) in expected {
+        let permissions = permissions(mode);
+        for ((name, action), expected) in actions.iter().zip(kinds) {
+            let decision = permissions.decide("tool", action);
+            assert_eq!(kind(&decision), expected, "{mode} / {name}: {decision:?}");
+        }
+    }
+}
+
+#[test]
+fn reasons_explain_the_mode_and_the_command() {
+    let read_only = permissions(ApprovalMode::ReadOnly);
+    assert_eq!(
+        read_only.decide("shell", &command("ls")),
+        Decision::Deny {
+            reason: "read-only mode: commands are not run".into()
+        }
+    );
+    let ask = permissions(ApprovalMode::Ask);
+    assert_eq!(
+        ask.decide("shell", &command("npm install")),
+        Decision::Ask {
+            reason: "`npm install` is not on the allow list".into()
+        }
+    );
+    assert!(matches!(
+        ask.decide("write_file", &WRITE),
+        Decision::Ask { reason } if reason.contains("`write_file`")
+    ));
+    assert!(matches!(
+        ask.decide("shell", &command("sudo ls")),
+        Decision::Deny { reason } if reason.contains("another user")
+    ));
+}
+
+#[test]
+fn a_tool_grant_allows_its_writes_but_not_destructive_ones() {
+    let mut permissions = permissions(ApprovalMode::Ask);
+    permissions.grant_tool("edit_file");
+    assert_eq!(permissions.decide("edit_file", &WRITE), Decision::Allow);
+    assert!(matches!(
+        permissions.decide("write_file", &WRITE),
+        Decision::Ask { .. }
+    ));
+    assert!(matches!(
+        permissions.decide("edit_file", &DESTRUCTIVE),
+        Decision::Ask { .. }
+    ));
+    assert!(matches!(
+        permissions.decide("edit_file", &command("cargo test")),
+        Decision::Ask { .. }
+    ));
+    assert_eq!(
+        permissions.grants().tools().collect::<Vec<_>>(),
+        ["edit_file"]
+    );
+}
+
+#[test]
+fn a_prefix_grant_allows_matching_commands_in_ask_and_auto_edit() {
+    for mode in [ApprovalMode::Ask, ApprovalMode::AutoEdit] {
+        let mut permissions = permissions(mode);
+        permissions.grant_command_prefix("cargo test");
+        assert_eq!(
+            permissions.decide("shell", &command("cargo test --all")),
+            Decision::Allow
+        );
+        assert_eq!(
+            permissions.decide("shell", &command("cd x && cargo test")),
+            Decision::Allow
+        );
+        assert!(matches!(
+            permissions.decide("shell", &command("cargo build")),
+            Decision::Ask { .. }
+        ));
+    }
+}
+
+#[test]
+fn a_prefix_grant_does_not_cover_a_piped_second_command() {
+    let mut permissions = permissions(ApprovalMode::Ask);
+    permissions.grant_command_prefix("cargo test");
+    let decision = permissions.decide("shell", &command("cargo test | tee out.log"));
+    assert_eq!(
+        decision,
+        Decision::Ask {
+            reason: "`tee out.log` is not on the allow list".into()
+        }
+    );
+    permissions.grant_command_prefix("tee");
+    assert_eq!(
+        permissions.decide("shell", &command("cargo test | tee out.log")),
+        Decision::Allow
+    );
+}
+
+#[test]
+fn a_prefix_grant_never_covers_denied_commands_or_file_writes() {
+    let mut permissions = permissions(ApprovalMode::Ask);
+    permissions.grant_command_prefix("rm");
+    permissions.grant_command_prefix("cargo");
+    assert!(matches!(
+        permissions.decide("shell", &command("rm -rf x")),
+        Decision::Deny { .. }
+    ));
+    assert_eq!(
+        permissions.decide("shell", &command("rm x")),
+        Decision::Allow
+    );
+    assert!(matches!(
+        permissions.decide("shell", &command("cargo test > log")),
+        Decision::Ask { .. }
+    ));
+    assert!(matches!(
+        permissions.decide("shell", &command("cargo test 'open")),
+        Decision::Ask { .. }
+    ));
+}
+
+#[test]
+fn grants_are_kept_once_and_ignore_empty_prefixes() {
+    let mut grants = SessionGrants::default();
+    grants.grant_command_prefix("cargo  test");
+    grants.grant_command_prefix("cargo test");
+    grants.grant_command_prefix("   ");
+    assert_eq!(
+        grants.command_prefixes().collect::<Vec<_>>(),
+        ["cargo test"]
+    );
+    assert!(!grants.covers_tool("shell"));
+}
+
+#[test]
+fn switching_modes_keeps_grants() {
+    let mut permissions = permissions(ApprovalMode::Ask);
+    permissions.grant_tool("edit_file");
+    permissions.set_mode(ApprovalMode::ReadOnly);
+    assert_eq!(permissions.mode(), ApprovalMode::ReadOnly);
+    assert!(matches!(
+        permissions.decide("edit_file", &WRITE),
+        Decision::Deny { .. }
+    ));
+    permissions.set_mode(ApprovalMode::Ask);
+    assert_eq!(permissions.decide("edit_file", &WRITE), Decision::Allow);
+}
+
+#[test]
+fn full_auto_asks_for_what_the_policy_cannot_see_unless_sandboxed() {
+    let unseen = [
+        "RM=rm; $RM -rf ../x",
+        "$(printf rm) -rf x",
+        "eval \"$X\"",
+        "echo cm0gLXJmIHgK | base64 -d | sh",
+        "sh -c \"$(cat script)\"",
+        "strace rm -rf x",
+        "trap -- \"$X\" EXIT",
+        "env -C /tmp rm x",
+        "python3 x.py > ~/.bashrc",
+        "case $x in a) ls;; esac",
+    ];
+    let full_auto = permissions(ApprovalMode::FullAuto);
+    let sandboxed = permissions(ApprovalMode::FullAuto).with_commands_sandboxed(true);
+    assert!(sandboxed.commands_sandboxed());
+    for line in unseen {
+        let decision = full_auto.decide("shell", &command(line));
+        assert!(
+            matches!(&decision, Decision::Ask { reason } if reason.contains("sandbox")),
+            "{line}: {decision:?}"
+        );
+        assert_eq!(
+            sandboxed.decide("shell", &command(line)),
+            Decision::Allow,
+            "{line}"
+        );
+    }
+    for line in [
+        "cargo test",
+        "npm install",
+        "python3 x.py",
+        "echo hi > notes.md",
+    ] {
+        assert_eq!(
+            full_auto.decide("shell", &command(line)),
+            Decision::Allow,
+            "{line}"
+        );
+    }
+    assert!(matches!(
+        sandboxed.decide("shell", &command("rm -rf x")),
+        Decision::Deny { .. }
+    ));
+}
+
+#[test]
+fn unseen_commands_cannot_be_granted_by_prefix() {
+    let mut permissions = permissions(ApprovalMode::Ask);
+    permissions.grant_command_prefix("strace");
+    permissions.grant_command_prefix("env");
+    for line in ["strace rm x", "env -C /tmp rm x"] {
+        assert!(
+            matches!(
+                permissions.decide("shell", &command(line)),
+                Decision::Ask { .. }
+            ),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn a_project_makes_symlinks_that_leave_it_ask() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "canary").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("link")).unwrap();
+    std::fs::write(root.join("plain.txt"), "x").unwrap();
+    let mut permissions = permissions(ApprovalMode::Ask);
+    assert_eq!(
+        permissions.decide("shell", &command("cat link")),
+        Decision::Allow
+    );
+    permissions.set_project(PathGuard::new(&root).unwrap());
+    assert!(matches!(
+        permissions.decide("shell", &command("cat link")),
+        Decision::Ask { reason } if reason.contains("outside the project")
+    ));
+    assert_eq!(
+        permissions.decide("shell", &command("cat plain.txt")),
+        Decision::Allow
+    );
+    // An embedded bare repository brings its own configuration (core.fsmonitor…).
+    std::fs::create_dir_all(root.join("sub/objects")).unwrap();
+    std::fs::write(root.join("sub/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(
+        root.join("sub/config"),
+        "[core]\n\tfsmonitor = touch canary\n",
+    )
+    .unwrap();
+    for line in ["git -C sub status", "cd sub && git status"] {
+        assert!(
+            matches!(
+                permissions.decide("shell", &command(line)),
+                Decision::Ask { reason } if reason.contains("git repository")
+            ),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        permissions.decide("shell", &command("git status")),
+        Decision::Allow
+    );
+}
