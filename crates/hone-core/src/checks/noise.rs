@@ -51,13 +51,58 @@ fn is_rust_runtime_frame(trimmed: &str) -> bool {
             .any(|runtime| function.starts_with(runtime))
 }
 
-/// `output` without its [noise](is_noise) lines.
+/// `output` without its [noise](is_noise) lines, each line kept [steady](steady).
 pub(super) fn without_noise(output: &str) -> String {
     output
         .lines()
         .filter(|line| !is_noise(line))
-        .map(|line| format!("{line}\n"))
+        .map(|line| format!("{}\n", steady(line)))
         .collect()
+}
+
+/// `line` as it reads in every run of the same failure: durations (`exit code 101 · 0.4s`,
+/// `finished in 0.07s`, `Ran 3 tests in 0.001s`, `--- FAIL: TestX (0.00s)`, `(12ms)`) become
+/// `…` and a panicking thread's id (`thread 'tests::x' (11020) panicked`) is left out. They
+/// change from run to run, and the model's answer changes with any byte of its request: with
+/// them the same failure got different repairs, and the eval's results were not repeatable.
+pub(super) fn steady(line: &str) -> String {
+    let thread_line = line.starts_with("thread '");
+    let mut steady = String::with_capacity(line.len());
+    for piece in line.split_inclusive([' ', '\t']) {
+        let word = piece.trim_end_matches([' ', '\t']);
+        let separator = &piece[word.len()..];
+        if thread_line && steady.ends_with("' ") && is_thread_id(word) {
+            continue;
+        }
+        match duration(word) {
+            Some((before, after)) => {
+                steady.push_str(before);
+                steady.push('…');
+                steady.push_str(after);
+            }
+            None => steady.push_str(word),
+        }
+        steady.push_str(separator);
+    }
+    steady
+}
+
+/// `(11020)`: a thread's id after its name.
+fn is_thread_id(word: &str) -> bool {
+    word.strip_prefix('(')
+        .and_then(|rest| rest.strip_suffix(')'))
+        .is_some_and(|id| !id.is_empty() && id.bytes().all(|byte| byte.is_ascii_digit()))
+}
+
+/// When `word` is a duration (`0.5s`, `12ms`, `(0.00s)`, `0.001s,`): what comes before and
+/// after its number and unit.
+fn duration(word: &str) -> Option<(&str, &str)> {
+    let start = usize::from(word.starts_with('('));
+    let core = word[start..].trim_end_matches([',', ';', ')', '.', ':']);
+    let number = core.strip_suffix("ms").or_else(|| core.strip_suffix('s'))?;
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, "0"));
+    let digits = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit());
+    (digits(whole) && digits(fraction)).then(|| (&word[..start], &word[start + core.len()..]))
 }
 
 #[cfg(test)]
@@ -75,11 +120,49 @@ mod tests {
     }
 
     #[test]
+    fn durations_and_thread_ids_read_the_same_in_every_run() {
+        let cases = [
+            ("exit code 101 · 0.4s", "exit code 101 · …"),
+            (
+                "thread 'tests::odd' (15477) panicked at src/lib.rs:20:9:",
+                "thread 'tests::odd' panicked at src/lib.rs:20:9:",
+            ),
+            (
+                "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s",
+                "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in …",
+            ),
+            ("Ran 3 tests in 0.001s", "Ran 3 tests in …"),
+            ("--- FAIL: TestReverse (0.00s)", "--- FAIL: TestReverse (…)"),
+            (
+                "FAIL\texample.com/words\t0.005s",
+                "FAIL\texample.com/words\t…",
+            ),
+            ("  ✔ trims (12ms), then", "  ✔ trims (…), then"),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(steady(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn numbers_that_are_not_durations_are_kept() {
+        for line in [
+            "assertion `left == right` failed: left: 3 right: 4",
+            "expected \"2s\" got \"3s\"",
+            "version v1.5s (12) and 1.2.3s",
+            "called `foo` (42) times",
+            "thread 'main' panicked at src/main.rs:2:5:",
+        ] {
+            assert_eq!(steady(line), line);
+        }
+    }
+
+    #[test]
     fn rust_backtraces_keep_only_the_projects_frames() {
         let output = "thread 'tests::odd' (11020) panicked at src/lib.rs:20:9:\nassertion failed: odd(3)\nstack backtrace:\n   0: __rustc::rust_begin_unwind\n             at /rustc/5980/library/std/src/panicking.rs:689:5\n   2: core::panicking::panic\n   3: words::tests::odd\n             at ./src/lib.rs:20:9\n   6: <fn() -> core::result::Result<(), String> as core::ops::function::FnOnce<()>>::call_once\nnote: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n";
         assert_eq!(
             without_noise(output),
-            "thread 'tests::odd' (11020) panicked at src/lib.rs:20:9:\nassertion failed: odd(3)\n   3: words::tests::odd\n             at ./src/lib.rs:20:9\n"
+            "thread 'tests::odd' panicked at src/lib.rs:20:9:\nassertion failed: odd(3)\n   3: words::tests::odd\n             at ./src/lib.rs:20:9\n"
         );
     }
 }

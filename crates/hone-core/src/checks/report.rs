@@ -6,7 +6,7 @@ use std::path::Path;
 use hone_policy::PathGuard;
 use hone_tools::SyntaxChecker;
 
-use super::noise::without_noise;
+use super::noise::{steady, without_noise};
 use super::places::{inside_paths, places, read_inside};
 use crate::guided::is_test_path;
 
@@ -175,38 +175,13 @@ pub(crate) fn same_failures(before: &[String], now: &[String]) -> bool {
                     .filter(|line| {
                         !line.starts_with("exit code ") && !line.starts_with(TESTS_HINT_START)
                     })
-                    .map(without_timings)
+                    .map(steady)
                     .collect::<Vec<_>>()
                     .join("\n")
             })
             .collect()
     };
     !before.is_empty() && gist(before) == gist(now)
-}
-
-/// `line` with its timings (`0.001s`, `12ms`, `0.00s;`) as `#`: test runners print them
-/// (`Ran 3 tests in 0.001s`, `finished in 0.00s`) and they differ from run to run.
-fn without_timings(line: &str) -> String {
-    line.split(' ')
-        .map(|word| {
-            let bare = word.trim_end_matches([',', ';', ')', '.']);
-            let number = bare
-                .strip_suffix("ms")
-                .or_else(|| bare.strip_suffix('s'))
-                .filter(|digits| !digits.is_empty());
-            // A thread's id: `thread 'tests::x' (11020) panicked`.
-            let thread_id = word
-                .strip_prefix('(')
-                .and_then(|rest| rest.strip_suffix(')'))
-                .is_some_and(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()));
-            match number {
-                Some(digits) if digits.chars().all(|c| c.is_ascii_digit() || c == '.') => "#",
-                _ if thread_id => "#",
-                _ => word,
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// `failure` without the changed files shown whole (`path as it is now:` and its block).
@@ -457,6 +432,23 @@ mod tests {
             &run("11020"),
             &["$ cargo test\nthread 'tests::even' (1) panicked".to_string()]
         ));
+    }
+
+    #[test]
+    fn the_same_failure_reads_the_same_in_every_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let guard = PathGuard::new(dir.path()).unwrap();
+        let run = |seconds: &str, thread: &str, finished: &str| {
+            let output = format!(
+                "exit code 101 · {seconds}s\n--- stdout ---\nthread 'tests::odd' ({thread}) panicked at src/lib.rs:20:9:\nassertion failed: odd(3)\ntest result: FAILED. 0 passed; 1 failed; finished in {finished}s\n"
+            );
+            command_failure(&guard, &[], "cargo test", &output)
+        };
+        let first = run("0.5", "15477", "0.10");
+        assert_eq!(first, run("0.4", "16318", "0.07"));
+        assert!(first.contains("exit code 101 · …\n"), "{first}");
+        assert!(first.contains("thread 'tests::odd' panicked at"), "{first}");
+        assert!(first.contains("finished in …\n"), "{first}");
     }
 
     #[test]
