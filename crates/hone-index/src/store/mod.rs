@@ -5,7 +5,6 @@
 //! all-or-nothing: a failure or a crash part-way leaves the previous state.
 
 mod codec;
-mod journal;
 mod migrations;
 mod outlines;
 mod prepared;

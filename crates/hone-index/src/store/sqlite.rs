@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hone_sqlite::Setup;
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::codec::{escape_like, file_kind, role_from_name, symbol_kind_from_name};
 use super::migrations::MIGRATIONS;
@@ -22,10 +22,11 @@ use crate::model::{FileMetrics, FileOutline};
 /// [`super::write::defer_name_index`]).
 pub(super) const CACHE_KIB: i64 = 32 * 1024;
 
-/// The page size of a new index database. A first index writes every page and sorts every
-/// symbol name into the name index; with 16 KiB pages the tables and indexes have a quarter
-/// of the pages (fewer B-tree levels, splits and writes), which makes the end of a first
-/// index of a large project (the name index and the commit) about a quarter faster.
+/// The page size of a new index database. A first index writes every page twice (to the
+/// WAL, then into the file at the checkpoint) and sorts every symbol name into the name
+/// index; with 16 KiB pages the tables and indexes have a quarter of the pages (fewer
+/// B-tree levels, splits and checkpoint writes), which makes the end of a first index of a
+/// large project (the name index, the commit and its checkpoint) about a quarter faster.
 /// An edit rewrites a few more bytes per changed page; existing databases keep 4 KiB pages.
 pub(super) const PAGE_SIZE: u32 = 16 * 1024;
 
@@ -46,9 +47,7 @@ const SYMBOL_COLUMNS: &str = "SELECT s.name, s.kind, s.role, f.path, s.line, s.c
 
 /// An [`IndexStore`] in an embedded SQLite database.
 ///
-/// WAL journaling keeps readers unblocked while an update writes (a first index, which
-/// writes an empty database while nobody else has it open, uses a rollback journal instead:
-/// see [`super::journal`]). A killed process loses only
+/// WAL journaling keeps readers unblocked while an update writes. A killed process loses only
 /// the batch it was writing (`synchronous = NORMAL` trades durability of the latest batches on
 /// power loss, never consistency, for fewer fsyncs).
 #[derive(Debug)]
@@ -227,17 +226,15 @@ impl IndexStore for SqliteStore {
 
     fn begin(&mut self) -> Result<Box<dyn IndexWrite + '_>, IndexError> {
         let path = self.path.as_path();
-        let database = |error| IndexError::database(path, error);
-        let connection = &self.connection;
-        let journal = super::journal::first_index_journal(connection).map_err(database)?;
         // IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking.
-        // (`&mut self` rules out a transaction already open on this connection.)
-        let transaction = Transaction::new_unchecked(connection, TransactionBehavior::Immediate)
-            .map_err(database)?;
-        let bulk = super::write::defer_name_index(&transaction).map_err(database)?;
+        let transaction = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|error| IndexError::database(path, error))?;
+        let bulk = super::write::defer_name_index(&transaction)
+            .map_err(|error| IndexError::database(path, error))?;
         Ok(Box::new(SqliteWrite {
             transaction,
-            _back_to_wal: journal,
             path,
             graph_changed: false,
             bulk,

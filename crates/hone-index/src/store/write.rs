@@ -9,7 +9,6 @@ use super::PreparedOutline;
 use super::codec::{
     SYMBOLS_PER_FILE, file_kind_columns, role_name, symbol_kind_name, symbol_range,
 };
-use super::journal::WalRestore;
 use super::references;
 use super::sqlite::{CACHE_KIB, GENERATION};
 use super::{EdgeUpdate, FileUpdate, IndexWrite, OutlineChange};
@@ -20,8 +19,6 @@ use crate::scan::nanos_since_epoch;
 /// An open write transaction on a [`super::SqliteStore`]; rolled back when dropped uncommitted.
 pub(super) struct SqliteWrite<'c> {
     pub(super) transaction: Transaction<'c>,
-    /// Back to WAL once the transaction is over (declared after it, so dropped after it).
-    pub(super) _back_to_wal: WalRestore<'c>,
     /// The database file, for error messages.
     pub(super) path: &'c Path,
     /// Whether outlines, symbols or edges changed: the commit then moves the generation on
