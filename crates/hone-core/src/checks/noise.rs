@@ -60,14 +60,17 @@ pub(super) fn without_noise(output: &str) -> String {
         .collect()
 }
 
-/// `line` as it reads in every run of the same failure: durations (`exit code 101 · 0.4s`,
-/// `finished in 0.07s`, `Ran 3 tests in 0.001s`, `--- FAIL: TestX (0.00s)`, `(12ms)`) become
-/// `…` and a panicking thread's id (`thread 'tests::x' (11020) panicked`) is left out. They
-/// change from run to run, and the model's answer changes with any byte of its request: with
-/// them the same failure got different repairs, and the eval's results were not repeatable.
+/// `line` as it reads in every run of the same failure: the durations runners and hone print
+/// (`exit code 101 · 0.4s`, `finished in 0.07s`, `Ran 3 tests in 0.001s`, `1 failed in
+/// 0.12s`, `--- FAIL: TestX (0.00s)`, `(12ms)`, the last field of go's tab-separated `FAIL`
+/// line) become `…` and a panicking thread's id (`thread 'tests::x' (11020) panicked`) is left out. They change from run to
+/// run, and the model's answer changes with any byte of its request: with them the same
+/// failure got different repairs, and the eval's results were not repeatable. A duration a
+/// test asserts on (`elapsed < 2s`) is kept.
 pub(super) fn steady(line: &str) -> String {
     let thread_line = line.starts_with("thread '");
     let mut steady = String::with_capacity(line.len());
+    let (mut previous_word, mut previous_separator) = ("", "");
     for piece in line.split_inclusive([' ', '\t']) {
         let word = piece.trim_end_matches([' ', '\t']);
         let separator = &piece[word.len()..];
@@ -75,14 +78,19 @@ pub(super) fn steady(line: &str) -> String {
             continue;
         }
         match duration(word) {
-            Some((before, after)) => {
+            Some((before, after))
+                if before == "(" && after.starts_with(')')
+                    || ["in", "·"].contains(&previous_word)
+                    || previous_separator.contains('\t') =>
+            {
                 steady.push_str(before);
                 steady.push('…');
                 steady.push_str(after);
             }
-            None => steady.push_str(word),
+            _ => steady.push_str(word),
         }
         steady.push_str(separator);
+        (previous_word, previous_separator) = (word, separator);
     }
     steady
 }
@@ -132,6 +140,10 @@ mod tests {
                 "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in …",
             ),
             ("Ran 3 tests in 0.001s", "Ran 3 tests in …"),
+            (
+                "==== 1 failed, 2 passed in 0.12s ====",
+                "==== 1 failed, 2 passed in … ====",
+            ),
             ("--- FAIL: TestReverse (0.00s)", "--- FAIL: TestReverse (…)"),
             (
                 "FAIL\texample.com/words\t0.005s",
@@ -151,6 +163,8 @@ mod tests {
             "expected \"2s\" got \"3s\"",
             "version v1.5s (12) and 1.2.3s",
             "called `foo` (42) times",
+            "assertion failed: elapsed < 2s",
+            "the request took 3.5s, 1.2s (0.5s",
             "thread 'main' panicked at src/main.rs:2:5:",
         ] {
             assert_eq!(steady(line), line);
