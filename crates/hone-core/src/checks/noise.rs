@@ -61,37 +61,56 @@ pub(super) fn without_noise(output: &str) -> String {
 }
 
 /// `line` as it reads in every run of the same failure: the durations runners and hone print
-/// (`exit code 101 · 0.4s`, `finished in 0.07s`, `Ran 3 tests in 0.001s`, `1 failed in
-/// 0.12s`, `--- FAIL: TestX (0.00s)`, `(12ms)`, the last field of go's tab-separated `FAIL`
-/// line) become `…` and a panicking thread's id (`thread 'tests::x' (11020) panicked`) is left out. They change from run to
-/// run, and the model's answer changes with any byte of its request: with them the same
-/// failure got different repairs, and the eval's results were not repeatable. A duration a
-/// test asserts on (`elapsed < 2s`) is kept.
+/// are left out (`exit code 101 · 0.4s`, `finished in 0.07s`, `Ran 3 tests in 0.001s`,
+/// `1 failed in 0.12s`, `--- FAIL: TestX (0.00s)`, `(12ms)`, the last field of go's
+/// tab-separated `FAIL` line), and so is a panicking thread's id (`thread 'tests::x' (11020)
+/// panicked`). They change from run to run, and the model's answer changes with any byte of
+/// its request: with them the same failure got different repairs, and the eval's results
+/// were not repeatable. The line otherwise reads as the runner wrote it (`Ran 3 tests`,
+/// `exit code 101`); a duration a test asserts on (`elapsed < 2s`) is kept.
 pub(super) fn steady(line: &str) -> String {
     let thread_line = line.starts_with("thread '");
-    let mut steady = String::with_capacity(line.len());
-    let (mut previous_word, mut previous_separator) = ("", "");
+    // The words kept, each with the separator after it.
+    let mut kept: Vec<(String, &str)> = Vec::new();
     for piece in line.split_inclusive([' ', '\t']) {
         let word = piece.trim_end_matches([' ', '\t']);
         let separator = &piece[word.len()..];
-        if thread_line && steady.ends_with("' ") && is_thread_id(word) {
+        let after_name = kept.last().is_some_and(|(last, _)| last.ends_with('\''));
+        if thread_line && after_name && is_thread_id(word) {
             continue;
         }
-        match duration(word) {
-            Some((before, after))
-                if before == "(" && after.starts_with(')')
-                    || ["in", "·"].contains(&previous_word)
-                    || previous_separator.contains('\t') =>
-            {
-                steady.push_str(before);
-                steady.push('…');
-                steady.push_str(after);
-            }
-            _ => steady.push_str(word),
+        let Some((before, after)) = duration(word) else {
+            kept.push((word.to_string(), separator));
+            continue;
+        };
+        let introduced = kept
+            .last()
+            .is_some_and(|(last, _)| last == "in" || last == "·");
+        let bracketed = before == "(" && after.starts_with(')');
+        let tabbed = kept.last().is_some_and(|(_, gap)| gap.contains('\t'));
+        if !(introduced || bracketed || tabbed) {
+            kept.push((word.to_string(), separator));
+            continue;
         }
-        steady.push_str(separator);
-        (previous_word, previous_separator) = (word, separator);
+        if introduced {
+            kept.pop();
+        }
+        // What followed the duration (`,` `.`) goes on the word before it.
+        let rest = if bracketed { &after[1..] } else { after };
+        match kept.last_mut() {
+            Some((last, gap)) => {
+                last.push_str(rest);
+                *gap = separator;
+            }
+            None if !rest.is_empty() => kept.push((rest.to_string(), separator)),
+            None => {}
+        }
     }
+    let mut steady: String = kept
+        .into_iter()
+        .flat_map(|(word, separator)| [word, separator.to_string()])
+        .collect();
+    steady.truncate(steady.trim_end().len());
     steady
 }
 
@@ -130,26 +149,25 @@ mod tests {
     #[test]
     fn durations_and_thread_ids_read_the_same_in_every_run() {
         let cases = [
-            ("exit code 101 · 0.4s", "exit code 101 · …"),
+            ("exit code 101 · 0.4s", "exit code 101"),
             (
                 "thread 'tests::odd' (15477) panicked at src/lib.rs:20:9:",
                 "thread 'tests::odd' panicked at src/lib.rs:20:9:",
             ),
             (
                 "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s",
-                "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in …",
+                "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished",
             ),
-            ("Ran 3 tests in 0.001s", "Ran 3 tests in …"),
+            ("Ran 3 tests in 0.001s", "Ran 3 tests"),
             (
                 "==== 1 failed, 2 passed in 0.12s ====",
-                "==== 1 failed, 2 passed in … ====",
+                "==== 1 failed, 2 passed ====",
             ),
-            ("--- FAIL: TestReverse (0.00s)", "--- FAIL: TestReverse (…)"),
-            (
-                "FAIL\texample.com/words\t0.005s",
-                "FAIL\texample.com/words\t…",
-            ),
-            ("  ✔ trims (12ms), then", "  ✔ trims (…), then"),
+            ("1 failed in 0.12s.", "1 failed."),
+            ("--- FAIL: TestReverse (0.00s)", "--- FAIL: TestReverse"),
+            ("FAIL\texample.com/words\t0.005s", "FAIL\texample.com/words"),
+            ("  ✔ trims (12ms), then", "  ✔ trims, then"),
+            ("(3ms) first", "first"),
         ];
         for (line, expected) in cases {
             assert_eq!(steady(line), expected, "{line}");

@@ -446,9 +446,9 @@ mod tests {
         };
         let first = run("0.5", "15477", "0.10");
         assert_eq!(first, run("0.4", "16318", "0.07"));
-        assert!(first.contains("exit code 101 · …\n"), "{first}");
+        assert!(first.contains("exit code 101\n"), "{first}");
         assert!(first.contains("thread 'tests::odd' panicked at"), "{first}");
-        assert!(first.contains("finished in …\n"), "{first}");
+        assert!(first.contains("1 failed; finished\n"), "{first}");
     }
 
     #[test]
