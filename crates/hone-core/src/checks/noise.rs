@@ -106,12 +106,9 @@ pub(super) fn steady(line: &str) -> String {
             None => {}
         }
     }
-    let mut steady: String = kept
-        .into_iter()
+    kept.into_iter()
         .flat_map(|(word, separator)| [word, separator.to_string()])
-        .collect();
-    steady.truncate(steady.trim_end().len());
-    steady
+        .collect()
 }
 
 /// `(11020)`: a thread's id after its name.
@@ -184,6 +181,8 @@ mod tests {
             "assertion failed: elapsed < 2s",
             "the request took 3.5s, 1.2s (0.5s",
             "thread 'main' panicked at src/main.rs:2:5:",
+            "- hello  ",
+            "\t+ hello\t",
         ] {
             assert_eq!(steady(line), line);
         }
