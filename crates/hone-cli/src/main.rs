@@ -45,6 +45,10 @@ use crate::cli::{Cli, Command, GlobalArgs};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Started again by `hone sandbox` as the init of a command's namespaces.
+    if let Some(code) = hone_sandbox::init_stage() {
+        return ExitCode::from(code);
+    }
     let cli = Cli::parse();
     term::init(cli.global.color, cli.global.quiet);
     if let Some(Command::Sandbox(args)) = &cli.command {
