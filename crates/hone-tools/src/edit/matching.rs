@@ -352,7 +352,7 @@ mod tests {
         assert!(
             error.message.contains(
                 "matches 2 places in math.js (ignoring whitespace and line breaks), starting at \
-                 lines 1, 9"
+                 lines 1, 8"
             ),
             "{}",
             error.message
