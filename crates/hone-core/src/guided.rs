@@ -10,6 +10,8 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
+// The test-file rule is hone-context's, which localisation uses too.
+pub(crate) use hone_context::localize::is_test_path;
 use hone_context::localize::{Attachment, MentionKind, extract_mentions, without_line_numbers};
 use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
 use hone_providers::Provider;
@@ -284,23 +286,6 @@ fn describes_wrong_behaviour(request: &str) -> bool {
         || lower
             .split(|c: char| !c.is_ascii_alphabetic())
             .any(|word| matches!(word, "should" | "must"))
-}
-
-/// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
-/// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
-pub(crate) fn is_test_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    lower
-        .split('/')
-        .any(|part| matches!(part, "test" | "tests" | "__tests__" | "spec"))
-        || stem.to_ascii_lowercase().starts_with("test")
-        || stem.ends_with("Test")
-        || stem.ends_with("Tests")
-        || stem.ends_with("_test")
-        || lower.contains(".test.")
-        || lower.contains(".spec.")
 }
 
 /// The first path or file name the request mentions.

@@ -1,11 +1,16 @@
 //! What a request names: paths, file names, symbols, call-like words and phrases.
 //!
-//! Pure text rules, no index: `src/store.ts` is a path, `store.ts` a file name, `average()`,
-//! `ItemStore`, `cart_total` and `` `clamp` `` are symbols, "the add function" names `add`,
-//! and a run of plain words ("the cart total") becomes a phrase whose identifier variants
-//! (`cartTotal`, `cart_total`, `CartTotal`, `total`) the index can look up.
+//! Pure text rules, no index: a traceback's `File "app/users.py", line 4, in find` is a
+//! frame (its file and line, and `find` a symbol), `src/store.ts` is a path, `store.ts` a
+//! file name, `average()`, `store.load`, `ItemStore`, `cart_total`, `--dry-run`,
+//! `timeout=5` and `` `clamp` `` are symbols, "the add function" names `add`, and a run
+//! of plain words ("the cart total") becomes a phrase whose identifier variants
+//! (`cartTotal`, `cart_total`, `CartTotal`, `total`) the index can look up. Stop words and
+//! names of one or two letters never become mentions: they would match everything.
 
 use serde::{Deserialize, Serialize};
+
+use super::frames::frames;
 
 /// How a mention was recognised; the order is also how much it is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -22,6 +27,8 @@ pub enum MentionKind {
     FileName,
     /// A path with a directory (`src/store.ts`, `crates/helper/`).
     Path,
+    /// A traceback frame: a file and a line ([`Mention::line`]).
+    Frame,
 }
 
 impl MentionKind {
@@ -33,6 +40,7 @@ impl MentionKind {
             Self::Symbol => 4.0,
             Self::FileName => 5.0,
             Self::Path => 6.0,
+            Self::Frame => 8.0,
         }
     }
 }
@@ -48,6 +56,8 @@ pub struct Mention {
     pub names: Vec<String>,
     /// Whether the request asks to rename it (its references matter too).
     pub rename: bool,
+    /// The line a frame points at (`None` for other mentions).
+    pub line: Option<u32>,
 }
 
 /// File extensions that make a word a file name.
@@ -76,29 +86,88 @@ const KIND_WORDS: &[&str] = &[
     "package",
 ];
 
-/// Words that never name code on their own.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "add", "adding", "after", "all", "also", "an", "and", "any", "are", "as", "at",
-    "be", "because", "before", "bug", "but", "by", "can", "change", "code", "could", "create",
-    "do", "does", "doesn't", "done", "each", "error", "explain", "file", "files", "fix", "for",
-    "from", "get", "has", "have", "how", "i", "if", "in", "instead", "into", "is", "it", "its",
-    "just", "make", "me", "my", "new", "not", "now", "of", "on", "one", "or", "our", "please",
-    "project", "rename", "return", "returns", "run", "should", "so", "some", "that", "the",
-    "their", "them", "then", "there", "these", "this", "those", "to", "update", "use", "uses",
-    "using", "was", "we", "what", "when", "where", "which", "while", "who", "why", "will", "with",
-    "work", "works", "would", "write", "wrong", "you", "your",
+/// Words that never name code, however written (`class in`, `as`).
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "about", "after", "again", "all", "also", "always", "an", "and", "any", "are",
+    "aren't", "around", "as", "at", "be", "because", "been", "before", "being", "both", "but",
+    "by", "can", "can't", "could", "did", "do", "does", "doesn't", "don't", "each", "either",
+    "even", "ever", "every", "for", "from", "had", "has", "have", "here", "how", "i", "if", "in",
+    "into", "is", "isn't", "it", "it's", "its", "just", "may", "me", "might", "more", "most",
+    "much", "must", "my", "never", "not", "now", "of", "on", "only", "or", "our", "please",
+    "should", "so", "some", "still", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "this", "those", "to", "too", "very", "via", "was", "wasn't", "we",
+    "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "within",
+    "without", "won't", "would", "yet", "you", "your",
 ];
+
+/// Words that name code only when written as code (`add()`, "the `add` function"), never as
+/// plain prose ("add a method", "the tests fail").
+const PROSE_WORDS: &[&str] = &[
+    "add", "adding", "alone", "anything", "bug", "change", "changing", "code", "come", "comes",
+    "create", "doing", "done", "error", "explain", "file", "files", "fix", "get", "gets",
+    "give", "given", "gives", "got", "instead", "let", "like", "make", "many", "need", "needs",
+    "new", "nothing", "one", "other", "out", "project", "rename", "return", "returns", "run",
+    "same", "see", "something", "sure", "test", "tests", "thing", "things", "update", "use",
+    "uses", "using", "want", "way", "work", "works", "write", "wrong",
+];
+
+/// Names shorter than this never become mentions (`a`, `in`, `as` match everything).
+const MIN_NAME_CHARS: usize = 3;
+
+/// Whether `word` can never name code: too short, or a function word (`in`, `as`, `the`).
+pub fn is_stop_word(word: &str) -> bool {
+    word.chars().count() < MIN_NAME_CHARS
+        || FUNCTION_WORDS.contains(&word.to_ascii_lowercase().as_str())
+}
+
+/// Whether plain `word` in prose is no name: a stop word or a word of requests ("fix").
+fn is_prose_word(word: &str) -> bool {
+    is_stop_word(word) || PROSE_WORDS.contains(&word.to_ascii_lowercase().as_str())
+}
 
 /// The mentions in `request`, strongest first, without duplicates.
 pub fn extract_mentions(request: &str) -> Vec<Mention> {
     let rename = request.to_ascii_lowercase().contains("rename");
     let tokens = tokens(request);
     let mut mentions: Vec<Mention> = Vec::new();
+    for frame in frames(request) {
+        let text = format!("{}:{}", frame.path, frame.line);
+        mentions.push(Mention {
+            text: text.clone(),
+            kind: MentionKind::Frame,
+            names: vec![frame.path.trim_start_matches("./").to_string()],
+            rename: false,
+            line: Some(frame.line),
+        });
+        if let Some(function) = frame.function.filter(|name| !is_stop_word(name))
+            && !mentions.iter().any(|known| known.names == [function.as_str()])
+        {
+            mentions.push(Mention {
+                text: function.clone(),
+                kind: MentionKind::Symbol,
+                names: vec![function],
+                rename: false,
+                line: None,
+            });
+        }
+    }
     let mut push = |text: &str, kind: MentionKind, names: Vec<String>| {
+        // Stop words and one- or two-letter names never name code (paths are kept whole).
+        let names: Vec<String> = match kind {
+            MentionKind::FileName | MentionKind::Path | MentionKind::Frame => names,
+            MentionKind::Symbol => names.into_iter().filter(|name| !is_stop_word(name)).collect(),
+            MentionKind::Phrase | MentionKind::Word => names
+                .into_iter()
+                .filter(|name| !is_prose_word(name))
+                .collect(),
+        };
         if names.is_empty() {
             return;
         }
-        if let Some(known) = mentions.iter_mut().find(|known| known.names == names) {
+        if let Some(known) = mentions
+            .iter_mut()
+            .find(|known| known.names == names && known.line.is_none())
+        {
             known.kind = known.kind.max(kind);
             return;
         }
@@ -107,6 +176,7 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
             kind,
             names,
             rename: rename && kind >= MentionKind::Symbol,
+            line: None,
         });
     };
     for (index, token) in tokens.iter().enumerate() {
@@ -119,6 +189,12 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
         if !calls.is_empty() {
             for name in calls {
                 push(word, MentionKind::Symbol, vec![name.to_string()]);
+            }
+            continue;
+        }
+        if let Some(shaped) = code_shaped(word) {
+            for (kind, names) in shaped {
+                push(word, kind, names);
             }
             continue;
         }
@@ -150,8 +226,11 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
             }
         }
         for word in &words {
-            if word.len() >= 3 && !KIND_WORDS.contains(word) {
-                push(word, MentionKind::Word, vec![(*word).to_string()]);
+            if !KIND_WORDS.contains(word) {
+                // "prices" names `price` as well.
+                let mut names = vec![(*word).to_string()];
+                names.extend(base_forms(word));
+                push(word, MentionKind::Word, names);
             }
         }
     }
@@ -189,6 +268,37 @@ fn tokens(request: &str) -> Vec<Token> {
             })
         })
         .collect()
+}
+
+/// Words written as code that are neither files nor calls: `--dry-run` (the option and
+/// its attribute `dry_run`), `timeout=5` (the key), `shop.pricing` / `self.total` (the
+/// last part a symbol, the first a word naming a module or object).
+fn code_shaped(word: &str) -> Option<Vec<(MentionKind, Vec<String>)>> {
+    if let Some(flag) = word.strip_prefix("--") {
+        let flag = flag.split('=').next().unwrap_or(flag);
+        let valid = flag.len() > 1
+            && flag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        return valid.then(|| {
+            vec![(
+                MentionKind::Symbol,
+                vec![flag.replace('-', "_"), format!("--{flag}")],
+            )]
+        });
+    }
+    if let Some((key, _)) = word.split_once('=') {
+        let key = key.trim_end_matches(['!', '<', '>', '=']);
+        return is_identifier(key).then(|| vec![(MentionKind::Symbol, vec![key.to_string()])]);
+    }
+    let parts: Vec<&str> = word.split('.').collect();
+    if parts.len() >= 2 && parts.iter().all(|part| is_identifier(part)) {
+        let last = parts[parts.len() - 1];
+        let mut shaped = vec![(MentionKind::Symbol, vec![last.to_string()])];
+        if !matches!(parts[0], "self" | "this") {
+            shaped.push((MentionKind::Word, vec![parts[0].to_string()]));
+        }
+        return Some(shaped);
+    }
+    None
 }
 
 /// `Path` for `src/store.ts` or `crates/helper/`, `FileName` for `store.ts`.
@@ -267,9 +377,11 @@ fn phrases(tokens: &[Token]) -> Vec<Vec<String>> {
         } else {
             word.to_string()
         };
+        // Short words stay in a run ("the user id" names `userId`), though never alone.
         let plain = word.len() > 1
             && word.chars().all(|c| c.is_ascii_lowercase())
-            && !STOP_WORDS.contains(&word.as_str());
+            && !FUNCTION_WORDS.contains(&word.as_str())
+            && !PROSE_WORDS.contains(&word.as_str());
         if plain {
             current.push(word);
         } else if ["a", "an", "the"].contains(&word.as_str()) {
@@ -481,6 +593,86 @@ mod tests {
             "{mentions:?}"
         );
         assert_eq!(find(&mentions, "parser").kind, MentionKind::Word);
+    }
+
+    #[test]
+    fn stop_words_and_short_names_never_become_mentions() {
+        // The example: `in` and `as` next to "class"/"method" matched `insert`.
+        for request in [
+            "Add a method `area(&self)` to the Rect struct",
+            "the Cart class in cart.py loses items",
+            "use it as a method to the Stack class",
+            "Add a `peek()` method to the `Stack` class in stack.js",
+            "x = f(a) should be 2 but the `b` function in it returns 3",
+        ] {
+            let mentions = extract_mentions(request);
+            let names = mentions
+                .iter()
+                .filter(|mention| mention.kind < MentionKind::FileName)
+                .flat_map(|mention| &mention.names);
+            for name in names {
+                assert!(
+                    name.chars().count() >= 3 && !is_stop_word(name),
+                    "{request}: {mentions:?}"
+                );
+            }
+        }
+        assert!(is_stop_word("in") && is_stop_word("As") && is_stop_word("x"));
+        assert!(!is_stop_word("insert"));
+    }
+
+    #[test]
+    fn request_verbs_name_code_only_when_written_as_code() {
+        let mentions = extract_mentions("The add function is wrong; fix `update` and run()");
+        assert_eq!(find(&mentions, "add").kind, MentionKind::Symbol);
+        assert_eq!(find(&mentions, "update").kind, MentionKind::Symbol);
+        assert_eq!(find(&mentions, "run()").names, ["run"]);
+        let prose = extract_mentions("add a method and fix the tests");
+        assert!(
+            prose.iter().all(|m| m.kind < MentionKind::Symbol),
+            "{prose:?}"
+        );
+        assert!(
+            prose.iter().flat_map(|m| &m.names).all(|name| name != "tests" && name != "fix"),
+            "{prose:?}"
+        );
+    }
+
+    #[test]
+    fn flags_keys_and_dotted_names_are_symbols() {
+        let mentions = extract_mentions(
+            "parsing ['--dry-run'] ignores timeout=5 and shop.pricing rounds; self.total too",
+        );
+        assert_eq!(find(&mentions, "--dry-run").names, ["dry_run", "--dry-run"]);
+        assert_eq!(find(&mentions, "--dry-run").kind, MentionKind::Symbol);
+        assert_eq!(find(&mentions, "timeout=5").names, ["timeout"]);
+        let dotted: Vec<_> = mentions
+            .iter()
+            .filter(|m| m.text == "shop.pricing")
+            .map(|m| (m.kind, m.names.clone()))
+            .collect();
+        assert_eq!(
+            dotted,
+            [
+                (MentionKind::Symbol, vec!["pricing".to_string()]),
+                (MentionKind::Word, vec!["shop".to_string()])
+            ]
+        );
+        assert_eq!(find(&mentions, "self.total").names, ["total"]);
+        // Code-shaped mentions weigh more than prose.
+        assert!(MentionKind::Symbol.weight() > MentionKind::Phrase.weight());
+        assert!(MentionKind::Phrase.weight() > MentionKind::Word.weight());
+    }
+
+    #[test]
+    fn a_traceback_s_frames_lead_the_mentions() {
+        let request = "Looking up a user crashes:\nTraceback (most recent call last):\n  File \"/home/u/p/app/users.py\", line 4, in find_user\n    return USERS[user_id]\nKeyError: 3";
+        let mentions = extract_mentions(request);
+        assert_eq!(mentions[0].kind, MentionKind::Frame);
+        assert_eq!(mentions[0].names, ["/home/u/p/app/users.py"]);
+        assert_eq!(mentions[0].line, Some(4));
+        assert_eq!(find(&mentions, "find_user").kind, MentionKind::Symbol);
+        assert!(MentionKind::Frame.weight() > MentionKind::Path.weight());
     }
 
     #[test]
