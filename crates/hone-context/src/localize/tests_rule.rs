@@ -2,6 +2,8 @@
 //! about tests, since a test that uses the function a report names matches every word of
 //! the report and crowds out the code at fault.
 
+use super::frames::frames;
+
 /// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
 /// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
 pub fn is_test_path(path: &str) -> bool {
@@ -27,7 +29,13 @@ const RUN_WORDS: &[&str] = &["run", "rerun", "execute", "launch", "start"];
 /// tests other than to run them ("add a test", "the tests fail", "fix test_total"; not
 /// "fix add() and run the tests").
 pub fn about_tests(request: &str) -> bool {
-    let words: Vec<String> = request
+    // A pasted traceback's frames name test files and functions whatever the request is.
+    let prose: Vec<&str> = request
+        .lines()
+        .filter(|line| frames(line).is_empty())
+        .collect();
+    let words: Vec<String> = prose
+        .join("\n")
         .split_whitespace()
         .map(|raw| {
             raw.trim_matches(|c: char| !(c.is_alphanumeric() || "_./-".contains(c)))
@@ -93,6 +101,7 @@ mod tests {
             "Titles come out wrong: titleCase('hello') returns 'Hello'. Fix it.",
             "Add a peek() method to the Stack class in stack.js",
             "the latest ordered items are wrong",
+            "Totals are off:\n  File \"/p/tests/test_cart.py\", line 9, in test_total\nAssertionError",
         ] {
             assert!(!about_tests(request), "{request}");
         }

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use hone_context::localize::{Candidate, Localizer, Mention, MentionKind, is_stop_word};
+use hone_context::localize::{
+    Candidate, Localizer, Mention, MentionKind, is_stop_word, is_test_path,
+};
 
 use super::SharedIndex;
 use crate::indexer::Indexer;
@@ -235,9 +237,10 @@ fn has_segment(name: &str, word: &str) -> bool {
     segments.iter().any(|segment| segment.eq_ignore_ascii_case(word))
 }
 
-/// The definition around the line a traceback frame points at (the file's start when no
-/// definition holds it). The frame's path may be absolute or start outside the project:
-/// its longest tail that is a project file is taken.
+/// The definition around the line a traceback frame points at (the lines around it when
+/// no definition holds it), and for a frame in a test, the project files the test
+/// imports. The frame's path may be absolute or start outside the project: its longest
+/// tail that is a project file is taken.
 fn frame_for(indexer: &Indexer, mention: &Mention, out: &mut Vec<Candidate>) {
     let (Some(written), Some(line)) = (mention.names.first(), mention.line) else {
         return;
@@ -270,13 +273,34 @@ fn frame_for(indexer: &Indexer, mention: &Mention, out: &mut Vec<Candidate>) {
                 format!("line {line}"),
             )
         });
+    let weight = mention.kind.weight();
+    let in_test = is_test_path(&path);
+    if in_test {
+        // An assertion's frame is in the test; the code it tests is what the test imports
+        // (a JavaScript assertion's stack often shows no other project frame).
+        let imported = indexer.store().dependencies(&path).unwrap_or_default();
+        out.extend(
+            imported
+                .into_iter()
+                .filter(|edge| !is_test_path(&edge.to))
+                .map(|edge| Candidate {
+                    path: edge.to,
+                    lines: None,
+                    what: "file".to_string(),
+                    mention: mention.text.clone(),
+                    kind: mention.kind,
+                    score: weight - 2.0,
+                }),
+        );
+    }
     out.push(Candidate {
         path,
         lines: Some(lines),
         what,
         mention: mention.text.clone(),
         kind: mention.kind,
-        score: mention.kind.weight(),
+        // Of a test's frames and the code's, the code leads.
+        score: if in_test { weight - 1.0 } else { weight },
     });
 }
 
