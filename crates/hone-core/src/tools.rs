@@ -364,7 +364,8 @@ mod tests {
 
     #[test]
     fn a_repair_that_leaves_the_tool_s_parameters_is_refused() {
-        let error = parse_arguments(&call("{'path': 'a.py', 'colour': 'red',}"), &spec()).unwrap_err();
+        let error =
+            parse_arguments(&call("{'path': 'a.py', 'colour': 'red',}"), &spec()).unwrap_err();
         assert!(error.contains("invalid JSON"), "{error}");
     }
 

@@ -52,9 +52,9 @@ fn tasks() -> Vec<Task> {
                     .find_map(|line| line.strip_prefix(key))
                     .map(|value| serde_json::from_str::<String>(value).expect("a one-line string"))
             };
-            let failing = toml.lines().any(|line| {
-                line.starts_with("tags = ") && line.contains("\"failing-tests\"")
-            });
+            let failing = toml
+                .lines()
+                .any(|line| line.starts_with("tags = ") && line.contains("\"failing-tests\""));
             Task {
                 name: dir.file_name().unwrap().to_string_lossy().into_owned(),
                 prompt: value("prompt = ").expect("a prompt"),
@@ -125,9 +125,8 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Whether `program` is on the `PATH`.
 fn installed(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// The output of the task's failing check, run in a copy of its repository; `None` for
@@ -143,7 +142,10 @@ fn failure_output(task: &Task, scratch: &Path) -> Option<String> {
     let output = std::process::Command::new("sh")
         .args(["-c", check])
         .current_dir(&copy)
-        .env("CARGO_TARGET_DIR", scratch.join(format!("{}-target", task.name)))
+        .env(
+            "CARGO_TARGET_DIR",
+            scratch.join(format!("{}-target", task.name)),
+        )
         .output()
         .ok()?;
     Some(format!(
@@ -162,9 +164,12 @@ fn localize(task: &Task, db: &Path, evidence: Option<&str>) -> Attachment {
     let localizer = IndexLocalizer::new(SharedIndex::new(indexer));
     let candidates = locate_request(&localizer, &task.prompt, evidence);
     let repo = task.repo.clone();
-    plan_attachment(candidates, BUDGET_TOKENS, Tokenizer::Estimate, &mut |path| {
-        std::fs::read_to_string(repo.join(path)).ok()
-    })
+    plan_attachment(
+        candidates,
+        BUDGET_TOKENS,
+        Tokenizer::Estimate,
+        &mut |path| std::fs::read_to_string(repo.join(path)).ok(),
+    )
 }
 
 #[test]

@@ -127,10 +127,21 @@ fn a_failing_test_s_output_locates_through_its_frames() {
 #[test]
 fn test_files_come_only_when_the_request_is_about_tests() {
     let (_dir, localizer) = localizer();
-    let fix = locate(&localizer, "Cart.insert() counts twice; fix it and run the tests", None);
+    let fix = locate(
+        &localizer,
+        "Cart.insert() counts twice; fix it and run the tests",
+        None,
+    );
     assert!(!fix.is_empty());
-    assert!(fix.iter().all(|c| c.path != "tests/test_cart.py"), "{fix:?}");
-    let about = locate(&localizer, "Add a test of Cart.insert() to test_cart.py", None);
+    assert!(
+        fix.iter().all(|c| c.path != "tests/test_cart.py"),
+        "{fix:?}"
+    );
+    let about = locate(
+        &localizer,
+        "Add a test of Cart.insert() to test_cart.py",
+        None,
+    );
     assert!(
         about.iter().any(|c| c.path == "tests/test_cart.py"),
         "{about:?}"
@@ -146,7 +157,9 @@ fn a_plain_word_finds_the_names_it_is_part_of() {
         None,
     );
     assert!(
-        candidates.iter().any(|c| c.what == "function apply_discount"),
+        candidates
+            .iter()
+            .any(|c| c.what == "function apply_discount"),
         "{candidates:?}"
     );
 }

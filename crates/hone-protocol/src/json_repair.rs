@@ -52,9 +52,7 @@ fn plausible(value: Value) -> Option<Value> {
             Value::Object(map) => map.iter().all(|(key, value)| {
                 !key.trim().is_empty()
                     && key.len() <= 100
-                    && !key.contains(|c: char| {
-                        c.is_control() || "\"'\\(){}[]<>;".contains(c)
-                    })
+                    && !key.contains(|c: char| c.is_control() || "\"'\\(){}[]<>;".contains(c))
                     && keys_ok(value)
             }),
             Value::Array(items) => items.iter().all(keys_ok),

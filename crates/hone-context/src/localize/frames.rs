@@ -108,13 +108,11 @@ fn path_and_line(token: &str) -> Option<(&str, u32)> {
     }
     let number: u32 = parts.next()?.parse().ok()?;
     let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    let has_extension = file
-        .rsplit_once('.')
-        .is_some_and(|(stem, extension)| {
-            !stem.is_empty()
-                && extension.starts_with(|c: char| c.is_ascii_alphabetic())
-                && extension.chars().all(|c| c.is_ascii_alphanumeric())
-        });
+    let has_extension = file.rsplit_once('.').is_some_and(|(stem, extension)| {
+        !stem.is_empty()
+            && extension.starts_with(|c: char| c.is_ascii_alphabetic())
+            && extension.chars().all(|c| c.is_ascii_alphanumeric())
+    });
     let plain = path
         .chars()
         .all(|c| c.is_alphanumeric() || "_-./\\@+".contains(c));
@@ -125,7 +123,9 @@ fn is_name(name: &str) -> bool {
     name.chars()
         .next()
         .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         && !matches!(name, "new" | "Object" | "<module>" | "async")
 }
 
@@ -180,7 +180,10 @@ mod tests {
         let rust = "thread 'main' panicked at src/version.rs:14:37:\ncalled `Option::unwrap()` on a `None` value\nerror[E0308]: mismatched types\n --> src/lib.rs:3:5";
         assert_eq!(
             frames(rust),
-            [frame("src/version.rs", 14, None), frame("src/lib.rs", 3, None)]
+            [
+                frame("src/version.rs", 14, None),
+                frame("src/lib.rs", 3, None)
+            ]
         );
         assert_eq!(
             frames("    sum_test.go:12: got 1, want 2"),

@@ -234,7 +234,9 @@ fn has_segment(name: &str, word: &str) -> bool {
         previous_lower = character.is_lowercase() || character.is_ascii_digit();
     }
     segments.push(current);
-    segments.iter().any(|segment| segment.eq_ignore_ascii_case(word))
+    segments
+        .iter()
+        .any(|segment| segment.eq_ignore_ascii_case(word))
 }
 
 /// The definition around the line a traceback frame points at (the lines around it when
@@ -246,7 +248,10 @@ fn frame_for(indexer: &Indexer, mention: &Mention, out: &mut Vec<Candidate>) {
         return;
     };
     let normalised = written.replace('\\', "/");
-    let parts: Vec<&str> = normalised.split('/').filter(|part| !part.is_empty()).collect();
+    let parts: Vec<&str> = normalised
+        .split('/')
+        .filter(|part| !part.is_empty())
+        .collect();
     let files = indexer.files();
     let path = (0..parts.len())
         .map(|skip| parts[skip..].join("/"))
@@ -331,7 +336,12 @@ fn definition_at(outline: &FileOutline, line: u32) -> Option<((u32, u32), String
         .classes
         .iter()
         .find(|class| at(class.start_line, class.end_line))
-        .map(|class| ((class.start_line, class.end_line), format!("class {}", class.name)))
+        .map(|class| {
+            (
+                (class.start_line, class.end_line),
+                format!("class {}", class.name),
+            )
+        })
 }
 
 /// Whether `path`'s file name without extension, or one of its directories, is `name`.

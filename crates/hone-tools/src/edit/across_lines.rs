@@ -48,7 +48,9 @@ impl Compact {
     }
 
     fn char_before(&self, at: usize) -> Option<char> {
-        self.text.get(..at).and_then(|before| before.chars().next_back())
+        self.text
+            .get(..at)
+            .and_then(|before| before.chars().next_back())
     }
 }
 
@@ -66,7 +68,11 @@ pub(crate) fn find(content: &str, old: &str) -> Vec<Range<usize>> {
     let haystack = Compact::of(content);
     let mut found: Vec<Range<usize>> = Vec::new();
     let mut from = 0;
-    while let Some(offset) = haystack.text.get(from..).and_then(|rest| rest.find(&needle.text)) {
+    while let Some(offset) = haystack
+        .text
+        .get(from..)
+        .and_then(|rest| rest.find(&needle.text))
+    {
         let start = from + offset;
         if same_word_breaks(&haystack, &needle, start) {
             let end = start + needle.text.len();
@@ -248,7 +254,10 @@ mod tests {
     fn crlf_files_keep_their_endings() {
         let file = "fn a() {\r\n    1\r\n}\r\n";
         let ranges = find(file, "fn a() { 1 }");
-        assert_eq!(replace(file, &ranges, "fn a() {\n    2\n}"), "fn a() {\r\n    2\r\n}\r\n");
+        assert_eq!(
+            replace(file, &ranges, "fn a() {\n    2\n}"),
+            "fn a() {\r\n    2\r\n}\r\n"
+        );
     }
 
     #[test]

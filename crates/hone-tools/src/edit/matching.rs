@@ -101,7 +101,12 @@ fn replace_across_lines(
         .iter()
         .map(|range| content[..range.start].matches('\n').count() + 1)
         .collect();
-    check_count(path, &lines, occurrences, " (ignoring whitespace and line breaks)")?;
+    check_count(
+        path,
+        &lines,
+        occurrences,
+        " (ignoring whitespace and line breaks)",
+    )?;
     let new = if numbered {
         without_line_numbers(split_lines(new)).0.join("\n")
     } else {
@@ -370,7 +375,9 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            error.message.contains("Did you mean lines 5–7 of math.js ("),
+            error
+                .message
+                .contains("Did you mean lines 5–7 of math.js ("),
             "{}",
             error.message
         );
