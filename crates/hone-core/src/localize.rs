@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use hone_context::Tokenizer;
-use hone_context::localize::{Attachment, MentionKind, extract_mentions, plan_attachment};
+use hone_context::localize::{Attachment, locate_request, plan_attachment};
 use hone_protocol::{ContentBlock, Message};
 
 use crate::session::Agent;
@@ -20,21 +20,12 @@ impl Agent {
         let Some(localizer) = self.localizer.clone() else {
             return Attachment::default();
         };
-        let mut mentions = extract_mentions(text);
         // Failure output (a traceback) names files and functions; its plain words do not.
-        if let Some(evidence) = evidence {
-            let named: Vec<_> = extract_mentions(evidence)
-                .into_iter()
-                .filter(|mention| mention.kind >= MentionKind::Symbol)
-                .filter(|mention| !mentions.iter().any(|known| known.names == mention.names))
-                .collect();
-            mentions.extend(named);
-            mentions.sort_by_key(|mention| std::cmp::Reverse(mention.kind));
-        }
-        if mentions.is_empty() {
-            return Attachment::default();
-        }
-        let located = tokio::task::spawn_blocking(move || localizer.locate(&mentions)).await;
+        let (request, evidence) = (text.to_string(), evidence.map(str::to_string));
+        let located = tokio::task::spawn_blocking(move || {
+            locate_request(localizer.as_ref(), &request, evidence.as_deref())
+        })
+        .await;
         let candidates = match located {
             Ok(candidates) => candidates,
             Err(error) => {
