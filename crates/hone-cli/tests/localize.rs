@@ -77,7 +77,8 @@ async fn a_small_model_gets_the_located_function_and_its_answer_fixes_the_file()
     server.enqueue(Reply::new().text("Fixed: add now adds.").openai_chat());
     let output = exec(dir.path(), &server, "qwen2.5-coder-1.5b-instruct").await;
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    // The project has no tests: the fix is applied and reported unverified.
+    assert_eq!(output.status.code(), Some(10), "{stderr}");
     // The answer's code block became the edit.
     let fixed = std::fs::read_to_string(dir.path().join("src/math.ts")).unwrap();
     assert!(fixed.contains("return a + b;"), "{fixed}");
