@@ -310,7 +310,8 @@ async fn a_diff_carrying_an_osc_8_link_is_shown_as_text() {
         exec_args(&server.url(), &["--approval", "auto-edit", "write notes"]),
     )
     .await;
-    assert_eq!(code, 0, "{output:?}");
+    // The run ends as answered or unverified (no check verifies a Markdown file).
+    assert!(output.contains("Written."), "exit code {code}: {output:?}");
     assert_no_raw_attack(&output);
     assert!(!output.contains("\x1b[8m"), "{output:?}");
     assert!(
