@@ -13,6 +13,7 @@ use futures::StreamExt;
 use hone_context::localize::{Attachment, MentionKind, extract_mentions, without_line_numbers};
 use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
 use hone_providers::Provider;
+use hone_tools::project::is_test_path;
 use tokio_util::sync::CancellationToken;
 
 use crate::guidance::RoleModel;
@@ -281,23 +282,6 @@ fn describes_wrong_behaviour(request: &str) -> bool {
         || lower
             .split(|c: char| !c.is_ascii_alphabetic())
             .any(|word| matches!(word, "should" | "must"))
-}
-
-/// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
-/// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
-pub(crate) fn is_test_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    lower
-        .split('/')
-        .any(|part| matches!(part, "test" | "tests" | "__tests__" | "spec"))
-        || stem.to_ascii_lowercase().starts_with("test")
-        || stem.ends_with("Test")
-        || stem.ends_with("Tests")
-        || stem.ends_with("_test")
-        || lower.contains(".test.")
-        || lower.contains(".spec.")
 }
 
 /// The first path or file name the request mentions.

@@ -5,10 +5,14 @@
 //! still fail ([`TurnEnd::ChecksFailed`]).
 
 mod detect;
+pub(crate) mod failures;
+mod harness;
 mod hints;
+mod leads;
 mod noise;
 mod places;
 mod report;
+mod testing;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use hone_policy::{Action, Decision};
 use hone_protocol::{Message, ToolCall};
+use hone_tools::command::FullOutput;
 use hone_tools::{CommandPlan, Invocation, SyntaxChecker};
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +28,7 @@ use crate::session::Agent;
 use hone_api::{ApprovalDecision, CheckResult, CheckStatus, Event, TurnEnd};
 
 pub(crate) use detect::PlannedCheck;
+use testing::TestSelection;
 
 /// Repair rounds per turn when the configuration does not say.
 pub const DEFAULT_MAX_REPAIR_ROUNDS: u32 = 3;
@@ -116,6 +122,11 @@ pub(crate) struct CheckState {
     /// What the model was told of the last failing run; before the turn's first change,
     /// the failing tests hone ran before asking the model.
     last_failures: Vec<String>,
+    /// Which command runs the project's tests, once one did.
+    tests: TestSelection,
+    /// The project files the failing tests hone ran before the turn lead to (their
+    /// traceback's code, the modules they import), for localisation to attach first.
+    leads: Vec<String>,
 }
 
 impl CheckState {
@@ -127,6 +138,8 @@ impl CheckState {
             failing: false,
             asked: 0,
             last_failures: Vec::new(),
+            tests: TestSelection::default(),
+            leads: Vec::new(),
         }
     }
 
@@ -147,6 +160,13 @@ impl CheckState {
         self.repairs = 0;
         self.failing = false;
         self.last_failures.clear();
+        self.leads.clear();
+        self.tests.start_turn();
+    }
+
+    /// The project files the failing tests run before this turn lead to, best first.
+    pub(crate) fn leads(&self) -> &[String] {
+        &self.leads
     }
 
     fn take_changed(&self) -> Vec<String> {
@@ -154,6 +174,18 @@ impl CheckState {
             .into_iter()
             .collect()
     }
+}
+
+/// One check command's run.
+struct CheckRun {
+    /// What the summary shows.
+    result: CheckResult,
+    /// What the model is told when it failed.
+    failure: Option<report::FailureReport>,
+    /// Its whole output, stdout then stderr, colours stripped.
+    output: String,
+    /// Its exit code, when it ran to its end.
+    exit_code: Option<i32>,
 }
 
 /// What one run of the checks found.
@@ -309,61 +341,28 @@ impl Agent {
                 return Some(outcome);
             }
         }
-        for stage in detect::plan(&root, &changed, &self.checks.config, &self.registry) {
-            for check in stage {
-                let (result, failure) = self.run_check(&changed, &check, cancel).await;
-                outcome.results.push(result);
-                outcome.failures.extend(failure);
-                if cancel.is_cancelled() {
-                    return Some(outcome);
-                }
+        for check in detect::plan(&root, &changed, &self.checks.config) {
+            let run = self.run_check(&changed, &check, cancel).await;
+            outcome.results.push(run.result);
+            outcome
+                .failures
+                .extend(run.failure.map(|failure| failure.text));
+            if cancel.is_cancelled() {
+                return Some(outcome);
             }
-            // Tests after failing compile checks only add noise.
-            if !outcome.failures.is_empty() {
-                break;
-            }
+        }
+        // Tests after failing compile checks only add noise.
+        if outcome.failures.is_empty()
+            && self.checks.config.run_tests
+            && detect::code_changed(&changed)
+        {
+            let tests = self.run_project_tests(&changed, cancel).await;
+            outcome.results.extend(tests.results);
+            outcome
+                .failures
+                .extend(tests.failure.map(|failure| failure.text));
         }
         Some(outcome)
-    }
-
-    /// Runs the project's tests before a turn about failing tests, through the policy like
-    /// any check, shown as a `run_tests` call; returns the failure report (output and the
-    /// code around the places it names), `None` when nothing ran or the tests pass.
-    pub(crate) async fn reproduce_failing_tests(
-        &mut self,
-        cancel: &CancellationToken,
-    ) -> Option<String> {
-        if !self.checks.config.enabled || !self.checks.config.run_tests {
-            return None;
-        }
-        let root = self.context.root().to_path_buf();
-        let check = detect::test_command(&root, &self.registry)?;
-        let call_id = format!("reproduce_{}", self.turns);
-        self.emit(Event::ToolRequested {
-            call_id: call_id.clone(),
-            name: "run_tests".to_string(),
-            arguments: serde_json::json!({ "command": check.command }),
-        });
-        let started = self.start_clock();
-        let (result, failure) = self.run_check(&[], &check, cancel).await;
-        let output = match (&failure, result.status) {
-            (Some(_), _) => format!("the tests fail: {}", result.detail),
-            (None, CheckStatus::Passed) => "the tests pass".to_string(),
-            (None, _) => format!("not run: {}", result.detail),
-        };
-        let duration_ms = self.execution_ms(started);
-        self.emit(Event::ToolCompleted {
-            call_id,
-            name: "run_tests".to_string(),
-            output,
-            is_error: failure.is_some(),
-            exit_code: None,
-            duration_ms,
-        });
-        // What fails before any change: an answer that leaves it failing just so did not
-        // change what fails, and gets a fresh attempt (see `check_and_repair`).
-        self.checks.last_failures = failure.iter().cloned().collect();
-        failure
     }
 
     /// Runs one check command through the policy and the command runner.
@@ -372,7 +371,7 @@ impl Agent {
         changed: &[String],
         check: &PlannedCheck,
         cancel: &CancellationToken,
-    ) -> (CheckResult, Option<String>) {
+    ) -> CheckRun {
         let mut result = CheckResult {
             name: check.name.clone(),
             command: check.command.clone(),
@@ -384,7 +383,12 @@ impl Agent {
             Ok(command) => command,
             Err(why) => {
                 result.detail = why;
-                return (result, None);
+                return CheckRun {
+                    result,
+                    failure: None,
+                    output: String::new(),
+                    exit_code: None,
+                };
             }
         };
         result.command.clone_from(&command);
@@ -396,17 +400,42 @@ impl Agent {
         };
         let started = Instant::now();
         self.audit.command_script(&plan.display);
-        let output = hone_tools::command::execute(&self.context, &plan, cancel).await;
+        let FullOutput {
+            output,
+            stdout,
+            stderr,
+        } = hone_tools::command::execute_full(&self.context, &plan, cancel).await;
         result.duration_ms = millis(started);
-        if output.is_error {
-            result.status = CheckStatus::Failed;
-            result.detail = report::first_error_line(&output.content);
-            let failure =
-                report::command_failure(self.context.guard(), changed, &command, &output.content);
-            (result, Some(failure))
-        } else {
+        // The whole output, colours stripped: the failing tests are found in it even
+        // where the model's shortened copy leaves them out.
+        let whole = failures::strip_colors(&format!("{stdout}\n{stderr}"));
+        if !output.is_error {
             result.status = CheckStatus::Passed;
-            (result, None)
+            return CheckRun {
+                result,
+                failure: None,
+                output: whole,
+                exit_code: output.exit_code,
+            };
+        }
+        result.status = CheckStatus::Failed;
+        let report = report::command_failure(
+            self.context.guard(),
+            changed,
+            &command,
+            &output.content,
+            &whole,
+            &check.source_dirs,
+        );
+        result.detail = report
+            .summary
+            .clone()
+            .unwrap_or_else(|| report::first_error_line(&output.content));
+        CheckRun {
+            result,
+            failure: Some(report),
+            output: whole,
+            exit_code: output.exit_code,
         }
     }
 

@@ -67,9 +67,12 @@ pub(super) fn workflows(dir: &Path, installed: &dyn Installed, found: &mut Vec<T
     }
 }
 
-/// Each `run:` line of each job's steps, with the job's and the step's literal
-/// environment and the step's working directory (inside the project).
-fn test_steps(document: &Yaml) -> Vec<(String, Vec<(String, String)>, Option<String>)> {
+/// One line of a step's `run:`, with the job's and the step's literal environment and
+/// the step's working directory (inside the project).
+type StepLine = (String, Vec<(String, String)>, Option<String>);
+
+/// Each `run:` line of each job's steps.
+fn test_steps(document: &Yaml) -> Vec<StepLine> {
     let mut steps = Vec::new();
     let Some(jobs) = document["jobs"].as_hash() else {
         return steps;

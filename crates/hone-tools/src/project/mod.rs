@@ -107,6 +107,41 @@ pub fn on_path(program: &str) -> bool {
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
+/// The project's files (root-relative paths, `/`-separated, sorted), at most `max`, as
+/// hone's file tools see them: ignored files (`.gitignore`, `.honeignore`) and `.git/` left
+/// out, symlinks not followed. For finding a file a tool names only by its tail
+/// (`CalcTest.java`, `com/example/CalcTest.java`).
+pub fn project_files(guard: &hone_policy::PathGuard, max: usize) -> Vec<String> {
+    let root = guard.root();
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .add_custom_ignore_filename(".honeignore");
+    let filter_guard = guard.clone();
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        let skipped = matches!(
+            entry.file_name().to_str(),
+            Some(".git" | "node_modules" | "target" | "__pycache__" | ".venv" | "venv")
+        );
+        let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+        !skipped && !filter_guard.is_ignored(&relative(entry.path(), filter_guard.root()), is_dir)
+    });
+    let mut files: Vec<String> = builder
+        .build()
+        .flatten()
+        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+        .map(|entry| relative(entry.path(), root))
+        .take(max)
+        .collect();
+    files.sort();
+    files
+}
+
 /// `path` relative to `base` with `/` separators; empty when they are the same or `path`
 /// is not inside `base`.
 pub(crate) fn relative(path: &Path, base: &Path) -> String {
@@ -182,6 +217,29 @@ mod tests {
     fn a_missing_interpreter_has_no_modules() {
         let dir = tempfile::tempdir().unwrap();
         assert!(!ThisMachine.python_module(dir.path(), "no-such-python-for-hone", "sys"));
+    }
+
+    #[test]
+    fn project_files_leave_out_ignored_and_dependency_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [
+            "src/a.py",
+            "node_modules/x/index.js",
+            "build/out.js",
+            "secret/key.txt",
+        ] {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
+        std::fs::write(dir.path().join(".honeignore"), "secret/\n").unwrap();
+        let guard = hone_policy::PathGuard::new(dir.path()).unwrap();
+        assert_eq!(
+            project_files(&guard, 100),
+            [".gitignore", ".honeignore", "src/a.py"]
+        );
+        assert_eq!(project_files(&guard, 1).len(), 1);
     }
 
     #[test]
