@@ -68,6 +68,21 @@ pub(crate) fn test_candidates(root: &Path) -> Vec<PlannedCheck> {
         .collect()
 }
 
+/// The test command `[checks] tests` configures.
+pub(crate) fn configured_tests(command: &str) -> PlannedCheck {
+    let source_dirs = command
+        .split_whitespace()
+        .take_while(|word| word.contains('='))
+        .filter_map(|word| word.strip_prefix("PYTHONPATH="))
+        .flat_map(|value| value.split(':').map(str::to_string))
+        .collect();
+    PlannedCheck {
+        source: "configuration".to_string(),
+        source_dirs,
+        ..check(&label(command), command)
+    }
+}
+
 /// The configured commands whose language or glob matches a changed file.
 fn configured(changed: &[String], config: &ChecksConfig) -> Vec<PlannedCheck> {
     let mut checks = Vec::new();
@@ -121,6 +136,10 @@ fn label(command: &str) -> String {
             || word.contains('.') && index > 0
             || word.starts_with('\'')
             || (word.starts_with("--") && index > 0);
+        if words.is_empty() && word.contains('=') && !word.starts_with('-') {
+            // An environment assignment before the program.
+            continue;
+        }
         if is_argument || words.len() == 3 {
             break;
         }
@@ -252,6 +271,16 @@ mod tests {
         };
         let checks = plan(dir.path(), &["src/lib.rs".into()], &config);
         assert_eq!(commands(&checks), ["cargo clippy"]);
+    }
+
+    #[test]
+    fn a_configured_test_command_is_labelled_and_sourced() {
+        let check = configured_tests("PYTHONPATH=src pytest -q");
+        assert_eq!(check.command, "PYTHONPATH=src pytest -q");
+        assert_eq!(check.source, "configuration");
+        assert_eq!(check.name, "pytest");
+        assert_eq!(check.source_dirs, ["src"]);
+        assert_eq!(configured_tests("make test").name, "make test");
     }
 
     #[test]

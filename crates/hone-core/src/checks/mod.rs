@@ -41,8 +41,11 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 pub struct ChecksConfig {
     /// Whether checks run at all.
     pub enabled: bool,
-    /// Whether the project's tests (as `run_tests` finds them) run after the other checks.
+    /// Whether the project's tests run after the other checks.
     pub run_tests: bool,
+    /// The command that runs the tests (`[checks] tests`); without it hone tries what the
+    /// project declares, then the fallbacks (see `hone_tools::project::test_commands`).
+    pub tests: Option<String>,
     /// How many times per turn failing checks go back to the model (0: report only).
     pub max_repair_rounds: u32,
     /// Commands configured per language or glob; a language's entry replaces the checks
@@ -58,6 +61,7 @@ impl Default for ChecksConfig {
         Self {
             enabled: true,
             run_tests: true,
+            tests: None,
             max_repair_rounds: DEFAULT_MAX_REPAIR_ROUNDS,
             configured: Vec::new(),
             syntax: None,
@@ -81,6 +85,7 @@ impl std::fmt::Debug for ChecksConfig {
             .debug_struct("ChecksConfig")
             .field("enabled", &self.enabled)
             .field("run_tests", &self.run_tests)
+            .field("tests", &self.tests)
             .field("max_repair_rounds", &self.max_repair_rounds)
             .field("configured", &self.configured)
             .field("syntax", &self.syntax.is_some())

@@ -66,10 +66,12 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TestsRun {
         let root = self.context.root().to_path_buf();
-        let (candidates, settled) = match &self.checks.tests {
-            TestSelection::Chosen(check) => (vec![check.clone()], true),
-            TestSelection::Unknown => (detect::test_candidates(&root), false),
-            TestSelection::NoneRuns => return TestsRun::default(),
+        let (candidates, settled) = match (&self.checks.tests, &self.checks.config.tests) {
+            (TestSelection::NoneRuns, _) => return TestsRun::default(),
+            (TestSelection::Chosen(check), _) => (vec![check.clone()], true),
+            // The configured command is the user's word: tried alone.
+            (TestSelection::Unknown, Some(command)) => (vec![detect::configured_tests(command)], false),
+            (TestSelection::Unknown, None) => (detect::test_candidates(&root), false),
         };
         let mut run = TestsRun::default();
         for (attempt, candidate) in candidates.iter().enumerate() {
