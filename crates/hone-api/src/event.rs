@@ -364,7 +364,7 @@ pub enum Event {
     Result {
         /// How it ended.
         status: RunStatus,
-        /// The process's exit status (0 when completed; see the README's exit codes).
+        /// The process's exit status (0 when completed; see the exit codes in docs/scripting.md).
         exit_code: u8,
         /// The final answer: the text of the last model reply (empty when there was none).
         text: String,

@@ -265,6 +265,10 @@ pub enum TurnEnd {
     /// The model answered, but the checks after its edits still fail after the repair
     /// rounds allowed (`[checks] max_repair_rounds`).
     ChecksFailed,
+    /// The model answered and changed files, but no check beyond the syntax check could
+    /// verify the change (none applies to the project, or every one was skipped): the
+    /// change may be wrong.
+    Unverified,
 }
 
 /// Totals of one turn.
@@ -474,4 +478,7 @@ pub enum RunStatus {
     Failed,
     /// The user interrupted it.
     Cancelled,
+    /// The model answered and changed files that no check could verify
+    /// ([`TurnEnd::Unverified`]).
+    Unverified,
 }

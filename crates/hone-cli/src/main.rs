@@ -1,4 +1,25 @@
-//! The `hone` executable.
+//! The `hone` executable: clap parsing (`cli`), dispatch, printing and exit codes, and
+//! nothing that builds providers, stores or indexes (that is `hone-runtime`'s, and what a
+//! command prints is built there or in the library it comes from, so every face says the
+//! same thing).
+//!
+//! - `place` is the one project-root discovery every command uses (`-C DIR` is where the
+//!   search starts; `hone sandbox` keeps the working directory).
+//! - `exec` opens its session through `Runtime::start_session` and prints what the runtime's
+//!   `report` texts and `RunEnd` say; `status_line` draws its live line on a terminal;
+//!   `tui_cmd` hands the `Runtime` to `hone_tui::run_on`.
+//! - `terminal` is the runtime's `Interaction` on a terminal (its questions on stdin/stderr,
+//!   the progress of `hone model pull`, `hone: warning:` lines).
+//! - `ask`, `models` and `doctor` use the runtime's provider factory, probe and report;
+//!   `sessions_cmd`, `undo_cmd`, `context_cmd` and `index_cmd` print what the runtime's store,
+//!   reports and index runs return; `model_cmd`, `mcp_cmd` and `eval_cmd` print
+//!   `hone_models::report`, hone-mcp's report lines and `hone_eval::report`; `sandbox_cmd`
+//!   hands its flags to `hone_sandbox::Helper`.
+//! - `term` holds the conventions every command follows (`--color`/`NO_COLOR`, `--quiet`, a
+//!   closed stdout as a quiet exit 141); `input` joins the prompt words with piped stdin;
+//!   `help_cmd` generates completions and manual pages from the same clap definition; `exit`
+//!   prints an error's one line and exits with `hone_runtime::exit_code`, one table for every
+//!   command.
 
 mod approve;
 mod ask;
@@ -40,11 +61,15 @@ use crate::cli::{Cli, Command, GlobalArgs};
 /// freed tree). mimalloc 3 holds freed memory for a second before returning it to the OS, so
 /// the embedded engine's large per-call buffers are reused rather than faulted in again (the
 /// reason mimalloc 2, which returns it after 10 ms, was left out). Measured side by side in
-/// the README's benchmark section.
+/// `docs/benchmarks.md`.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Started again by `hone sandbox` as the init of a command's namespaces.
+    if let Some(code) = hone_sandbox::init_stage() {
+        return ExitCode::from(code);
+    }
     let cli = Cli::parse();
     term::init(cli.global.color, cli.global.quiet);
     if let Some(Command::Sandbox(args)) = &cli.command {

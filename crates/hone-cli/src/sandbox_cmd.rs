@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use hone_sandbox::{Helper, HelperOptions, SandboxMode, SandboxPolicy};
+use hone_sandbox::{Helper, HelperOptions, Limits, SandboxMode, SandboxPolicy};
 
 use crate::cli::GlobalArgs;
 
@@ -26,6 +26,28 @@ pub struct SandboxArgs {
     /// Another directory the command may write under (repeatable).
     #[arg(long = "writable", value_name = "PATH")]
     pub writable: Vec<PathBuf>,
+
+    /// Another directory the command may read where namespaces hide it (the home
+    /// directory's toolchains are readable already; relative to the home; repeatable).
+    #[arg(long = "readable", value_name = "PATH")]
+    pub readable: Vec<PathBuf>,
+
+    /// Run without namespaces: Landlock and seccomp only (the command sees every file and
+    /// process, as on systems without user namespaces).
+    #[arg(long)]
+    pub no_namespaces: bool,
+
+    /// CPU seconds the command may use (0: no limit; default 3600).
+    #[arg(long = "limit-cpu", value_name = "SECONDS")]
+    pub limit_cpu: Option<u64>,
+
+    /// Address space the command may use, in MiB (0: no limit, the default).
+    #[arg(long = "limit-memory", value_name = "MIB")]
+    pub limit_memory: Option<u64>,
+
+    /// Processes the user may have while the command runs (0: no limit; default 4096).
+    #[arg(long = "limit-processes", value_name = "N")]
+    pub limit_processes: Option<u64>,
 
     /// Print the rules applied to stderr before running the command.
     #[arg(long)]
@@ -59,6 +81,9 @@ pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
                 .unwrap_or(SandboxMode::WorkspaceWrite),
             writable_roots: args.writable.clone(),
             network: args.allow_network,
+            readable_roots: args.readable.clone(),
+            limits: limits(args),
+            namespaces: !args.no_namespaces,
         },
         workdir,
         command: args.command.clone(),
@@ -83,5 +108,16 @@ pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
             eprintln!("hone sandbox: {error}");
             ExitCode::from(error.exit_code())
         }
+    }
+}
+
+/// The limits from the flags, the defaults where none is given.
+fn limits(args: &SandboxArgs) -> Limits {
+    let defaults = Limits::default();
+    let pick = |flag: Option<u64>, default| flag.map_or(default, Limits::parse_value);
+    Limits {
+        cpu_seconds: pick(args.limit_cpu, defaults.cpu_seconds),
+        memory_mb: pick(args.limit_memory, defaults.memory_mb),
+        processes: pick(args.limit_processes, defaults.processes),
     }
 }

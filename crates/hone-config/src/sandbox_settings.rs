@@ -7,15 +7,21 @@
 //! writable_roots = ["~/.cache/pip"] # more directories commands may write (workspace-write)
 //! network = false                   # let commands use the network
 //! env_passthrough = ["GITHUB_TOKEN"] # secret-looking variables commands may see anyway
+//! readable_roots = ["~/.config/myenv"] # more of the home commands may read (namespaces)
+//! namespaces = true                 # own namespaces and a read-only system view (Linux)
+//! cpu_seconds = 3600                # limits: CPU time, address space (MiB), processes;
+//! memory_mb = 0                     #   0 = none
+//! max_processes = 4096
 //! ```
 //!
 //! An untrusted project's file (see the `trust` module) may only tighten: its `mode` counts
-//! when it is at least as strict as the user's, its `network = false` counts, and its
-//! `writable_roots`, `network = true` and `env_passthrough` are ignored.
+//! when it is at least as strict as the user's, its `network = false`, `namespaces = true`
+//! and limits lower than the user's count, and its `writable_roots`, `readable_roots`,
+//! `network = true`, `namespaces = false`, higher limits and `env_passthrough` are ignored.
 
 use std::path::{Path, PathBuf};
 
-use hone_sandbox::SandboxMode;
+use hone_sandbox::{Limits, SandboxMode};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -35,6 +41,12 @@ pub(crate) struct SandboxSection {
     network: Option<bool>,
     #[serde(default)]
     env_passthrough: Vec<String>,
+    #[serde(default)]
+    readable_roots: Vec<String>,
+    namespaces: Option<bool>,
+    cpu_seconds: Option<u64>,
+    memory_mb: Option<u64>,
+    max_processes: Option<u64>,
     /// `mode`, checked; filled in by [`validate`].
     #[serde(skip)]
     checked_mode: Option<SandboxMode>,
@@ -73,6 +85,11 @@ struct Layer {
     writable_roots: Vec<PathBuf>,
     network: Option<Sourced<bool>>,
     env_passthrough: Vec<String>,
+    readable_roots: Vec<PathBuf>,
+    namespaces: Option<bool>,
+    cpu_seconds: Option<u64>,
+    memory_mb: Option<u64>,
+    max_processes: Option<u64>,
 }
 
 /// `[sandbox]` of the user file and of the project file, kept apart until trust is known.
@@ -110,11 +127,21 @@ impl SandboxLayers {
         layer
             .env_passthrough
             .extend(section.env_passthrough.iter().cloned());
+        layer.readable_roots.extend(
+            section
+                .readable_roots
+                .iter()
+                .map(|root| crate::load::resolve_path(root, base)),
+        );
+        layer.namespaces = section.namespaces.or(layer.namespaces);
+        layer.cpu_seconds = section.cpu_seconds.or(layer.cpu_seconds);
+        layer.memory_mb = section.memory_mb.or(layer.memory_mb);
+        layer.max_processes = section.max_processes.or(layer.max_processes);
     }
 }
 
 /// The effective `[sandbox]` settings.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxSettings {
     /// The configured mode; `None` leaves the choice to the front end (by approval mode).
     pub mode: Option<SandboxMode>,
@@ -126,8 +153,39 @@ pub struct SandboxSettings {
     pub network: bool,
     /// Secret-looking variables commands may see anyway.
     pub env_passthrough: Vec<String>,
+    /// More of the home directory commands may read when namespaces hide it.
+    pub readable_roots: Vec<PathBuf>,
+    /// Whether commands run in their own namespaces (Linux; default on).
+    pub namespaces: bool,
+    /// Resource limits of every command.
+    pub limits: Limits,
     /// Settings of an untrusted project file that were ignored, in words.
     pub ignored: Vec<String>,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        Self {
+            mode: None,
+            mode_source: None,
+            writable_roots: Vec::new(),
+            network: false,
+            env_passthrough: Vec::new(),
+            readable_roots: Vec::new(),
+            namespaces: true,
+            limits: Limits::default(),
+            ignored: Vec::new(),
+        }
+    }
+}
+
+/// Whether limit `wanted` is at least as strict as `current` (`None`: no limit).
+fn tighter(wanted: Option<u64>, current: Option<u64>) -> bool {
+    match (wanted, current) {
+        (Some(wanted), Some(current)) => wanted <= current,
+        (Some(_), None) => true,
+        (None, current) => current.is_none(),
+    }
 }
 
 impl Config {
@@ -172,12 +230,59 @@ impl Config {
                 ignored.push("env_passthrough".to_string());
             }
         }
+        let mut readable_roots = user.readable_roots.clone();
+        if trusted {
+            readable_roots.extend(project.readable_roots.iter().cloned());
+        } else if !project.readable_roots.is_empty() {
+            ignored.push("readable_roots".to_string());
+        }
+        let mut namespaces = user.namespaces.unwrap_or(true);
+        match project.namespaces {
+            Some(false) if !trusted && namespaces => ignored.push("namespaces = false".to_string()),
+            Some(wanted) => namespaces = wanted,
+            None => {}
+        }
+        let defaults = Limits::default();
+        let mut limit = |name: &str, user: Option<u64>, project: Option<u64>, default| {
+            let current = user.map_or(default, Limits::parse_value);
+            match project.map(Limits::parse_value) {
+                Some(wanted) if trusted || tighter(wanted, current) => wanted,
+                Some(_) => {
+                    ignored.push(format!("{name} (higher than the user's)"));
+                    current
+                }
+                None => current,
+            }
+        };
+        let limits = Limits {
+            cpu_seconds: limit(
+                "cpu_seconds",
+                user.cpu_seconds,
+                project.cpu_seconds,
+                defaults.cpu_seconds,
+            ),
+            memory_mb: limit(
+                "memory_mb",
+                user.memory_mb,
+                project.memory_mb,
+                defaults.memory_mb,
+            ),
+            processes: limit(
+                "max_processes",
+                user.max_processes,
+                project.max_processes,
+                defaults.processes,
+            ),
+        };
         SandboxSettings {
             mode_source: mode.as_ref().map(|mode| mode.source.clone()),
             mode: mode.map(|mode| mode.value),
             writable_roots,
             network,
             env_passthrough,
+            readable_roots,
+            namespaces,
+            limits,
             ignored,
         }
     }

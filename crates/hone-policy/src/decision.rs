@@ -130,6 +130,9 @@ pub struct Permissions {
     grants: SessionGrants,
     /// Commands run inside the OS sandbox, so full-auto may run what the policy cannot see.
     commands_sandboxed: bool,
+    /// Commands run in their own namespaces, out of reach of hone's environment, the
+    /// user's other processes and the home directory: hone's own checks may run unasked.
+    commands_isolated: bool,
 }
 
 impl Permissions {
@@ -140,6 +143,31 @@ impl Permissions {
             commands,
             grants: SessionGrants::default(),
             commands_sandboxed: false,
+            commands_isolated: false,
+        }
+    }
+
+    /// Tells the policy whether commands run isolated in their own namespaces (`false` by
+    /// default); only then do hone's own checks run without asking in auto-edit.
+    pub fn with_commands_isolated(mut self, isolated: bool) -> Self {
+        self.commands_isolated = isolated;
+        self
+    }
+
+    /// The decision for one of hone's own checks (syntax, lint, type and test commands it
+    /// detected or the user configured, and the tests-first step): not the model's choice,
+    /// so in auto-edit and full-auto it runs without asking once commands are isolated;
+    /// `ask` keeps asking, and a denial stays a denial.
+    pub fn decide_check(&self, command: &str) -> Decision {
+        let decision = self.decide_command(command);
+        match decision {
+            Decision::Ask { .. }
+                if self.commands_isolated
+                    && matches!(self.mode, ApprovalMode::AutoEdit | ApprovalMode::FullAuto) =>
+            {
+                Decision::Allow
+            }
+            decision => decision,
         }
     }
 

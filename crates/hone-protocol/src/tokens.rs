@@ -5,11 +5,12 @@
 //! numbers true): against OpenAI's `o200k_base` on hone's own sources
 //! (Nov 2026: 489 Rust files, 4.0 MB, 955 k tokens) the estimate is 1.17 × the real count
 //! (per file: 1.11 at the 5th percentile, 1.23 at the 95th, 0.90 at the lowest, a table of
-//! Python names), and the same against `cl100k_base`; on the Markdown documentation 1.09.
-//! The estimates it replaced were 1.51 × (one token per six-letter piece and per symbol)
-//! and 1.20 × with a wider spread (bytes ÷ 3.5: 1.05–1.34; bytes per real token average
-//! 4.19 on this code). Providers report real counts; hone-context's `Calibration` corrects
-//! the estimate by them as a session goes.
+//! Python names), and the same against `cl100k_base`; on the Markdown documentation 1.09
+//! (1.06 on the README and manual of 2026-11-26, mostly tables). The estimates it replaced
+//! were 1.51 × (one token per six-letter piece and per symbol) and 1.20 × with a wider
+//! spread (bytes ÷ 3.5: 1.05–1.34; bytes per real token average 4.19 on this code).
+//! Providers report real counts; hone-context's `Calibration` corrects the estimate by them
+//! as a session goes.
 
 /// Tokens assumed for one image.
 pub const IMAGE_TOKENS: usize = 1_000;

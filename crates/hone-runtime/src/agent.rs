@@ -56,7 +56,9 @@ pub fn basics(
             PromptProfileSetting::Compact => PromptProfile::Compact,
             PromptProfileSetting::Full => PromptProfile::Full,
         },
-        permissions: Permissions::new(mode, commands).with_commands_sandboxed(sandbox.sandboxed),
+        permissions: Permissions::new(mode, commands)
+            .with_commands_sandboxed(sandbox.sandboxed)
+            .with_commands_isolated(sandbox.isolated),
         approval: mode.as_str().to_string(),
         max_tool_rounds: config.max_tool_rounds(),
         commands: sandbox.setup,

@@ -26,6 +26,10 @@ pub fn exit_code(category: ErrorCategory) -> u8 {
 /// failures, failing checks, skipped).
 pub const NOT_ANSWERED: u8 = 1;
 
+/// A one-shot run's exit code when the model answered and changed files that no check
+/// could verify (no test or project check applies, or every one was skipped).
+pub const UNVERIFIED: u8 = 10;
+
 /// A one-shot run's exit code when it was interrupted (128 + SIGINT).
 pub const INTERRUPTED: u8 = 130;
 
@@ -36,7 +40,8 @@ pub struct RunEnd {
     pub status: RunStatus,
     /// 0 when answered, [`NOT_ANSWERED`], [`INTERRUPTED`], or the error's [`exit_code`].
     pub exit_code: u8,
-    /// How it ended, for the summary line: `done`, `failed` or `interrupted`.
+    /// How it ended, for the summary line: `done`, `unverified …`, `failed` or
+    /// `interrupted`.
     pub what: &'static str,
     /// The turn's error, when it failed.
     pub error: Option<HoneError>,
@@ -55,8 +60,14 @@ impl RunEnd {
                     | TurnEnd::RepeatedFailure
                     | TurnEnd::Skipped
                     | TurnEnd::ChecksFailed => (RunStatus::Failed, NOT_ANSWERED),
+                    TurnEnd::Unverified => (RunStatus::Unverified, UNVERIFIED),
                 };
-                (status, code, "done", None, stats)
+                let what = if *end == TurnEnd::Unverified {
+                    "unverified (no check could verify the change)"
+                } else {
+                    "done"
+                };
+                (status, code, what, None, stats)
             }
             Event::TurnFailed { error, stats } => {
                 let error = hone_core::hone_error(error);

@@ -2,11 +2,13 @@
 //! and the approval mode, this binary as the sandbox helper, and the environment variables
 //! kept from every command; and the secret values to redact.
 
+use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use hone_config::{Config, ProviderConfig};
 use hone_policy::ApprovalMode;
-use hone_sandbox::{SandboxMode, SandboxPolicy, SecretScrub, Support};
+use hone_sandbox::{Isolation, MARKER_VAR, SandboxMode, SandboxPolicy, SecretScrub, Support};
 use hone_tools::command::{CommandSetup, SandboxHelper};
 
 use crate::interaction::Interaction;
@@ -24,6 +26,10 @@ pub struct CommandSandbox {
     /// A sandbox was wanted but the system cannot provide one: full-auto then asks for
     /// commands as auto-edit does.
     pub unavailable: bool,
+    /// Whether they run in their own namespaces with a read-only view of the system (hone's
+    /// environment, the user's other processes and the home directory out of reach): only
+    /// then may hone run the project's own code (its tests as checks) without asking.
+    pub isolated: bool,
     /// One line for `/status` and `hone doctor`.
     pub status: String,
 }
@@ -57,10 +63,13 @@ pub fn command_sandbox(
         settings.env_passthrough.clone(),
     );
     let remove_env = scrub.names_to_remove(std::env::vars_os());
-    let policy = SandboxPolicy {
+    let mut policy = SandboxPolicy {
         mode: settings.mode.unwrap_or_else(|| default_mode(approval)),
         writable_roots: settings.writable_roots.clone(),
         network: settings.network,
+        readable_roots: settings.readable_roots.clone(),
+        limits: settings.limits,
+        namespaces: settings.namespaces,
     };
     let unsandboxed = |status: String, unavailable: bool| CommandSandbox {
         setup: CommandSetup {
@@ -69,6 +78,7 @@ pub fn command_sandbox(
         },
         sandboxed: false,
         unavailable,
+        isolated: false,
         status,
     };
     if policy.mode == SandboxMode::Off {
@@ -116,25 +126,88 @@ pub fn command_sandbox(
             );
         }
     };
+    let args: Vec<std::ffi::OsString> = vec!["sandbox".into(), "--exec".into()];
+    let wanted = policy.namespaces;
+    let isolation = if wanted {
+        probe(&program, &args, &policy).unwrap_or_else(reason_isolation)
+    } else {
+        Isolation::Landlock
+    };
+    let fallback = wanted && isolation == Isolation::Landlock;
+    if fallback {
+        policy.namespaces = false;
+        let full_auto = if approval == ApprovalMode::FullAuto {
+            "; full-auto asks before commands, as auto-edit does"
+        } else {
+            ""
+        };
+        warn_once(
+            interaction,
+            &format!(
+                "commands run under Landlock and seccomp only: this system gives hone no user \
+                 namespaces, so they can read the whole file system and see other \
+                 processes{full_auto} (`[sandbox] namespaces = false` silences this)"
+            ),
+        );
+    }
     let status = format!(
-        "{}, network {} ({})",
+        "{}, network {} ({}; {})",
         policy.mode,
         if policy.network { "on" } else { "off" },
-        support.describe()
+        support.describe(),
+        match isolation {
+            Isolation::Namespaces => "own namespaces, read-only system view",
+            Isolation::Landlock => "no namespaces",
+        }
     );
     CommandSandbox {
         setup: CommandSetup {
             remove_env,
             sandbox: Some(SandboxHelper {
                 program,
-                args: vec!["sandbox".into(), "--exec".into()],
+                args,
                 policy,
             }),
         },
         sandboxed: true,
-        unavailable: false,
+        unavailable: fallback,
+        isolated: isolation == Isolation::Namespaces,
         status,
     }
+}
+
+/// What a failed probe leaves: Landlock only (the helper's own error is logged).
+fn reason_isolation(reason: String) -> Isolation {
+    tracing::warn!(%reason, "the sandbox's namespaces could not be set up");
+    Isolation::Landlock
+}
+
+/// How the helper isolates commands on this system, found once per process by running
+/// `true`-like shell code through it and reading the marker it sets.
+fn probe(
+    program: &Path,
+    args: &[std::ffi::OsString],
+    policy: &SandboxPolicy,
+) -> Result<Isolation, String> {
+    static PROBED: OnceLock<Result<Isolation, String>> = OnceLock::new();
+    PROBED
+        .get_or_init(|| {
+            let output = std::process::Command::new(program)
+                .args(args)
+                .args(policy.helper_args())
+                .arg("--")
+                .args(["sh", "-c", &format!("printf %s \"${MARKER_VAR}\"")])
+                .current_dir(std::env::temp_dir())
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|error| format!("could not run the sandbox helper: {error}"))?;
+            let marker = String::from_utf8_lossy(&output.stdout);
+            match Isolation::from_marker(&marker) {
+                Some(isolation) if output.status.success() => Ok(isolation),
+                _ => Err(String::from_utf8_lossy(&output.stderr).trim().to_string()),
+            }
+        })
+        .clone()
 }
 
 fn warn_once(interaction: &dyn Interaction, message: &str) {

@@ -6,6 +6,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[cfg(target_os = "linux")]
+use crate::linux::namespaces::NamespaceError;
 use crate::{SandboxError, SandboxMode, SandboxPolicy};
 
 /// Exit code when the sandbox could not be set up (the command never ran).
@@ -117,6 +119,24 @@ impl Helper {
             program: program.clone(),
             source,
         };
+        let mut fallback = None;
+        #[cfg(target_os = "linux")]
+        if policy.mode != SandboxMode::Off && policy.namespaces {
+            // Descriptors hone's own parent left open must not reach the command.
+            close_fds::set_fds_cloexec(3, &[]);
+            let temp = self.temp.as_ref().map(tempfile::TempDir::path);
+            match crate::linux::namespaces::run(policy, workdir, argv, temp) {
+                Ok(code) => return Ok(self.exit(code, &program)),
+                Err(NamespaceError::Unavailable(reason)) => fallback = Some(reason),
+                Err(NamespaceError::Setup(error)) => return Err(error.into()),
+                Err(NamespaceError::Start(source)) => {
+                    return Err(HelperError::Start {
+                        program: "the sandbox's init".to_string(),
+                        source,
+                    });
+                }
+            }
+        }
         if *exec {
             return exec_command(start(policy, workdir, argv, None)?).map_err(start_error);
         }
@@ -133,18 +153,26 @@ impl Helper {
                 .join()
                 .unwrap_or(Err(HelperError::Thread))
         })?;
-        if status.success() {
-            return Ok(HelperExit {
-                code: 0,
-                note: None,
+        let mut exit = self.exit(exit_code(&status), &program);
+        if let Some(reason) = fallback {
+            let fell_back = format!("{reason}: the command ran under Landlock and seccomp only");
+            exit.note = Some(match exit.note {
+                Some(note) => format!("{fell_back}\n{note}"),
+                None => fell_back,
             });
         }
-        let code = exit_code(&status);
-        Ok(HelperExit {
+        Ok(exit)
+    }
+
+    /// How a run that ended with `code` is reported: with the failure note unless it
+    /// succeeded, the sandbox is off or the helper was to replace itself.
+    fn exit(&self, code: u8, program: &str) -> HelperExit {
+        let policy = &self.options.policy;
+        HelperExit {
             code,
-            note: (policy.mode != SandboxMode::Off)
-                .then(|| failure_note(&program, code, policy, workdir)),
-        })
+            note: (code != 0 && policy.mode != SandboxMode::Off && !self.options.exec)
+                .then(|| failure_note(program, code, policy, &self.options.workdir)),
+        }
     }
 }
 
@@ -158,6 +186,9 @@ fn start(
 ) -> Result<Command, HelperError> {
     let mut command = crate::prepare(policy, workdir, argv)?;
     command.current_dir(workdir);
+    if policy.mode != SandboxMode::Off {
+        command.env(crate::MARKER_VAR, crate::Isolation::Landlock.as_str());
+    }
     if let Some(temp) = temp {
         command.env("TMPDIR", temp);
     }
@@ -180,7 +211,7 @@ fn exec_command(mut command: Command) -> Result<HelperExit, std::io::Error> {
 }
 
 /// The exit code to pass on: the command's, or 128 + the signal that killed it.
-fn exit_code(status: &std::process::ExitStatus) -> u8 {
+pub(crate) fn exit_code(status: &std::process::ExitStatus) -> u8 {
     if let Some(code) = status.code() {
         return u8::try_from(code).unwrap_or(1);
     }
@@ -235,7 +266,7 @@ mod tests {
         let policy = SandboxPolicy {
             mode: SandboxMode::WorkspaceWrite,
             writable_roots: vec!["/tmp/private".into()],
-            network: false,
+            ..SandboxPolicy::new(SandboxMode::WorkspaceWrite)
         };
         let note = failure_note("touch", 1, &policy, Path::new("/proj"));
         for part in [

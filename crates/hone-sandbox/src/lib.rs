@@ -20,6 +20,7 @@
 
 mod env;
 mod helper;
+mod limits;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
@@ -32,6 +33,23 @@ use std::process::Command;
 
 pub use env::{SECRET_PATTERNS, SecretScrub};
 pub use helper::{Helper, HelperError, HelperExit, HelperOptions, NOT_STARTED, SETUP_FAILED};
+#[cfg(target_os = "linux")]
+pub use linux::namespaces::{INIT_VAR, REACH_VARIABLES};
+
+/// When this process was started as the sandbox's init ([`INIT_VAR`] is set): runs it and
+/// returns the exit code; `None` otherwise. Front ends call this first thing in `main`.
+pub fn init_stage() -> Option<u8> {
+    #[cfg(target_os = "linux")]
+    {
+        std::env::var_os(INIT_VAR)?;
+        Some(linux::namespaces::init_main(std::env::args_os().skip(1)))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+pub use limits::Limits;
 pub use mode::{ParseModeError, SandboxMode};
 
 /// The flag of `hone sandbox` that selects the mode.
@@ -40,6 +58,32 @@ pub const MODE_FLAG: &str = "--mode";
 pub const WRITABLE_FLAG: &str = "--writable";
 /// The flag of `hone sandbox` that allows the network.
 pub const NETWORK_FLAG: &str = "--allow-network";
+/// The flag of `hone sandbox` that keeps a directory of the home readable (repeatable).
+pub const READABLE_FLAG: &str = "--readable";
+/// The flag of `hone sandbox` that turns the namespaces off (Landlock and seccomp only).
+pub const NO_NAMESPACES_FLAG: &str = "--no-namespaces";
+/// The variable a sandboxed command finds in its environment: how it is isolated
+/// ([`Isolation::as_str`]).
+pub const MARKER_VAR: &str = "HONE_SANDBOX";
+
+/// The directories of the home directory a command with namespaces may read (where they
+/// exist): the toolchains and their package caches. The rest of the home is hidden.
+pub const TOOLCHAIN_DIRS: [&str; 14] = [
+    ".cargo",
+    ".rustup",
+    ".npm",
+    ".nvm",
+    ".cache/pip",
+    ".pyenv",
+    ".local/bin",
+    ".local/lib",
+    ".m2",
+    ".gradle",
+    ".sdkman",
+    ".deno",
+    ".bun",
+    "go/pkg/mod",
+];
 
 /// Paths every sandboxed command may write besides its roots: the null device.
 const ALWAYS_WRITABLE: [&str; 1] = ["/dev/null"];
@@ -54,6 +98,14 @@ pub struct SandboxPolicy {
     pub writable_roots: Vec<PathBuf>,
     /// Whether it may use the network.
     pub network: bool,
+    /// Directories in the home directory it may read besides the toolchains' (with
+    /// namespaces the rest of the home is hidden).
+    pub readable_roots: Vec<PathBuf>,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Whether to isolate the command in its own namespaces (Linux; on by default). Off,
+    /// only Landlock and seccomp apply: the command sees every file and process.
+    pub namespaces: bool,
 }
 
 impl SandboxPolicy {
@@ -63,6 +115,9 @@ impl SandboxPolicy {
             mode,
             writable_roots: Vec::new(),
             network: false,
+            readable_roots: Vec::new(),
+            limits: Limits::default(),
+            namespaces: true,
         }
     }
 
@@ -95,9 +150,17 @@ impl SandboxPolicy {
             args.push(WRITABLE_FLAG.into());
             args.push(root.clone().into_os_string());
         }
+        for root in &self.readable_roots {
+            args.push(READABLE_FLAG.into());
+            args.push(root.clone().into_os_string());
+        }
         if self.network {
             args.push(NETWORK_FLAG.into());
         }
+        if !self.namespaces {
+            args.push(NO_NAMESPACES_FLAG.into());
+        }
+        args.extend(self.limits.helper_args());
         args
     }
 
@@ -117,16 +180,83 @@ impl SandboxPolicy {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let network = if self.network {
-            "network: allowed"
+        let mut lines = vec![format!("sandbox mode: {}", self.mode)];
+        if self.namespaces && cfg!(target_os = "linux") {
+            let mut readable = TOOLCHAIN_DIRS
+                .iter()
+                .map(|dir| format!("~/{dir}"))
+                .collect::<Vec<_>>();
+            readable.extend(
+                self.readable_roots
+                    .iter()
+                    .map(|root| root.display().to_string()),
+            );
+            lines.push(
+                "isolation: own user, mount, PID and IPC namespaces (hone, your shell and every \
+                 other process are invisible and cannot be signalled; the command's processes \
+                 end with it)"
+                    .to_string(),
+            );
+            lines.push(format!(
+                "reads: the system, read-only; of the home directory only {} (where they exist); \
+                 /tmp, /var/tmp and /run are empty (no host sockets); /dev has only null, zero, \
+                 full, random, urandom and tty",
+                readable.join(", ")
+            ));
+            lines.push(format!(
+                "writes: only under {roots} (and {}); .git and .hone in them are read-only; \
+                 no set-uid programs or device nodes; everything else is read-only, including \
+                 its permissions, owners and times",
+                ALWAYS_WRITABLE.join(", ")
+            ));
         } else {
-            "network: off (no TCP connections, no internet or netlink sockets; Unix sockets work)"
-        };
-        format!(
-            "sandbox mode: {}\nreads: anywhere\nwrites: only under {roots} (and {})\n{network}",
-            self.mode,
-            ALWAYS_WRITABLE.join(", ")
-        )
+            lines.push("isolation: Landlock and seccomp only (no namespaces)".to_string());
+            lines.push("reads: anywhere".to_string());
+            lines.push(format!(
+                "writes: only under {roots} (and {})",
+                ALWAYS_WRITABLE.join(", ")
+            ));
+        }
+        lines.push(
+            if self.network {
+                "network: allowed"
+            } else if self.namespaces && cfg!(target_os = "linux") {
+                "network: off (own network namespace: no connections, no abstract Unix sockets)"
+            } else {
+                "network: off (no TCP connections, no internet or netlink sockets; Unix sockets work)"
+            }
+            .to_string(),
+        );
+        lines.push(self.limits.describe());
+        lines.join("\n")
+    }
+}
+
+/// How a sandboxed command is isolated, as [`MARKER_VAR`] tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// Its own namespaces, a read-only view of the system, Landlock and seccomp.
+    Namespaces,
+    /// Landlock and seccomp only (no namespaces here, or turned off).
+    Landlock,
+}
+
+impl Isolation {
+    /// The value of [`MARKER_VAR`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Namespaces => "namespaces",
+            Self::Landlock => "landlock",
+        }
+    }
+
+    /// The isolation a [`MARKER_VAR`] value names.
+    pub fn from_marker(value: &str) -> Option<Self> {
+        match value.trim() {
+            "namespaces" => Some(Self::Namespaces),
+            "landlock" => Some(Self::Landlock),
+            _ => None,
+        }
     }
 }
 
@@ -250,7 +380,7 @@ mod tests {
         let policy = SandboxPolicy {
             mode: SandboxMode::WorkspaceWrite,
             writable_roots: vec!["/work".into(), "/tmp/x".into(), "cache".into()],
-            network: false,
+            ..SandboxPolicy::new(SandboxMode::WorkspaceWrite)
         };
         assert_eq!(
             policy.writable_paths(Path::new("/work")),
@@ -281,6 +411,7 @@ mod tests {
             mode: SandboxMode::ReadOnly,
             writable_roots: vec!["/a".into(), "/b".into()],
             network: true,
+            ..SandboxPolicy::new(SandboxMode::ReadOnly)
         };
         let args: Vec<String> = policy
             .helper_args()

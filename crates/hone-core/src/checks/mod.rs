@@ -127,6 +127,9 @@ pub(crate) struct CheckState {
     /// What the model was told of the last failing run; before the turn's first change,
     /// the failing tests hone ran before asking the model.
     last_failures: Vec<String>,
+    /// The turn changed files after the last check that could verify them (a passing
+    /// check beyond the syntax check).
+    unverified: bool,
     /// Which command runs the project's tests, once one did.
     tests: TestSelection,
     /// The project files the failing tests hone ran before the turn lead to (their
@@ -143,6 +146,7 @@ impl CheckState {
             failing: false,
             asked: 0,
             last_failures: Vec::new(),
+            unverified: false,
             tests: TestSelection::default(),
             leads: Vec::new(),
         }
@@ -165,6 +169,7 @@ impl CheckState {
         self.repairs = 0;
         self.failing = false;
         self.last_failures.clear();
+        self.unverified = false;
         self.leads.clear();
         self.tests.start_turn();
     }
@@ -212,6 +217,11 @@ impl Agent {
             return false;
         }
         let passed = outcome.failures.is_empty();
+        let verified = passed
+            && outcome.results.iter().any(|result| {
+                result.status == CheckStatus::Passed && !result.command.is_empty()
+            });
+        self.checks.unverified = !verified;
         let repair = !passed && self.checks.repairs < self.checks.config.max_repair_rounds;
         if repair {
             self.checks.repairs += 1;
@@ -300,6 +310,8 @@ impl Agent {
         self.checks.config.max_repair_rounds = saved;
         if self.checks.failing && end == TurnEnd::Answered {
             TurnEnd::ChecksFailed
+        } else if self.checks.unverified && end == TurnEnd::Answered {
+            TurnEnd::Unverified
         } else {
             end
         }
@@ -451,16 +463,14 @@ impl Agent {
         command: &str,
         cancel: &CancellationToken,
     ) -> Result<String, String> {
-        let reason = match self
-            .permissions
-            .decide("run_command", &Action::Command { command })
-        {
+        let reason = match self.permissions.decide_check(command) {
             Decision::Allow => return Ok(command.to_string()),
             Decision::Deny { reason } => return Err(format!("denied by the policy: {reason}")),
             Decision::Ask { reason } if !self.interactive => {
                 return Err(format!(
                     "needs approval ({reason}) and there is no terminal to ask; allow it under \
-                     [permissions] allow or run with --approval full-auto"
+                     [permissions] allow, or give commands the sandbox's namespaces (see \
+                     `hone doctor`) so that auto-edit runs hone's checks unasked"
                 ));
             }
             Decision::Ask { reason } => reason,

@@ -330,3 +330,47 @@ fn a_project_makes_symlinks_that_leave_it_ask() {
         Decision::Allow
     );
 }
+
+#[test]
+fn hone_checks_run_unasked_in_auto_edit_only_when_commands_are_isolated() {
+    let check = "python3 -m unittest discover";
+    for mode in [ApprovalMode::AutoEdit, ApprovalMode::FullAuto] {
+        assert_eq!(
+            permissions(mode)
+                .with_commands_isolated(true)
+                .decide_check(check),
+            Decision::Allow,
+            "{mode:?}"
+        );
+    }
+    assert!(matches!(
+        permissions(ApprovalMode::AutoEdit).decide_check(check),
+        Decision::Ask { .. }
+    ));
+    // `ask` keeps asking, read-only never runs, a denial stays a denial.
+    assert!(matches!(
+        permissions(ApprovalMode::Ask)
+            .with_commands_isolated(true)
+            .decide_check(check),
+        Decision::Ask { .. }
+    ));
+    assert!(matches!(
+        permissions(ApprovalMode::ReadOnly)
+            .with_commands_isolated(true)
+            .decide_check(check),
+        Decision::Deny { .. }
+    ));
+    assert!(matches!(
+        permissions(ApprovalMode::AutoEdit)
+            .with_commands_isolated(true)
+            .decide_check("sudo make test"),
+        Decision::Deny { .. }
+    ));
+    // The model's own commands are not checks: they still ask in auto-edit.
+    assert!(matches!(
+        permissions(ApprovalMode::AutoEdit)
+            .with_commands_isolated(true)
+            .decide("run_command", &Action::Command { command: check }),
+        Decision::Ask { .. }
+    ));
+}

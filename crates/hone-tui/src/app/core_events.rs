@@ -303,6 +303,12 @@ impl App {
                         NoticeKind::Warning,
                         "the checks after the edits still fail; ask again to go on".into(),
                     )),
+                    TurnEnd::Unverified => self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "unverified: no check could verify the change (no tests or project \
+                         checks ran); review the diff"
+                            .into(),
+                    )),
                 }
             }
             Event::TurnFailed { error, stats } => {

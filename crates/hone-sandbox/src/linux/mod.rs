@@ -1,4 +1,10 @@
-//! Linux: Landlock for files and TCP, seccomp for sockets.
+//! Linux: namespaces and a read-only view of the system ([`namespaces`], [`view`]), Landlock
+//! for files, TCP, abstract sockets and signals, seccomp for sockets.
+
+mod limits;
+mod mountinfo;
+pub(crate) mod namespaces;
+mod view;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -70,7 +76,9 @@ pub(crate) fn support() -> Support {
 }
 
 /// Restricts the calling thread (and what it starts) to writing under `writable`, and
-/// without `network` to no TCP and no internet, netlink or packet sockets.
+/// without `network` to no TCP and no internet, netlink or packet sockets. Where the kernel
+/// has Landlock's scopes (ABI 6), it can neither connect to abstract Unix sockets nor
+/// signal processes outside its sandbox.
 pub(crate) fn restrict_current_thread(
     writable: &[PathBuf],
     network: bool,
@@ -85,6 +93,8 @@ pub(crate) fn restrict_current_thread(
             .map_err(setup)?;
     }
     let status = ruleset
+        .scope(Scope::from_all(ABI::V6))
+        .map_err(setup)?
         .create()
         .map_err(setup)?
         .add_rules(path_beneath_rules(["/"], AccessFs::from_read(FILE_ABI)))
