@@ -4,6 +4,7 @@
 //! [checks]
 //! enabled = true             # run checks after edits (default true)
 //! run_tests = true           # run the project's tests after the other checks (default true)
+//! tests = "PYTHONPATH=src pytest -q"   # the test command (default: what the project declares)
 //! max_repair_rounds = 3      # times per turn failures go back to the model (0 to 10)
 //! python = ["python3 -m py_compile {files}"]   # per language: replaces the detected checks
 //! "src/**/*.ts" = ["npx tsc --noEmit"]         # per glob over root-relative paths
@@ -80,6 +81,8 @@ pub struct ChecksSettings {
     pub enabled: bool,
     /// Whether the project's tests run after the other checks.
     pub run_tests: bool,
+    /// The command that runs the tests, when configured (else hone finds it).
+    pub tests: Option<String>,
     /// Repair rounds per turn.
     pub max_repair_rounds: u32,
     /// Configured commands, by key in the order of the keys' names.
@@ -99,6 +102,7 @@ pub(crate) struct ChecksSection {
 struct CheckedSection {
     enabled: Option<bool>,
     run_tests: Option<bool>,
+    tests: Option<String>,
     max_repair_rounds: Option<u32>,
     commands: BTreeMap<String, CheckCommands>,
 }
@@ -128,6 +132,22 @@ pub(crate) fn validate(
                 } else {
                     checked.run_tests = Some(flag);
                 }
+            }
+            "tests" => {
+                let command = value
+                    .get_ref()
+                    .as_str()
+                    .map(str::trim)
+                    .filter(|command| !command.is_empty());
+                let Some(command) = command else {
+                    return Err(error(
+                        at,
+                        "invalid `checks.tests`: expected the command line that runs the \
+                         project's tests, e.g. \"make test\""
+                            .to_string(),
+                    ));
+                };
+                checked.tests = Some(command.to_string());
             }
             "max_repair_rounds" => {
                 let rounds = value
@@ -192,7 +212,7 @@ fn check_key(name: &str) -> Result<CheckKey, String> {
             .map(|(language, _)| *language)
             .collect();
         return Err(format!(
-            "unknown key `checks.{name}`: expected enabled, run_tests, max_repair_rounds, a \
+            "unknown key `checks.{name}`: expected enabled, run_tests, tests, max_repair_rounds, a \
              language ({}) or a glob such as \"src/**/*.ts\"",
             known.join(", ")
         ));
@@ -217,6 +237,7 @@ fn command_list(value: &toml::Value) -> Option<Vec<String>> {
 pub(crate) struct ChecksLayers {
     enabled: Option<Sourced<bool>>,
     run_tests: Option<Sourced<bool>>,
+    tests: Option<Sourced<String>>,
     max_repair_rounds: Option<Sourced<u32>>,
     commands: BTreeMap<String, Sourced<CheckCommands>>,
 }
@@ -230,6 +251,9 @@ impl ChecksLayers {
         }
         if let Some(flag) = checked.run_tests {
             self.run_tests = Some(Sourced::new(flag, source.clone()));
+        }
+        if let Some(command) = &checked.tests {
+            self.tests = Some(Sourced::new(command.clone(), source.clone()));
         }
         if let Some(rounds) = checked.max_repair_rounds {
             self.max_repair_rounds = Some(Sourced::new(rounds, source.clone()));
@@ -248,6 +272,7 @@ impl Config {
         ChecksSettings {
             enabled: layers.enabled.as_ref().is_none_or(|flag| flag.value),
             run_tests: layers.run_tests.as_ref().is_none_or(|flag| flag.value),
+            tests: layers.tests.as_ref().map(|command| command.value.clone()),
             max_repair_rounds: layers
                 .max_repair_rounds
                 .as_ref()
@@ -283,6 +308,13 @@ impl Config {
             settings.run_tests.to_string(),
             source_of(layers.run_tests.as_ref().map(|flag| &flag.source)),
         );
+        if let Some(command) = &layers.tests {
+            push(
+                "tests",
+                format!("{:?}", command.value),
+                Some(command.source.clone()),
+            );
+        }
         push(
             "max_repair_rounds",
             settings.max_repair_rounds.to_string(),
@@ -340,7 +372,7 @@ mod tests {
     #[test]
     fn languages_globs_and_flags_are_read() {
         let section = parse(
-            "[checks]\nenabled = false\nrun_tests = false\nmax_repair_rounds = 1\n\
+            "[checks]\nenabled = false\nrun_tests = false\nmax_repair_rounds = 1\ntests = \" make test \"\n\
              python = [\"python3 -m py_compile {files}\"]\n\"src/**/*.ts\" = [\"npx tsc --noEmit\", \"npx eslint {files}\"]\n",
         )
         .unwrap();
@@ -348,6 +380,7 @@ mod tests {
         assert_eq!(checked.enabled, Some(false));
         assert_eq!(checked.run_tests, Some(false));
         assert_eq!(checked.max_repair_rounds, Some(1));
+        assert_eq!(checked.tests.as_deref(), Some("make test"));
         assert_eq!(
             checked.commands["python"],
             CheckCommands {
@@ -370,6 +403,11 @@ mod tests {
         let (line, column, message) = parse_error("[checks]\nmax_repair_rounds = 11\n");
         assert_eq!((line, column), (Some(2), Some(21)));
         assert!(message.contains("from 0 to 10"), "{message}");
+        let (line, _, message) = parse_error("[checks]\ntests = [\"make test\"]\n");
+        assert_eq!(line, Some(2));
+        assert!(message.contains("invalid `checks.tests`"), "{message}");
+        let (_, _, message) = parse_error("[checks]\ntests = \"  \"\n");
+        assert!(message.contains("invalid `checks.tests`"), "{message}");
         let (line, _, message) = parse_error("[checks]\nenabled = \"yes\"\n");
         assert_eq!(line, Some(2));
         assert!(message.contains("true or false"), "{message}");
@@ -395,18 +433,20 @@ mod tests {
             ChecksSettings {
                 enabled: true,
                 run_tests: true,
+                tests: None,
                 max_repair_rounds: DEFAULT_MAX_REPAIR_ROUNDS,
                 commands: Vec::new(),
             }
         );
         let (_dir, config) = crate::test_support::load_layered(
             "[checks]\nmax_repair_rounds = 5\npython = [\"mypy {files}\"]\nrust = [\"cargo clippy\"]\n",
-            "[checks]\nrun_tests = false\npython = [\"ruff check {files}\"]\n",
+            "[checks]\nrun_tests = false\ntests = \"make test\"\npython = [\"ruff check {files}\"]\n",
         );
         let settings = config.checks_settings();
         assert!(settings.enabled);
         assert!(!settings.run_tests);
         assert_eq!(settings.max_repair_rounds, 5);
+        assert_eq!(settings.tests.as_deref(), Some("make test"));
         let commands: Vec<&str> = settings
             .commands
             .iter()
@@ -415,5 +455,6 @@ mod tests {
         assert_eq!(commands, ["ruff check {files}", "cargo clippy"]);
         let shown = config.render_show();
         assert!(shown.contains("max_repair_rounds"), "{shown}");
+        assert!(shown.contains("\"make test\""), "{shown}");
     }
 }

@@ -231,7 +231,7 @@ async fn repairs_stop_at_max_repair_rounds_and_the_turn_says_checks_failed() {
         unreachable!()
     };
     assert!(
-        failures[0] == "python3 -m unittest: AssertionError: -1 != 5",
+        failures[0] == "python3 -m unittest: test_calc.T.test_add: AssertionError: -1 != 5",
         "{failures:?}"
     );
 }

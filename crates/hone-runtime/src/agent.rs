@@ -146,6 +146,7 @@ pub fn checks(config: &Config) -> hone_core::ChecksConfig {
     hone_core::ChecksConfig {
         enabled: settings.enabled,
         run_tests: settings.run_tests,
+        tests: settings.tests,
         max_repair_rounds: settings.max_repair_rounds,
         configured: settings
             .commands

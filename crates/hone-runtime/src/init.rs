@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use hone_protocol::Language;
+use hone_tools::project::{TestCommand, ThisMachine, test_commands};
 
 /// The file `/init` writes, at the project root.
 pub const AGENTS_FILE: &str = "AGENTS.md";
@@ -42,7 +43,6 @@ pub fn detected_commands(root: &Path) -> Vec<(&'static str, String)> {
     let has = |name: &str| root.join(name).is_file();
     if has("Cargo.toml") {
         commands.push(("build", "cargo build".to_string()));
-        commands.push(("test", "cargo test".to_string()));
         commands.push((
             "lint",
             "cargo clippy --all-targets -- -D warnings".to_string(),
@@ -61,7 +61,7 @@ pub fn detected_commands(root: &Path) -> Vec<(&'static str, String)> {
             .ok()
             .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
             .and_then(|json| json.get("scripts").cloned());
-        for (kind, script) in [("build", "build"), ("test", "test"), ("lint", "lint")] {
+        for (kind, script) in [("build", "build"), ("lint", "lint")] {
             if scripts
                 .as_ref()
                 .is_some_and(|scripts| scripts.get(script).is_some())
@@ -72,14 +72,25 @@ pub fn detected_commands(root: &Path) -> Vec<(&'static str, String)> {
     }
     if has("go.mod") {
         commands.push(("build", "go build ./...".to_string()));
-        commands.push(("test", "go test ./...".to_string()));
         commands.push(("lint", "go vet ./...".to_string()));
-    }
-    if has("pyproject.toml") || has("setup.py") || has("requirements.txt") {
-        commands.push(("test", "pytest".to_string()));
     }
     if has("Makefile") {
         commands.push(("build", "make".to_string()));
+    }
+    // The test commands as hone's checks find them: what the project declares, else the
+    // first fallback.
+    let tests = test_commands(root, &ThisMachine);
+    let declared: Vec<&TestCommand> = tests
+        .iter()
+        .filter(|command| command.source != "fallback")
+        .collect();
+    let listed = if declared.is_empty() {
+        tests.iter().take(1).collect()
+    } else {
+        declared
+    };
+    for command in listed {
+        commands.push(("test", command.command_line()));
     }
     commands
 }
@@ -199,7 +210,7 @@ mod tests {
         assert!(!text.contains("target/"), "ignored: {text}");
         assert!(text.contains("- `src/main.rs`"), "{text}");
         assert!(text.contains("- test: `cargo test`"), "{text}");
-        assert!(text.contains("- test: `npm run test`"), "{text}");
+        assert!(text.contains("- test: `npm test`"), "{text}");
         assert!(!text.contains("npm run build"), "{text}");
     }
 

@@ -47,7 +47,6 @@ mod interaction;
 pub mod mcp;
 pub mod provider;
 pub mod report;
-mod root;
 mod run_record;
 mod runtime;
 pub mod sandbox;
@@ -55,9 +54,9 @@ pub mod sessions;
 pub mod undo;
 
 pub use error::{RuntimeError, model_error, store_error};
+pub use hone_tools::project::ProjectPlace;
 pub use index::{CodeIndex, IndexProgress};
 pub use interaction::{IndexChoice, Interaction, Unattended};
-pub use root::ProjectPlace;
 pub use run_record::{INTERRUPTED, NOT_ANSWERED, RunEnd, RunRecord, exit_code};
 pub use runtime::{
     Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession, expand_mentions,

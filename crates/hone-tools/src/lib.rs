@@ -14,6 +14,7 @@ mod error;
 pub mod files;
 pub mod git;
 mod plan;
+pub mod project;
 mod syntax;
 
 use std::sync::Arc;

@@ -411,25 +411,41 @@ fn run_tests_picks_the_package_manager_by_lockfile() {
 }
 
 #[test]
-fn run_tests_uses_pytest_for_python_projects() {
+fn run_tests_uses_pytest_for_python_projects_or_unittest_without_it() {
+    let probe = tempfile::tempdir().unwrap();
+    let pytest = hone_tools::project::Installed::python_module(
+        &hone_tools::project::ThisMachine,
+        probe.path(),
+        "python3",
+        "pytest",
+    );
     for markers in [
-        &["pyproject.toml"][..],
-        &["pytest.ini"],
-        &["setup.cfg"],
+        &["pyproject.toml", "tests/test_parser.py"][..],
+        &["pytest.ini", "tests/test_parser.py"],
+        &["setup.cfg", "tests/test_parser.py"],
         &["tests/test_parser.py"],
     ] {
         let command = tests_command(markers, json!({"filter": "parse"}));
         assert!(command.starts_with("python"), "{command}");
-        assert!(command.ends_with(" -m pytest -k parse"), "{command}");
+        if pytest {
+            assert!(command.ends_with(" -m pytest -k parse"), "{command}");
+        } else {
+            assert!(
+                command.ends_with(" -m unittest discover -q -k parse -s tests"),
+                "{command}"
+            );
+        }
     }
     let command = tests_command(
         &["pyproject.toml", "tests/test_parser.py"],
         json!({"path": "tests/test_parser.py"}),
     );
-    assert!(
-        command.ends_with(" -m pytest tests/test_parser.py"),
-        "{command}"
-    );
+    let expected = if pytest {
+        " -m pytest tests/test_parser.py"
+    } else {
+        " -m unittest -q tests/test_parser.py"
+    };
+    assert!(command.ends_with(expected), "{command}");
 }
 
 #[test]

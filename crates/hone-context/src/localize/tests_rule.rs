@@ -4,22 +4,7 @@
 
 use super::frames::frames;
 
-/// Whether `path` looks like a test file (`tests/…`, `test_x.py`, `x_test.go`,
-/// `x.test.ts`, `x.spec.js`, `XTest.java`, `TestMain.java`).
-pub fn is_test_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    lower
-        .split('/')
-        .any(|part| matches!(part, "test" | "tests" | "__tests__" | "spec"))
-        || stem.to_ascii_lowercase().starts_with("test")
-        || stem.ends_with("Test")
-        || stem.ends_with("Tests")
-        || stem.ends_with("_test")
-        || lower.contains(".test.")
-        || lower.contains(".spec.")
-}
+pub use hone_protocol::is_test_path;
 
 /// Words that ask to run something: tests named after them ("run the tests") are not what
 /// the request is about.

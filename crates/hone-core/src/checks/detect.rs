@@ -1,12 +1,13 @@
-//! Which checks run for a set of changed files: the configured ones, those detected from
-//! the project's files and the tools installed, then the tests as `run_tests` finds them.
+//! Which checks run for a set of changed files: the configured ones and those the
+//! project's toolchains offer ([`lint_commands`]), then the project's tests, whose
+//! candidate commands ([`test_commands`]: what the project declares, then the fallbacks)
+//! are tried in order until one runs the tests.
 
 use std::path::Path;
 
-use hone_tools::{Invocation, Plan, ToolContext};
+use hone_tools::project::{ThisMachine, lint_commands, test_commands};
 
 use super::{CheckTarget, ChecksConfig};
-use crate::tools::ToolRegistry;
 
 /// One check command to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,35 +16,71 @@ pub(crate) struct PlannedCheck {
     pub(crate) name: String,
     /// The shell command line.
     pub(crate) command: String,
+    /// For a test command: the file that declares it (`pyproject.toml`), or `fallback`.
+    pub(crate) source: String,
+    /// Directories the command puts on Python's path (its `PYTHONPATH`), where a failing
+    /// test's imports are looked for.
+    pub(crate) source_dirs: Vec<String>,
 }
 
 /// Extensions of files that never warrant running the tests.
 const DOC_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "rst", "adoc"];
 
-/// The checks for `changed` in stages: project checks, then the tests (a stage runs only
-/// when the one before passed).
-pub(crate) fn plan(
-    root: &Path,
-    changed: &[String],
-    config: &ChecksConfig,
-    registry: &ToolRegistry,
-) -> Vec<Vec<PlannedCheck>> {
+/// The checks for `changed` before the tests: the configured commands whose language or
+/// glob matches, and the detected ones of languages no configured entry replaces.
+pub(crate) fn plan(root: &Path, changed: &[String], config: &ChecksConfig) -> Vec<PlannedCheck> {
     let mut checks = configured(changed, config);
-    for (language, check) in detected(root, changed) {
-        let replaced = config.configured.iter().any(
-            |entry| matches!(&entry.target, CheckTarget::Language { name, .. } if name == language),
-        );
+    for lint in lint_commands(root, changed, &ThisMachine) {
+        let replaced = config.configured.iter().any(|entry| {
+            matches!(&entry.target, CheckTarget::Language { name, .. } if name == lint.language)
+        });
+        let check = check(&lint.name, &lint.command);
         if !replaced && !checks.contains(&check) {
             checks.push(check);
         }
     }
-    let mut stages = vec![checks];
-    if config.run_tests
-        && let Some(tests) = tests(root, changed, registry)
-    {
-        stages.push(vec![tests]);
+    checks
+}
+
+/// Whether `changed` warrants running the tests (not only documentation changed).
+pub(crate) fn code_changed(changed: &[String]) -> bool {
+    changed
+        .iter()
+        .any(|path| extension(path).is_none_or(|ext| !DOC_EXTENSIONS.contains(&ext)))
+}
+
+/// The commands that may run the project's tests here, in the order to try them.
+pub(crate) fn test_candidates(root: &Path) -> Vec<PlannedCheck> {
+    test_commands(root, &ThisMachine)
+        .into_iter()
+        .filter(|command| command.available)
+        .map(|command| PlannedCheck {
+            name: command.name.clone(),
+            command: command.command_line(),
+            source: command.source.clone(),
+            source_dirs: command
+                .env
+                .iter()
+                .filter(|(name, _)| name == "PYTHONPATH")
+                .flat_map(|(_, value)| value.split(':').map(str::to_string))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The test command `[checks] tests` configures.
+pub(crate) fn configured_tests(command: &str) -> PlannedCheck {
+    let source_dirs = command
+        .split_whitespace()
+        .take_while(|word| word.contains('='))
+        .filter_map(|word| word.strip_prefix("PYTHONPATH="))
+        .flat_map(|value| value.split(':').map(str::to_string))
+        .collect();
+    PlannedCheck {
+        source: "configuration".to_string(),
+        source_dirs,
+        ..check(&label(command), command)
     }
-    stages
 }
 
 /// The configured commands whose language or glob matches a changed file.
@@ -72,10 +109,7 @@ fn configured(changed: &[String], config: &ChecksConfig) -> Vec<PlannedCheck> {
         let quoted: Vec<String> = files.iter().map(|path| shell_quote(path)).collect();
         for command in &entry.commands {
             let command = command.replace("{files}", &quoted.join(" "));
-            let check = PlannedCheck {
-                name: label(&command),
-                command,
-            };
+            let check = check(&label(&command), &command);
             if !checks.contains(&check) {
                 checks.push(check);
             }
@@ -84,150 +118,12 @@ fn configured(changed: &[String], config: &ChecksConfig) -> Vec<PlannedCheck> {
     checks
 }
 
-/// Checks found from the project's files and the tools on this machine, with the
-/// language each one covers.
-fn detected(root: &Path, changed: &[String]) -> Vec<(&'static str, PlannedCheck)> {
-    let has = |extensions: &[&str]| {
-        changed
-            .iter()
-            .any(|path| extension(path).is_some_and(|ext| extensions.contains(&ext)))
-    };
-    let mut checks = Vec::new();
-    if has(&["rs"]) && root.join("Cargo.toml").is_file() && on_path("cargo") {
-        checks.push(("rust", check("cargo check", "cargo check --quiet")));
-    }
-    if has(&["go"]) && root.join("go.mod").is_file() && on_path("go") {
-        checks.push(("go", check("go vet", "go vet ./...")));
-    }
-    if has(&["ts", "tsx", "mts", "cts"]) && root.join("tsconfig.json").is_file() {
-        if root.join("node_modules/.bin/tsc").is_file() {
-            checks.push(("typescript", check("tsc", "node_modules/.bin/tsc --noEmit")));
-        } else if on_path("tsc") {
-            checks.push(("typescript", check("tsc", "tsc --noEmit")));
-        }
-    }
-    let python: Vec<String> = changed
-        .iter()
-        .filter(|path| matches!(extension(path), Some("py" | "pyi")))
-        .filter(|path| root.join(path).is_file())
-        .map(|path| shell_quote(path))
-        .collect();
-    if !python.is_empty() {
-        let files = python.join(" ");
-        let pyproject = std::fs::read_to_string(root.join("pyproject.toml")).unwrap_or_default();
-        let setup_cfg = std::fs::read_to_string(root.join("setup.cfg")).unwrap_or_default();
-        let ruff = root.join("ruff.toml").is_file()
-            || root.join(".ruff.toml").is_file()
-            || pyproject.contains("[tool.ruff");
-        if ruff && on_path("ruff") {
-            checks.push(("python", check("ruff", &format!("ruff check {files}"))));
-        }
-        let mypy = root.join("mypy.ini").is_file()
-            || root.join(".mypy.ini").is_file()
-            || pyproject.contains("[tool.mypy")
-            || setup_cfg.contains("[mypy");
-        if mypy && on_path("mypy") {
-            checks.push(("python", check("mypy", &format!("mypy {files}"))));
-        }
-    }
-    checks
-}
-
-/// The project's test command, whatever changed (for running the tests before a turn).
-pub(crate) fn test_command(root: &Path, registry: &ToolRegistry) -> Option<PlannedCheck> {
-    tests(root, &["source".to_string()], registry)
-}
-
-/// The test command `run_tests` would run for the whole project, when one is found and
-/// can run here (pytest installed, an npm `test` script that is not npm's placeholder).
-fn tests(root: &Path, changed: &[String], registry: &ToolRegistry) -> Option<PlannedCheck> {
-    let code_changed = changed
-        .iter()
-        .any(|path| extension(path).is_none_or(|ext| !DOC_EXTENSIONS.contains(&ext)));
-    if !code_changed {
-        return None;
-    }
-    let planned = registry.resolve("run_tests").ok().and_then(|tool| {
-        let context = ToolContext::new(root).ok()?;
-        match tool.plan(&context, &serde_json::json!({})) {
-            Ok(Plan::Command(plan)) => match plan.invocation {
-                Invocation::Shell(command) => Some(command),
-                _ => None,
-            },
-            _ => None,
-        }
-    });
-    let Some(command) = planned else {
-        return python_unittest(root);
-    };
-    let name = if command.contains("-m pytest") {
-        if !on_path("pytest") {
-            return python_unittest(root);
-        }
-        "pytest"
-    } else if command.contains("cargo test") {
-        "cargo test"
-    } else if command.contains("go test") {
-        "go test"
-    } else if command.contains("javac ") {
-        "java tests"
-    } else if command.contains("mvn") {
-        "mvn test"
-    } else if command.contains("gradle") {
-        "gradle test"
-    } else {
-        if !has_test_script(root) {
-            return None;
-        }
-        "npm test"
-    };
-    Some(check(name, &command))
-}
-
-/// `python3 -m unittest` for a Python project whose tests are `test*.py` files at the root
-/// or in `tests/` (the standard library runs them when pytest is not installed).
-fn python_unittest(root: &Path) -> Option<PlannedCheck> {
-    let has_tests = |dir: &Path| {
-        std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries.flatten().any(|entry| {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                name.starts_with("test") && name.ends_with(".py")
-            })
-        })
-    };
-    if !on_path("python3") {
-        return None;
-    }
-    if has_tests(root) {
-        Some(check("python3 -m unittest", "python3 -B -m unittest -q"))
-    } else if has_tests(&root.join("tests")) {
-        Some(check(
-            "python3 -m unittest",
-            "python3 -B -m unittest discover -q -s tests -t .",
-        ))
-    } else {
-        None
-    }
-}
-
-/// Whether `package.json` has a real `test` script (not `npm init`'s placeholder).
-fn has_test_script(root: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(root.join("package.json")) else {
-        return false;
-    };
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return false;
-    };
-    value["scripts"]["test"]
-        .as_str()
-        .is_some_and(|script| !script.contains("no test specified"))
-}
-
 fn check(name: &str, command: &str) -> PlannedCheck {
     PlannedCheck {
         name: name.to_string(),
         command: command.to_string(),
+        source: String::new(),
+        source_dirs: Vec::new(),
     }
 }
 
@@ -240,6 +136,10 @@ fn label(command: &str) -> String {
             || word.contains('.') && index > 0
             || word.starts_with('\'')
             || (word.starts_with("--") && index > 0);
+        if words.is_empty() && word.contains('=') && !word.starts_with('-') {
+            // An environment assignment before the program.
+            continue;
+        }
         if is_argument || words.len() == 3 {
             break;
         }
@@ -260,12 +160,6 @@ fn extension(path: &str) -> Option<&str> {
     name.rsplit_once('.').map(|(_, ext)| ext)
 }
 
-/// Whether `program` is an executable file in a `PATH` directory.
-pub(crate) fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
-}
-
 /// `text` quoted for a POSIX shell when it needs it.
 fn shell_quote(text: &str) -> String {
     let plain = !text.is_empty()
@@ -282,17 +176,9 @@ fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::PromptProfile;
 
-    fn registry() -> ToolRegistry {
-        ToolRegistry::with(Vec::new(), Vec::new(), PromptProfile::Full)
-    }
-
-    fn names(stages: &[Vec<PlannedCheck>]) -> Vec<Vec<String>> {
-        stages
-            .iter()
-            .map(|stage| stage.iter().map(|check| check.command.clone()).collect())
-            .collect()
+    fn commands(checks: &[PlannedCheck]) -> Vec<String> {
+        checks.iter().map(|check| check.command.clone()).collect()
     }
 
     #[test]
@@ -316,59 +202,56 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let changed = vec!["a.py".to_string(), "my file.py".into(), "README.md".into()];
-        let stages = plan(dir.path(), &changed, &config, &registry());
+        let checks = plan(dir.path(), &changed, &config);
         assert_eq!(
-            names(&stages),
-            [["python3 -m py_compile a.py 'my file.py'".to_string()]]
+            commands(&checks),
+            ["python3 -m py_compile a.py 'my file.py'"]
         );
-        assert_eq!(stages[0][0].name, "python3 -m py_compile");
-        let stages = plan(dir.path(), &["web/app/x.ts".into()], &config, &registry());
-        assert_eq!(names(&stages), [["npx tsc --noEmit".to_string()]]);
-        assert_eq!(stages[0][0].name, "npx tsc");
+        assert_eq!(checks[0].name, "python3 -m py_compile");
+        let checks = plan(dir.path(), &["web/app/x.ts".into()], &config);
+        assert_eq!(commands(&checks), ["npx tsc --noEmit"]);
+        assert_eq!(checks[0].name, "npx tsc");
     }
 
     #[test]
-    fn cargo_projects_get_cargo_check_then_tests() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
-        let config = ChecksConfig::default();
-        let stages = plan(dir.path(), &["src/lib.rs".into()], &config, &registry());
-        assert_eq!(
-            names(&stages),
-            [
-                ["cargo check --quiet".to_string()],
-                ["cargo test".to_string()]
-            ]
-        );
-        // Only documentation changed: no tests.
-        let stages = plan(dir.path(), &["README.md".into()], &config, &registry());
-        assert_eq!(names(&stages), [Vec::<String>::new()]);
-    }
-
-    #[test]
-    fn python_unittest_files_are_run_without_pytest_or_a_project_file() {
-        if !on_path("python3") || on_path("pytest") {
-            eprintln!("SKIPPED: needs python3 without pytest");
+    fn cargo_projects_get_cargo_check_and_their_tests() {
+        if !hone_tools::project::on_path("cargo") {
+            eprintln!("SKIPPED: needs cargo");
             return;
         }
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("shop.py"), "x = 1\n").unwrap();
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
         let config = ChecksConfig::default();
-        // No tests: nothing to run.
-        let stages = plan(dir.path(), &["shop.py".into()], &config, &registry());
-        assert!(
-            stages
-                .iter()
-                .flatten()
-                .all(|check| !check.command.contains("unittest"))
+        let checks = plan(dir.path(), &["src/lib.rs".into()], &config);
+        assert_eq!(commands(&checks), ["cargo check --quiet"]);
+        assert_eq!(commands(&test_candidates(dir.path())), ["cargo test"]);
+        assert!(code_changed(&["src/lib.rs".into()]));
+        // Only documentation changed: no tests.
+        assert!(!code_changed(&["README.md".into(), "docs/a.rst".into()]));
+    }
+
+    #[test]
+    fn a_src_layout_s_tests_get_the_source_directory() {
+        if !hone_tools::project::on_path("python3") {
+            eprintln!("SKIPPED: needs python3");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/shop")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("src/shop/__init__.py"), "").unwrap();
+        std::fs::write(dir.path().join("tests/test_shop.py"), "import unittest\n").unwrap();
+        let candidates = test_candidates(dir.path());
+        let unittest = candidates
+            .iter()
+            .find(|check| check.command.contains("unittest"))
+            .unwrap();
+        assert_eq!(
+            unittest.command,
+            "PYTHONPATH=src python3 -B -m unittest discover -q -s tests"
         );
-        std::fs::write(dir.path().join("test_shop.py"), "import unittest\n").unwrap();
-        let stages = plan(dir.path(), &["shop.py".into()], &config, &registry());
-        let commands: Vec<String> = names(&stages).into_iter().flatten().collect();
-        assert!(
-            commands.contains(&"python3 -B -m unittest -q".to_string()),
-            "{commands:?}"
-        );
+        assert_eq!(unittest.source_dirs, ["src"]);
+        assert_eq!(unittest.source, "fallback");
     }
 
     #[test]
@@ -386,26 +269,18 @@ mod tests {
             run_tests: false,
             ..ChecksConfig::default()
         };
-        let stages = plan(dir.path(), &["src/lib.rs".into()], &config, &registry());
-        assert_eq!(names(&stages), [["cargo clippy".to_string()]]);
+        let checks = plan(dir.path(), &["src/lib.rs".into()], &config);
+        assert_eq!(commands(&checks), ["cargo clippy"]);
     }
 
     #[test]
-    fn npm_placeholder_test_scripts_are_not_run() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("package.json"),
-            r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}"#,
-        )
-        .unwrap();
-        assert!(tests(dir.path(), &["a.js".into()], &registry()).is_none());
-        std::fs::write(
-            dir.path().join("package.json"),
-            r#"{"scripts": {"test": "node --test"}}"#,
-        )
-        .unwrap();
-        let check = tests(dir.path(), &["a.js".into()], &registry()).unwrap();
-        assert_eq!(check.name, "npm test");
+    fn a_configured_test_command_is_labelled_and_sourced() {
+        let check = configured_tests("PYTHONPATH=src pytest -q");
+        assert_eq!(check.command, "PYTHONPATH=src pytest -q");
+        assert_eq!(check.source, "configuration");
+        assert_eq!(check.name, "pytest");
+        assert_eq!(check.source_dirs, ["src"]);
+        assert_eq!(configured_tests("make test").name, "make test");
     }
 
     #[test]

@@ -5,10 +5,14 @@
 //! still fail ([`TurnEnd::ChecksFailed`]).
 
 mod detect;
+pub(crate) mod failures;
+mod harness;
 mod hints;
+mod leads;
 mod noise;
 mod places;
 mod report;
+mod testing;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use hone_policy::{Action, Decision};
 use hone_protocol::{Message, ToolCall};
+use hone_tools::command::FullOutput;
 use hone_tools::{CommandPlan, Invocation, SyntaxChecker};
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +28,7 @@ use crate::session::Agent;
 use hone_api::{ApprovalDecision, CheckResult, CheckStatus, Event, TurnEnd};
 
 pub(crate) use detect::PlannedCheck;
+use testing::TestSelection;
 
 /// Repair rounds per turn when the configuration does not say.
 pub const DEFAULT_MAX_REPAIR_ROUNDS: u32 = 3;
@@ -35,8 +41,11 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 pub struct ChecksConfig {
     /// Whether checks run at all.
     pub enabled: bool,
-    /// Whether the project's tests (as `run_tests` finds them) run after the other checks.
+    /// Whether the project's tests run after the other checks.
     pub run_tests: bool,
+    /// The command that runs the tests (`[checks] tests`); without it hone tries what the
+    /// project declares, then the fallbacks (see `hone_tools::project::test_commands`).
+    pub tests: Option<String>,
     /// How many times per turn failing checks go back to the model (0: report only).
     pub max_repair_rounds: u32,
     /// Commands configured per language or glob; a language's entry replaces the checks
@@ -52,6 +61,7 @@ impl Default for ChecksConfig {
         Self {
             enabled: true,
             run_tests: true,
+            tests: None,
             max_repair_rounds: DEFAULT_MAX_REPAIR_ROUNDS,
             configured: Vec::new(),
             syntax: None,
@@ -75,6 +85,7 @@ impl std::fmt::Debug for ChecksConfig {
             .debug_struct("ChecksConfig")
             .field("enabled", &self.enabled)
             .field("run_tests", &self.run_tests)
+            .field("tests", &self.tests)
             .field("max_repair_rounds", &self.max_repair_rounds)
             .field("configured", &self.configured)
             .field("syntax", &self.syntax.is_some())
@@ -119,6 +130,11 @@ pub(crate) struct CheckState {
     /// The turn changed files after the last check that could verify them (a passing
     /// check beyond the syntax check).
     unverified: bool,
+    /// Which command runs the project's tests, once one did.
+    tests: TestSelection,
+    /// The project files the failing tests hone ran before the turn lead to (their
+    /// traceback's code, the modules they import), for localisation to attach first.
+    leads: Vec<String>,
 }
 
 impl CheckState {
@@ -131,6 +147,8 @@ impl CheckState {
             asked: 0,
             last_failures: Vec::new(),
             unverified: false,
+            tests: TestSelection::default(),
+            leads: Vec::new(),
         }
     }
 
@@ -152,6 +170,13 @@ impl CheckState {
         self.failing = false;
         self.last_failures.clear();
         self.unverified = false;
+        self.leads.clear();
+        self.tests.start_turn();
+    }
+
+    /// The project files the failing tests run before this turn lead to, best first.
+    pub(crate) fn leads(&self) -> &[String] {
+        &self.leads
     }
 
     fn take_changed(&self) -> Vec<String> {
@@ -159,6 +184,18 @@ impl CheckState {
             .into_iter()
             .collect()
     }
+}
+
+/// One check command's run.
+struct CheckRun {
+    /// What the summary shows.
+    result: CheckResult,
+    /// What the model is told when it failed.
+    failure: Option<report::FailureReport>,
+    /// Its whole output, stdout then stderr, colours stripped.
+    output: String,
+    /// Its exit code, when it ran to its end.
+    exit_code: Option<i32>,
 }
 
 /// What one run of the checks found.
@@ -322,61 +359,28 @@ impl Agent {
                 return Some(outcome);
             }
         }
-        for stage in detect::plan(&root, &changed, &self.checks.config, &self.registry) {
-            for check in stage {
-                let (result, failure) = self.run_check(&changed, &check, cancel).await;
-                outcome.results.push(result);
-                outcome.failures.extend(failure);
-                if cancel.is_cancelled() {
-                    return Some(outcome);
-                }
+        for check in detect::plan(&root, &changed, &self.checks.config) {
+            let run = self.run_check(&changed, &check, cancel).await;
+            outcome.results.push(run.result);
+            outcome
+                .failures
+                .extend(run.failure.map(|failure| failure.text));
+            if cancel.is_cancelled() {
+                return Some(outcome);
             }
-            // Tests after failing compile checks only add noise.
-            if !outcome.failures.is_empty() {
-                break;
-            }
+        }
+        // Tests after failing compile checks only add noise.
+        if outcome.failures.is_empty()
+            && self.checks.config.run_tests
+            && detect::code_changed(&changed)
+        {
+            let tests = self.run_project_tests(&changed, cancel).await;
+            outcome.results.extend(tests.results);
+            outcome
+                .failures
+                .extend(tests.failure.map(|failure| failure.text));
         }
         Some(outcome)
-    }
-
-    /// Runs the project's tests before a turn about failing tests, through the policy like
-    /// any check, shown as a `run_tests` call; returns the failure report (output and the
-    /// code around the places it names), `None` when nothing ran or the tests pass.
-    pub(crate) async fn reproduce_failing_tests(
-        &mut self,
-        cancel: &CancellationToken,
-    ) -> Option<String> {
-        if !self.checks.config.enabled || !self.checks.config.run_tests {
-            return None;
-        }
-        let root = self.context.root().to_path_buf();
-        let check = detect::test_command(&root, &self.registry)?;
-        let call_id = format!("reproduce_{}", self.turns);
-        self.emit(Event::ToolRequested {
-            call_id: call_id.clone(),
-            name: "run_tests".to_string(),
-            arguments: serde_json::json!({ "command": check.command }),
-        });
-        let started = self.start_clock();
-        let (result, failure) = self.run_check(&[], &check, cancel).await;
-        let output = match (&failure, result.status) {
-            (Some(_), _) => format!("the tests fail: {}", result.detail),
-            (None, CheckStatus::Passed) => "the tests pass".to_string(),
-            (None, _) => format!("not run: {}", result.detail),
-        };
-        let duration_ms = self.execution_ms(started);
-        self.emit(Event::ToolCompleted {
-            call_id,
-            name: "run_tests".to_string(),
-            output,
-            is_error: failure.is_some(),
-            exit_code: None,
-            duration_ms,
-        });
-        // What fails before any change: an answer that leaves it failing just so did not
-        // change what fails, and gets a fresh attempt (see `check_and_repair`).
-        self.checks.last_failures = failure.iter().cloned().collect();
-        failure
     }
 
     /// Runs one check command through the policy and the command runner.
@@ -385,7 +389,7 @@ impl Agent {
         changed: &[String],
         check: &PlannedCheck,
         cancel: &CancellationToken,
-    ) -> (CheckResult, Option<String>) {
+    ) -> CheckRun {
         let mut result = CheckResult {
             name: check.name.clone(),
             command: check.command.clone(),
@@ -397,7 +401,12 @@ impl Agent {
             Ok(command) => command,
             Err(why) => {
                 result.detail = why;
-                return (result, None);
+                return CheckRun {
+                    result,
+                    failure: None,
+                    output: String::new(),
+                    exit_code: None,
+                };
             }
         };
         result.command.clone_from(&command);
@@ -409,17 +418,42 @@ impl Agent {
         };
         let started = Instant::now();
         self.audit.command_script(&plan.display);
-        let output = hone_tools::command::execute(&self.context, &plan, cancel).await;
+        let FullOutput {
+            output,
+            stdout,
+            stderr,
+        } = hone_tools::command::execute_full(&self.context, &plan, cancel).await;
         result.duration_ms = millis(started);
-        if output.is_error {
-            result.status = CheckStatus::Failed;
-            result.detail = report::first_error_line(&output.content);
-            let failure =
-                report::command_failure(self.context.guard(), changed, &command, &output.content);
-            (result, Some(failure))
-        } else {
+        // The whole output, colours stripped: the failing tests are found in it even
+        // where the model's shortened copy leaves them out.
+        let whole = failures::strip_colors(&format!("{stdout}\n{stderr}"));
+        if !output.is_error {
             result.status = CheckStatus::Passed;
-            (result, None)
+            return CheckRun {
+                result,
+                failure: None,
+                output: whole,
+                exit_code: output.exit_code,
+            };
+        }
+        result.status = CheckStatus::Failed;
+        let report = report::command_failure(
+            self.context.guard(),
+            changed,
+            &command,
+            &output.content,
+            &whole,
+            &check.source_dirs,
+        );
+        result.detail = report
+            .summary
+            .clone()
+            .unwrap_or_else(|| report::first_error_line(&output.content));
+        CheckRun {
+            result,
+            failure: Some(report),
+            output: whole,
+            exit_code: output.exit_code,
         }
     }
 

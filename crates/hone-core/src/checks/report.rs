@@ -6,9 +6,12 @@ use std::path::Path;
 use hone_policy::PathGuard;
 use hone_tools::SyntaxChecker;
 
+use hone_tools::project::is_test_path;
+
+use super::failures::{digest, failures, strip_colors};
+use super::leads::{Finder, leads};
 use super::noise::{steady, without_noise};
 use super::places::{inside_paths, places, read_inside};
-use crate::guided::is_test_path;
 
 /// Lines of a failing command's output sent to the model, at most (head and tail kept).
 const MAX_OUTPUT_LINES: usize = 80;
@@ -58,18 +61,62 @@ pub(crate) fn syntax_failures(
     sections
 }
 
-/// The failure of `command`: its output (shortened) and the code around the project
-/// places it names, changed files first.
+/// What the model is told of a failing command, and what it points at.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FailureReport {
+    /// The text for the model.
+    pub(crate) text: String,
+    /// The first failing test and its message on one line (`add adds: Expected values to
+    /// be strictly equal: 1 !== 3`), when the output names failing tests.
+    pub(crate) summary: Option<String>,
+    /// The project files the failing tests lead to (see [`leads`]).
+    pub(crate) leads: Vec<String>,
+}
+
+/// The failure of `command`: the failing tests found in its whole output (`whole`: the
+/// name, the place, the assertion, expected and actual), its output as the model reads
+/// command output (`content`, shortened), and the code around the project places they
+/// name, changed files first. `source_dirs` are where the tests' imports are looked for
+/// besides the root.
 pub(crate) fn command_failure(
     guard: &PathGuard,
     changed: &[String],
     command: &str,
-    output: &str,
-) -> String {
+    content: &str,
+    whole: &str,
+    source_dirs: &[String],
+) -> FailureReport {
     // Paths inside the project read as the model knows them: a temporary checkout's
     // absolute path is long, and differs from run to run.
-    let output = &inside_paths(output, guard.root());
-    let mut text = format!("$ {command}\n{}", shorten(&without_noise(output)));
+    let output = &inside_paths(&strip_colors(content), guard.root());
+    let found = failures(&inside_paths(whole, guard.root()));
+    let mut finder = Finder::new(guard);
+    let resolved: Vec<Vec<(String, usize)>> = found
+        .iter()
+        .map(|failure| {
+            failure
+                .places
+                .iter()
+                .filter_map(|(path, line)| Some((finder.resolve(path)?, *line)))
+                .collect()
+        })
+        .collect();
+    let mut text = format!("$ {command}\n");
+    if !found.is_empty() {
+        // Each test's own line: its first place inside a test file, else its first.
+        let places: Vec<Option<String>> = resolved
+            .iter()
+            .map(|places| {
+                places
+                    .iter()
+                    .find(|(path, _)| is_test_path(path))
+                    .or_else(|| places.first())
+                    .map(|(path, line)| format!("{path}:{line}"))
+            })
+            .collect();
+        text.push_str(&digest(&found, &places));
+    }
+    text.push_str(&shorten(&without_noise(output)));
     if !text.ends_with('\n') {
         text.push('\n');
     }
@@ -83,7 +130,12 @@ pub(crate) fn command_failure(
         })
         .take(MAX_WHOLE_FILES)
         .collect();
-    let all_places = places(output, guard);
+    let mut all_places: Vec<(String, usize)> = resolved.iter().flatten().cloned().collect();
+    for place in places(output, guard) {
+        if !all_places.contains(&place) {
+            all_places.push(place);
+        }
+    }
     let mut places = all_places.clone();
     places.retain(|(path, _)| !shown.iter().any(|(whole, _)| whole == path));
     places.sort_by_key(|(path, _)| !changed.contains(path));
@@ -111,7 +163,20 @@ pub(crate) fn command_failure(
         }
         text.push_str("```\n");
     }
-    text
+    let summary = found.first().map(|failure| {
+        let message = failure.summary();
+        let line = if message.is_empty() {
+            failure.test.clone()
+        } else {
+            format!("{}: {message}", failure.test)
+        };
+        line.chars().take(200).collect()
+    });
+    FailureReport {
+        text,
+        summary,
+        leads: leads(guard, &found, source_dirs),
+    }
 }
 
 /// The user message asking for a repair; `with_tools` says whether the model has its edit
@@ -212,6 +277,7 @@ fn without_current_code(failure: &str) -> String {
 
 /// The first line of `output` that looks like an error, else its first output line.
 pub(crate) fn first_error_line(output: &str) -> String {
+    let output = strip_colors(output);
     let lines: Vec<&str> = output
         .lines()
         .map(str::trim)
@@ -394,7 +460,15 @@ mod tests {
             dir.path().display()
         );
         let guard = PathGuard::new(dir.path()).unwrap();
-        let text = command_failure(&guard, &["calc.py".into()], "python3 -m unittest", &output);
+        let text = command_failure(
+            &guard,
+            &["calc.py".into()],
+            "python3 -m unittest",
+            &output,
+            &output,
+            &[],
+        )
+        .text;
         assert!(text.starts_with("$ python3 -m unittest\n"), "{text}");
         assert!(text.contains("AssertionError: 5 != -1"), "{text}");
         // The changed file is shown whole, as the block the model writes back.
@@ -405,7 +479,8 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("calc.py around line 2:"), "{text}");
-        let unchanged = command_failure(&guard, &[], "python3 -m unittest", &output);
+        let unchanged =
+            command_failure(&guard, &[], "python3 -m unittest", &output, &output, &[]).text;
         assert!(unchanged.contains("> 2 |     return a - b"), "{unchanged}");
         assert!(!unchanged.contains("as it is now"), "{unchanged}");
         assert_eq!(first_error_line(&output), "AssertionError: 5 != -1");
@@ -442,7 +517,7 @@ mod tests {
             let output = format!(
                 "exit code 101 · {seconds}s\n--- stdout ---\nthread 'tests::odd' ({thread}) panicked at src/lib.rs:20:9:\nassertion failed: odd(3)\ntest result: FAILED. 0 passed; 1 failed; finished in {finished}s\n"
             );
-            command_failure(&guard, &[], "cargo test", &output)
+            command_failure(&guard, &[], "cargo test", &output, &output, &[]).text
         };
         let first = run("0.5", "15477", "0.10");
         assert_eq!(first, run("0.4", "16318", "0.07"));

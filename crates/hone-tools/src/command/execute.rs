@@ -24,8 +24,30 @@ pub async fn execute(
     plan: &CommandPlan,
     cancel: &CancellationToken,
 ) -> ToolOutput {
+    execute_full(context, plan, cancel).await.output
+}
+
+/// A command's result with its output as printed, before [`truncate_output`] shortened
+/// it for the model (each stream still bounded to its first and last megabytes).
+#[derive(Debug, Clone)]
+pub struct FullOutput {
+    /// The result as [`execute`] reports it.
+    pub output: ToolOutput,
+    /// Standard output (empty for a background job).
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// [`execute`], keeping the whole output: for callers that read it themselves (hone's
+/// checks find the failing tests in it).
+pub async fn execute_full(
+    context: &ToolContext,
+    plan: &CommandPlan,
+    cancel: &CancellationToken,
+) -> FullOutput {
     if plan.background {
-        return match context
+        let output = match context
             .jobs()
             .start(context.launcher(), context.root(), plan)
         {
@@ -36,17 +58,22 @@ pub async fn execute(
             )),
             Err(error) => ToolOutput::error(error.message),
         };
+        return FullOutput {
+            output,
+            stdout: String::new(),
+            stderr: String::new(),
+        };
     }
-    let mut output = run_foreground(context.launcher(), context.root(), plan, cancel).await;
-    if output.is_error
+    let mut full = run_foreground(context.launcher(), context.root(), plan, cancel).await;
+    if full.output.is_error
         && let Some(note) = context
             .launcher()
-            .denial_note(context.root(), &output.content)
+            .denial_note(context.root(), &full.output.content)
     {
-        output.content.push_str(&note);
-        output.content.push('\n');
+        full.output.content.push_str(&note);
+        full.output.content.push('\n');
     }
-    output
+    full
 }
 
 async fn run_foreground(
@@ -54,11 +81,17 @@ async fn run_foreground(
     root: &Path,
     plan: &CommandPlan,
     cancel: &CancellationToken,
-) -> ToolOutput {
+) -> FullOutput {
     let started = Instant::now();
     let (child, group) = match spawn(launcher, root, &plan.invocation) {
         Ok(spawned) => spawned,
-        Err(error) => return ToolOutput::error(error.message),
+        Err(error) => {
+            return FullOutput {
+                output: ToolOutput::error(error.message),
+                stdout: String::new(),
+                stderr: String::new(),
+            };
+        }
     };
     let mut stdout = Capture::default();
     let mut stderr = Capture::default();
@@ -73,13 +106,12 @@ async fn run_foreground(
         },
     )
     .await;
-    report(
-        &outcome,
-        plan.timeout,
-        started.elapsed(),
-        &stdout.text(),
-        &stderr.text(),
-    )
+    let (stdout, stderr) = (stdout.text(), stderr.text());
+    FullOutput {
+        output: report(&outcome, plan.timeout, started.elapsed(), &stdout, &stderr),
+        stdout,
+        stderr,
+    }
 }
 
 /// How a process ended, from its exit status.

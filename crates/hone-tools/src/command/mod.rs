@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::Tool;
 
 pub use background::BackgroundJobs;
-pub use execute::execute;
+pub use execute::{FullOutput, execute, execute_full};
 pub(crate) use launch::Launcher;
 pub use launch::{CommandSetup, SandboxHelper};
 pub(crate) use quote::shell_quote;

@@ -1,0 +1,3 @@
+//! Which paths are tests: the one rule, in hone-protocol (localisation uses it too).
+
+pub use hone_protocol::is_test_path;
