@@ -102,7 +102,11 @@ async fn a_src_layout_is_tested_with_its_source_on_the_path_and_the_import_error
     server.enqueue(Reply::new().text("Fixed the percentage.").openai_chat());
     let output = exec(root, &server).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    assert!(
+        output.status.success(),
+        "{:?} {stderr}",
+        output.status.code()
+    );
     // The Makefile's command ran first and could not import the package: hone's note.
     assert!(stderr.contains("make test"), "{stderr}");
     assert!(
