@@ -30,11 +30,12 @@ async fn answer(
     record: &mut RunRecord,
 ) -> Result<ExitCode, HoneError> {
     let prompt = crate::input::prompt_text(&args.prompt)?;
+    let config = crate::load_config(global)?;
     let prompt = crate::input::attach_mentions(hone_runtime::expand_mentions(
         &crate::project_dir(global)?,
+        &hone_runtime::agent::secret_files(&config),
         &prompt,
     ));
-    let config = crate::load_config(global)?;
     let terminal = crate::terminal::Terminal::detect(args.json);
     let provider = hone_runtime::provider::build(&config, config.provider()?, &terminal).await?;
     let mut request = ChatRequest::new(provider.default_model(), prompt);

@@ -47,6 +47,9 @@ pub struct PermissionRules {
     pub allow: Vec<String>,
     /// Commands that never run: the user file's rules, then the project file's.
     pub deny: Vec<String>,
+    /// Globs of files that may hold secrets, besides the built-in rule
+    /// (`hone_policy::SecretFiles`): every file's, since they only add questions.
+    pub secret_files: Vec<String>,
 }
 
 /// What `approval` accepts, for error messages.
@@ -122,11 +125,18 @@ pub(crate) fn validate(path: &Path, text: &str, file: &mut FileConfig) -> Result
     let rules = [
         ("allow", &file.permissions.allow),
         ("deny", &file.permissions.deny),
+        ("secret_files", &file.permissions.secret_files),
     ];
     for (key, rules) in rules {
         if let Some(blank) = rules.iter().find(|rule| rule.get_ref().trim().is_empty()) {
             let message = format!("`permissions.{key}` entries must not be empty");
             return Err(error(blank.span(), message));
+        }
+    }
+    for glob in &file.permissions.secret_files {
+        if let Err(problem) = hone_policy::SecretFiles::new(std::slice::from_ref(glob.get_ref())) {
+            let message = format!("invalid `permissions.secret_files` entry: {problem}");
+            return Err(error(glob.span(), message));
         }
     }
     Ok(())
@@ -207,6 +217,7 @@ pub(crate) struct AgentBuilder {
     profile_approvals: BTreeMap<String, Sourced<ApprovalMode>>,
     allow: Vec<Sourced<String>>,
     deny: Vec<Sourced<String>>,
+    secret_files: Vec<Sourced<String>>,
 }
 
 impl AgentBuilder {
@@ -225,6 +236,8 @@ impl AgentBuilder {
         self.allow
             .extend(file.permissions.allow.iter().map(sourced));
         self.deny.extend(file.permissions.deny.iter().map(sourced));
+        self.secret_files
+            .extend(file.permissions.secret_files.iter().map(sourced));
         AgentLayer {
             approval: file
                 .agent
@@ -279,6 +292,7 @@ impl AgentBuilder {
             max_tool_rounds,
             allow,
             deny: self.deny,
+            secret_files: self.secret_files,
             ignored_allow,
             ignored_approvals,
         }
@@ -292,6 +306,8 @@ pub(crate) struct AgentSettings {
     pub(crate) max_tool_rounds: Sourced<u32>,
     pub(crate) allow: Vec<Sourced<String>>,
     pub(crate) deny: Vec<Sourced<String>>,
+    /// Globs of files that may hold secrets, from every file (they only add questions).
+    pub(crate) secret_files: Vec<Sourced<String>>,
     /// `allow` rules of an untrusted project file.
     pub(crate) ignored_allow: Vec<Sourced<String>>,
     /// Approvals of an untrusted project file that would have loosened the mode.
@@ -328,6 +344,7 @@ impl Config {
         PermissionRules {
             allow: values(&self.agent.allow),
             deny: values(&self.agent.deny),
+            secret_files: values(&self.agent.secret_files),
         }
     }
 

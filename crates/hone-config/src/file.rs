@@ -123,6 +123,9 @@ pub(crate) struct PermissionsSection {
     pub(crate) allow: Vec<Spanned<String>>,
     #[serde(default)]
     pub(crate) deny: Vec<Spanned<String>>,
+    /// Globs of files that may hold secrets, besides the built-in ones.
+    #[serde(default)]
+    pub(crate) secret_files: Vec<Spanned<String>>,
 }
 
 /// `[network]`.

@@ -208,7 +208,11 @@ impl Config {
             name: "permissions".to_string(),
             values: &mut values,
         };
-        for (key, rules) in [("allow", &self.agent.allow), ("deny", &self.agent.deny)] {
+        for (key, rules) in [
+            ("allow", &self.agent.allow),
+            ("deny", &self.agent.deny),
+            ("secret_files", &self.agent.secret_files),
+        ] {
             if rules.is_empty() {
                 section.push(key, "[]".to_string(), None);
             }

@@ -381,6 +381,28 @@ fn an_untrusted_projects_allow_rules_are_ignored_but_its_deny_rules_kept() {
 }
 
 #[test]
+fn secret_file_globs_of_every_file_add_up_even_from_an_untrusted_project() {
+    let fixture = Fixture::new()
+        .user("[permissions]\nsecret_files = [\"*.secret\"]\n")
+        .project("[permissions]\nsecret_files = [\"config/prod/*.yml\"]\n");
+    let config = fixture.config();
+    assert!(!config.is_project_trusted());
+    assert_eq!(
+        config.permission_rules().secret_files,
+        strings(&["*.secret", "config/prod/*.yml"])
+    );
+    assert!(config.render_show().contains("secret_files = \"*.secret\""));
+    let message = Fixture::new()
+        .user("[permissions]\nsecret_files = [\"a[\"]\n")
+        .error();
+    assert!(message.contains("line 2"), "{message}");
+    assert!(
+        message.contains("invalid `permissions.secret_files` entry"),
+        "{message}"
+    );
+}
+
+#[test]
 fn blank_rules_and_unknown_permission_keys_are_rejected_with_their_line() {
     let message = Fixture::new()
         .user("[permissions]\ndeny = [\"git push\", \" \"]\n")

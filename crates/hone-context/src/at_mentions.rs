@@ -6,7 +6,8 @@
 //! quote, followed by a path; trailing punctuation (`.`, `,`, `)`, …) is not part of it, so
 //! `look at @src/a.rs.` works and `a@b.com` is no mention. Paths are resolved like every
 //! tool path ([`PathGuard`]: inside the project, symlinks resolved, `.honeignore`), and
-//! git-ignored files and secret files (`.env`, keys, credentials) are refused. What cannot
+//! git-ignored files and files that may hold secrets (`hone_policy::SecretFiles`: `.env`,
+//! keys, credentials, configured globs) are refused. What cannot
 //! be attached is reported, never dropped silently; the prompt's text is kept as written.
 
 use std::fmt::Write as _;
@@ -214,7 +215,7 @@ fn attach(
     if metadata.is_dir() {
         return Ok(listing(guard, &resolved.absolute, &relative, left));
     }
-    if is_secret(&relative) {
+    if guard.is_secret(&relative) {
         return Err(MentionError::Secret { path });
     }
     let unreadable = |reason: String| MentionError::Unreadable {
@@ -356,34 +357,6 @@ fn git_ignored(root: &Path, relative: &str, is_dir: bool) -> bool {
     }
 }
 
-/// Whether the file's name says it holds secrets.
-fn is_secret(relative: &str) -> bool {
-    let name = relative
-        .rsplit('/')
-        .next()
-        .unwrap_or(relative)
-        .to_lowercase();
-    let templates = [".example", ".sample", ".template", ".dist"];
-    if name == ".env" || (name.starts_with(".env.") && !templates.iter().any(|t| name.ends_with(t)))
-    {
-        return true;
-    }
-    let names = [
-        "id_rsa",
-        "id_dsa",
-        "id_ecdsa",
-        "id_ed25519",
-        ".netrc",
-        ".npmrc",
-        ".pypirc",
-        "credentials",
-        "credentials.json",
-        ".htpasswd",
-    ];
-    let extensions = [".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"];
-    names.contains(&name.as_str()) || extensions.iter().any(|extension| name.ends_with(extension))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,20 +372,5 @@ mod tests {
         assert!(paths("write to a@b.com or me@example.org").is_empty());
         assert!(paths("an @ alone, @@ twice, @!").is_empty());
         assert_eq!(paths("\"@.hone/config.toml\""), [".hone/config.toml"]);
-    }
-
-    #[test]
-    fn secret_names_are_recognised() {
-        for secret in [
-            ".env",
-            "app/.env.production",
-            "certs/server.pem",
-            "id_ed25519",
-        ] {
-            assert!(is_secret(secret), "{secret}");
-        }
-        for plain in [".env.example", "src/env.rs", "keys.rs", "README.md"] {
-            assert!(!is_secret(plain), "{plain}");
-        }
     }
 }

@@ -59,6 +59,12 @@ impl ContextManager {
             ));
         }
         for path in resolved.files {
+            if self.secret_files.matches(&path) {
+                report.skipped.push(format!(
+                    "`{path}` may hold secrets and is not tracked (read_file asks before showing it)"
+                ));
+                continue;
+            }
             if let Err(error) = tracked::snapshot(&self.root, &path, mode, None) {
                 report.skipped.push(error.to_string());
                 continue;

@@ -101,6 +101,8 @@ pub struct ContextManager {
     /// Size and modification time of tracked files at their last snapshot, to skip
     /// re-hashing unchanged files.
     pub(crate) seen: BTreeMap<String, (u64, Option<std::time::SystemTime>)>,
+    /// Files that may hold secrets: never tracked.
+    pub(crate) secret_files: hone_policy::SecretFiles,
 }
 
 impl std::fmt::Debug for ContextManager {
@@ -127,7 +129,14 @@ impl ContextManager {
             counter: TokenCounter::for_model(model),
             state: ContextState::default(),
             seen: BTreeMap::new(),
+            secret_files: hone_policy::SecretFiles::default(),
         }
+    }
+
+    /// Uses `files` as the rule for files that may hold secrets, which are never tracked
+    /// (the built-in rule by default).
+    pub fn set_secret_files(&mut self, files: hone_policy::SecretFiles) {
+        self.secret_files = files;
     }
 
     /// The model's window, when known.

@@ -120,6 +120,21 @@ fn secret_and_git_ignored_files_are_refused() {
 }
 
 #[test]
+fn configured_secret_globs_are_refused_too() {
+    let dir = project();
+    std::fs::write(dir.path().join("prod.secret"), "token\n").unwrap();
+    let guard = guard(&dir)
+        .with_secret_files(hone_policy::SecretFiles::new(&["*.secret".to_string()]).unwrap());
+    let expanded = expand(&guard, "use @prod.secret", 4_000);
+    assert_eq!(
+        expanded.problems,
+        [MentionError::Secret {
+            path: "prod.secret".into()
+        }]
+    );
+}
+
+#[test]
 fn emails_are_not_mentions() {
     let dir = project();
     let expanded = expand(&guard(&dir), "mail a@b.com about src/a.rs", 4_000);

@@ -168,6 +168,22 @@ fn stale_file_contents_are_stubbed_after_five_quiet_turns() {
 }
 
 #[test]
+fn files_that_may_hold_secrets_are_never_tracked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".env"), "API_KEY=1\n").unwrap();
+    std::fs::write(dir.path().join("notes.md"), "notes\n").unwrap();
+    let mut manager = manager(dir.path(), Some(50_000));
+    let report = manager
+        .track(&[".env".to_string(), "*.md".to_string()], TrackMode::Full)
+        .unwrap();
+    assert_eq!(report.added, ["notes.md"]);
+    assert!(
+        report.skipped[0].contains("`.env` may hold secrets"),
+        "{report:?}"
+    );
+}
+
+#[test]
 fn only_the_newest_snapshot_of_a_tracked_file_is_sent() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "version one\n").unwrap();

@@ -1,6 +1,8 @@
 //! Audit logs under `<root>/.hone/logs/`: every model request and response (`comms.jsonl`),
 //! every tool call with its full result (`tools.jsonl`), and every approved command as a
-//! script (`commands/`). Known secrets are redacted from every line; logging never fails a turn.
+//! script (`commands/`). Secrets (the values hone holds, their encoded forms and values shaped
+//! like secrets: `hone_protocol::Redactor`) are redacted from every line; logging never fails a
+//! turn.
 //!
 //! The logs stay small: a request records only the messages that are new since the
 //! session's previous request (`messages_from` says how many earlier ones it repeats), and
@@ -19,7 +21,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hone_protocol::{ChatRequest, Outcome};
+use hone_protocol::{ChatRequest, Outcome, Redactor};
 use serde_json::{Value, json};
 
 /// Directory of the audit logs, relative to the project root.
@@ -47,7 +49,7 @@ struct Logged {
 /// Writes the audit logs of one session.
 pub(crate) struct AuditLog {
     dir: Option<PathBuf>,
-    secrets: Vec<String>,
+    redactor: Redactor,
     session: String,
     scripts: AtomicU64,
     logged: Mutex<Logged>,
@@ -56,17 +58,15 @@ pub(crate) struct AuditLog {
 }
 
 impl AuditLog {
-    /// Logs under `root/.hone/logs` when `enabled`. Secrets shorter than 6 characters are
-    /// not redacted (they would mangle ordinary text and cannot be real keys).
+    /// Logs under `root/.hone/logs` when `enabled`, redacting `secrets` (shorter than 6
+    /// characters they are not: they would mangle ordinary text and cannot be real keys) and
+    /// every value shaped like a secret.
     pub(crate) fn new(root: &Path, enabled: bool, secrets: Vec<String>) -> Self {
         let dir = if enabled { log_dir(root) } else { None };
         let session = format!("{}-{}", now_millis(), std::process::id());
         Self {
             dir,
-            secrets: secrets
-                .into_iter()
-                .filter(|secret| secret.len() >= 6)
-                .collect(),
+            redactor: Redactor::with_secrets(secrets),
             session,
             scripts: AtomicU64::new(0),
             logged: Mutex::new(Logged::default()),
@@ -190,13 +190,14 @@ impl AuditLog {
         }
     }
 
-    /// `text` with every known secret replaced by `[REDACTED]`.
+    /// `text` with every secret replaced by `[REDACTED]`.
     pub(crate) fn redact(&self, text: &str) -> String {
-        let mut redacted = text.to_string();
-        for secret in &self.secrets {
-            redacted = redacted.replace(secret.as_str(), "[REDACTED]");
-        }
-        redacted
+        self.redactor.redact(text).into_owned()
+    }
+
+    /// The session's redactor, for what is stored besides the logs.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 }
 
@@ -290,6 +291,17 @@ mod tests {
             assert!(text.contains("[REDACTED]"), "{text}");
         }
         assert!(comms.contains("\"abc\""), "short secrets are not redacted");
+        // Encoded forms of a known secret, and values shaped like secrets, are redacted too.
+        log.tool(
+            "c2",
+            "run_command",
+            "{}",
+            "c2stc2VjcmV0LTEyMzQ1Ng== GH_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+            false,
+        );
+        let tools = std::fs::read_to_string(dir.path().join(".hone/logs/tools.jsonl")).unwrap();
+        assert!(!tools.contains("c2stc2VjcmV0LTEyMzQ1Ng"), "{tools}");
+        assert!(!tools.contains("ghp_aBcDeF"), "{tools}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join(".hone/logs/.gitignore")).unwrap(),
             "*\n"

@@ -78,7 +78,7 @@ impl Agent {
                 .take_while(|call| self.is_read(call))
                 .count();
             let batch: Vec<(ToolCall, ToolOutput)> = if reads > 1 {
-                let batch = self.run_reads(&calls[index..index + reads]).await;
+                let batch = self.run_reads(&calls[index..index + reads], cancel).await;
                 index += reads;
                 batch
             } else {
@@ -154,7 +154,11 @@ impl Agent {
     }
 
     /// Runs several read calls concurrently; results keep the calls' order.
-    async fn run_reads(&mut self, calls: &[ToolCall]) -> Vec<(ToolCall, ToolOutput)> {
+    async fn run_reads(
+        &mut self,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+    ) -> Vec<(ToolCall, ToolOutput)> {
         let started = self.start_clock();
         let mut pending = Vec::new();
         let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
@@ -175,6 +179,9 @@ impl Agent {
         for (position, handle) in pending {
             let output = match handle.await {
                 Ok(Ok(Plan::Done(output))) => output,
+                Ok(Ok(Plan::SecretRead(read))) => {
+                    self.show_secret_read(&calls[position], read, cancel).await
+                }
                 Ok(Ok(_)) => {
                     ToolOutput::error("a read-only tool proposed a change; this is a bug in hone")
                 }
@@ -265,6 +272,7 @@ impl Agent {
         };
         match plan {
             Plan::Done(output) => output,
+            Plan::SecretRead(read) => self.show_secret_read(&prepared.call, read, cancel).await,
             Plan::Edit(plan) => {
                 self.run_edit(&prepared.call, prepared.tool.name(), plan, cancel)
                     .await

@@ -35,6 +35,7 @@ mod profile;
 mod prompt;
 mod recovery;
 mod repeats;
+mod secret_read;
 mod session;
 mod tools;
 mod turn;

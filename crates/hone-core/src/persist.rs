@@ -154,8 +154,10 @@ impl Agent {
                 model: (message.role == Role::Assistant).then(|| self.model.clone()),
                 usage,
             };
+            // The store (and so `hone sessions show` and exports) never keeps a secret.
+            let redacted = self.audit.redactor().redact_message(&message);
             let stored =
-                lock(&recorder.store).append_message(&recorder.session_id, &message, &stats);
+                lock(&recorder.store).append_message(&recorder.session_id, &redacted, &stats);
             if let Err(error) = stored {
                 self.storage_failed(&error);
             }
@@ -170,6 +172,15 @@ impl Agent {
             return;
         };
         let state = self.context_manager.snapshot();
+        // The task memory quotes requests and results: no secret is kept there either (a
+        // state that would not parse once redacted is not kept; a resume rebuilds it).
+        let text = state.to_string();
+        let state = match self.audit.redactor().redact(&text) {
+            std::borrow::Cow::Borrowed(_) => state,
+            std::borrow::Cow::Owned(redacted) => {
+                serde_json::from_str(&redacted).unwrap_or(serde_json::Value::Null)
+            }
+        };
         let stored = lock(&recorder.store).set_context_state(&recorder.session_id, &state);
         if let Err(error) = stored {
             self.storage_failed(&error);

@@ -112,6 +112,7 @@ pub(crate) fn start(
     config: SessionConfig,
 ) -> Result<(SessionHandle, mpsc::UnboundedReceiver<EventFrame>), HoneError> {
     let context = ToolContext::new(&config.root)
+        .map(|context| context.with_secret_files(config.permissions.secret_files().clone()))
         .and_then(|context| context.with_commands(config.commands))
         .map_err(|error| {
             HoneError::config(format!(
@@ -149,6 +150,7 @@ pub(crate) fn start(
     }
     let mut context_manager =
         hone_context::ContextManager::new(context_config, context.root(), &model);
+    context_manager.set_secret_files(config.permissions.secret_files().clone());
     let restored = saved.context_state.is_some_and(|state| {
         context_manager
             .restore(state)

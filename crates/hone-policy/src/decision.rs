@@ -4,13 +4,19 @@
 use std::collections::BTreeSet;
 
 use crate::command::{Analysis, Leaf, Rule};
-use crate::{ApprovalMode, CommandClass, CommandPolicy, PathGuard};
+use crate::{ApprovalMode, CommandClass, CommandPolicy, PathGuard, SecretFiles};
 
 /// What a tool call wants to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action<'a> {
     /// Read files or search.
     Read,
+    /// Read a file that may hold secrets ([`crate::SecretFiles`]): asked in every mode
+    /// unless granted for the session.
+    ReadSecret {
+        /// The file, relative to the project root.
+        path: &'a str,
+    },
     /// Change files. `destructive` when the change removes more than half of a file.
     Write {
         /// The change removes more than half of a file's content.
@@ -51,6 +57,7 @@ pub enum Decision {
 pub struct SessionGrants {
     tools: BTreeSet<String>,
     command_prefixes: Vec<Rule>,
+    secret_files: BTreeSet<String>,
 }
 
 impl SessionGrants {
@@ -67,6 +74,17 @@ impl SessionGrants {
         {
             self.command_prefixes.push(rule);
         }
+    }
+
+    /// Lets the file at `path` (which may hold secrets) be read without asking for the rest
+    /// of the session.
+    pub fn grant_secret_file(&mut self, path: &str) {
+        self.secret_files.insert(path.to_string());
+    }
+
+    /// Whether reading the file at `path` was granted.
+    pub fn covers_secret_file(&self, path: &str) -> bool {
+        self.secret_files.contains(path)
     }
 
     /// Whether `tool` was granted.
@@ -133,6 +151,8 @@ pub struct Permissions {
     /// Commands run in their own namespaces, out of reach of hone's environment, the
     /// user's other processes and the home directory: hone's own checks may run unasked.
     commands_isolated: bool,
+    /// Which files may hold secrets (the session's path guard gets them from here).
+    secret_files: SecretFiles,
 }
 
 impl Permissions {
@@ -144,7 +164,21 @@ impl Permissions {
             grants: SessionGrants::default(),
             commands_sandboxed: false,
             commands_isolated: false,
+            secret_files: SecretFiles::default(),
         }
+    }
+
+    /// Uses `files` as the rule for files that may hold secrets (the built-in rule by
+    /// default; `[permissions] secret_files` adds globs).
+    #[must_use]
+    pub fn with_secret_files(mut self, files: SecretFiles) -> Self {
+        self.secret_files = files;
+        self
+    }
+
+    /// Which files may hold secrets: reading one is [`Action::ReadSecret`].
+    pub fn secret_files(&self) -> &SecretFiles {
+        &self.secret_files
     }
 
     /// Tells the policy whether commands run isolated in their own namespaces (`false` by
@@ -225,10 +259,23 @@ impl Permissions {
         self.grants.grant_command_prefix(prefix);
     }
 
+    /// Lets the file at `path`, which may hold secrets, be read without asking for the rest
+    /// of the session.
+    pub fn grant_secret_file(&mut self, path: &str) {
+        self.grants.grant_secret_file(path);
+    }
+
     /// Decides whether `tool` may perform `action` now.
     pub fn decide(&self, tool: &str, action: &Action<'_>) -> Decision {
         match *action {
             Action::Read => Decision::Allow,
+            Action::ReadSecret { path } if self.grants.covers_secret_file(path) => Decision::Allow,
+            Action::ReadSecret { path } => Decision::Ask {
+                reason: format!(
+                    "`{path}` may hold secrets (keys, passwords), so reading it always needs \
+                     approval, in every mode; what you approve is sent to the model"
+                ),
+            },
             Action::Write { destructive } => self.decide_write(tool, destructive),
             Action::Command { command } => self.decide_command(command),
             Action::External { trusted } => self.decide_external(tool, trusted),

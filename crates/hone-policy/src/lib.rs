@@ -12,10 +12,13 @@
 //! - [`PathGuard`]: every path a tool receives is resolved against the project root and
 //!   refused when it escapes it (`..`, absolute paths, symlinks), touches `.git/`
 //!   internals for writing, or is hidden by `.honeignore`.
+//! - [`SecretFiles`]: the files that may hold secrets (`.env`, keys, credentials, configured
+//!   globs); reading one is [`Action::ReadSecret`], asked in every mode.
 //!
 //! | action | read-only | ask | auto-edit | full-auto |
 //! |---|---|---|---|---|
 //! | read | allow | allow | allow | allow |
+//! | read a file that may hold secrets | ask | ask | ask | ask |
 //! | write | deny | ask (allow if the tool was granted) | allow | allow |
 //! | destructive write | deny | ask | ask | allow |
 //! | denied command | deny | deny | deny | deny |
@@ -48,9 +51,11 @@ mod decision;
 mod error;
 mod mode;
 mod path;
+mod secret;
 
 pub use command::{CommandClass, CommandPolicy, CommandVerdict};
 pub use decision::{Action, Decision, Permissions, SessionGrants};
 pub use error::PolicyError;
 pub use mode::ApprovalMode;
 pub use path::{PathError, PathGuard, ResolvedPath};
+pub use secret::SecretFiles;

@@ -4,6 +4,8 @@ use std::path::{Component, Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use crate::SecretFiles;
+
 /// Name of the project's ignore file (gitignore syntax) that hides paths from every tool.
 pub const HONE_IGNORE_FILE: &str = ".honeignore";
 
@@ -54,11 +56,13 @@ pub struct ResolvedPath {
     pub relative: String,
 }
 
-/// Resolves tool paths against the project root and refuses those that escape it.
+/// Resolves tool paths against the project root and refuses those that escape it; knows
+/// which files may hold secrets ([`SecretFiles`]).
 #[derive(Debug, Clone)]
 pub struct PathGuard {
     root: PathBuf,
     ignore: Gitignore,
+    secrets: SecretFiles,
 }
 
 impl PathGuard {
@@ -75,7 +79,24 @@ impl PathGuard {
             let _ = builder.add(&ignore_file);
         }
         let ignore = builder.build().unwrap_or_else(|_| Gitignore::empty());
-        Ok(Self { root, ignore })
+        Ok(Self {
+            root,
+            ignore,
+            secrets: SecretFiles::default(),
+        })
+    }
+
+    /// The guard with `secrets` as the rule for files that may hold secrets (the built-in
+    /// rule by default).
+    #[must_use]
+    pub fn with_secret_files(mut self, secrets: SecretFiles) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Whether the file at `relative` (a root-relative path) may hold secrets.
+    pub fn is_secret(&self, relative: &str) -> bool {
+        self.secrets.matches(relative)
     }
 
     /// The canonical project root.

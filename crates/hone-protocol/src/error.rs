@@ -35,6 +35,17 @@ impl HoneError {
         self
     }
 
+    /// The error with the secrets in its message and in what the provider said redacted
+    /// (a server may echo the key it rejected).
+    #[must_use]
+    pub fn redacted(mut self, redactor: &crate::Redactor) -> Self {
+        self.message = redactor.redact(&self.message).into_owned();
+        if let Some(detail) = &mut self.provider_detail {
+            *detail = redactor.redact(detail).into_owned();
+        }
+        self
+    }
+
     /// A configuration error.
     pub fn config(message: impl Into<String>) -> Self {
         Self::new(ErrorCategory::Config, message)

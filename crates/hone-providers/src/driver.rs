@@ -6,15 +6,38 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use hone_config::ProviderConfig;
-use hone_protocol::{ChatRequest, ErrorCategory, HoneError, StreamEvent};
+use hone_protocol::{ChatRequest, ErrorCategory, HoneError, Redactor, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::framing::{FrameError, frames};
 use crate::wire::{StreamDecoder, WireFormat};
 use crate::{EventStream, ModelInfo, http};
 
-/// Streams one request through `wire`.
+/// What a provider's errors must not carry: its own key (a server may echo the key it
+/// rejected in the error body) and every value shaped like a secret.
+fn redactor(config: &ProviderConfig) -> Redactor {
+    Redactor::with_secrets(config.api_key.iter().map(|key| key.expose()))
+}
+
+/// Streams one request through `wire`; a failure's message and detail are redacted.
 pub(crate) fn run(
+    client: reqwest::Client,
+    config: Arc<ProviderConfig>,
+    wire: Arc<dyn WireFormat>,
+    request: ChatRequest,
+    cancel: CancellationToken,
+) -> EventStream {
+    let redactor = redactor(&config);
+    let events = stream(client, config, wire, request, cancel);
+    Box::pin(events.map(move |event| match event {
+        StreamEvent::Failed { error } => StreamEvent::Failed {
+            error: error.redacted(&redactor),
+        },
+        other => other,
+    }))
+}
+
+fn stream(
     client: reqwest::Client,
     config: Arc<ProviderConfig>,
     wire: Arc<dyn WireFormat>,
@@ -138,8 +161,19 @@ where
     }
 }
 
-/// Lists models through `wire`'s listing endpoint.
+/// Lists models through `wire`'s listing endpoint; an error is redacted like a stream's.
 pub(crate) async fn list_models(
+    client: reqwest::Client,
+    config: Arc<ProviderConfig>,
+    wire: Arc<dyn WireFormat>,
+) -> Result<Vec<ModelInfo>, HoneError> {
+    let redactor = redactor(&config);
+    fetch_models(client, config, wire)
+        .await
+        .map_err(|error| error.redacted(&redactor))
+}
+
+async fn fetch_models(
     client: reqwest::Client,
     config: Arc<ProviderConfig>,
     wire: Arc<dyn WireFormat>,

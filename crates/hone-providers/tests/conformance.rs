@@ -179,6 +179,37 @@ async fn maps_client_errors_without_retrying(wire: WireApi, preset: &str) {
     }
 }
 
+async fn a_key_echoed_in_an_error_body_is_redacted(_wire: WireApi, preset: &str) {
+    for status in [401, 400] {
+        let server = MockServer::start().await;
+        server.enqueue(MockResponse::json(
+            status,
+            &json!({"error": {"message": "Incorrect API key provided: test-key-123456 \
+                (or was it sk-proj-AbCdEfGhIjKlMnOpQrStUvWx?)"}}),
+        ));
+        let provider = provider_for(preset, &server);
+        let events = collect(provider.as_ref(), request()).await;
+        let StreamEvent::Failed { error } = terminal(&events) else {
+            unreachable!()
+        };
+        let shown = serde_json::to_string(&error).unwrap();
+        assert!(!shown.contains("test-key-123456"), "{shown}");
+        assert!(!shown.contains("sk-proj-AbCd"), "{shown}");
+        assert!(
+            shown.contains("Incorrect API key provided: [REDACTED]"),
+            "{shown}"
+        );
+        let server_again = MockServer::start().await;
+        server_again.enqueue(MockResponse::json(
+            status,
+            &json!({"error": {"message": "bad key test-key-123456"}}),
+        ));
+        let listed = provider_for(preset, &server_again).list_models().await;
+        let shown = serde_json::to_string(&listed.unwrap_err()).unwrap();
+        assert!(!shown.contains("test-key-123456"), "{shown}");
+    }
+}
+
 async fn stalled_stream_is_a_network_error(wire: WireApi, preset: &str) {
     let server = MockServer::start().await;
     server.enqueue(render(wire, &Reply::new().text("Hello there, general")).stall_after(3));
@@ -303,6 +334,10 @@ macro_rules! conformance {
             #[tokio::test]
             async fn maps_client_errors_without_retrying() {
                 super::maps_client_errors_without_retrying($wire, $preset).await;
+            }
+            #[tokio::test]
+            async fn a_key_echoed_in_an_error_body_is_redacted() {
+                super::a_key_echoed_in_an_error_body_is_redacted($wire, $preset).await;
             }
             #[tokio::test]
             async fn stalled_stream_is_a_network_error() {

@@ -6,7 +6,7 @@ use hone_config::{
     Config, FlowSetting, LocalizeSetting, PromptProfileSetting, ProviderConfig, RoleSetting,
 };
 use hone_core::{FlowMode, Guidance, LocalizeMode, PromptProfile, RoleModel, RoleModels};
-use hone_policy::{ApprovalMode, CommandPolicy, Permissions};
+use hone_policy::{ApprovalMode, CommandPolicy, Permissions, SecretFiles};
 use hone_protocol::HoneError;
 
 use crate::interaction::Interaction;
@@ -57,6 +57,7 @@ pub fn basics(
             PromptProfileSetting::Full => PromptProfile::Full,
         },
         permissions: Permissions::new(mode, commands)
+            .with_secret_files(secret_files(config))
             .with_commands_sandboxed(sandbox.sandboxed)
             .with_commands_isolated(sandbox.isolated),
         approval: mode.as_str().to_string(),
@@ -64,6 +65,12 @@ pub fn basics(
         commands: sandbox.setup,
         sandbox_status: sandbox.status,
     })
+}
+
+/// The files that may hold secrets: the built-in rule and `[permissions] secret_files`
+/// (whose globs were checked when the configuration was loaded).
+pub fn secret_files(config: &Config) -> SecretFiles {
+    SecretFiles::new(&config.permission_rules().secret_files).unwrap_or_default()
 }
 
 /// Localisation and the flow as `[context]` sets them.

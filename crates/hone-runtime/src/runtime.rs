@@ -181,7 +181,8 @@ impl Runtime {
     /// `text` with its `@path` mentions expanded (files and directory listings of this
     /// project, within [`hone_context::at_mentions::DEFAULT_MENTION_BUDGET_TOKENS`]).
     pub fn expand_mentions(&self, text: &str) -> hone_context::at_mentions::Expanded {
-        expand_mentions(&self.options.root, text)
+        let secrets = crate::agent::secret_files(&self.config);
+        expand_mentions(&self.options.root, &secrets, text)
     }
 
     /// The configuration, read again (files may have changed), with `model` over the
@@ -291,11 +292,16 @@ impl Runtime {
 
 /// `text` with its `@path` mentions inside the project at `root` expanded (files with
 /// numbered lines, directories as listings, within the mention budget); mentions that could
-/// not be attached are left as written and named in `problems`.
-pub fn expand_mentions(root: &std::path::Path, text: &str) -> hone_context::at_mentions::Expanded {
+/// not be attached (files that may hold secrets by `secrets` among them) are left as
+/// written and named in `problems`.
+pub fn expand_mentions(
+    root: &std::path::Path,
+    secrets: &hone_policy::SecretFiles,
+    text: &str,
+) -> hone_context::at_mentions::Expanded {
     match hone_policy::PathGuard::new(root) {
         Ok(guard) => hone_context::at_mentions::expand(
-            &guard,
+            &guard.with_secret_files(secrets.clone()),
             text,
             hone_context::at_mentions::DEFAULT_MENTION_BUDGET_TOKENS,
         ),

@@ -155,8 +155,10 @@ impl SessionManager {
 
     /// Stores one input in the project's history.
     pub fn remember_input(&self, text: &str) -> Result<(), RuntimeError> {
+        // A key pasted into a prompt is not kept for the next session's history.
+        let text = hone_protocol::Redactor::new().redact(text);
         self.with_store(|store| {
-            store.push_input(&self.project, text, DEFAULT_INPUT_HISTORY_CAP)?;
+            store.push_input(&self.project, &text, DEFAULT_INPUT_HISTORY_CAP)?;
             Ok(())
         })
     }

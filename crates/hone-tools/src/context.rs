@@ -65,6 +65,14 @@ impl ToolContext {
         })
     }
 
+    /// Uses `secrets` as the rule for files that may hold secrets (the built-in rule by
+    /// default): reading one asks, searches leave their lines out.
+    #[must_use]
+    pub fn with_secret_files(mut self, secrets: hone_policy::SecretFiles) -> Self {
+        self.guard = self.guard.with_secret_files(secrets);
+        self
+    }
+
     /// Starts the commands the model runs as `setup` says (sandbox helper, environment);
     /// by default they run directly with hone's environment.
     pub fn with_commands(mut self, setup: CommandSetup) -> Result<Self, ToolError> {

@@ -27,7 +27,7 @@ pub use error::{ToolError, ToolErrorKind};
 pub use hone_policy::PathGuard;
 pub use plan::{
     CommandPlan, EditPlan, ExternalCall, ExternalPlan, FileChange, FileState, Invocation, Plan,
-    TextEncoding, ToolKind, ToolOutput,
+    SecretRead, TextEncoding, ToolKind, ToolOutput,
 };
 pub use syntax::{SyntaxChecker, SyntaxError};
 

@@ -78,12 +78,27 @@ pub enum ToolKind {
 pub enum Plan {
     /// The tool already finished (reads, and control tools such as `check_background`).
     Done(ToolOutput),
+    /// A read of a file that may hold secrets: done, but shown to the model only once the
+    /// user approves (`hone_policy::Action::ReadSecret`).
+    SecretRead(SecretRead),
     /// File changes to show as a diff, approve and apply.
     Edit(EditPlan),
     /// A command to approve and run.
     Command(CommandPlan),
     /// A call to a tool outside hone (an MCP server's) to approve and run.
     External(ExternalPlan),
+}
+
+/// A finished read of a file that may hold secrets, waiting for approval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretRead {
+    /// The file, relative to the project root.
+    pub path: String,
+    /// What the read shows once approved.
+    pub output: ToolOutput,
+    /// The content's hash, recorded as seen by the model once approved
+    /// ([`crate::ReadTracker::record`]).
+    pub hash: String,
 }
 
 /// Runs an approved call of an outside tool.

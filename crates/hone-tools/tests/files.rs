@@ -404,3 +404,38 @@ fn a_fifo_is_refused_by_read_file_and_skipped_by_search_instead_of_hanging() {
     let found = call(&context, "search_files", json!({"pattern": "needle"})).unwrap();
     assert!(found.contains("a.txt"), "{found}");
 }
+
+#[test]
+fn reading_a_file_that_may_hold_secrets_waits_for_approval() {
+    let (_dir, context) = project(&[(".env", b"API_KEY=abc\n"), ("notes.md", b"hi\n")]);
+    let tool = hone_tools::files::tools()
+        .into_iter()
+        .find(|tool| tool.name() == "read_file")
+        .unwrap();
+    let Plan::SecretRead(read) = tool.plan(&context, &json!({"path": ".env"})).unwrap() else {
+        panic!("a read of .env must wait for approval");
+    };
+    assert_eq!(read.path, ".env");
+    assert!(read.output.content.contains("API_KEY=abc"));
+    assert_eq!(read.hash, hash_bytes(b"API_KEY=abc\n"));
+    // Not seen by the model until the core records it.
+    assert_eq!(context.reads().seen(".env"), None);
+}
+
+#[test]
+fn a_search_says_how_many_lines_of_a_secret_file_match_but_not_which() {
+    let (_dir, context) = project(&[
+        (".env", b"API_KEY=abc\n"),
+        ("src/main.rs", b"const API_KEY: &str = \"\";\n"),
+    ]);
+    let found = call(&context, "search_files", json!({"pattern": "API_KEY"})).unwrap();
+    assert!(found.contains("src/main.rs:1:"), "{found}");
+    assert!(!found.contains("abc"), "{found}");
+    assert!(
+        found.contains("[.env may hold secrets: 1 matching line not shown"),
+        "{found}"
+    );
+    let none = call(&context, "search_files", json!({"pattern": "abc"})).unwrap();
+    assert!(none.starts_with("No matches"), "{none}");
+    assert!(none.contains("\n[.env may hold secrets"), "{none}");
+}

@@ -106,6 +106,14 @@ impl HoneServer {
             Ok(Ok(Plan::Done(output))) => {
                 CallToolResult::success(vec![ContentBlock::text(output.content)])
             }
+            // Nobody can be asked here, so a file that may hold secrets is not served.
+            Ok(Ok(Plan::SecretRead(read))) => {
+                CallToolResult::error(vec![ContentBlock::text(format!(
+                    "`{}` may hold secrets: reading it needs the user's approval, which cannot be \
+                     asked for through MCP",
+                    read.path
+                ))])
+            }
             Ok(Ok(_)) => CallToolResult::error(vec![ContentBlock::text(
                 "this tool does not change anything through MCP; use the `agent` tool",
             )]),

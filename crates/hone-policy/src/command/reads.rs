@@ -188,6 +188,9 @@ fn git_paths(words: &[String]) -> Vec<PathArg> {
     found
 }
 
+/// Why a read of a file that may hold secrets asks (`crate::SecretFiles`).
+pub(crate) const MAY_HOLD_SECRETS: &str = "may hold secrets";
+
 /// Devices that read or write nothing of the user's.
 const HARMLESS_PATHS: &[&str] = &["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "-"];
 
@@ -210,6 +213,8 @@ pub(crate) fn outside(guard: Option<&PathGuard>, path: &str, usage: PathUse) -> 
         Ok(resolved) => {
             if usage == PathUse::Directory && nested_repository(guard.root(), &resolved.absolute) {
                 Some("is inside a git repository other than the project's".to_string())
+            } else if usage == PathUse::Read && guard.is_secret(&resolved.relative) {
+                Some(MAY_HOLD_SECRETS.to_string())
             } else {
                 None
             }

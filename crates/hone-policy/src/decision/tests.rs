@@ -33,6 +33,50 @@ fn outside_tools_ask_like_unknown_commands() {
     ));
 }
 
+#[test]
+fn a_file_that_may_hold_secrets_is_asked_for_in_every_mode_until_granted() {
+    let read = Action::ReadSecret { path: ".env" };
+    for mode in [
+        ApprovalMode::ReadOnly,
+        ApprovalMode::Ask,
+        ApprovalMode::AutoEdit,
+        ApprovalMode::FullAuto,
+    ] {
+        let Decision::Ask { reason } = permissions(mode).decide("read_file", &read) else {
+            panic!("{mode:?} must ask");
+        };
+        assert!(reason.contains("may hold secrets"), "{reason}");
+    }
+    let mut granted = permissions(ApprovalMode::FullAuto);
+    granted.grant_secret_file(".env");
+    assert_eq!(granted.decide("read_file", &read), Decision::Allow);
+    assert!(matches!(
+        granted.decide("read_file", &Action::ReadSecret { path: "id_rsa" }),
+        Decision::Ask { .. }
+    ));
+}
+
+#[test]
+fn an_allow_listed_reader_of_a_secret_file_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".env"), "TOKEN=1\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "hi\n").unwrap();
+    let mut permissions = permissions(ApprovalMode::AutoEdit);
+    permissions.set_project(PathGuard::new(dir.path()).unwrap());
+    let Decision::Ask { reason } = permissions.decide("shell", &command("cat .env")) else {
+        panic!("cat .env must ask");
+    };
+    assert!(reason.contains("may hold secrets"), "{reason}");
+    assert!(matches!(
+        permissions.decide("shell", &command("grep TOKEN < .env")),
+        Decision::Ask { .. }
+    ));
+    assert_eq!(
+        permissions.decide("shell", &command("cat notes.txt")),
+        Decision::Allow
+    );
+}
+
 fn command(command: &str) -> Action<'_> {
     Action::Command { command }
 }

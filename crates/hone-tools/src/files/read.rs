@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use crate::files::suggest::not_found;
 use crate::files::text::{decode, hash_bytes, is_binary, read_bytes};
-use crate::{Args, Plan, TextEncoding, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::{
+    Args, Plan, SecretRead, TextEncoding, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
+};
 
 /// Without a range, files longer than this many lines are cut (head and tail kept).
 const MAX_LINES: usize = 400;
@@ -64,6 +66,14 @@ impl Tool for ReadFile {
         };
         let (resolved, bytes) = load(context, &given)?;
         let shown = show(&resolved.relative, &bytes, &range)?;
+        if context.guard().is_secret(&resolved.relative) {
+            // Recorded by the core once the user lets the model see it.
+            return Ok(Plan::SecretRead(SecretRead {
+                path: resolved.relative,
+                output: ToolOutput::ok(shown),
+                hash: hash_bytes(&bytes),
+            }));
+        }
         // Recorded only once the model gets to see the content.
         context
             .reads()

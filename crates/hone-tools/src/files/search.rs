@@ -1,4 +1,6 @@
-//! `search_files`: ripgrep's walker and searcher over the project, in parallel.
+//! `search_files`: ripgrep's walker and searcher over the project, in parallel. Files that
+//! may hold secrets (`hone_policy::SecretFiles`) are searched, but only how many of their
+//! lines match is said: their content is read with `read_file`, which asks the user.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -147,6 +149,8 @@ struct Found {
     hits: Vec<Hit>,
     /// Matches seen (may exceed `hits` when the search stopped collecting).
     counted: usize,
+    /// Files that may hold secrets, with how many of their lines matched.
+    withheld: Vec<(String, usize)>,
 }
 
 fn search(
@@ -157,11 +161,12 @@ fn search(
 ) -> Found {
     let root = context.root();
     let hits = Mutex::new(Vec::new());
+    let withheld = Mutex::new(Vec::new());
     let counted = AtomicUsize::new(0);
     project_walker(context, start).build_parallel().run(|| {
         let mut searcher = searcher();
         let matcher = matcher.clone();
-        let (hits, counted) = (&hits, &counted);
+        let (hits, counted, withheld) = (&hits, &counted, &withheld);
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
@@ -195,6 +200,13 @@ fn search(
                 return WalkState::Continue;
             }
             let path = relative.unwrap_or_else(|| relative_path(root, entry.path()));
+            if context.guard().is_secret(&path) {
+                withheld
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((path, lines.len()));
+                return WalkState::Continue;
+            }
             let total = counted.fetch_add(lines.len(), Ordering::Relaxed) + lines.len();
             hits.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -214,9 +226,14 @@ fn search(
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     hits.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
+    let mut withheld = withheld
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    withheld.sort();
     Found {
         counted: counted.into_inner().max(hits.len()),
         hits,
+        withheld,
     }
 }
 
@@ -238,6 +255,21 @@ fn shorten(text: &str) -> String {
 
 impl Found {
     fn render(&self, query: &Query, max_results: usize) -> String {
+        let mut out = self.render_hits(query, max_results);
+        if !self.withheld.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        for (path, lines) in &self.withheld {
+            out.push_str(&format!(
+                "[{path} may hold secrets: {lines} matching line{} not shown; read_file asks the \
+                 user before showing it]\n",
+                if *lines == 1 { "" } else { "s" }
+            ));
+        }
+        out
+    }
+
+    fn render_hits(&self, query: &Query, max_results: usize) -> String {
         let pattern = &query.pattern;
         if self.hits.is_empty() {
             let retry = if query.regex || query.pattern.len() < 3 {

@@ -215,7 +215,9 @@ impl Walker<'_> {
         context.outputs.iter().find_map(|output| match output {
             OutputTarget::File(target) => {
                 let unknown = target.contains('$') || target.contains('`');
-                let outside = reads::outside(self.guard, target, PathUse::Read).is_some();
+                // Writing a file that may hold secrets is a write inside the project.
+                let outside = reads::outside(self.guard, target, PathUse::Read)
+                    .is_some_and(|why| why != reads::MAY_HOLD_SECRETS);
                 (unknown || outside).then(|| target.clone())
             }
             OutputTarget::Device(_) | OutputTarget::SystemDirectory(_) => None,
