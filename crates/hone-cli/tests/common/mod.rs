@@ -1,7 +1,9 @@
 //! Helpers shared by the end-to-end tests of the `hone` binary: a clean environment under
 //! the project's `.home`, running the binary off the async runtime, reading its output, and
-//! committing a test project to git.
+//! committing a test project to git; [`pty`] runs it in a pseudo-terminal.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+pub mod pty;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
