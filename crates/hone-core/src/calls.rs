@@ -404,12 +404,33 @@ impl Agent {
             call_id: call.id.clone(),
             diff: diff.clone(),
         });
-        let action = Action::Write {
-            destructive: plan.destructive.is_some(),
+        // A change to hone's own files or an instruction file always asks.
+        let protected = plan
+            .changes
+            .iter()
+            .flat_map(|change| std::iter::once(&change.path).chain(&change.rename_to))
+            .find_map(|path| hone_policy::protected_write(path).map(|why| (path.clone(), why)));
+        let decision = match &protected {
+            Some((path, why)) => self
+                .permissions
+                .decide(tool, &Action::WriteProtected { path, why }),
+            None => self.permissions.decide(
+                tool,
+                &Action::Write {
+                    destructive: plan.destructive.is_some(),
+                },
+            ),
         };
-        let reason = match self.permissions.decide(tool, &action) {
+        let reason = match decision {
             Decision::Allow => None,
+            Decision::Ask { reason } if !self.interactive && protected.is_some() => {
+                return self.denied(
+                    call,
+                    &format!("{reason}, and hone is running without a terminal to ask"),
+                );
+            }
             Decision::Ask { reason } if !self.interactive => return self.cannot_ask(call, &reason),
+            Decision::Ask { reason } if protected.is_some() => Some(reason),
             Decision::Ask { reason } => Some(plan.destructive.clone().unwrap_or(reason)),
             Decision::Deny { reason } => return self.denied(call, &reason),
         };

@@ -22,6 +22,14 @@ pub enum Action<'a> {
         /// The change removes more than half of a file's content.
         destructive: bool,
     },
+    /// Change a file whose change always asks ([`crate::protected_write`]): hone's own
+    /// files and the instruction files. Session grants do not cover it.
+    WriteProtected {
+        /// The file, relative to the project root.
+        path: &'a str,
+        /// Why, as a phrase after the path.
+        why: &'a str,
+    },
     /// Run a shell command line.
     Command {
         /// The command line as the model wrote it.
@@ -277,6 +285,14 @@ impl Permissions {
                 ),
             },
             Action::Write { destructive } => self.decide_write(tool, destructive),
+            Action::WriteProtected { .. } if self.mode == ApprovalMode::ReadOnly => {
+                Decision::Deny {
+                    reason: "read-only mode: files are not changed".into(),
+                }
+            }
+            Action::WriteProtected { path, why } => Decision::Ask {
+                reason: format!("`{path}` {why}, so changing it always needs approval"),
+            },
             Action::Command { command } => self.decide_command(command),
             Action::External { trusted } => self.decide_external(tool, trusted),
         }

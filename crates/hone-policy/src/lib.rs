@@ -21,6 +21,7 @@
 //! | read a file that may hold secrets | ask | ask | ask | ask |
 //! | write | deny | ask (allow if the tool was granted) | allow | allow |
 //! | destructive write | deny | ask | ask | allow |
+//! | write to `.hone/`, `AGENTS.md`, `HONE.md` ([`protected_write`]) | deny | ask | ask | ask |
 //! | denied command | deny | deny | deny | deny |
 //! | allow-listed command | deny | allow | allow | allow |
 //! | other command | deny | ask (allow if granted) | ask (allow if granted) | allow |
@@ -51,6 +52,7 @@ mod decision;
 mod error;
 mod mode;
 mod path;
+mod protected;
 mod secret;
 
 pub use command::{CommandClass, CommandPolicy, CommandVerdict};
@@ -58,4 +60,5 @@ pub use decision::{Action, Decision, Permissions, SessionGrants};
 pub use error::PolicyError;
 pub use mode::ApprovalMode;
 pub use path::{PathError, PathGuard, ResolvedPath};
+pub use protected::protected_write;
 pub use secret::SecretFiles;

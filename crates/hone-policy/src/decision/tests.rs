@@ -77,6 +77,30 @@ fn an_allow_listed_reader_of_a_secret_file_asks() {
     );
 }
 
+#[test]
+fn a_protected_write_asks_in_every_mode_despite_grants_and_read_only_refuses_it() {
+    let write = Action::WriteProtected {
+        path: "AGENTS.md",
+        why: crate::protected_write("AGENTS.md").unwrap(),
+    };
+    for mode in [
+        ApprovalMode::Ask,
+        ApprovalMode::AutoEdit,
+        ApprovalMode::FullAuto,
+    ] {
+        let mut permissions = permissions(mode);
+        permissions.grant_tool("write_file");
+        let Decision::Ask { reason } = permissions.decide("write_file", &write) else {
+            panic!("{mode:?} must ask");
+        };
+        assert!(reason.contains("project instructions"), "{reason}");
+    }
+    assert!(matches!(
+        permissions(ApprovalMode::ReadOnly).decide("write_file", &write),
+        Decision::Deny { .. }
+    ));
+}
+
 fn command(command: &str) -> Action<'_> {
     Action::Command { command }
 }
