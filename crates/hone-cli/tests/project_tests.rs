@@ -101,7 +101,9 @@ async fn a_src_layout_is_tested_with_its_source_on_the_path_and_the_import_error
     // The Makefile's command ran first and could not import the package: hone's note.
     assert!(stderr.contains("make test"), "{stderr}");
     assert!(
-        stderr.contains("does not run this project's tests here: a test module could not be imported (ModuleNotFoundError: No module named 'shop')"),
+        stderr.contains(
+            "hone: a test module could not be imported (ModuleNotFoundError: No module named 'shop')"
+        ),
         "{stderr}"
     );
     // The next command put the source directory on the path and ran the tests.
