@@ -23,8 +23,10 @@
 //! ```
 //!
 //! `docs/protocol.md` lists every request, event and field; [`reference`] generates it
-//! from these types' JSON schemas.
+//! from these types' JSON schemas. [`display`] is how a front end shows text that did not
+//! come from hone (the model's words, commands, file names) on a terminal.
 
+pub mod display;
 mod event;
 pub mod reference;
 mod request;

@@ -21,11 +21,10 @@ pub(crate) async fn ask_on_terminal(event: &Event) -> ApprovalDecision {
     if let Some(diff) = diff {
         eprint!("{}", crate::diff::render(diff, true));
     }
-    match command {
-        Some(command) => eprintln!("hone wants to run: {command}"),
-        None => eprintln!("hone wants to: {summary}"),
-    }
-    eprintln!("({reason})");
+    eprint!(
+        "{}",
+        dialog::approval_request(summary, reason, command.as_deref())
+    );
     let content = content.clone();
     let is_command = command.is_some();
     tokio::task::spawn_blocking(move || {

@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use futures::StreamExt;
+use hone_api::display::TextStream;
 use hone_api::{Event, EventFrame};
 use hone_protocol::{ChatRequest, HoneError, ResponseCollector, StreamEvent};
 use tokio_util::sync::CancellationToken;
@@ -74,6 +75,9 @@ struct Output {
     dim_thinking: bool,
     in_thinking: bool,
     ends_with_newline: bool,
+    /// The answer and the reasoning made safe for the terminal as they stream.
+    answer: TextStream,
+    thinking: TextStream,
 }
 
 impl Output {
@@ -84,6 +88,8 @@ impl Output {
             dim_thinking: crate::term::color_stderr(),
             in_thinking: false,
             ends_with_newline: true,
+            answer: TextStream::new(),
+            thinking: TextStream::new(),
         }
     }
 
@@ -120,8 +126,11 @@ impl Output {
         match event {
             StreamEvent::TextDelta { text } => {
                 self.end_thinking();
-                self.ends_with_newline = text.ends_with('\n');
-                self.write(text)
+                let shown = self.answer.push(text);
+                if !shown.is_empty() {
+                    self.ends_with_newline = shown.ends_with('\n');
+                }
+                self.write(&shown)
             }
             StreamEvent::ThinkingDelta { text } if self.show_thinking => {
                 if !self.in_thinking {
@@ -130,7 +139,7 @@ impl Output {
                     }
                     self.in_thinking = true;
                 }
-                eprint!("{text}");
+                eprint!("{}", self.thinking.push(text));
                 Ok(())
             }
             _ => Ok(()),
@@ -139,6 +148,7 @@ impl Output {
 
     fn end_thinking(&mut self) {
         if self.in_thinking {
+            eprint!("{}", self.thinking.finish());
             if self.dim_thinking {
                 eprint!("\x1b[0m");
             }
@@ -149,6 +159,11 @@ impl Output {
 
     fn finish(&mut self) -> Result<(), HoneError> {
         self.end_thinking();
+        let pending = self.answer.finish();
+        if !pending.is_empty() {
+            self.ends_with_newline = false;
+            self.write(&pending)?;
+        }
         if !self.json && !self.ends_with_newline {
             self.write("\n")?;
         }

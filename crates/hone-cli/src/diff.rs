@@ -1,7 +1,12 @@
 //! Coloured unified diffs for the terminal.
 
+use hone_api::display;
+
 /// `diff` with added lines green, removed red and hunk headers cyan when `color` is set.
+/// The lines' own control characters are shown first (`hone_api::display`): a diff carries
+/// what the model wrote, and an OSC 8 link or a concealed span must not change what is seen.
 pub(crate) fn render(diff: &str, color: bool) -> String {
+    let diff = display::text(diff);
     let mut out = String::with_capacity(diff.len() + 64);
     for line in diff.lines() {
         let code = if !color {
@@ -39,5 +44,16 @@ mod tests {
         let coloured = render(diff, true);
         assert!(coloured.contains("\x1b[31m-old\x1b[0m"));
         assert!(coloured.contains("\x1b[32m+new\x1b[0m"));
+    }
+
+    #[test]
+    fn the_diffs_own_escapes_are_shown_before_it_is_coloured() {
+        let diff = "+\x1b]8;;https://evil.example\x1b\\safe\x1b]8;;\x1b\\\n+\x1b[8mhidden\x1b[0m\n";
+        let coloured = render(diff, true);
+        assert_eq!(
+            coloured,
+            "\x1b[32m+\\x1b]8;;https://evil.example\\x1b\\safe\\x1b]8;;\\x1b\\\x1b[0m\n\
+             \x1b[32m+\\x1b[8mhidden\\x1b[0m\x1b[0m\n"
+        );
     }
 }

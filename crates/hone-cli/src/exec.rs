@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use hone_api::display::{self, TextStream};
 use hone_api::{ConflictChoice, ErrorChoice, Event, EventFrame, Request, RequestFrame, TurnStats};
 use hone_protocol::HoneError;
 use hone_runtime::report::events::{self, checks_line};
@@ -161,7 +162,10 @@ async fn start(
             // Nor a conflict dialog: the model reads the file again and redoes the change.
             Event::EditConflict { message, .. } => {
                 if !args.json && !crate::term::quiet() {
-                    eprintln!("edit conflict: {message} (the model is asked to redo the change)");
+                    eprintln!(
+                        "edit conflict: {} (the model is asked to redo the change)",
+                        display::flat(message)
+                    );
                 }
                 handle.send(Request::ConflictChoice {
                     choice: ConflictChoice::Regenerate,
@@ -206,7 +210,10 @@ async fn show_index_progress(index: hone_runtime::CodeIndex) {
 /// (not with `--json`), and what the session runs without.
 fn announce(started: &StartedSession, json: bool) {
     if let Some(reason) = &started.unsaved {
-        eprintln!("hone: warning: this session will not be saved: {reason}");
+        eprintln!(
+            "hone: warning: this session will not be saved: {}",
+            display::flat(reason)
+        );
     }
     if let Some(line) = started.saved.as_ref().and_then(opening_line)
         && !json
@@ -215,7 +222,7 @@ fn announce(started: &StartedSession, json: bool) {
         eprintln!("hone: {line}");
     }
     for warning in &started.warnings {
-        eprintln!("hone: warning: {warning}");
+        eprintln!("hone: warning: {}", display::flat(warning));
     }
 }
 
@@ -239,6 +246,8 @@ struct View {
     /// `--quiet`: the answer and errors only.
     quiet: bool,
     answer_open: bool,
+    /// The answer's text made safe for the terminal as it streams.
+    answer: TextStream,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
     /// How full the context window was after the last model response, in percent.
@@ -257,6 +266,7 @@ impl View {
             color: crate::term::color_stderr(),
             quiet: crate::term::quiet(),
             answer_open: false,
+            answer: TextStream::new(),
             session_id: None,
             context_percent: None,
             proposed: None,
@@ -283,13 +293,16 @@ impl View {
             self.context_percent = *percent;
         }
         if let Event::MessageDelta { text } = event {
-            let _ = crate::term::write_stdout(text);
-            self.answer_open = !text.ends_with('\n');
+            let shown = self.answer.push(text);
+            let _ = crate::term::write_stdout(&shown);
+            if !shown.is_empty() {
+                self.answer_open = !shown.ends_with('\n');
+            }
             return;
         }
         if let Event::Error { error } = event {
             self.close_answer();
-            eprintln!("hone: {}", error.message);
+            eprintln!("hone: {}", display::flat(&error.message));
             return;
         }
         if self.quiet {
@@ -302,7 +315,7 @@ impl View {
                     eprintln!("  proposed change (not applied):");
                     eprint!("{}", crate::diff::render(&diff, self.color));
                 }
-                eprintln!("  ✗ denied: {reason}");
+                eprintln!("  ✗ denied: {}", display::flat(reason));
             }
             Event::DiffApplied { diff, .. } => {
                 self.proposed = None;
@@ -330,6 +343,11 @@ impl View {
     }
 
     fn close_answer(&mut self) {
+        let pending = self.answer.finish();
+        if !pending.is_empty() {
+            let _ = crate::term::write_stdout(&pending);
+            self.answer_open = true;
+        }
         if self.answer_open {
             let _ = crate::term::write_stdout("\n");
             self.answer_open = false;

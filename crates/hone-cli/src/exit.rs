@@ -3,13 +3,15 @@
 
 use std::process::ExitCode;
 
+use hone_api::display;
 use hone_protocol::HoneError;
 
-/// The single line printed for `error`: the message, then what the provider said.
+/// The single line printed for `error`: the message, then what the provider said, both
+/// with their control characters shown (a server's error body is not hone's text).
 pub(crate) fn line(error: &HoneError) -> String {
-    let mut text = format!("error: {}", error.message);
+    let mut text = format!("error: {}", display::flat(&error.message));
     if let Some(detail) = &error.provider_detail {
-        let detail = detail.replace(['\n', '\r'], " ");
+        let detail = display::flat(detail);
         let shown: String = detail.chars().take(300).collect();
         let ellipsis = if detail.chars().count() > 300 {
             "…"
@@ -39,5 +41,7 @@ mod tests {
         assert!(!text.contains('\n'));
         assert!(text.starts_with("error: could not connect [a b"));
         assert!(text.ends_with("…]"));
+        let hostile = HoneError::provider("bad\x1b]0;t\x07").with_detail("\r\x1b[2Kok");
+        assert_eq!(line(&hostile), r"error: bad\x1b]0;t\x07 [\r\x1b[2Kok]");
     }
 }

@@ -12,9 +12,10 @@ pub(crate) const PROMPT_ID: &str = "prompt";
 /// The request id of `hone exec --file`'s `files.track`.
 pub(crate) const FILES_ID: &str = "files";
 
-/// Prints one frame as a line on stdout.
+/// Prints one frame as a line on stdout, every control character escaped
+/// (`hone_api::display::json`).
 pub(crate) fn print(frame: &EventFrame) {
-    if let Ok(line) = serde_json::to_string(frame) {
+    if let Ok(line) = hone_api::display::json(frame) {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
     }

@@ -44,7 +44,7 @@ pub(crate) async fn run(
         }
         ModelCommand::List { json: true } => {
             let rows = hone_models::report::list_json(&store.list());
-            let text = serde_json::to_string_pretty(&rows).map_err(|error| {
+            let text = hone_api::display::json_pretty(&rows).map_err(|error| {
                 HoneError::validation(format!("cannot encode the list: {error}"))
             })?;
             println!("{text}");

@@ -14,7 +14,7 @@ pub(crate) async fn run(global: &GlobalArgs, args: &ModelsArgs) -> Result<ExitCo
     let never = crate::terminal::Terminal::never_asking();
     let models = list_models(&config, &never).await?;
     if args.json {
-        let text = serde_json::to_string_pretty(&models).map_err(|error| {
+        let text = hone_api::display::json_pretty(&models).map_err(|error| {
             HoneError::provider(format!("could not encode the model list: {error}"))
         })?;
         println!("{text}");

@@ -77,7 +77,7 @@ pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<Exit
                 .list(project.as_deref(), args.limit)
                 .map_err(store_error)?;
             if args.json {
-                let json = serde_json::to_string_pretty(&sessions)
+                let json = hone_api::display::json_pretty(&sessions)
                     .map_err(|error| HoneError::config(error.to_string()))?;
                 println!("{json}");
             } else if sessions.is_empty() {

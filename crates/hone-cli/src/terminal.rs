@@ -79,6 +79,7 @@ impl Interaction for Terminal {
     }
 
     fn warn(&self, message: &str) {
+        let message = hone_api::display::flat(message);
         crate::status_line::suspend(|| eprintln!("hone: warning: {message}"));
     }
 

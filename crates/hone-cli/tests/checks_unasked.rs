@@ -19,7 +19,10 @@ fn namespaces(root: &std::path::Path) -> bool {
     if marker == "namespaces" {
         return true;
     }
-    eprintln!("SKIPPED: no namespaces for commands here: {}", stderr(&probe));
+    eprintln!(
+        "SKIPPED: no namespaces for commands here: {}",
+        stderr(&probe)
+    );
     false
 }
 
@@ -136,5 +139,9 @@ async fn a_change_no_check_could_verify_is_reported_unverified() {
     )
     .await;
     assert_eq!(output.status.code(), Some(10), "{}", stderr(&output));
-    assert!(stderr(&output).contains("unverified"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("unverified"),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -53,8 +53,10 @@ async fn exec(root: &Path, approval: Option<&str>) -> (Output, MockServer) {
     }
     args.push(REQUEST);
     let output = hone(root, &args).await;
+    // An applied change in this project without tests is unverified (10); a proposed one
+    // changes nothing (0).
     assert!(
-        output.status.success(),
+        matches!(output.status.code(), Some(0 | 10)),
         "stderr: {}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -77,7 +79,8 @@ async fn a_corrected_function_in_a_code_block_fixes_the_file_under_auto_edit() {
     assert_eq!(math, MATH.replacen("return a - b", "return a + b", 1));
     assert_eq!(events_of(&output, "diff.applied").len(), 1);
     let completed = events_of(&output, "turn.completed");
-    assert_eq!(completed[0]["end"], "answered");
+    assert_eq!(completed[0]["end"], "unverified");
+    assert_eq!(output.status.code(), Some(10));
     assert_eq!(server.request_count(), 2);
     let told = server.requests()[1].json().to_string();
     assert!(
@@ -135,6 +138,7 @@ async fn without_edit_approval_the_change_is_only_proposed() {
     for approval in [Some("read-only"), None] {
         let dir = project();
         let (output, _server) = exec(dir.path(), approval).await;
+        assert_eq!(output.status.code(), Some(0), "{approval:?}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("src/math.ts")).unwrap(),
             MATH,

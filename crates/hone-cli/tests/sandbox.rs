@@ -100,7 +100,12 @@ fn a_sandboxed_command_writes_inside_the_root_only_and_is_told_why() {
         "the sandbox let a write outside the root through"
     );
     let note = stderr(&blocked);
-    assert!(note.contains("Permission denied"), "{note}");
+    // With namespaces the canary's directory is not even visible; with Landlock alone the
+    // write is refused.
+    assert!(
+        note.contains("Permission denied") || note.contains("No such file or directory"),
+        "{note}"
+    );
     assert!(note.contains("mode workspace-write"), "{note}");
     assert!(note.contains(&root.display().to_string()), "{note}");
 
@@ -177,9 +182,10 @@ fn explain_prints_the_rules() {
     let rules = stderr(&output);
     for part in [
         "sandbox mode: workspace-write",
-        "reads: anywhere",
+        "reads: ",
         "writes: only under",
         "network: off",
+        "limits: CPU time",
     ] {
         assert!(rules.contains(part), "{part} missing from {rules}");
     }
@@ -287,7 +293,7 @@ async fn the_model_cannot_write_outside_the_project_in_full_auto() {
         return;
     }
     let replies = [
-        command_reply("touch ../canary/outside"),
+        command_reply("touch ../canary/outside || touch /usr/hone-canary-outside"),
         command_reply("touch inside.txt && touch \"$TMPDIR/scratch\" && echo tmp=$TMPDIR"),
         Reply::new().text("done"),
     ];
@@ -303,7 +309,11 @@ async fn the_model_cannot_write_outside_the_project_in_full_auto() {
         stdout(&output)
     );
     let events = stdout(&output);
-    assert!(events.contains("Permission denied"), "{events}");
+    assert!(
+        events.contains("Permission denied") || events.contains("Read-only file system"),
+        "{events}"
+    );
+    assert!(!Path::new("/usr/hone-canary-outside").exists());
     assert!(events.contains("commands run in a sandbox"), "{events}");
     assert!(events.contains("tmp=/"), "{events}");
 

@@ -352,7 +352,8 @@ async fn undo_takes_back_edits_of_an_earlier_process_and_refuses_conflicts() {
     }
     server.enqueue(Reply::new().text("Shouted.").openai_chat());
     let output = sandbox.exec(&server, &[], "shout").await;
-    assert!(output.status.success(), "{}", stderr(&output));
+    // A text file has no check: the edits are applied and reported unverified.
+    assert_eq!(output.status.code(), Some(10), "{}", stderr(&output));
     assert_eq!(sandbox.notes(), "alpha\nBETA\nGAMMA\n");
 
     let listed = sandbox.run(&["undo", "--list"]).await;
@@ -520,7 +521,12 @@ async fn kills_at_any_moment_around_an_edit_leave_the_file_whole() {
     let started = Instant::now();
     let output = sandbox.exec(&server, &[], "shout line 30000").await;
     let full = started.elapsed();
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(10),
+        "unverified: {}",
+        stderr(&output)
+    );
     assert!(std::fs::read_to_string(sandbox.root.join("big.txt")).unwrap() == edited);
 
     for step in 1..=6_u32 {

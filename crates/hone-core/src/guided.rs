@@ -10,10 +10,11 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
+// The test-file rule is hone-context's, which localisation uses too.
+pub(crate) use hone_context::localize::is_test_path;
 use hone_context::localize::{Attachment, MentionKind, extract_mentions, without_line_numbers};
 use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
 use hone_providers::Provider;
-use hone_tools::project::is_test_path;
 use tokio_util::sync::CancellationToken;
 
 use crate::guidance::RoleModel;
@@ -148,11 +149,14 @@ pub(crate) fn classify_by_rules(request: &str) -> Option<TaskKind> {
     if lower.contains("new file") || opens_with(CREATE_VERBS) {
         return Some(TaskKind::Create);
     }
-    if opens_with(RUN_VERBS) {
-        return Some(TaskKind::Run);
-    }
+    // A change with a run clause ("fix it and run the tests", "run the tests and fix what
+    // fails") is a change: the checks after it run the tests, and the guided change step is
+    // what a small model needs. Only a request with no change verb is a run.
     if opens_with(CHANGE_VERBS) {
         return Some(TaskKind::Change);
+    }
+    if opens_with(RUN_VERBS) {
+        return Some(TaskKind::Run);
     }
     let first = lower.split_whitespace().next().map(|word| {
         word.trim_matches(|c: char| !c.is_alphanumeric())
@@ -456,10 +460,50 @@ mod tests {
                 "Add a new file utils.py with a slugify helper",
                 TaskKind::Create,
             ),
-            ("Run the tests and fix what fails", TaskKind::Run),
             ("test the parser", TaskKind::Run),
         ] {
             assert_eq!(classify_by_rules(request), Some(kind), "{request}");
+        }
+    }
+
+    #[test]
+    fn a_change_with_a_run_clause_is_a_change() {
+        for request in [
+            "The add() function in src/math.js is wrong; fix it and run the tests",
+            "Fix the add function in calc.py and run the tests",
+            "fix add() then run the tests",
+            "Please fix the cart total, then run npm test.",
+            "Run the tests and fix what fails",
+            "run the tests, then fix the failing ones",
+            "Build the project and fix the compile errors",
+            "Test the parser and repair what breaks",
+            "Update slugify to drop accents and run pytest",
+            "Can you rename ItemStore to Inventory and run the build?",
+            "Add a divide function to math.ts. Then run the tests.",
+            "The total is off by one. Correct it and execute the test suite.",
+            "lint the code and remove unused imports",
+        ] {
+            assert_eq!(
+                classify_by_rules(request),
+                Some(TaskKind::Change),
+                "{request}"
+            );
+        }
+    }
+
+    #[test]
+    fn pure_run_requests_stay_runs() {
+        for request in [
+            "run the tests",
+            "Run the tests.",
+            "please run cargo test",
+            "build the project",
+            "Install the dependencies and start the dev server",
+            "compile and run main.rs",
+            "execute the test suite then lint",
+            "The add() function is wrong; run the tests",
+        ] {
+            assert_eq!(classify_by_rules(request), Some(TaskKind::Run), "{request}");
         }
     }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use hone_context::Tokenizer;
 use hone_context::localize::{
-    Attachment, Candidate, Mention, MentionKind, extract_mentions, plan_attachment,
+    Attachment, Candidate, Mention, MentionKind, locate_request, plan_attachment,
 };
 use hone_protocol::{ContentBlock, Message};
 
@@ -23,39 +23,33 @@ impl Agent {
         let Some(localizer) = self.localizer.clone() else {
             return Attachment::default();
         };
-        let mut mentions = extract_mentions(text);
         // Failure output (a traceback) names files and functions; its plain words do not.
-        if let Some(evidence) = evidence {
-            let named: Vec<_> = extract_mentions(evidence)
-                .into_iter()
-                .filter(|mention| mention.kind >= MentionKind::Symbol)
-                .filter(|mention| !mentions.iter().any(|known| known.names == mention.names))
-                .collect();
-            mentions.extend(named);
-            mentions.sort_by_key(|mention| std::cmp::Reverse(mention.kind));
-        }
         let leads: Vec<String> = if evidence.is_some() {
             self.checks.leads().to_vec()
         } else {
             Vec::new()
         };
-        for lead in leads.iter().rev() {
-            if !mentions.iter().any(|known| known.names == [lead.clone()]) {
-                mentions.insert(
-                    0,
-                    Mention {
-                        text: lead.clone(),
-                        kind: MentionKind::Path,
-                        names: vec![lead.clone()],
-                        rename: false,
-                    },
-                );
+        let (request, evidence) = (text.to_string(), evidence.map(str::to_string));
+        let lead_paths = leads.clone();
+        let located = tokio::task::spawn_blocking(move || {
+            let mut candidates = locate_request(localizer.as_ref(), &request, evidence.as_deref());
+            // The files the failing tests lead to, whatever the request's words match.
+            let mentions: Vec<Mention> = lead_paths
+                .iter()
+                .map(|lead| Mention {
+                    text: lead.clone(),
+                    kind: MentionKind::Path,
+                    names: vec![lead.clone()],
+                    rename: false,
+                    line: None,
+                })
+                .collect();
+            if !mentions.is_empty() {
+                candidates.extend(localizer.locate(&mentions));
             }
-        }
-        if mentions.is_empty() {
-            return Attachment::default();
-        }
-        let located = tokio::task::spawn_blocking(move || localizer.locate(&mentions)).await;
+            candidates
+        })
+        .await;
         let candidates = match located {
             Ok(candidates) => leads_first(candidates, &leads),
             Err(error) => {

@@ -185,6 +185,16 @@ fn arguments_fit(spec: &ToolSpec, arguments: &serde_json::Map<String, Value>) ->
         && arguments.keys().all(|key| properties.contains_key(key))
 }
 
+/// Whether `spec` takes every key of `arguments` (any keys when its schema lists none).
+fn takes_parameters(spec: &ToolSpec, arguments: &serde_json::Map<String, Value>) -> bool {
+    match spec.parameters.get("properties").and_then(Value::as_object) {
+        Some(properties) if !properties.is_empty() => {
+            arguments.keys().all(|key| properties.contains_key(key))
+        }
+        _ => true,
+    }
+}
+
 /// The argument shape of a tool, e.g. `{path, start_line?, end_line?}`, from its schema.
 pub(crate) fn usage(spec: &ToolSpec) -> String {
     let required: Vec<&str> = spec
@@ -210,7 +220,8 @@ pub(crate) fn usage(spec: &ToolSpec) -> String {
 }
 
 /// Parses a call's arguments, forgiving what small models get wrong: code fences around
-/// the JSON, trailing text after the object, and `null` for "no arguments".
+/// the JSON, trailing text after the object, `null` for "no arguments", and JSON that
+/// [`hone_protocol::repair_json`] can repair (only when strict parsing fails).
 pub(crate) fn parse_arguments(call: &ToolCall, spec: &ToolSpec) -> Result<Value, String> {
     let raw = call.arguments.trim();
     if let Ok(value) = call.parse_arguments() {
@@ -231,6 +242,13 @@ pub(crate) fn parse_arguments(call: &ToolCall, spec: &ToolSpec) -> Result<Value,
     let mut stream = serde_json::Deserializer::from_str(unfenced).into_iter::<Value>();
     if let Some(Ok(value @ Value::Object(_))) = stream.next() {
         return Ok(value);
+    }
+    // Almost-JSON (an unescaped docstring, a trailing comma, single quotes) is repaired when
+    // the result holds only the tool's own parameters.
+    if let Some(Value::Object(arguments)) = hone_protocol::repair_json(unfenced)
+        && takes_parameters(spec, &arguments)
+    {
+        return Ok(Value::Object(arguments));
     }
     let reason = match serde_json::from_str::<Value>(raw) {
         Err(error) => format!("invalid JSON ({error})"),
@@ -307,6 +325,48 @@ mod tests {
             parse_arguments(&call("\"{\\\"path\\\":\\\"a\\\"}\""), &spec()).unwrap()["path"],
             "a"
         );
+    }
+
+    fn edit_spec() -> ToolSpec {
+        ToolSpec {
+            name: "edit_file".into(),
+            description: String::new(),
+            parameters: serde_json::json!({
+                "type": "object",
+                "properties": {"path": {}, "old_text": {}, "new_text": {}},
+                "required": ["path", "old_text", "new_text"],
+            }),
+        }
+    }
+
+    #[test]
+    fn sloppy_json_is_repaired_when_it_fits_the_tool() {
+        // The quick-start failure: a docstring's quotes left unescaped.
+        let docstring = ToolCall {
+            id: "1".into(),
+            name: "edit_file".into(),
+            arguments: r#"{"path": "calc.py", "old_text": "def add(a, b):\n    """Add."""\n    return a - b", "new_text": "def add(a, b):\n    """Add."""\n    return a + b"}"#.into(),
+        };
+        let value = parse_arguments(&docstring, &edit_spec()).unwrap();
+        assert_eq!(
+            value["new_text"],
+            "def add(a, b):\n    \"\"\"Add.\"\"\"\n    return a + b"
+        );
+        assert_eq!(
+            parse_arguments(&call("{'path': 'a.py', 'start_line': 3,}"), &spec()).unwrap(),
+            serde_json::json!({"path": "a.py", "start_line": 3})
+        );
+        assert_eq!(
+            parse_arguments(&call("{\"path\": \"a\nb.py\"}"), &spec()).unwrap()["path"],
+            "a\nb.py"
+        );
+    }
+
+    #[test]
+    fn a_repair_that_leaves_the_tool_s_parameters_is_refused() {
+        let error =
+            parse_arguments(&call("{'path': 'a.py', 'colour': 'red',}"), &spec()).unwrap_err();
+        assert!(error.contains("invalid JSON"), "{error}");
     }
 
     #[test]

@@ -117,6 +117,16 @@ impl Agent {
                                 continue;
                             }
                         }
+                        // A guided answer without code while the checks of its change
+                        // fail (often a hone line said back): the failures still stand.
+                        ReplyCode::Answer
+                            if natural_changed
+                                && !self.step.offers_tools
+                                && self.repair_unchanged() =>
+                        {
+                            natural_edits = 0;
+                            continue;
+                        }
                         ReplyCode::Answer => copied_unchanged = false,
                         // The code already applied, sent again while the checks fail.
                         ReplyCode::Unchanged(_) if natural_changed && self.repair_unchanged() => {

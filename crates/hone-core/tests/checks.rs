@@ -287,7 +287,8 @@ async fn a_check_the_policy_denies_is_skipped() {
         completions(&run.events),
         [(true, None, vec![CheckStatus::Skipped])]
     );
-    assert_eq!(end(&run.events), TurnEnd::Answered);
+    // No check verified the change: the turn says so.
+    assert_eq!(end(&run.events), TurnEnd::Unverified);
     let Some(Event::ChecksCompleted { checks, .. }) = run
         .events
         .iter()

@@ -323,3 +323,21 @@ async fn a_new_file_answered_without_its_label_is_written_to_the_file_asked_for(
             .contains("return a / b;")
     );
 }
+
+/// The README's quick-start request asks for a change and a run: it takes the guided change
+/// step (the checks after it run the tests), not the agent loop of a run.
+#[tokio::test]
+async fn a_fix_and_run_request_takes_the_guided_change_step() {
+    let mut h = harness_with_sub_test(vec![adding("export function sub() {}\n")]).await;
+    let events = h
+        .turn("The add() function in src/math.ts is wrong and sub is missing; fix it and run the tests")
+        .await;
+    assert_eq!(step(&events), Some((Some(TaskKind::Change), true)));
+    assert!(!offers_tools(&h.request(0)));
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert!(
+        std::fs::read_to_string(h.root.join("src/math.ts"))
+            .unwrap()
+            .contains("export function sub() {}")
+    );
+}

@@ -323,3 +323,26 @@ async fn an_answer_leaving_the_tests_failing_as_before_gets_a_fresh_attempt() {
     assert!(text.contains("Your earlier answers"), "{text}");
     assert!(!text.contains("```ts src/math.ts\\nexport"), "{text}");
 }
+
+/// A small model answering its failing change with words only (here a hone line said back)
+/// gets a repair round, not the end of the turn.
+#[tokio::test]
+async fn an_answer_without_code_while_the_checks_fail_takes_a_repair_round() {
+    let mut h = guided_harness(
+        vec![
+            adding("// first try\n"),
+            Reply::new().text("[hone] The checks failed after your change."),
+            adding("// first try\nexport function sub() {}\n"),
+        ],
+        grep_check("sub"),
+    )
+    .await;
+    let events = h.turn(FIX_REQUEST).await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 3);
+    assert!(
+        std::fs::read_to_string(h.root.join("src/math.ts"))
+            .unwrap()
+            .contains("export function sub() {}")
+    );
+}

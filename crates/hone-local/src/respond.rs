@@ -184,9 +184,10 @@ mod tests {
 
     #[test]
     fn malformed_json_with_a_name_is_a_call_the_tool_layer_can_reject() {
+        // Cut off inside a string: not repaired (missing braces alone would be).
         let (_, _, collector) = respond(
             &[
-                "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"\n</tool_call>",
+                "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\n</tool_call>",
             ],
             TOOLS,
         );

@@ -48,7 +48,7 @@ impl SessionStore {
                     session: &session,
                     messages: &messages,
                 };
-                serde_json::to_string_pretty(&export)
+                hone_api::display::json_pretty(&export)
                     .map_err(|error| self.decode(format!("session {}", session.id), &error))
             }
             ExportFormat::Markdown => Ok(markdown(&session, &messages)),
@@ -56,8 +56,14 @@ impl SessionStore {
     }
 }
 
-/// The transcript as Markdown: a header with the session's facts, then each message.
+/// The transcript as Markdown: a header with the session's facts, then each message, with
+/// the control characters of what was stored shown (`hone_api::display::text`), since the
+/// document is read on a terminal or pasted.
 pub fn markdown(session: &SessionInfo, messages: &[StoredMessage]) -> String {
+    hone_api::display::text(&markdown_raw(session, messages)).into_owned()
+}
+
+fn markdown_raw(session: &SessionInfo, messages: &[StoredMessage]) -> String {
     let mut out = String::new();
     let title = if session.title.is_empty() {
         "(untitled session)"

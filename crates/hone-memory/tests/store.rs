@@ -444,6 +444,39 @@ fn exports_carry_every_message() {
 }
 
 #[test]
+fn exports_show_escape_sequences_rather_than_replay_them() {
+    let mut store = SessionStore::open_in_memory().unwrap();
+    let session = store.create(&new_session("/p")).unwrap();
+    let attack = "\x1b]52;c;cm0gLXJmIH4=\x07done\r\x1b[2K\u{9b}2J\u{202e}";
+    for message in [Message::user("hi"), Message::assistant(attack)] {
+        store
+            .append_message(&session.id, &message, &MessageStats::default())
+            .unwrap();
+    }
+    let markdown = store.export(&session.id, ExportFormat::Markdown).unwrap();
+    assert!(
+        !markdown.contains(['\x1b', '\x07', '\r', '\u{9b}', '\u{202e}']),
+        "{markdown:?}"
+    );
+    assert!(
+        markdown.contains(r"\x1b]52;c;cm0gLXJmIH4=\x07done\r\x1b[2K\u{9b}2J\u{202e}"),
+        "{markdown}"
+    );
+    let json = store.export(&session.id, ExportFormat::Json).unwrap();
+    assert!(
+        !json.contains(['\x1b', '\x07', '\r', '\u{9b}', '\u{202e}']),
+        "{json:?}"
+    );
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let stored: Message = serde_json::from_value(parsed["messages"][1]["message"].clone()).unwrap();
+    assert_eq!(
+        stored.text(),
+        attack,
+        "the JSON export keeps the exact text"
+    );
+}
+
+#[test]
 fn a_run_that_failed_before_the_first_answer_is_not_listed() {
     let mut store = SessionStore::open_in_memory().unwrap();
     let answered = store.create(&new_session("/a")).unwrap();

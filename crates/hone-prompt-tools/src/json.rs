@@ -196,11 +196,13 @@ fn escape_raw_controls(text: &str) -> Option<String> {
     changed.then_some(fixed)
 }
 
-/// Parses one JSON value, retrying with raw control characters escaped.
+/// Parses one JSON value, retrying with raw control characters escaped, then repaired
+/// ([`hone_protocol::repair_json`]).
 pub(crate) fn parse_value(text: &str) -> Option<Value> {
     serde_json::from_str(text)
         .ok()
         .or_else(|| escape_raw_controls(text).and_then(|fixed| serde_json::from_str(&fixed).ok()))
+        .or_else(|| hone_protocol::repair_json(text))
 }
 
 /// Parses whitespace-separated JSON values; the flag says whether the whole text parsed.
@@ -215,13 +217,14 @@ fn parse_sequence(text: &str) -> (Vec<Value>, bool) {
     (values, true)
 }
 
-/// [`parse_sequence`], retrying with raw control characters escaped.
+/// [`parse_sequence`], retrying with raw control characters escaped; when not even a
+/// first value parses, the text repaired as one value ([`hone_protocol::repair_json`]).
 fn parse_values(text: &str) -> (Vec<Value>, bool) {
     let (values, complete) = parse_sequence(text);
     if complete {
         return (values, complete);
     }
-    match escape_raw_controls(text) {
+    let (values, complete) = match escape_raw_controls(text) {
         Some(fixed) => {
             let (fixed_values, fixed_complete) = parse_sequence(&fixed);
             if fixed_complete || fixed_values.len() > values.len() {
@@ -231,7 +234,13 @@ fn parse_values(text: &str) -> (Vec<Value>, bool) {
             }
         }
         None => (values, complete),
+    };
+    if values.is_empty()
+        && let Some(repaired) = hone_protocol::repair_json(text)
+    {
+        return (vec![repaired], true);
     }
+    (values, complete)
 }
 
 /// The raw arguments text for an `arguments`/`parameters` value: objects are

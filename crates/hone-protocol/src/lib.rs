@@ -19,6 +19,7 @@
 mod collect;
 mod error;
 mod event;
+mod json_repair;
 mod language;
 mod message;
 mod request;
@@ -27,6 +28,7 @@ mod tokens;
 pub use collect::{Outcome, ResponseCollector};
 pub use error::{ErrorCategory, HoneError};
 pub use event::{StopReason, StreamEvent, Usage};
+pub use json_repair::repair_json;
 pub use language::Language;
 pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolEffect, ToolResult};
 pub use request::{ChatRequest, ThinkingConfig, ToolSpec};

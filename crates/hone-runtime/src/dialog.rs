@@ -7,7 +7,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use hone_api::ApprovalDecision;
+use hone_api::{ApprovalDecision, display};
 use hone_models::{ModelError, catalog_entry, human_bytes};
 
 use crate::IndexChoice;
@@ -125,6 +125,25 @@ pub fn ask_to_pull(
         answer.trim().to_ascii_lowercase().as_str(),
         "y" | "yes"
     ))
+}
+
+/// What a line-oriented front end shows before [`ask_approval`] (after the diff, if any):
+/// `hone wants to run: COMMAND` with every control character of the command visible, and a
+/// warning when it has any (a carriage return and erase-line could otherwise hide its start),
+/// or `hone wants to: SUMMARY`; then the policy's reason in parentheses.
+pub fn approval_request(summary: &str, reason: &str, command: Option<&str>) -> String {
+    let mut out = match command {
+        Some(command) => {
+            let mut shown = format!("hone wants to run: {}\n", display::exact(command));
+            if display::has_controls(command) {
+                shown.push_str(&format!("hone: warning: {}\n", display::CONTROL_WARNING));
+            }
+            shown
+        }
+        None => format!("hone wants to: {}\n", display::flat(summary)),
+    };
+    out.push_str(&format!("({})\n", display::flat(reason)));
+    out
 }
 
 /// Asks on `output` what to do with a tool call the front end has just shown, reading
@@ -308,6 +327,25 @@ mod tests {
             }
         );
         assert!(output.contains("answer y, n, e or a"), "{output}");
+    }
+
+    #[test]
+    fn an_approval_request_shows_a_hidden_command_and_warns() {
+        let shown = approval_request(
+            "run a command",
+            "not on the allow list",
+            Some("touch pwned\r\x1b[2Kls src"),
+        );
+        assert_eq!(
+            shown.lines().next(),
+            Some(r"hone wants to run: touch pwned\r\x1b[2Kls src")
+        );
+        assert!(shown.contains("contains control characters"), "{shown}");
+        assert!(!shown.contains(['\r', '\x1b']), "{shown:?}");
+        let plain = approval_request("run", "asks", Some("cargo test"));
+        assert_eq!(plain, "hone wants to run: cargo test\n(asks)\n");
+        let edit = approval_request("edit src/\u{202e}x.rs", "writes", None);
+        assert_eq!(edit, "hone wants to: edit src/\\u{202e}x.rs\n(writes)\n");
     }
 
     #[test]

@@ -41,6 +41,7 @@ impl DiffStats {
 
 /// Counts the files and lines of a unified diff.
 pub(crate) fn stats(diff: &str) -> DiffStats {
+    let diff = hone_api::display::text(diff);
     let mut stats = DiffStats::default();
     let mut old_path = None;
     for line in diff.lines() {
@@ -76,6 +77,7 @@ fn file_name(old: Option<String>, new: &str) -> String {
 
 /// Renders `diff` to lines at most `width` columns wide.
 pub(crate) fn render(diff: &str, width: usize) -> Vec<Line<'static>> {
+    let diff = hone_api::display::text(diff);
     let mut view = DiffView::new(width.max(12));
     for raw in diff.lines() {
         view.line(&raw.replace('\t', "    "));

@@ -24,18 +24,10 @@ pub(crate) fn clock(elapsed: Duration) -> String {
     }
 }
 
-/// `text` on one line, cut to at most `limit` characters with an ellipsis.
+/// `text` on one line, cut to at most `limit` characters with an ellipsis; its control
+/// characters are shown (`hone_api::display::flat`).
 pub(crate) fn one_line(text: &str, limit: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| {
-            if c == '\n' || c == '\r' || c == '\t' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
+    let flat = hone_api::display::flat(text);
     let flat = flat.trim();
     if flat.chars().count() <= limit {
         return flat.to_string();
@@ -61,5 +53,6 @@ mod tests {
     fn one_line_flattens_and_cuts() {
         assert_eq!(one_line("a\nb", 10), "a b");
         assert_eq!(one_line("abcdef", 4), "abc…");
+        assert_eq!(one_line("a\r\nb\rc\x1b]0;t\x07", 40), r"a b\rc\x1b]0;t\x07");
     }
 }

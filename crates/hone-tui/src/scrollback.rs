@@ -4,6 +4,8 @@
 
 use std::io::{self, Write};
 
+use hone_api::display;
+
 use ratatui::backend::IntoCrossterm;
 use ratatui::crossterm::queue;
 use ratatui::crossterm::style::{ContentStyle, PrintStyledContent, StyledContent};
@@ -33,7 +35,10 @@ impl Colour {
     }
 }
 
-/// Writes `lines` (already wrapped to the terminal's width) to `out`, one per row.
+/// Writes `lines` (already wrapped to the terminal's width) to `out`, one per row. This
+/// is the one place the TUI writes text to the terminal itself rather than through ratatui's
+/// cells, so each span is made safe for it again (`hone_api::display::line`; the entries
+/// were already, so this changes nothing unless something slipped through).
 pub(crate) fn write(out: &mut impl Write, lines: &[Line<'_>], colour: Colour) -> io::Result<()> {
     for line in lines {
         match colour {
@@ -41,16 +46,17 @@ pub(crate) fn write(out: &mut impl Write, lines: &[Line<'_>], colour: Colour) ->
                 let text: String = line
                     .spans
                     .iter()
-                    .map(|span| span.content.as_ref())
+                    .map(|span| display::line(&span.content))
                     .collect();
                 out.write_all(text.trim_end().as_bytes())?;
             }
             Colour::Styled => {
                 for span in &line.spans {
                     let style: ContentStyle = line.style.patch(span.style).into_crossterm();
+                    let content = display::line(&span.content);
                     queue!(
                         out,
-                        PrintStyledContent(StyledContent::new(style, span.content.as_ref()))
+                        PrintStyledContent(StyledContent::new(style, content.as_ref()))
                     )?;
                 }
             }
@@ -92,5 +98,17 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         // Cyan foreground, back to the default before the plain text.
         assert_eq!(text, "\u{1b}[38;5;6m› \u{1b}[39mhi   \n\n  Hello\n");
+    }
+
+    #[test]
+    fn a_span_carrying_an_escape_is_printed_visibly() {
+        let lines = [Line::from("\x1b]52;c;eA==\x07\r")];
+        for colour in [Colour::Plain, Colour::Styled] {
+            let mut out = Vec::new();
+            write(&mut out, &lines, colour).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.contains(r"\x1b]52;c;eA==\x07\r"), "{text:?}");
+            assert!(!text.contains(['\x07', '\r']), "{text:?}");
+        }
     }
 }

@@ -1,11 +1,16 @@
 //! What a request names: paths, file names, symbols, call-like words and phrases.
 //!
-//! Pure text rules, no index: `src/store.ts` is a path, `store.ts` a file name, `average()`,
-//! `ItemStore`, `cart_total` and `` `clamp` `` are symbols, "the add function" names `add`,
-//! and a run of plain words ("the cart total") becomes a phrase whose identifier variants
-//! (`cartTotal`, `cart_total`, `CartTotal`, `total`) the index can look up.
+//! Pure text rules, no index: a traceback's `File "app/users.py", line 4, in find` is a
+//! frame (its file and line, and `find` a symbol), `src/store.ts` is a path, `store.ts` a
+//! file name, `average()`, `store.load`, `ItemStore`, `cart_total`, `--dry-run`,
+//! `timeout=5` and `` `clamp` `` are symbols, "the add function" names `add`, and a run
+//! of plain words ("the cart total") becomes a phrase whose identifier variants
+//! (`cartTotal`, `cart_total`, `CartTotal`, `total`) the index can look up. Stop words and
+//! names of one or two letters never become mentions: they would match everything.
 
 use serde::{Deserialize, Serialize};
+
+use super::frames::frames;
 
 /// How a mention was recognised; the order is also how much it is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -22,6 +27,8 @@ pub enum MentionKind {
     FileName,
     /// A path with a directory (`src/store.ts`, `crates/helper/`).
     Path,
+    /// A traceback frame: a file and a line ([`Mention::line`]).
+    Frame,
 }
 
 impl MentionKind {
@@ -33,6 +40,7 @@ impl MentionKind {
             Self::Symbol => 4.0,
             Self::FileName => 5.0,
             Self::Path => 6.0,
+            Self::Frame => 8.0,
         }
     }
 }
@@ -48,6 +56,8 @@ pub struct Mention {
     pub names: Vec<String>,
     /// Whether the request asks to rename it (its references matter too).
     pub rename: bool,
+    /// The line a frame points at (`None` for other mentions).
+    pub line: Option<u32>,
 }
 
 /// File extensions that make a word a file name.
@@ -76,29 +86,146 @@ const KIND_WORDS: &[&str] = &[
     "package",
 ];
 
-/// Words that never name code on their own.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "add", "adding", "after", "all", "also", "an", "and", "any", "are", "as", "at",
-    "be", "because", "before", "bug", "but", "by", "can", "change", "code", "could", "create",
-    "do", "does", "doesn't", "done", "each", "error", "explain", "file", "files", "fix", "for",
-    "from", "get", "has", "have", "how", "i", "if", "in", "instead", "into", "is", "it", "its",
-    "just", "make", "me", "my", "new", "not", "now", "of", "on", "one", "or", "our", "please",
-    "project", "rename", "return", "returns", "run", "should", "so", "some", "that", "the",
-    "their", "them", "then", "there", "these", "this", "those", "to", "update", "use", "uses",
-    "using", "was", "we", "what", "when", "where", "which", "while", "who", "why", "will", "with",
-    "work", "works", "would", "write", "wrong", "you", "your",
+/// Words that never name code, however written (`class in`, `as`).
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "about", "after", "again", "all", "also", "always", "an", "and", "any", "are", "aren't",
+    "around", "as", "at", "be", "because", "been", "before", "being", "both", "but", "by", "can",
+    "can't", "could", "did", "do", "does", "doesn't", "don't", "each", "either", "even", "ever",
+    "every", "for", "from", "had", "has", "have", "here", "how", "i", "if", "in", "into", "is",
+    "isn't", "it", "it's", "its", "just", "may", "me", "might", "more", "most", "much", "must",
+    "my", "never", "not", "now", "of", "on", "only", "or", "our", "please", "should", "so", "some",
+    "still", "such", "than", "that", "the", "their", "them", "then", "there", "these", "this",
+    "those", "to", "too", "very", "via", "was", "wasn't", "we", "were", "what", "when", "where",
+    "which", "while", "who", "why", "will", "with", "within", "without", "won't", "would", "yet",
+    "you", "your",
 ];
+
+/// Words that name code only when written as code (`add()`, "the `add` function"), never as
+/// plain prose ("add a method", "the tests fail").
+const PROSE_WORDS: &[&str] = &[
+    "add",
+    "adding",
+    "alone",
+    "anything",
+    "bug",
+    "change",
+    "changing",
+    "code",
+    "come",
+    "comes",
+    "create",
+    "doing",
+    "done",
+    "error",
+    "explain",
+    "file",
+    "files",
+    "fix",
+    "get",
+    "gets",
+    "give",
+    "given",
+    "gives",
+    "got",
+    "instead",
+    "let",
+    "like",
+    "make",
+    "many",
+    "need",
+    "needs",
+    "new",
+    "nothing",
+    "one",
+    "other",
+    "out",
+    "project",
+    "rename",
+    "return",
+    "returns",
+    "run",
+    "same",
+    "see",
+    "something",
+    "sure",
+    "test",
+    "tests",
+    "thing",
+    "things",
+    "update",
+    "use",
+    "uses",
+    "using",
+    "want",
+    "way",
+    "work",
+    "works",
+    "write",
+    "wrong",
+];
+
+/// Names shorter than this never become mentions (`a`, `in`, `as` match everything).
+const MIN_NAME_CHARS: usize = 3;
+
+/// Whether `word` can never name code: too short, or a function word (`in`, `as`, `the`).
+pub fn is_stop_word(word: &str) -> bool {
+    word.chars().count() < MIN_NAME_CHARS
+        || FUNCTION_WORDS.contains(&word.to_ascii_lowercase().as_str())
+}
+
+/// Whether plain `word` in prose is no name: a stop word or a word of requests ("fix").
+fn is_prose_word(word: &str) -> bool {
+    is_stop_word(word) || PROSE_WORDS.contains(&word.to_ascii_lowercase().as_str())
+}
 
 /// The mentions in `request`, strongest first, without duplicates.
 pub fn extract_mentions(request: &str) -> Vec<Mention> {
     let rename = request.to_ascii_lowercase().contains("rename");
     let tokens = tokens(request);
     let mut mentions: Vec<Mention> = Vec::new();
+    for frame in frames(request) {
+        let text = format!("{}:{}", frame.path, frame.line);
+        mentions.push(Mention {
+            text: text.clone(),
+            kind: MentionKind::Frame,
+            names: vec![frame.path.trim_start_matches("./").to_string()],
+            rename: false,
+            line: Some(frame.line),
+        });
+        if let Some(function) = frame.function.filter(|name| !is_stop_word(name))
+            && !mentions
+                .iter()
+                .any(|known| known.names == [function.as_str()])
+        {
+            mentions.push(Mention {
+                text: function.clone(),
+                kind: MentionKind::Symbol,
+                names: vec![function],
+                rename: false,
+                line: None,
+            });
+        }
+    }
     let mut push = |text: &str, kind: MentionKind, names: Vec<String>| {
+        // Stop words and one- or two-letter names never name code (paths are kept whole).
+        let names: Vec<String> = match kind {
+            MentionKind::FileName | MentionKind::Path | MentionKind::Frame => names,
+            MentionKind::Symbol => names
+                .into_iter()
+                .filter(|name| !is_stop_word(name))
+                .collect(),
+            MentionKind::Phrase | MentionKind::Word => names
+                .into_iter()
+                .filter(|name| !is_prose_word(name))
+                .collect(),
+        };
         if names.is_empty() {
             return;
         }
-        if let Some(known) = mentions.iter_mut().find(|known| known.names == names) {
+        if let Some(known) = mentions
+            .iter_mut()
+            .find(|known| known.names == names && known.line.is_none())
+        {
             known.kind = known.kind.max(kind);
             return;
         }
@@ -107,6 +234,7 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
             kind,
             names,
             rename: rename && kind >= MentionKind::Symbol,
+            line: None,
         });
     };
     for (index, token) in tokens.iter().enumerate() {
@@ -119,6 +247,12 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
         if !calls.is_empty() {
             for name in calls {
                 push(word, MentionKind::Symbol, vec![name.to_string()]);
+            }
+            continue;
+        }
+        if let Some(shaped) = code_shaped(word) {
+            for (kind, names) in shaped {
+                push(word, kind, names);
             }
             continue;
         }
@@ -150,8 +284,11 @@ pub fn extract_mentions(request: &str) -> Vec<Mention> {
             }
         }
         for word in &words {
-            if word.len() >= 3 && !KIND_WORDS.contains(word) {
-                push(word, MentionKind::Word, vec![(*word).to_string()]);
+            if !KIND_WORDS.contains(word) {
+                // "prices" names `price` as well.
+                let mut names = vec![(*word).to_string()];
+                names.extend(base_forms(word));
+                push(word, MentionKind::Word, names);
             }
         }
     }
@@ -189,6 +326,39 @@ fn tokens(request: &str) -> Vec<Token> {
             })
         })
         .collect()
+}
+
+/// Words written as code that are neither files nor calls: `--dry-run` (the option and
+/// its attribute `dry_run`), `timeout=5` (the key), `shop.pricing` / `self.total` (the
+/// last part a symbol, the first a word naming a module or object).
+fn code_shaped(word: &str) -> Option<Vec<(MentionKind, Vec<String>)>> {
+    if let Some(flag) = word.strip_prefix("--") {
+        let flag = flag.split('=').next().unwrap_or(flag);
+        let valid = flag.len() > 1
+            && flag
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        return valid.then(|| {
+            vec![(
+                MentionKind::Symbol,
+                vec![flag.replace('-', "_"), format!("--{flag}")],
+            )]
+        });
+    }
+    if let Some((key, _)) = word.split_once('=') {
+        let key = key.trim_end_matches(['!', '<', '>', '=']);
+        return is_identifier(key).then(|| vec![(MentionKind::Symbol, vec![key.to_string()])]);
+    }
+    let parts: Vec<&str> = word.split('.').collect();
+    if parts.len() >= 2 && parts.iter().all(|part| is_identifier(part)) {
+        let last = parts[parts.len() - 1];
+        let mut shaped = vec![(MentionKind::Symbol, vec![last.to_string()])];
+        if !matches!(parts[0], "self" | "this") {
+            shaped.push((MentionKind::Word, vec![parts[0].to_string()]));
+        }
+        return Some(shaped);
+    }
+    None
 }
 
 /// `Path` for `src/store.ts` or `crates/helper/`, `FileName` for `store.ts`.
@@ -267,9 +437,11 @@ fn phrases(tokens: &[Token]) -> Vec<Vec<String>> {
         } else {
             word.to_string()
         };
+        // Short words stay in a run ("the user id" names `userId`), though never alone.
         let plain = word.len() > 1
             && word.chars().all(|c| c.is_ascii_lowercase())
-            && !STOP_WORDS.contains(&word.as_str());
+            && !FUNCTION_WORDS.contains(&word.as_str())
+            && !PROSE_WORDS.contains(&word.as_str());
         if plain {
             current.push(word);
         } else if ["a", "an", "the"].contains(&word.as_str()) {
@@ -365,139 +537,4 @@ pub fn variants(words: &[&str]) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn find<'a>(mentions: &'a [Mention], text: &str) -> &'a Mention {
-        mentions
-            .iter()
-            .find(|mention| mention.text == text)
-            .unwrap_or_else(|| panic!("no mention {text:?} in {mentions:?}"))
-    }
-
-    #[test]
-    fn paths_and_file_names_are_recognised() {
-        let mentions = extract_mentions("Fix the bug in src/store.ts, then look at cart.ts.");
-        assert_eq!(find(&mentions, "src/store.ts").kind, MentionKind::Path);
-        assert_eq!(find(&mentions, "src/store.ts").names, ["src/store.ts"]);
-        assert_eq!(find(&mentions, "cart.ts").kind, MentionKind::FileName);
-        let dirs = extract_mentions("what is in crates/helper/ and ./lib/util.py?");
-        assert_eq!(find(&dirs, "crates/helper/").kind, MentionKind::Path);
-        assert_eq!(find(&dirs, "./lib/util.py").names, ["lib/util.py"]);
-    }
-
-    #[test]
-    fn urls_sentences_and_abbreviations_are_not_files() {
-        let mentions = extract_mentions("See https://example.com/a.ts e.g. this. Done.");
-        assert!(
-            mentions
-                .iter()
-                .all(|m| m.kind != MentionKind::Path && m.kind != MentionKind::FileName),
-            "{mentions:?}"
-        );
-    }
-
-    #[test]
-    fn calls_name_their_function() {
-        let mentions = extract_mentions("Why does average() return NaN? store.load(path) too");
-        assert_eq!(find(&mentions, "average()").names, ["average"]);
-        assert_eq!(find(&mentions, "average()").kind, MentionKind::Symbol);
-        assert_eq!(find(&mentions, "store.load(path").names, ["load"]);
-    }
-
-    #[test]
-    fn camel_snake_and_quoted_identifiers_are_symbols() {
-        let mentions =
-            extract_mentions("ItemStore loses items; cart_total is off and `clamp` and 'lerp' too");
-        for name in ["ItemStore", "cart_total", "clamp", "lerp"] {
-            let mention = find(&mentions, name);
-            assert_eq!(mention.kind, MentionKind::Symbol, "{name}");
-            assert_eq!(mention.names, [name]);
-        }
-    }
-
-    #[test]
-    fn a_word_next_to_a_kind_word_is_a_symbol() {
-        let mentions = extract_mentions(
-            "The add function in src/math.ts subtracts instead of adding. Fix it.",
-        );
-        assert_eq!(find(&mentions, "add").kind, MentionKind::Symbol);
-        assert_eq!(mentions[0].kind, MentionKind::Path);
-        assert!(
-            mentions.iter().all(|m| m.text != "function"),
-            "{mentions:?}"
-        );
-        let class = extract_mentions("explain class parser please");
-        assert_eq!(find(&class, "parser").kind, MentionKind::Symbol);
-    }
-
-    #[test]
-    fn phrases_become_identifier_variants() {
-        let mentions = extract_mentions("the cart total ignores discounts");
-        let phrase = find(&mentions, "cart total");
-        assert_eq!(phrase.kind, MentionKind::Phrase);
-        assert_eq!(
-            phrase.names,
-            ["cartTotal", "cart_total", "CartTotal", "total"]
-        );
-        assert_eq!(find(&mentions, "cart").kind, MentionKind::Word);
-        assert_eq!(
-            variants(&["user", "id"]),
-            ["userId", "user_id", "UserId", "id"]
-        );
-        assert!(variants(&[]).is_empty());
-    }
-
-    #[test]
-    fn nested_calls_name_every_callee() {
-        assert_eq!(
-            call_names("self.assertEqual(parse_duration(\"1h\""),
-            ["assertEqual", "parse_duration"]
-        );
-        assert_eq!(call_names("store.average()"), ["average"]);
-        assert_eq!(call_names("(see"), Vec::<&str>::new());
-    }
-
-    #[test]
-    fn inflected_words_also_give_their_base_forms() {
-        let mentions = extract_mentions("Reversing the words of a sentence keeps empty words.");
-        let names: Vec<&String> = mentions.iter().flat_map(|m| &m.names).collect();
-        assert!(
-            names.iter().any(|name| name.as_str() == "reverseWords"),
-            "{names:?}"
-        );
-        assert_eq!(base_forms("sorting"), ["sorte", "sort"]);
-        assert_eq!(base_forms("running"), ["runne", "runn", "run"]);
-        assert_eq!(base_forms("entries"), ["entry"]);
-        assert_eq!(base_forms("class"), Vec::<String>::new());
-        assert_eq!(base_forms("total"), Vec::<String>::new());
-    }
-
-    #[test]
-    fn stop_words_and_clause_ends_split_phrases() {
-        let mentions = extract_mentions("Fix the parser. Tokens are lost.");
-        assert!(
-            mentions.iter().all(|m| m.text != "parser tokens"),
-            "{mentions:?}"
-        );
-        assert_eq!(find(&mentions, "parser").kind, MentionKind::Word);
-    }
-
-    #[test]
-    fn renames_mark_symbols() {
-        let mentions = extract_mentions("Rename ItemStore to Inventory");
-        assert!(find(&mentions, "ItemStore").rename);
-        assert!(extract_mentions("").is_empty());
-        assert!(extract_mentions("   ?! ").is_empty());
-    }
-
-    #[test]
-    fn mentions_are_sorted_strongest_first_without_duplicates() {
-        let mentions = extract_mentions("cartTotal in cart.ts: `cartTotal` again");
-        assert_eq!(mentions[0].kind, MentionKind::FileName);
-        assert_eq!(
-            mentions.iter().filter(|m| m.names == ["cartTotal"]).count(),
-            1
-        );
-    }
-}
+mod tests;

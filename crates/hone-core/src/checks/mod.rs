@@ -218,9 +218,10 @@ impl Agent {
         }
         let passed = outcome.failures.is_empty();
         let verified = passed
-            && outcome.results.iter().any(|result| {
-                result.status == CheckStatus::Passed && !result.command.is_empty()
-            });
+            && outcome
+                .results
+                .iter()
+                .any(|result| result.status == CheckStatus::Passed && !result.command.is_empty());
         self.checks.unverified = !verified;
         let repair = !passed && self.checks.repairs < self.checks.config.max_repair_rounds;
         if repair {

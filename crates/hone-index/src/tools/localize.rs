@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use hone_context::localize::{Candidate, Localizer, Mention, MentionKind};
+use hone_context::localize::{
+    Candidate, Localizer, Mention, MentionKind, is_stop_word, is_test_path,
+};
 
 use super::SharedIndex;
 use crate::indexer::Indexer;
@@ -29,6 +31,10 @@ const MAX_TEXT_SEARCHES: usize = 2;
 const MAX_TEXT_SEARCH_FILES: usize = 2_000;
 /// Added to a definition in a file the request also names.
 const NAMED_FILE_BONUS: f64 = 3.0;
+/// Lines around a frame's line when no definition holds it.
+const FRAME_LINES: u32 = 5;
+/// A plain word must be this long to match as a part of a longer name.
+const MIN_SEGMENT_CHARS: usize = 5;
 
 /// Resolves request mentions through the project's code index.
 #[derive(Debug, Clone)]
@@ -68,6 +74,7 @@ fn locate(indexer: &Indexer, mentions: &[Mention]) -> Vec<Candidate> {
     };
     for mention in mentions.iter().take(MAX_MENTIONS) {
         match mention.kind {
+            MentionKind::Frame => frame_for(indexer, mention, &mut candidates),
             MentionKind::Path | MentionKind::FileName => {
                 files_for(indexer, mention, &mut candidates);
             }
@@ -78,7 +85,12 @@ fn locate(indexer: &Indexer, mentions: &[Mention]) -> Vec<Candidate> {
     }
     let named: BTreeSet<String> = candidates
         .iter()
-        .filter(|candidate| matches!(candidate.kind, MentionKind::Path | MentionKind::FileName))
+        .filter(|candidate| {
+            matches!(
+                candidate.kind,
+                MentionKind::Path | MentionKind::FileName | MentionKind::Frame
+            )
+        })
         .map(|candidate| candidate.path.clone())
         .collect();
     for candidate in &mut candidates {
@@ -143,6 +155,10 @@ fn symbols_for(
     let weight = mention.kind.weight();
     let before = out.len();
     for (rank, name) in mention.names.iter().enumerate() {
+        // `in` or `as` would match half the project's names.
+        if is_stop_word(name) {
+            continue;
+        }
         // Later variants (the head noun of a phrase) are weaker guesses.
         let factor = if rank == 0 { 1.0 } else { 0.8 / rank as f64 };
         let found = store
@@ -164,6 +180,15 @@ fn symbols_for(
         if exact.is_empty() && mention.kind >= MentionKind::Phrase {
             for location in similar.iter().take(3) {
                 push_definition(indexer, mention, location, weight * factor * 0.3, out);
+            }
+        } else if exact.is_empty() && name.chars().count() >= MIN_SEGMENT_CHARS {
+            // A plain word that is a whole part of a name: "discount" → `apply_discount`.
+            for location in similar
+                .iter()
+                .filter(|location| has_segment(&location.name, name))
+                .take(3)
+            {
+                push_definition(indexer, mention, location, weight * factor * 0.6, out);
             }
         }
         if mention.rename && rank == 0 {
@@ -190,6 +215,133 @@ fn symbols_for(
             text_search(indexer, mention, name, weight * 0.4, out);
         }
     }
+}
+
+/// Whether `word` is one of the words `name` is made of (`apply_discount`, `applyDiscount`
+/// and `ApplyDiscount` are made of `apply` and `discount`), ignoring case.
+fn has_segment(name: &str, word: &str) -> bool {
+    let mut segments: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for character in name.chars() {
+        let boundary = character == '_' || (character.is_uppercase() && previous_lower);
+        if boundary && !current.is_empty() {
+            segments.push(std::mem::take(&mut current));
+        }
+        if character != '_' {
+            current.extend(character.to_lowercase());
+        }
+        previous_lower = character.is_lowercase() || character.is_ascii_digit();
+    }
+    segments.push(current);
+    segments
+        .iter()
+        .any(|segment| segment.eq_ignore_ascii_case(word))
+}
+
+/// The definition around the line a traceback frame points at (the lines around it when
+/// no definition holds it), and for a frame in a test, the project files the test
+/// imports. The frame's path may be absolute or start outside the project: its longest
+/// tail that is a project file is taken.
+fn frame_for(indexer: &Indexer, mention: &Mention, out: &mut Vec<Candidate>) {
+    let (Some(written), Some(line)) = (mention.names.first(), mention.line) else {
+        return;
+    };
+    let normalised = written.replace('\\', "/");
+    let parts: Vec<&str> = normalised
+        .split('/')
+        .filter(|part| !part.is_empty())
+        .collect();
+    let files = indexer.files();
+    let path = (0..parts.len())
+        .map(|skip| parts[skip..].join("/"))
+        .find(|tail| files.contains_key(tail.as_str()))
+        .or_else(|| {
+            // A bare file name (Java frames): the one project file of that name.
+            let suffix = format!("/{normalised}");
+            let mut same = files.keys().filter(|path| path.ends_with(&suffix));
+            match (same.next(), same.next()) {
+                (Some(only), None) if parts.len() == 1 => Some(only.clone()),
+                _ => None,
+            }
+        });
+    let Some(path) = path else {
+        return;
+    };
+    let outline = indexer.store().outline(&path).ok().flatten();
+    let (lines, what) = outline
+        .as_ref()
+        .and_then(|outline| definition_at(outline, line))
+        .unwrap_or_else(|| {
+            (
+                (line.saturating_sub(FRAME_LINES).max(1), line + FRAME_LINES),
+                format!("line {line}"),
+            )
+        });
+    let weight = mention.kind.weight();
+    let in_test = is_test_path(&path);
+    if in_test {
+        // An assertion's frame is in the test; the code it tests is what the test imports
+        // (a JavaScript assertion's stack often shows no other project frame).
+        let imported = indexer.store().dependencies(&path).unwrap_or_default();
+        out.extend(
+            imported
+                .into_iter()
+                .filter(|edge| !is_test_path(&edge.to))
+                .map(|edge| Candidate {
+                    path: edge.to,
+                    lines: None,
+                    what: "file".to_string(),
+                    mention: mention.text.clone(),
+                    kind: mention.kind,
+                    score: weight - 2.0,
+                }),
+        );
+    }
+    out.push(Candidate {
+        path,
+        lines: Some(lines),
+        what,
+        mention: mention.text.clone(),
+        kind: mention.kind,
+        // Of a test's frames and the code's, the code leads.
+        score: if in_test { weight - 1.0 } else { weight },
+    });
+}
+
+/// The innermost function or method of `outline` holding `line`, else its class.
+fn definition_at(outline: &FileOutline, line: u32) -> Option<((u32, u32), String)> {
+    let at = |start: u32, end: u32| start <= line && line <= end;
+    for class in &outline.classes {
+        for method in &class.methods {
+            if at(method.start_line, method.end_line) {
+                return Some((
+                    (method.start_line, method.end_line),
+                    format!("method {}.{}", class.name, method.name),
+                ));
+            }
+        }
+    }
+    if let Some(function) = outline
+        .functions
+        .iter()
+        .find(|function| at(function.start_line, function.end_line))
+    {
+        return Some((
+            (function.start_line, function.end_line),
+            format!("function {}", function.name),
+        ));
+    }
+    outline
+        .classes
+        .iter()
+        .find(|class| at(class.start_line, class.end_line))
+        .map(|class| {
+            (
+                (class.start_line, class.end_line),
+                format!("class {}", class.name),
+            )
+        })
 }
 
 /// Whether `path`'s file name without extension, or one of its directories, is `name`.
@@ -360,6 +512,15 @@ mod tests {
         assert!(contains_word("let total = cartTotal(x);", "cartTotal"));
         assert!(!contains_word("let subtotal = 1;", "total"));
         assert!(contains_word("total", "total"));
+    }
+
+    #[test]
+    fn names_are_made_of_their_snake_and_camel_parts() {
+        assert!(has_segment("apply_discount", "discount"));
+        assert!(has_segment("applyDiscount", "discount"));
+        assert!(has_segment("ApplyDiscount", "apply"));
+        assert!(!has_segment("discounted", "discount"));
+        assert!(!has_segment("insert", "in"));
     }
 
     #[test]

@@ -184,9 +184,7 @@ fn end_text(end: TurnEnd) -> String {
         TurnEnd::RepeatedFailure => "the turn stopped after repeated failures".to_string(),
         TurnEnd::Skipped => "the turn was skipped".to_string(),
         TurnEnd::ChecksFailed => "the turn ended with failing checks".to_string(),
-        TurnEnd::Unverified => {
-            "the turn ended with a change no check could verify".to_string()
-        }
+        TurnEnd::Unverified => "the turn ended with a change no check could verify".to_string(),
     }
 }
 

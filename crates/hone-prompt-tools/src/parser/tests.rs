@@ -286,16 +286,17 @@ fn an_unknown_tool_stays_text_in_a_fence_or_bare_but_is_a_call_inside_tags() {
 }
 
 #[test]
-fn malformed_json_inside_tags_keeps_the_name_and_the_raw_text() {
+fn malformed_json_inside_tags_is_repaired_or_keeps_the_name_and_the_raw_text() {
+    // Missing closing braces: repaired.
     assert_eq!(
         parse(CORPUS[22]),
-        vec![
-            call(
-                "read_file",
-                r#"{"name": "read_file", "arguments": {"path": "a""#
-            ),
-            text("after"),
-        ]
+        vec![call("read_file", r#"{"path":"a"}"#), text("after")]
+    );
+    // Cut off inside a string: not completed, the raw text goes on to the tool layer.
+    let cut = r#"{"name": "read_file", "arguments": {"path": "a"#;
+    assert_eq!(
+        parse(&format!("<tool_call>{cut}</tool_call>after")),
+        vec![call("read_file", cut), text("after")]
     );
 }
 
@@ -536,15 +537,9 @@ fn random_mixtures_of_markers_parse_the_same_whatever_the_chunking() {
 }
 
 #[test]
-fn a_python_dict_inside_tags_is_a_call_with_the_raw_text_as_arguments() {
+fn a_python_dict_inside_tags_is_repaired_into_a_call() {
     let input = "<tool_call>{'name': 'read_file', 'arguments': {'path': 'a'}}</tool_call>";
-    assert_eq!(
-        parse(input),
-        vec![call(
-            "read_file",
-            "{'name': 'read_file', 'arguments': {'path': 'a'}}"
-        )]
-    );
+    assert_eq!(parse(input), vec![call("read_file", r#"{"path":"a"}"#)]);
 }
 
 #[test]

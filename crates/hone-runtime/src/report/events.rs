@@ -1,14 +1,20 @@
 //! One-line texts of the session events a line-oriented front end reports on stderr: notices
 //! of context events, the live status line's state, the checks' outcome and the summary line.
+//! What the model or the project wrote (tool names and arguments, output, file names, check
+//! details) is made safe for a terminal here (`hone_api::display`).
 
 use std::time::Duration;
 
-use hone_api::{CheckStatus, Event, ModelPrice, TurnStats, thousands};
+use hone_api::{CheckStatus, Event, ModelPrice, TurnStats, display, thousands};
 
 /// One line telling the user about a tool call (`▸ run_command {"command":"…"}` when
 /// requested, `  ✓ run_command (12 ms) first line of output` when done) or a context event
 /// (compaction, tracked files, localized code, the guided step), shown dimmed.
 pub fn notice(event: &hone_api::Event) -> Option<String> {
+    notice_text(event).map(|text| display::line(&text).into_owned())
+}
+
+fn notice_text(event: &hone_api::Event) -> Option<String> {
     match event {
         Event::ToolRequested {
             name, arguments, ..
@@ -93,7 +99,7 @@ pub fn live_state(event: &Event) -> Option<Option<String>> {
         }
         _ => return None,
     };
-    Some(Some(state))
+    Some(Some(display::line(&state).into_owned()))
 }
 
 /// `running cargo test` for a command, `running read_file` for other tools.
@@ -155,7 +161,7 @@ pub fn checks_line(event: &Event) -> Option<String> {
         .map(|check| format!("; skipped {}: {}", check.name, check.detail))
         .collect();
     let skipped = skipped.concat();
-    Some(if *passed {
+    let line = if *passed {
         if ran.is_empty() {
             format!("no checks ran{skipped}")
         } else {
@@ -169,7 +175,8 @@ pub fn checks_line(event: &Event) -> Option<String> {
             ),
             None => format!("still failing: {failing}{skipped}"),
         }
-    })
+    };
+    Some(display::line(&line).into_owned())
 }
 
 /// A call's arguments as the model wrote them.
@@ -180,9 +187,10 @@ pub fn raw_arguments(arguments: &serde_json::Value) -> String {
     }
 }
 
-/// One line of at most `limit` characters.
+/// One line of at most `limit` characters, its control characters shown
+/// (`hone_api::display::flat`).
 pub fn compact(text: &str, limit: usize) -> String {
-    let flat = text.replace(['\n', '\r'], " ");
+    let flat = display::flat(text);
     if flat.chars().count() <= limit {
         return flat;
     }
@@ -352,6 +360,42 @@ mod tests {
     fn compact_cuts_long_text_to_one_line() {
         assert_eq!(compact("a\nb", 10), "a b");
         assert_eq!(compact("abcdef", 3), "abc…");
+        assert_eq!(compact("ok\r\x1b[2K", 20), r"ok\r\x1b[2K");
+    }
+
+    #[test]
+    fn what_the_model_wrote_reaches_the_lines_with_its_controls_shown() {
+        let call = Event::ToolRequested {
+            call_id: "c".into(),
+            name: "run\x1b]0;x\x07".into(),
+            arguments: serde_json::json!({"command": "touch pwned\r\x1b[2Kls src"}),
+        };
+        let line = notice(&call).unwrap();
+        assert!(!line.contains('\x1b') && !line.contains('\r'), "{line:?}");
+        assert!(line.contains(r"run\x1b]0;x\x07"), "{line}");
+        assert!(line.contains(r"touch pwned\r\u001b[2Kls src"), "{line}");
+        assert_eq!(
+            live_state(&call),
+            Some(Some(r"running touch pwned\r\x1b[2Kls src".into()))
+        );
+        let checks = Event::ChecksCompleted {
+            passed: true,
+            checks: vec![hone_api::CheckResult {
+                name: "lint".into(),
+                command: String::new(),
+                status: CheckStatus::Skipped,
+                duration_ms: 0,
+                detail: "\x1b]8;;http://x\x1b\\".into(),
+            }],
+            failures: Vec::new(),
+            repair_round: None,
+            max_repair_rounds: 3,
+        };
+        let line = checks_line(&checks).unwrap();
+        assert!(
+            line.ends_with(r"skipped lint: \x1b]8;;http://x\x1b\"),
+            "{line}"
+        );
     }
 
     #[test]

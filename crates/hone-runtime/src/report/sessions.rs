@@ -1,15 +1,18 @@
 //! Saved sessions and the undo journal as text: the tables and transcripts `hone sessions`
-//! and `hone undo --list` print, and times as people read them.
+//! and `hone undo --list` print, and times as people read them. What was stored (titles,
+//! messages, tool calls, file names, project paths) is made safe for a terminal here
+//! (`hone_api::display`), so replaying a session cannot replay an escape sequence.
 
+use hone_api::display;
 use hone_memory::{JournalEntry, SessionInfo, StoredMessage};
 use hone_protocol::{ContentBlock, Role};
 
-/// A session's title, or `untitled`.
-pub fn title(session: &SessionInfo) -> &str {
+/// A session's title on one line, or `untitled`.
+pub fn title(session: &SessionInfo) -> String {
     if session.title.is_empty() {
-        "untitled"
+        "untitled".to_string()
     } else {
-        &session.title
+        display::flat(&session.title)
     }
 }
 
@@ -47,7 +50,7 @@ pub fn table(sessions: &[SessionInfo], with_project: bool, now: i64) -> String {
     for session in sessions {
         let tokens = session.stats.tokens_in + session.stats.tokens_out;
         let project = if with_project {
-            format!("{}  ", session.project)
+            format!("{}  ", display::line(&session.project))
         } else {
             String::new()
         };
@@ -58,7 +61,7 @@ pub fn table(sessions: &[SessionInfo], with_project: bool, now: i64) -> String {
             session.messages,
             tokens,
             cut(&session.model, 20),
-            cut(title(session), 60)
+            cut(&title(session), 60)
         ));
     }
     out
@@ -69,16 +72,16 @@ pub fn show(session: &SessionInfo, messages: &[StoredMessage], now: i64) -> Stri
     let stats = &session.stats;
     let mut out = format!(
         "session   {}\ntitle     {}\nproject   {}\nmodel     {} ({})\ncreated   {}\nactive    {}\n",
-        session.id,
+        display::line(&session.id),
         title(session),
-        session.project,
-        session.model,
-        session.provider,
+        display::line(&session.project),
+        display::line(&session.model),
+        display::line(&session.provider),
         ago(session.created_ms, now),
         ago(session.updated_ms, now),
     );
     if let Some(parent) = &session.forked_from {
-        out.push_str(&format!("forked    from {parent}\n"));
+        out.push_str(&format!("forked    from {}\n", display::line(parent)));
     }
     out.push_str(&format!(
         "totals    {} messages · {} turns · {} tokens in, {} out · {} tool calls · {} edits applied, {} rejected\n\n",
@@ -101,7 +104,7 @@ pub fn show(session: &SessionInfo, messages: &[StoredMessage], now: i64) -> Stri
                     format!("     (thinking) {}", cut(text, 100))
                 }
                 (_, ContentBlock::ToolCall(call)) => {
-                    format!("  ▸ {} {}", call.name, cut(&call.arguments, 100))
+                    format!("  ▸ {} {}", cut(&call.name, 60), cut(&call.arguments, 100))
                 }
                 (_, ContentBlock::ToolResult(result)) => {
                     let mark = if result.is_error { "✗" } else { "✓" };
@@ -129,7 +132,7 @@ pub fn undo_list(stack: &[JournalEntry], now: i64) -> String {
         out.push_str(&format!(
             "{:>2}. {}{pending}  [{} · session {}]\n",
             position + 1,
-            view.summary,
+            display::flat(&view.summary),
             ago(view.applied_ms, now),
             view.session_id
         ));
@@ -137,9 +140,13 @@ pub fn undo_list(stack: &[JournalEntry], now: i64) -> String {
     out
 }
 
-/// One line of at most `limit` characters.
+/// One line of at most `limit` characters, its control characters shown.
 fn cut(text: &str, limit: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = display::flat(text)
+        .split(' ')
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     if flat.chars().count() <= limit {
         return flat;
     }
@@ -187,6 +194,56 @@ mod tests {
         assert_eq!(ago(now - 3 * 86_400_000, now), "3 days ago");
         assert_eq!(ago(0, now), "1970-01-01");
         assert_eq!(ago(1_709_164_800_000, now), "2024-02-29");
+    }
+
+    fn session(title: &str) -> SessionInfo {
+        SessionInfo {
+            id: "01JABCDEFGHJKMNPQRSTVWXYZ0".into(),
+            project: "/p".into(),
+            created_ms: 0,
+            updated_ms: 0,
+            title: title.into(),
+            provider: "openai".into(),
+            model: "gpt-4o".into(),
+            forked_from: None,
+            messages: 4,
+            stats: hone_memory::SessionStats::default(),
+        }
+    }
+
+    #[test]
+    fn a_replayed_session_shows_the_escapes_it_stored() {
+        let stored = |message| StoredMessage {
+            seq: 1,
+            message,
+            stats: hone_memory::MessageStats::default(),
+            created_ms: 0,
+        };
+        let mut call = hone_protocol::Message::assistant("\x1b]52;c;cm0gLXJmIH4=\x07done");
+        call.content
+            .push(ContentBlock::ToolCall(hone_protocol::ToolCall {
+                id: "c1".into(),
+                name: "run_command".into(),
+                arguments: "{\"command\": \"touch pwned\r\x1b[2Kls src\"}".into(),
+            }));
+        let messages = [
+            stored(hone_protocol::Message::user("hi\u{202e}")),
+            stored(call),
+        ];
+        let text = show(&session("title\x1b]0;owned\x07"), &messages, 0);
+        assert!(
+            !text.contains(['\x1b', '\x07', '\r', '\u{202e}']),
+            "{text:?}"
+        );
+        assert!(text.contains(r"title     title\x1b]0;owned\x07"), "{text}");
+        assert!(text.contains(r"you  hi\u{202e}"), "{text}");
+        assert!(
+            text.contains(r"hone \x1b]52;c;cm0gLXJmIH4=\x07done"),
+            "{text}"
+        );
+        assert!(text.contains(r"touch pwned\r\x1b[2Kls src"), "{text}");
+        let table = table(&[session("\r\x1b[2Kinnocent")], true, 0);
+        assert!(table.contains(r"\r\x1b[2Kinnocent"), "{table}");
     }
 
     #[test]

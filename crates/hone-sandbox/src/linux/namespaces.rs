@@ -136,6 +136,14 @@ fn init(args: impl Iterator<Item = OsString>) -> Result<u8, (u8, String)> {
         .and_then(|(uid, gid)| Some((uid.parse::<u32>().ok()?, gid.parse::<u32>().ok()?)))
         .ok_or_else(|| (SETUP_FAILED, format!("{INIT_VAR} is not UID:GID: {ids:?}")))?;
     let options = InitArgs::decode(args).map_err(|message| (SETUP_FAILED, message))?;
+    // A mount namespace of the init's own: the helper keeps seeing the system as it is
+    // (and removes its temporary directory there when the command ends).
+    unshare(CloneFlags::CLONE_NEWNS).map_err(|error| {
+        (
+            SETUP_FAILED,
+            format!("a mount namespace for the view: {error}"),
+        )
+    })?;
     let writable = options.policy.writable_paths(&options.workdir);
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut readable: Vec<PathBuf> = home

@@ -87,8 +87,12 @@ impl Launcher {
             }
             Invocation::Argv(argv) => argv.iter().map(OsString::from).collect(),
         };
+        // hone's own git (the commit) writes `.git`, read-only inside the sandbox; its
+        // hardening already turns off every program a repository could configure.
+        let own_git =
+            matches!(invocation, Invocation::Argv(argv) if crate::git::is_hardened_argv(argv));
         let mut command = match &self.sandbox {
-            Some((helper, temp)) => {
+            Some((helper, temp)) if !own_git => {
                 let mut command = Command::new(&helper.program);
                 command
                     .args(&helper.args)
@@ -98,7 +102,7 @@ impl Launcher {
                     .env("TMPDIR", temp.path());
                 command
             }
-            None => {
+            _ => {
                 let mut command = Command::new(&argv[0]);
                 command.args(&argv[1..]);
                 command

@@ -1,6 +1,8 @@
-//! Finding the text an edit replaces: exactly first, then line by line ignoring whitespace;
-//! when nothing matches, the closest lines of the file ("did you mean").
+//! Finding the text an edit replaces: exactly first, then line by line ignoring whitespace,
+//! then ignoring whitespace across line breaks (`across_lines`); when nothing matches, the
+//! closest lines of the file ("did you mean").
 
+use crate::edit::across_lines;
 use crate::edit::lines::{LineBuffer, fit_indentation, split_lines};
 use crate::files::similarity::closest_window;
 use crate::{ToolError, ToolErrorKind};
@@ -59,7 +61,7 @@ pub(crate) fn replace(
         find_tolerant(buffer.lines(), &needle, 0)
     };
     if starts.is_empty() {
-        return Err(not_found(path, content, buffer.lines(), &needle, new));
+        return replace_across_lines(path, content, &buffer, &needle, new, numbered, occurrences);
     }
     let lines: Vec<usize> = starts.iter().map(|start| start + 1).collect();
     check_count(path, &lines, occurrences, " (ignoring whitespace)")?;
@@ -75,6 +77,43 @@ pub(crate) fn replace(
     }
     Ok(Replaced {
         content: buffer.render(),
+        lines,
+        tolerant: true,
+    })
+}
+
+/// The last tolerance: `needle` matched where only whitespace differs, line breaks
+/// included (a function written on one line); one match unless `occurrences` says all.
+fn replace_across_lines(
+    path: &str,
+    content: &str,
+    buffer: &LineBuffer,
+    needle: &[String],
+    new: &str,
+    numbered: bool,
+    occurrences: Occurrences,
+) -> Result<Replaced, ToolError> {
+    let ranges = across_lines::find(content, &needle.join("\n"));
+    if ranges.is_empty() {
+        return Err(not_found(path, content, buffer.lines(), needle, new));
+    }
+    let lines: Vec<usize> = ranges
+        .iter()
+        .map(|range| content[..range.start].matches('\n').count() + 1)
+        .collect();
+    check_count(
+        path,
+        &lines,
+        occurrences,
+        " (ignoring whitespace and line breaks)",
+    )?;
+    let new = if numbered {
+        without_line_numbers(split_lines(new)).0.join("\n")
+    } else {
+        new.to_string()
+    };
+    Ok(Replaced {
+        content: across_lines::replace(content, &ranges, &new),
         lines,
         tolerant: true,
     })
@@ -129,7 +168,21 @@ pub(crate) fn numbered(lines: &[String], start: usize, count: usize) -> String {
 /// The closest lines of `haystack` to `needle`, as a "did you mean" paragraph (or a
 /// sentence saying nothing is similar).
 pub(crate) fn closest_lines(path: &str, haystack: &[String], needle: &[String]) -> String {
-    match closest_window(haystack, needle) {
+    // Line by line, or, when the needle's line breaks differ from the file's (a function
+    // written on one line), by its text without whitespace: the better of the two.
+    let by_lines = closest_window(haystack, needle);
+    let joined = needle.join("\n");
+    let by_text = match by_lines {
+        Some((_, _, score)) if score >= 0.9 => None,
+        _ if joined.len() > 2_000 => None,
+        _ => across_lines::closest_window(haystack, &joined),
+    };
+    let closest = match (by_lines, by_text) {
+        (Some(lines), Some(text)) if text.2 > lines.2 => Some(text),
+        (None, text) => text,
+        (lines, _) => lines,
+    };
+    match closest {
         Some((start, count, score)) if score >= 0.3 => {
             let lines = if count == 1 {
                 format!("line {}", start + 1)
@@ -168,7 +221,8 @@ fn not_found(
     ToolError::new(
         ToolErrorKind::EditFailed,
         format!(
-            "old_text was not found in {path} (not even ignoring indentation and whitespace). \
+            "old_text was not found in {path} (not even ignoring indentation, whitespace and \
+             line breaks). \
              {applied_already}{}Copy old_text exactly from the current file (without the line \
              numbers), or read {path} again with read_file, then retry.",
             closest_lines(path, haystack, needle)
@@ -269,6 +323,68 @@ mod tests {
             done.content.contains("    let a = 5;\n"),
             "{}",
             done.content
+        );
+    }
+
+    const JS: &str = "export function add(a, b) {\n  return a - b;\n}\n\nexport function mul(a, b) {\n  return a * b;\n}\n";
+
+    #[test]
+    fn a_function_written_on_one_line_matches_across_line_breaks() {
+        let done = replace(
+            "math.js",
+            JS,
+            "export function add(a, b) { return a - b; }",
+            "export function add(a, b) {\n  return a + b;\n}",
+            Occurrences::One,
+        )
+        .unwrap();
+        assert!(done.tolerant);
+        assert_eq!(done.lines, vec![1]);
+        assert_eq!(done.content, JS.replacen("a - b", "a + b", 1));
+    }
+
+    #[test]
+    fn a_match_across_line_breaks_must_be_unique() {
+        let twice = format!("{JS}{JS}");
+        let error = replace(
+            "math.js",
+            &twice,
+            "export function add(a, b) { return a - b; }",
+            "x",
+            Occurrences::One,
+        )
+        .unwrap_err();
+        assert!(
+            error.message.contains(
+                "matches 2 places in math.js (ignoring whitespace and line breaks), starting at \
+                 lines 1, 8"
+            ),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_joined_function_that_does_not_match_reports_its_closest_lines() {
+        let error = replace(
+            "math.js",
+            JS,
+            "export function mul(a, b) { return a / b; }",
+            "export function mul(a, b) { return a * b * 1; }",
+            Occurrences::One,
+        )
+        .unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("Did you mean lines 5–7 of math.js ("),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("6│   return a * b;"),
+            "{}",
+            error.message
         );
     }
 

@@ -2,6 +2,7 @@
 //! `move_file`, `rename_symbol`. Planning has no side effects; [`apply`] writes a plan all-or-nothing,
 //! [`undo`] takes it back, [`unified_diff`] shows it.
 
+mod across_lines;
 mod apply;
 mod diff;
 mod edit_file;

@@ -96,6 +96,14 @@ pub(crate) fn hardened_argv(args: &[&str]) -> Vec<String> {
     argv
 }
 
+/// Whether `argv` is hone's own hardened git ([`hardened_argv`]): such a command writes
+/// `.git` (which the sandbox keeps read-only for commands) and runs hooks, filters and
+/// configured programs of no one, so hone runs it outside the sandbox.
+pub(crate) fn is_hardened_argv(argv: &[String]) -> bool {
+    let prefix = hardened_argv(&[]);
+    argv.len() > prefix.len() && argv.starts_with(&prefix)
+}
+
 /// What a finished git command printed.
 struct GitOutput {
     /// Whether it exited with code 0.

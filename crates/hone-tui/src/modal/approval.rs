@@ -1,7 +1,7 @@
 //! The approval dialog: what would change (a word-level diff or a command), and the
 //! answers y / n (with an optional reason) / e (edit) / a (always this session).
 
-use hone_api::ApprovalDecision;
+use hone_api::{ApprovalDecision, display};
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -259,7 +259,7 @@ impl ApprovalModal {
             let mut lines = Vec::new();
             if let Some(command) = &self.command {
                 let mut shell = LineHighlighter::for_token("bash");
-                for (index, line) in command.lines().enumerate() {
+                for (index, line) in display::exact(command).lines().enumerate() {
                     let prefix = if index == 0 { "$ " } else { "  " };
                     lines.extend(wrap::wrap(
                         shell.line(line),
@@ -283,15 +283,16 @@ impl ApprovalModal {
             .map_or(&[], |(_, lines)| lines.as_slice())
     }
 
-    /// The summary (up to two lines; left out when it only repeats the command) and the
-    /// reason (one line) at `width` columns.
+    /// The summary (up to two lines; left out when it only repeats the command), the
+    /// reason (one line) and, for a command with control characters, a warning, at `width`
+    /// columns.
     fn header_lines(&self, width: usize) -> Vec<Line<'static>> {
         let mut header = if self.command.as_deref() == Some(self.summary.as_str()) {
             Vec::new()
         } else {
             wrap::wrap(
                 vec![Span::styled(
-                    self.summary.clone(),
+                    display::flat(&self.summary),
                     Style::new().add_modifier(Modifier::BOLD),
                 )],
                 width,
@@ -303,7 +304,7 @@ impl ApprovalModal {
         header.truncate(2);
         let mut reason = wrap::wrap(
             vec![Span::styled(
-                self.reason.clone(),
+                display::flat(&self.reason),
                 Style::new().add_modifier(Modifier::DIM),
             )],
             width,
@@ -313,6 +314,18 @@ impl ApprovalModal {
         );
         reason.truncate(1);
         header.extend(reason);
+        if self.command.as_deref().is_some_and(display::has_controls) {
+            header.extend(wrap::wrap(
+                vec![Span::styled(
+                    format!("⚠ {}", display::CONTROL_WARNING),
+                    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                )],
+                width,
+                &[],
+                &[],
+                Mode::Words,
+            ));
+        }
         header
     }
 
@@ -342,7 +355,7 @@ impl ApprovalModal {
             .border_type(BorderType::Rounded)
             .border_style(Style::new().fg(Color::Yellow))
             .title(Span::styled(
-                format!(" approve {}? ", self.name),
+                format!(" approve {}? ", display::line(&self.name)),
                 Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
             ));
         let inner = block.inner(area);

@@ -82,7 +82,7 @@ impl ChoiceModal {
         let width = area.width.saturating_sub(4).min(72);
         let inner_width = usize::from(width.saturating_sub(2)).max(1);
         let mut lines = Vec::new();
-        for line in self.message.lines() {
+        for line in hone_api::display::text(&self.message).lines() {
             lines.extend(wrap::wrap(
                 vec![Span::raw(line.to_string())],
                 inner_width,

@@ -1,5 +1,6 @@
 //! Rendering one conversation entry to wrapped, styled lines.
 
+use hone_api::display;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -25,7 +26,7 @@ pub(super) fn render_entry(
     show_thinking: bool,
     code: &mut CodeCache,
 ) -> Vec<Line<'static>> {
-    match entry {
+    match &shown(entry) {
         Entry::User(text) => {
             let style = Style::new().add_modifier(Modifier::BOLD);
             let first = [Span::styled(
@@ -90,6 +91,43 @@ pub(super) fn render_entry(
             }
             out
         }
+    }
+}
+
+/// `entry` with what did not come from hone (the user's and the model's words, tool lines
+/// and output, reasons, errors) made safe for the terminal (`hone_api::display`): ratatui
+/// drops control characters from its cells, but the conversation is also printed to the
+/// scrollback at the end, and an escape should be seen rather than silently lost.
+fn shown(entry: &Entry) -> Entry {
+    let text = |text: &str| display::text(text).into_owned();
+    match entry {
+        Entry::User(words) => Entry::User(text(words)),
+        Entry::Assistant {
+            text: words,
+            streaming,
+        } => Entry::Assistant {
+            text: text(words),
+            streaming: *streaming,
+        },
+        Entry::Thinking {
+            text: words,
+            streaming,
+        } => Entry::Thinking {
+            text: text(words),
+            streaming: *streaming,
+        },
+        Entry::Tool(tool) => Entry::Tool(ToolEntry {
+            call_id: tool.call_id.clone(),
+            line: display::line(&tool.line).into_owned(),
+            state: match &tool.state {
+                ToolState::Denied(reason) => ToolState::Denied(display::flat(reason)),
+                other => other.clone(),
+            },
+            output: text(&tool.output),
+        }),
+        Entry::Notice(kind, words) => Entry::Notice(*kind, display::flat(words)),
+        Entry::Error(words) => Entry::Error(text(words)),
+        Entry::Diff { .. } | Entry::Stats(_) => entry.clone(),
     }
 }
 
