@@ -68,8 +68,7 @@ const PRICES_PY: &str =
 const TEST_CART_PY: &str = "import unittest\n\nfrom shop.cart import total\n\n\nclass TotalTest(unittest.TestCase):\n    def test_total_with_discount(self):\n        self.assertEqual(total([60, 40], 10), 90)\n\n    def test_total_without_discount(self):\n        self.assertEqual(total([1, 2], 0), 3)\n";
 
 #[tokio::test]
-async fn a_src_layout_is_tested_with_its_source_on_the_path_and_the_import_error_is_not_the_bug()
-{
+async fn a_src_layout_is_tested_with_its_source_on_the_path_and_the_import_error_is_not_the_bug() {
     if !on_path("python3") || !on_path("make") {
         eprintln!("SKIPPED: needs python3 and make");
         return;
@@ -79,9 +78,15 @@ async fn a_src_layout_is_tested_with_its_source_on_the_path_and_the_import_error
     write(
         root,
         &[
-            ("pyproject.toml", "[project]\nname = \"shop\"\nversion = \"0.1.0\"\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"shop\"\nversion = \"0.1.0\"\n",
+            ),
             // Written for an installed package: from a checkout it cannot import `shop`.
-            ("Makefile", "test:\n\tpython3 -B -m unittest discover -s tests\n"),
+            (
+                "Makefile",
+                "test:\n\tpython3 -B -m unittest discover -s tests\n",
+            ),
             ("src/shop/__init__.py", ""),
             ("src/shop/cart.py", CART_PY),
             ("src/shop/prices.py", PRICES_PY),
@@ -109,7 +114,10 @@ async fn a_src_layout_is_tested_with_its_source_on_the_path_and_the_import_error
     // The next command put the source directory on the path and ran the tests.
     assert!(stderr.contains("PYTHONPATH=src python3"), "{stderr}");
     let request = first_request(&server);
-    assert!(request.contains("The project's tests fail now"), "{request}");
+    assert!(
+        request.contains("The project's tests fail now"),
+        "{request}"
+    );
     assert!(request.contains("AssertionError: 0.0 != 90"), "{request}");
     assert!(request.contains("Failing tests:"), "{request}");
     assert!(request.contains("(tests/test_cart.py:8)"), "{request}");

@@ -70,7 +70,9 @@ impl Agent {
             (TestSelection::NoneRuns, _) => return TestsRun::default(),
             (TestSelection::Chosen(check), _) => (vec![check.clone()], true),
             // The configured command is the user's word: tried alone.
-            (TestSelection::Unknown, Some(command)) => (vec![detect::configured_tests(command)], false),
+            (TestSelection::Unknown, Some(command)) => {
+                (vec![detect::configured_tests(command)], false)
+            }
             (TestSelection::Unknown, None) => (detect::test_candidates(&root), false),
         };
         let mut run = TestsRun::default();
