@@ -89,8 +89,9 @@ async fn exec_with_the_embedded_model_edits_a_file() {
         audit_logs(root)
     );
     // 0 = answered, 1 = the turn ended early (e.g. the small model repeated a call after
-    // finishing); anything else means the model did not load or run.
-    assert!(matches!(output.status.code(), Some(0 | 1)), "{report}");
+    // finishing), 10 = answered with a change no check could verify (this project has no
+    // tests); anything else means the model did not load or run.
+    assert!(matches!(output.status.code(), Some(0 | 1 | 10)), "{report}");
     assert!(greet.contains("\"Hi, \""), "{report}");
     assert!(!greet.contains("Hello"), "{report}");
     assert!(greet.contains("def greet(name):"), "{report}");

@@ -5,7 +5,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -334,11 +334,11 @@ fn variables_that_reach_other_processes_are_removed_and_limits_set() {
     assert_eq!(limits[1][2..4], ["64", "64"], "{seen}");
 }
 
-/// Whether a process whose command line holds `marker` is alive.
+/// Whether a process whose name (`argv[0]`) is `marker` is alive.
 fn running(marker: &str) -> bool {
     std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
         std::fs::read(entry.path().join("cmdline"))
-            .is_ok_and(|line| String::from_utf8_lossy(&line).contains(marker))
+            .is_ok_and(|line| line.split(|byte| *byte == 0).next() == Some(marker.as_bytes()))
     })
 }
 
@@ -363,7 +363,7 @@ fn nothing_outlives_the_command_or_a_killed_hone() {
     let marker = format!("hone-daemon-{}", std::process::id());
     let output = sandboxed(
         &layout,
-        &format!("setsid sh -c 'exec -a {marker} sleep 300' >/dev/null 2>&1 & echo started"),
+        &format!("setsid bash -c 'exec -a {marker} sleep 300' >/dev/null 2>&1 & echo started"),
     );
     assert!(text(&output.stdout).contains("started"));
     assert!(!running(&marker), "the daemon outlived its command");
@@ -375,7 +375,7 @@ fn nothing_outlives_the_command_or_a_killed_hone() {
             &[
                 "sandbox",
                 "--",
-                "sh",
+                "bash",
                 "-c",
                 &format!("exec -a {marker} sleep 300"),
             ],

@@ -356,7 +356,7 @@ async fn init_proposes_agents_md_as_an_edit_and_leaves_an_existing_one_alone() {
     }
     let text = std::fs::read_to_string(&agents).unwrap();
     assert!(text.contains("- javascript (1 files)"), "{text}");
-    assert!(text.contains("- test: `npm run test`"), "{text}");
+    assert!(text.contains("- test: `npm test`"), "{text}");
 
     tui.type_text("/init").await;
     tui.send(b"\r");

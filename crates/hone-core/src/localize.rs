@@ -24,6 +24,7 @@ impl Agent {
             return Attachment::default();
         };
         // Failure output (a traceback) names files and functions; its plain words do not.
+        // The project files the failing tests import or name lead the attachment.
         let leads: Vec<String> = if evidence.is_some() {
             self.checks.leads().to_vec()
         } else {
@@ -126,6 +127,7 @@ pub(crate) fn attach(message: &mut Message, attachment: &Attachment, instruction
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hone_context::localize::MentionKind;
 
     fn candidate(path: &str, score: f64) -> Candidate {
         Candidate {

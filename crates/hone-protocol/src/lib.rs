@@ -23,6 +23,7 @@ mod json_repair;
 mod language;
 mod message;
 mod request;
+mod test_paths;
 mod tokens;
 
 pub use collect::{Outcome, ResponseCollector};
@@ -32,4 +33,5 @@ pub use json_repair::repair_json;
 pub use language::Language;
 pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolEffect, ToolResult};
 pub use request::{ChatRequest, ThinkingConfig, ToolSpec};
+pub use test_paths::is_test_path;
 pub use tokens::{IMAGE_TOKENS, estimate_tokens};

@@ -4,8 +4,7 @@
 
 use super::frames::frames;
 
-/// Whether `path` looks like a test file: the project module's rule, hone's one.
-pub use hone_tools::project::is_test_path;
+pub use hone_protocol::is_test_path;
 
 /// Words that ask to run something: tests named after them ("run the tests") are not what
 /// the request is about.
