@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use hone_context::Tokenizer;
-use hone_context::localize::{Attachment, Candidate, locate_request, plan_attachment};
+use hone_context::localize::{
+    Attachment, Candidate, Mention, MentionKind, locate_request, plan_attachment,
+};
 use hone_protocol::{ContentBlock, Message};
 
 use crate::session::Agent;
@@ -29,8 +31,24 @@ impl Agent {
             Vec::new()
         };
         let (request, evidence) = (text.to_string(), evidence.map(str::to_string));
+        let lead_paths = leads.clone();
         let located = tokio::task::spawn_blocking(move || {
-            locate_request(localizer.as_ref(), &request, evidence.as_deref())
+            let mut candidates = locate_request(localizer.as_ref(), &request, evidence.as_deref());
+            // The files the failing tests lead to, whatever the request's words match.
+            let mentions: Vec<Mention> = lead_paths
+                .iter()
+                .map(|lead| Mention {
+                    text: lead.clone(),
+                    kind: MentionKind::Path,
+                    names: vec![lead.clone()],
+                    rename: false,
+                    line: None,
+                })
+                .collect();
+            if !mentions.is_empty() {
+                candidates.extend(localizer.locate(&mentions));
+            }
+            candidates
         })
         .await;
         let candidates = match located {

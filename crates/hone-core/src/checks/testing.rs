@@ -98,8 +98,8 @@ impl Agent {
             let (text, is_error) = match (&problem, &check.failure, check.result.status) {
                 (Some(problem), _, _) => (
                     format!(
-                        "hone: `{}` ({}) does not run this project's tests here: {problem}; \
-                         not the failure to fix",
+                        "hone: {problem}; `{}` ({}) does not run this project's tests here \
+                         (hone's problem, not the failure to fix)",
                         candidate.command, candidate.source
                     ),
                     false,

@@ -20,6 +20,8 @@ pub(super) fn tap(lines: &[&str]) -> Vec<TestFailure> {
         let indent = indentation(lines[index]);
         index += 1;
         let mut suite = false;
+        // Where the test is declared: after the stack's frames (the assertion's line).
+        let mut location = None;
         // The YAML block: `---` to `...`, more indented than the `not ok` line.
         let mut field = "";
         let mut field_indent = 0;
@@ -44,11 +46,7 @@ pub(super) fn tap(lines: &[&str]) -> Vec<TestFailure> {
                 field_indent = this_indent;
                 let value = value.trim();
                 match key {
-                    "location" => {
-                        if let Some((path, number)) = frame_place(value) {
-                            failure.add_place(&path, number);
-                        }
-                    }
+                    "location" => location = frame_place(value),
                     "failureType" => suite = value.contains("subtestsFailed"),
                     "error" if !value.starts_with('|') => failure.add_message(unquote(value)),
                     "expected" if !value.is_empty() => {
@@ -80,6 +78,9 @@ pub(super) fn tap(lines: &[&str]) -> Vec<TestFailure> {
                 }
                 _ => {}
             }
+        }
+        if let Some((path, number)) = location {
+            failure.add_place(&path, number);
         }
         if !suite {
             found.push(failure);
@@ -350,8 +351,8 @@ mod tests {
         assert_eq!(
             found[0].places,
             [
-                ("/tmp/cap/js/test/math.test.js".to_string(), 5),
-                ("/tmp/cap/js/test/math.test.js".to_string(), 6)
+                ("/tmp/cap/js/test/math.test.js".to_string(), 6),
+                ("/tmp/cap/js/test/math.test.js".to_string(), 5)
             ]
         );
         assert_eq!(found[1].test, "add of arrays");
