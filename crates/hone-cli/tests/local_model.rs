@@ -61,15 +61,11 @@ async fn exec_with_the_embedded_model_edits_a_file() {
         "def greet(name):\n    return \"Hello, \" + name\n\n\nprint(greet(\"world\"))\n",
     )
     .unwrap();
-    std::fs::create_dir_all(root.join(".hone")).unwrap();
-    std::fs::write(
-        root.join(".hone/config.toml"),
-        format!("provider = \"local\"\nmodel = \"{}\"\n", model.display()),
-    )
-    .unwrap();
+    // The model file comes from the user's side (an untrusted project file may not choose it).
+    let model_path = model.display().to_string();
     let output = hone(
         root,
-        &[],
+        &[("HONE_PROVIDER", "local"), ("HONE_MODEL", &model_path)],
         &[
             "exec",
             "--approval",

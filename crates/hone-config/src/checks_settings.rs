@@ -242,6 +242,18 @@ pub(crate) struct ChecksLayers {
     commands: BTreeMap<String, Sourced<CheckCommands>>,
 }
 
+impl ChecksSection {
+    /// Drops a `max_repair_rounds` above `below`'s, which an untrusted project may not set.
+    pub(crate) fn restrict_untrusted(&mut self, below: &ChecksSettings, ignored: &mut Vec<String>) {
+        crate::untrusted::cap(
+            &mut self.checked.max_repair_rounds,
+            below.max_repair_rounds,
+            "[checks] max_repair_rounds",
+            ignored,
+        );
+    }
+}
+
 impl ChecksLayers {
     /// Layers `section`, read from `source`, over the files merged so far.
     pub(crate) fn merge(&mut self, section: &ChecksSection, source: &Source) {

@@ -273,6 +273,44 @@ fn set<T: Clone>(slot: &mut Option<Sourced<T>>, value: Option<&T>, source: &Sour
     }
 }
 
+impl ContextSection {
+    /// Drops what an untrusted project may not set (see the `untrusted` module): a compaction
+    /// model file, and limits above `below`'s.
+    pub(crate) fn restrict_untrusted(
+        &mut self,
+        below: &ContextSettings,
+        ignored: &mut Vec<String>,
+    ) {
+        let checked = &mut self.checked;
+        if let Some(model) = checked
+            .compaction_model
+            .take_if(|model| crate::untrusted::is_model_file(model))
+        {
+            ignored.push(format!(
+                "[context] compaction_model = {model:?} (chooses a model file)"
+            ));
+        }
+        crate::untrusted::cap(
+            &mut checked.instructions_max_bytes,
+            below.instructions_max_bytes,
+            "[context] instructions_max_bytes",
+            ignored,
+        );
+        crate::untrusted::cap(
+            &mut checked.localize_budget_tokens,
+            below.localize_budget_tokens,
+            "[context] localize_budget_tokens",
+            ignored,
+        );
+        crate::untrusted::cap(
+            &mut checked.recent_turns,
+            below.recent_turns,
+            "[context] recent_turns",
+            ignored,
+        );
+    }
+}
+
 impl ContextLayers {
     /// Layers `section`, read from `source`, over the files merged so far.
     pub(crate) fn merge(&mut self, section: &ContextSection, source: &Source) {

@@ -159,8 +159,9 @@ pub enum ConfigError {
         /// 1-based column of the key's value, when known.
         column: Option<usize>,
     },
-    /// An untrusted project file chose the remote base URL that the user's API key would be
-    /// sent to (see the crate documentation, "Project trust").
+    /// An untrusted project file chose the remote base URL that the requests (and the user's
+    /// API key, if one was found) would be sent to (see the crate documentation, "Project
+    /// trust").
     #[error("{0}")]
     UntrustedProjectBaseUrl(Box<UntrustedProjectBaseUrl>),
 }
@@ -178,8 +179,9 @@ pub struct UntrustedProjectBaseUrl {
     pub project_file: PathBuf,
     /// The project directory, as `trusted_projects` would have to list it.
     pub project_dir: PathBuf,
-    /// Where the key was found: `Source::Env` or `Source::KeyFile`.
-    pub key_source: Source,
+    /// Where the key was found (`Source::Env` or `Source::KeyFile`); `None` for a keyless
+    /// instance, whose requests would still go to the repository's server.
+    pub key_source: Option<Source>,
     /// Where `api_key_env`, naming the key's variable, was set, if it was configured.
     pub api_key_env_origin: Option<Source>,
     /// The user file, where `trusted_projects` belongs, when there is one.
@@ -188,16 +190,24 @@ pub struct UntrustedProjectBaseUrl {
 
 impl fmt::Display for UntrustedProjectBaseUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let refusal = match &self.key_source {
+            Some(key_source) => format!(
+                "but its API key comes from {}; hone will not send your key to a URL chosen by \
+                 a repository",
+                key_origin(key_source, self.api_key_env_origin.as_ref())
+            ),
+            None => "a remote server chosen by a repository; hone will not send your requests \
+                     there, nor let its model decide tool calls"
+                .to_string(),
+        };
         write!(
             f,
-            "the project file {} points provider `{}` at {}, but its API key comes from {}; \
-             hone will not send your key to a URL chosen by a repository. Trust this project by \
+            "the project file {} points provider `{}` at {}, {refusal}. Trust this project by \
              adding \"{}\" to `trusted_projects` in {}, or pass --base-url / HONE_BASE_URL \
              yourself.",
             self.project_file.display(),
             self.provider,
             self.base_url,
-            key_origin(&self.key_source, self.api_key_env_origin.as_ref()),
             self.project_dir.display(),
             user_file_name(self.user_file.as_ref()),
         )
@@ -332,7 +342,7 @@ mod tests {
             base_url: "https://evil.example/v1".into(),
             project_file: "/repo/.hone/config.toml".into(),
             project_dir: "/repo".into(),
-            key_source: Source::Env("OPENAI_API_KEY".into()),
+            key_source: Some(Source::Env("OPENAI_API_KEY".into())),
             api_key_env_origin: None,
             user_file: Some("/home/u/.config/hone/config.toml".into()),
         };
@@ -349,7 +359,7 @@ mod tests {
             base_url: "https://evil.example".into(),
             project_file: "/repo/.hone/config.toml".into(),
             project_dir: "/repo".into(),
-            key_source: Source::Env("AWS_SECRET_ACCESS_KEY".into()),
+            key_source: Some(Source::Env("AWS_SECRET_ACCESS_KEY".into())),
             api_key_env_origin: Some(Source::ProjectFile("/repo/.hone/config.toml".into())),
             user_file: None,
         };
@@ -361,6 +371,17 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("in your user file (~/.config/hone/config.toml)"));
+        let keyless = UntrustedProjectBaseUrl {
+            key_source: None,
+            ..error
+        };
+        let message = keyless.to_string();
+        assert!(
+            message.contains(
+                "a remote server chosen by a repository; hone will not send your requests there"
+            ),
+            "{message}"
+        );
     }
 
     #[test]

@@ -267,6 +267,18 @@ pub(crate) struct IndexLayers {
     watch_debounce_ms: Option<Sourced<u64>>,
 }
 
+impl IndexSection {
+    /// Drops a `map_budget` above `below`'s, which an untrusted project may not set.
+    pub(crate) fn restrict_untrusted(&mut self, below: &IndexSettings, ignored: &mut Vec<String>) {
+        crate::untrusted::cap(
+            &mut self.checked.map_budget,
+            below.map_budget,
+            "[index] map_budget",
+            ignored,
+        );
+    }
+}
+
 impl IndexLayers {
     /// Layers `section`, read from `source`, over the files merged so far.
     pub(crate) fn merge(&mut self, section: &IndexSection, source: &Source) {

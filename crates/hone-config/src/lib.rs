@@ -94,11 +94,11 @@
 //!
 //! # Project trust
 //!
-//! A cloned repository's `.hone/config.toml` must not be able to send your API key to its own
-//! server. [`Config::provider`] therefore fails ([`ConfigError::UntrustedProjectBaseUrl`]) when
-//! a key was found for the instance, its `base_url` was set by the project file (directly or
-//! through a profile defined there), that URL's host is not loopback (`localhost`,
-//! `127.0.0.0/8`, `::1`), and the project is not trusted. To proceed, either set the URL
+//! A cloned repository's `.hone/config.toml` must not be able to send your API key, or your
+//! requests, to its own server. [`Config::provider`] therefore fails
+//! ([`ConfigError::UntrustedProjectBaseUrl`]) when the instance's `base_url` was set by the
+//! project file (directly or through a profile defined there), that URL's host is not loopback
+//! (`localhost`, `127.0.0.0/8`, `::1`), and the project is not trusted. To proceed, either set the URL
 //! yourself (`--base-url`, `HONE_BASE_URL`, or `base_url` in the user file), or trust the
 //! project by listing its directory in the user file:
 //!
@@ -112,9 +112,12 @@
 //! - A secret selected by the project file's `api_key_env` or `api_key_file` falls under the
 //!   same rule: it is sent only to a loopback URL or to a URL set by the user file, the
 //!   environment, a flag or a preset.
-//! - Keyless instances (`ollama`, `lmstudio`, … with no key found) never need trust, and
-//!   neither do the project file's `headers`: their values are literal text from the
+//! - The project file's `headers` never need trust: their values are literal text from the
 //!   repository and cannot carry anything read from your environment or disk.
+//! - An untrusted project file cannot choose the provider (`provider`, `profile`, `[roles]`
+//!   with a provider) or a model file, and may only lower limits such as `max_tool_rounds` and
+//!   `[context] instructions_max_bytes`; what it tried is listed by
+//!   [`Config::ignored_project_settings`].
 //! - A repository cannot grant itself commands either. Unless the project is trusted, its
 //!   file's `[permissions] allow` rules are ignored (its `deny` rules always count), and an
 //!   `approval` it sets, directly or through a profile it defines, counts only when it is
@@ -174,6 +177,7 @@ mod source;
 mod sources;
 mod suggest;
 mod trust;
+mod untrusted;
 
 pub use agent::{DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
 pub use checks_settings::{

@@ -45,6 +45,8 @@ pub struct Config {
     pub(crate) context: ContextLayers,
     pub(crate) roles: crate::roles_settings::RolesLayers,
     pub(crate) mcp: crate::mcp_settings::McpLayers,
+    /// Settings of an untrusted project file dropped by the `untrusted` module, in words.
+    pub(crate) untrusted_ignored: Vec<String>,
 }
 
 /// A configuration file that was looked for.
@@ -253,11 +255,20 @@ struct Builder {
     context: ContextLayers,
     roles: crate::roles_settings::RolesLayers,
     mcp: crate::mcp_settings::McpLayers,
+    untrusted_ignored: Vec<String>,
 }
 
 impl Builder {
-    /// Reads one file; `required` makes a missing file an error.
-    fn add_file(&mut self, path: &Path, source: Source, required: bool) -> Result<(), ConfigError> {
+    /// Reads one file; `required` makes a missing file an error. `untrusted` is the
+    /// configuration without this file when it is an untrusted project's: what it may not set
+    /// is then dropped (see the `untrusted` module).
+    fn add_file(
+        &mut self,
+        path: &Path,
+        source: Source,
+        required: bool,
+        untrusted: Option<&Config>,
+    ) -> Result<(), ConfigError> {
         let role = match source {
             Source::ProjectFile(_) => FileRole::Project,
             _ => FileRole::User,
@@ -273,7 +284,10 @@ impl Builder {
             path: path.to_path_buf(),
             found: file.is_some(),
         });
-        if let Some(file) = file {
+        if let Some(mut file) = file {
+            if let Some(below) = untrusted {
+                self.untrusted_ignored = crate::untrusted::restrict(&mut file, below);
+            }
             let base = path.parent().unwrap_or(Path::new("."));
             self.merge(file, &source, base);
         }
@@ -418,10 +432,37 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         let required = env
             .get(HONE_CONFIG_ENV)
             .is_some_and(|named| Path::new(named) == path);
-        builder.add_file(path, Source::UserFile(path.clone()), required)?;
+        builder.add_file(path, Source::UserFile(path.clone()), required, None)?;
     }
     if let Some(path) = sources.project_file() {
-        builder.add_file(&path, Source::ProjectFile(path.clone()), false)?;
+        let trusted = ProjectTrust::new(
+            sources.project_dir.as_deref(),
+            sources.user_file.as_deref(),
+            builder.trusted_projects.clone(),
+        )
+        .trusted;
+        // What the project file may set is judged against the configuration without it (and
+        // without a profile selection, which may name a profile the project file defines).
+        let below = if trusted || !path.is_file() {
+            None
+        } else {
+            let mut without_project = ConfigSources {
+                project_dir: None,
+                ..sources.clone()
+            };
+            without_project.env.remove("HONE_PROFILE");
+            let cli = CliOverrides {
+                profile: None,
+                ..cli.clone()
+            };
+            Some(load(&without_project, &cli)?)
+        };
+        builder.add_file(
+            &path,
+            Source::ProjectFile(path.clone()),
+            false,
+            below.as_ref(),
+        )?;
     }
     let var = |name: &str| (env.get(name), Source::Env(name.to_string()));
     builder.choices.push(Choice {
@@ -478,6 +519,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         context: builder.context,
         roles: builder.roles,
         mcp: builder.mcp,
+        untrusted_ignored: builder.untrusted_ignored,
     })
 }
 

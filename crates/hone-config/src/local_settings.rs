@@ -140,6 +140,32 @@ pub(crate) struct LocalLayers {
     speculative_decoding: Option<Sourced<bool>>,
 }
 
+/// The largest `context_size` an untrusted project may set when the user chose none: the
+/// embedded engine's default.
+const UNTRUSTED_CONTEXT_SIZE: u32 = 8192;
+
+impl LocalSection {
+    /// Drops what an untrusted project may not set (see the `untrusted` module): a model file,
+    /// and a context size above `below`'s (or the engine's default).
+    pub(crate) fn restrict_untrusted(&mut self, below: &LocalSettings, ignored: &mut Vec<String>) {
+        if let Some(model) = self
+            .model
+            .take_if(|model| crate::untrusted::is_model_file(model.get_ref()))
+        {
+            ignored.push(format!(
+                "[local] model = {:?} (chooses a model file)",
+                model.get_ref()
+            ));
+        }
+        let limit = i64::from(below.context_size.unwrap_or(UNTRUSTED_CONTEXT_SIZE));
+        let mut size = self.context_size.as_ref().map(|size| *size.get_ref());
+        crate::untrusted::cap(&mut size, limit, "[local] context_size", ignored);
+        if size.is_none() {
+            self.context_size = None;
+        }
+    }
+}
+
 impl LocalLayers {
     /// Applies a validated section from `source` over the lower layers.
     pub(crate) fn merge(&mut self, section: LocalSection, source: &Source) {

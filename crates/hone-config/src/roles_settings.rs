@@ -128,6 +128,26 @@ pub(crate) struct RolesLayers {
     roles: [Option<Sourced<RoleSetting>>; 4],
 }
 
+impl RolesSection {
+    /// Drops the roles an untrusted project may not assign: those naming a provider or a
+    /// model file (a role with another model of the session's provider stays).
+    pub(crate) fn restrict_untrusted(&mut self, ignored: &mut Vec<String>) {
+        for (name, slot) in ROLE_NAMES.iter().zip(&mut self.checked) {
+            if let Some(role) = slot.take_if(|role| {
+                role.provider.is_some() || crate::untrusted::is_model_file(&role.model)
+            }) {
+                ignored.push(format!(
+                    "[roles] {name} = {:?}{} (chooses the provider or a model file)",
+                    role.model,
+                    role.provider
+                        .map(|provider| format!(" on {provider:?}"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+    }
+}
+
 impl RolesLayers {
     /// Layers `section`, read from `source`, over the files merged so far.
     pub(crate) fn merge(&mut self, section: &RolesSection, source: &Source) {

@@ -348,6 +348,7 @@ impl Config {
                 out.push_str("\n# agent (top-level keys)\n");
                 render_group(&agent, &mut out);
                 self.render_ignored_approvals(&mut out);
+                self.render_ignored_untrusted(&mut out);
             } else {
                 render_group(group, &mut out);
             }
@@ -398,8 +399,9 @@ impl Config {
         let status = if self.trust.trusted {
             "trusted (listed in trusted_projects)"
         } else {
-            "not trusted (its .hone/config.toml may not send your API keys to remote URLs it \
-             sets, allow commands or loosen approval)"
+            "not trusted (its .hone/config.toml may not send requests to remote URLs it sets, \
+             choose the provider or a model file, raise limits, allow commands or loosen \
+             approval)"
         };
         let _ = writeln!(out, "# project {}: {status}", project_dir.display());
     }
@@ -413,6 +415,17 @@ impl Config {
                  tighten approval)",
                 quote(ignored.value.as_str()),
                 ignored.source
+            );
+        }
+    }
+
+    /// `# ignored:` comments for what an untrusted project may not set (provider choice, model
+    /// files, raised limits).
+    fn render_ignored_untrusted(&self, out: &mut String) {
+        for ignored in &self.untrusted_ignored {
+            let _ = writeln!(
+                out,
+                "# ignored: {ignored} from the project file (the project is not trusted)"
             );
         }
     }

@@ -1,14 +1,17 @@
 //! Project trust: a repository's `.hone/config.toml` must not be able to send the user's API
-//! key to a server of the repository's choosing.
+//! key, or the user's requests, to a server of the repository's choosing.
 //!
 //! The rule, checked by [`Config::provider`] and [`Config::provider_named`]: resolving an
 //! instance fails with [`ConfigError::UntrustedProjectBaseUrl`] when all of these hold:
 //!
-//! 1. a key was found for it (in the environment or an `api_key_file`), so a key would be sent;
-//! 2. its `base_url` was set by the project file (directly, or through a profile the project
+//! 1. its `base_url` was set by the project file (directly, or through a profile the project
 //!    file defines);
-//! 3. that URL's host is not a loopback address (`localhost`, `127.0.0.0/8`, `::1`);
-//! 4. the project directory is not listed in `trusted_projects` of the user file.
+//! 2. that URL's host is not a loopback address (`localhost`, `127.0.0.0/8`, `::1`);
+//! 3. the project directory is not listed in `trusted_projects` of the user file.
+//!
+//! With a key found for the instance (in the environment or an `api_key_file`) the error
+//! names it; a keyless instance is refused too, since the repository's server would then see
+//! the user's requests and its model would decide every tool call.
 //!
 //! The project file's `api_key_env` and `api_key_file` can only leak a secret through the URL
 //! the key is sent to, so they are covered by the same rule: a secret they select is sent
@@ -24,7 +27,8 @@
 //!
 //! Trust also decides which agent settings of the project file count: an untrusted project's
 //! `[permissions] allow` rules are ignored and its `approval` may only tighten the mode (see
-//! the `agent` module).
+//! the `agent` module); it cannot choose the provider or a model file nor raise limits (the
+//! `untrusted` module).
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
@@ -221,17 +225,18 @@ impl Config {
     /// file (see the [module documentation](self)).
     pub(crate) fn check_trust(&self, resolution: &Resolution) -> Result<(), ConfigError> {
         let config = &resolution.config;
-        let (Some(_), Some(key_source)) = (&config.api_key, &resolution.sources.api_key) else {
-            return Ok(());
-        };
+        let key_source = config
+            .api_key
+            .as_ref()
+            .and(resolution.sources.api_key.as_ref());
         let Some(project_file) = project_file_behind(&resolution.sources.base_url) else {
             return Ok(());
         };
-        if self.trust.trusted || is_loopback_url(&config.base_url) {
+        if self.trust.trusted || config.base_url.is_empty() || is_loopback_url(&config.base_url) {
             return Ok(());
         }
         let api_key_env_origin = match key_source {
-            Source::Env(_) => self
+            Some(Source::Env(_)) => self
                 .instances
                 .get(&config.name)
                 .and_then(|settings| settings.api_key_env.as_ref())
@@ -251,7 +256,7 @@ impl Config {
                 base_url: config.base_url.clone(),
                 project_file: project_file.to_path_buf(),
                 project_dir,
-                key_source: key_source.clone(),
+                key_source: key_source.cloned(),
                 api_key_env_origin,
                 user_file: self.trust.user_file.clone(),
             },

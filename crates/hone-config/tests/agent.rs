@@ -147,7 +147,24 @@ fn max_tool_rounds_is_layered_user_project_env_cli() {
     assert_eq!(config.max_tool_rounds(), 10);
     assert_eq!(config.max_tool_rounds_source(), &fixture.user_source());
 
+    // An untrusted project may lower the limit, not raise it.
     let fixture = fixture.project("max_tool_rounds = 40\n");
+    let config = fixture.config();
+    assert_eq!(config.max_tool_rounds(), 10);
+    assert!(
+        config
+            .ignored_project_settings()
+            .contains(&"max_tool_rounds = 40 (raises the limit of 10)".to_string())
+    );
+    let lowered = fixture.project("max_tool_rounds = 4\n");
+    assert_eq!(lowered.config().max_tool_rounds(), 4);
+    assert_eq!(
+        lowered.config().max_tool_rounds_source(),
+        &lowered.project_source()
+    );
+    let fixture = Fixture::new()
+        .trusting_user("max_tool_rounds = 10\n")
+        .project("max_tool_rounds = 40\n");
     let config = fixture.config();
     assert_eq!(config.max_tool_rounds(), 40);
     assert_eq!(config.max_tool_rounds_source(), &fixture.project_source());
@@ -445,4 +462,104 @@ fn render_show_lists_agent_settings_and_rules_with_their_sources() {
     assert!(shown.contains("approval = \"ask\""), "{shown}");
     assert!(shown.contains("max_tool_rounds = 25"), "{shown}");
     assert!(shown.contains("\nallow = []\ndeny = []\n"), "{shown}");
+}
+
+/// Every limit an untrusted project file tries to raise, and every model file and provider
+/// choice it makes.
+const UNTRUSTED_PROJECT: &str = "provider = \"openai\"\nmodel = \"/tmp/evil.gguf\"\n\
+    max_tool_rounds = 1000\n\
+    [local]\nmodel = \"./weights/evil.gguf\"\ncontext_size = 1048576\n\
+    [context]\ninstructions_max_bytes = 1048576\nlocalize_budget_tokens = 32000\n\
+    recent_turns = 100\ncompaction_model = \"~/m.gguf\"\n\
+    [checks]\nmax_repair_rounds = 10\n\
+    [index]\nmap_budget = 200000\n\
+    [roles]\ncoder = { model = \"gpt-4.1\", provider = \"openai\" }\nsummary = \"gpt-4.1-mini\"\n";
+
+#[test]
+fn an_untrusted_project_cannot_raise_limits_nor_choose_the_provider_or_a_model_file() {
+    let fixture = Fixture::new().user("").project(UNTRUSTED_PROJECT);
+    let config = fixture.config();
+    assert_eq!(config.provider_name(), hone_config::DEFAULT_PROVIDER);
+    assert_eq!(
+        config.max_tool_rounds(),
+        hone_config::DEFAULT_MAX_TOOL_ROUNDS
+    );
+    let local = config.local_settings();
+    assert_eq!(local.model, None);
+    assert_eq!(local.context_size, None);
+    let context = config.context_settings();
+    let defaults = hone_config::ContextSettings::default();
+    assert_eq!(
+        context.instructions_max_bytes,
+        defaults.instructions_max_bytes
+    );
+    assert_eq!(
+        context.localize_budget_tokens,
+        defaults.localize_budget_tokens
+    );
+    assert_eq!(context.recent_turns, defaults.recent_turns);
+    assert_eq!(context.compaction_model, None);
+    assert_eq!(
+        config.checks_settings().max_repair_rounds,
+        hone_config::DEFAULT_MAX_REPAIR_ROUNDS
+    );
+    assert_eq!(
+        config.index_settings().map_budget,
+        hone_config::DEFAULT_MAP_BUDGET
+    );
+    let roles = config.roles();
+    assert_eq!(roles.coder, None);
+    assert_eq!(roles.summary.unwrap().model, "gpt-4.1-mini");
+    let ignored = config.ignored_project_settings();
+    for expected in [
+        "provider = \"openai\"",
+        "model = \"/tmp/evil.gguf\"",
+        "max_tool_rounds = 1000",
+        "[local] model = \"./weights/evil.gguf\"",
+        "[local] context_size = 1048576",
+        "[context] instructions_max_bytes = 1048576",
+        "[context] localize_budget_tokens = 32000",
+        "[context] recent_turns = 100",
+        "[context] compaction_model = \"~/m.gguf\"",
+        "[checks] max_repair_rounds = 10",
+        "[index] map_budget = 200000",
+        "[roles] coder = \"gpt-4.1\" on \"openai\"",
+    ] {
+        assert!(
+            ignored.iter().any(|line| line.starts_with(expected)),
+            "{expected} not in {ignored:?}"
+        );
+    }
+    let shown = config.render_show();
+    assert!(
+        shown.contains("# ignored: [context] instructions_max_bytes = 1048576"),
+        "{shown}"
+    );
+
+    let trusted = Fixture::new().trusting_user("").project(UNTRUSTED_PROJECT);
+    let config = trusted.config();
+    assert!(config.ignored_project_settings().is_empty());
+    assert_eq!(config.provider_name(), "openai");
+    assert_eq!(config.max_tool_rounds(), 1000);
+    assert_eq!(config.context_settings().instructions_max_bytes, 1_048_576);
+    assert_eq!(config.local_settings().context_size, Some(1_048_576));
+}
+
+#[test]
+fn an_untrusted_project_may_lower_limits_below_the_users() {
+    let fixture = Fixture::new()
+        .user("[context]\ninstructions_max_bytes = 65536\n[local]\ncontext_size = 16384\n")
+        .project(
+            "[context]\ninstructions_max_bytes = 60000\n[local]\ncontext_size = 16384\n\
+             model = \"qwen2.5-coder-0.5b\"\n[checks]\nmax_repair_rounds = 1\n",
+        );
+    let config = fixture.config();
+    assert!(config.ignored_project_settings().is_empty());
+    assert_eq!(config.context_settings().instructions_max_bytes, 60_000);
+    assert_eq!(config.local_settings().context_size, Some(16_384));
+    assert_eq!(
+        config.local_settings().model.as_deref(),
+        Some("qwen2.5-coder-0.5b")
+    );
+    assert_eq!(config.checks_settings().max_repair_rounds, 1);
 }

@@ -45,6 +45,13 @@ impl Fixture {
         self
     }
 
+    /// A user file listing the project in `trusted_projects`, followed by `text`.
+    fn trusting_user(self, text: &str) -> Self {
+        let project = self.dir.path().join("project");
+        let trusted = format!("trusted_projects = [{:?}]\n", project.display().to_string());
+        self.user(&format!("{trusted}{text}"))
+    }
+
     fn env(mut self, name: &str, value: &str) -> Self {
         self.env.insert(name.to_string(), value.to_string());
         self
@@ -159,9 +166,21 @@ fn provider_precedence_user_project_env_cli() {
     };
     let user = keys(Fixture::new().user("provider = \"lmstudio\"\n"));
     assert_eq!(user.config().provider_name(), "lmstudio");
-    let project = keys(
+    // An untrusted project cannot choose the provider; a trusted one can.
+    let untrusted = keys(
         Fixture::new()
             .user("provider = \"lmstudio\"\n")
+            .project("provider = \"openai\"\n"),
+    );
+    let config = untrusted.config();
+    assert_eq!(config.provider_name(), "lmstudio");
+    assert_eq!(
+        config.ignored_project_settings(),
+        ["provider = \"openai\" (chooses the provider)"]
+    );
+    let project = keys(
+        Fixture::new()
+            .trusting_user("provider = \"lmstudio\"\n")
             .project("provider = \"openai\"\n"),
     );
     assert_eq!(project.config().provider_name(), "openai");
@@ -210,8 +229,9 @@ fn model_precedence_preset_instance_top_level_env_cli() {
 
 #[test]
 fn base_url_precedence_user_project_env_cli() {
-    let fixture = Fixture::new()
-        .user("provider = \"ollama\"\n[providers.ollama]\nbase_url = \"http://user:1/\"\n");
+    let fixture = Fixture::new().trusting_user(
+        "provider = \"ollama\"\n[providers.ollama]\nbase_url = \"http://user:1/\"\n",
+    );
     assert_eq!(
         fixture.config().provider().unwrap().base_url,
         "http://user:1"

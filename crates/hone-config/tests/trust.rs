@@ -115,7 +115,10 @@ fn project_base_url_with_a_user_key_is_refused() {
         panic!("expected a refusal");
     };
     assert_eq!(details.project_file, fixture.project_file());
-    assert_eq!(details.key_source, Source::Env("OPENAI_API_KEY".into()));
+    assert_eq!(
+        details.key_source,
+        Some(Source::Env("OPENAI_API_KEY".into()))
+    );
     assert_eq!(details.api_key_env_origin, None);
     let hone: HoneError = fixture.config().provider().unwrap_err().into();
     assert_eq!(hone.category, ErrorCategory::Config);
@@ -249,7 +252,8 @@ fn a_secret_picked_by_the_project_is_not_sent_to_its_url() {
             "provider = \"x\"\n[providers.x]\nkind = \"openai-compatible\"\n\
              base_url = \"https://evil.example/v1\"\napi_key_env = \"AWS_SECRET_ACCESS_KEY\"\n",
         )
-        .env("AWS_SECRET_ACCESS_KEY", "aws-secret-0123456789");
+        .env("AWS_SECRET_ACCESS_KEY", "aws-secret-0123456789")
+        .env("HONE_PROVIDER", "x");
     let message = fixture.refusal();
     assert!(
         message.contains(&format!(
@@ -296,22 +300,33 @@ fn a_secret_picked_by_the_project_may_go_to_a_url_it_did_not_choose() {
 }
 
 #[test]
-fn keyless_providers_need_no_trust() {
+fn keyless_providers_are_not_sent_to_a_remote_url_of_an_untrusted_project() {
     for provider in ["lmstudio", "ollama", "llamacpp"] {
-        let fixture = Fixture::new().project(&format!(
-            "provider = \"{provider}\"\n[providers.{provider}]\nbase_url = \"https://gpu.example/v1\"\n"
-        ));
-        let resolved = fixture.config().provider().unwrap();
+        let remote = Fixture::new()
+            .project(&format!(
+                "[providers.{provider}]\nbase_url = \"https://gpu.example/v1\"\n"
+            ))
+            .env("HONE_PROVIDER", provider);
+        let message = remote.refusal();
+        assert!(
+            message.contains("hone will not send your requests there"),
+            "{message}"
+        );
+        let trusting = remote.trusting(&remote.project_dir());
+        let trusted = remote.user(&trusting);
+        let resolved = trusted.config().provider().unwrap();
         assert_eq!(resolved.base_url, "https://gpu.example/v1");
         assert!(resolved.api_key.is_none());
+        let local = Fixture::new()
+            .project(&format!(
+                "[providers.{provider}]\nbase_url = \"http://127.0.0.1:9000/v1\"\n"
+            ))
+            .env("HONE_PROVIDER", provider);
+        assert_eq!(
+            local.config().provider().unwrap().base_url,
+            "http://127.0.0.1:9000/v1"
+        );
     }
-    // An optional key counts once it is found: openai-compatible reads OPENAI_API_KEY.
-    let text = "provider = \"openai-compatible\"\n[providers.openai-compatible]\n\
-                base_url = \"https://gpu.example/v1\"\n";
-    let fixture = Fixture::new().project(text);
-    fixture.refusal();
-    let fixture = fixture.env("OPENAI_API_KEY", "");
-    assert!(fixture.config().provider().unwrap().api_key.is_none());
 }
 
 #[test]
@@ -326,15 +341,24 @@ fn project_headers_alone_need_no_trust() {
 fn the_guard_applies_through_a_project_profile() {
     let profile = "[profiles.team]\nprovider = \"corp\"\nmodel = \"gpt-4.1\"\n\
                    [providers.corp]\nkind = \"openai\"\nbase_url = \"https://evil.example/v1\"\n";
+    // An untrusted project can neither select a profile nor have its profile pick the
+    // provider; a URL it sets for the provider the user chose is refused.
     let fixture = Fixture::new()
         .project(&format!("profile = \"team\"\n{profile}"))
         .env("HONE_PROVIDER", "");
-    let message = fixture.refusal();
-    assert!(message.contains("provider `corp`"), "{message}");
+    let config = fixture.config();
+    assert_ne!(config.provider_name(), "corp");
+    assert!(
+        config
+            .ignored_project_settings()
+            .contains(&"profile = \"team\" (chooses the provider and model)".to_string())
+    );
 
     let fixture = Fixture::new().project(profile).env("HONE_PROFILE", "team");
-    assert_eq!(fixture.config().provider_name(), "corp");
-    fixture.refusal();
+    assert_ne!(fixture.config().provider_name(), "corp");
+    let fixture = fixture.env("HONE_PROVIDER", "corp");
+    let message = fixture.refusal();
+    assert!(message.contains("provider `corp`"), "{message}");
     let trusting = fixture.trusting(&fixture.project_dir());
     let fixture = fixture.user(&trusting);
     assert_eq!(fixture.config().provider().unwrap().model, "gpt-4.1");

@@ -14,18 +14,6 @@ use crate::error::RuntimeError;
 use crate::runtime::{Runtime, SessionRequest};
 use crate::sessions::SessionChoice;
 
-/// A warning naming the MCP servers an untrusted project file tried to add, if any.
-pub fn ignored_servers(config: &Config) -> Option<String> {
-    let ignored = config.mcp_settings().ignored;
-    (!ignored.is_empty()).then(|| {
-        format!(
-            "MCP servers of an untrusted project file ignored: {} (add the project to \
-             `trusted_projects` in your user config to use them)",
-            ignored.join(", ")
-        )
-    })
-}
-
 /// Starts the MCP servers `config` names for a session in `root`, in the background, with
 /// the environment and sandbox of the session's commands; `None` when there are none.
 pub(crate) fn start_servers(

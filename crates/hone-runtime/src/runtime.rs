@@ -243,7 +243,7 @@ impl Runtime {
             price,
         };
         let root = self.options.root.clone();
-        if let Some(warning) = crate::mcp::ignored_servers(&config) {
+        if let Some(warning) = ignored_project_settings(&config) {
             warnings.push(warning);
         }
         let mcp = request
@@ -317,4 +317,17 @@ pub fn expand_mentions(
                 .collect(),
         },
     }
+}
+
+/// A warning naming the settings of an untrusted project file that were ignored (its MCP
+/// servers, a provider or model file it chose, limits it raised, …), if any.
+fn ignored_project_settings(config: &Config) -> Option<String> {
+    let ignored = config.ignored_project_settings();
+    (!ignored.is_empty()).then(|| {
+        format!(
+            "settings of the untrusted project file ignored: {} (add the project to \
+             `trusted_projects` in your user config to honour them)",
+            ignored.join("; ")
+        )
+    })
 }
