@@ -44,8 +44,9 @@ async fn answer(
 
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
+    let mut stops = crate::signals::listen();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if stops.recv().await.is_some() {
             on_interrupt.cancel();
         }
     });

@@ -36,6 +36,16 @@ pub struct EvalArgs {
     /// and pass with solution/ copied over it.
     #[arg(long)]
     pub verify: bool,
+
+    /// The approval mode of each task's turn: full-auto (the default) or auto-edit (edits
+    /// apply, the model's commands are refused without a terminal; hone's checks still run).
+    #[arg(
+        long,
+        value_name = "MODE",
+        value_parser = ["auto-edit", "full-auto"],
+        default_value = "full-auto"
+    )]
+    pub approval: String,
 }
 
 /// Runs `hone eval`.
@@ -57,12 +67,17 @@ pub(crate) async fn run(global: &GlobalArgs, args: &EvalArgs) -> Result<ExitCode
             flags.extend([flag.into(), value.into()]);
         }
     }
-    let runner = Runner { hone, args: flags };
+    let runner = Runner {
+        hone,
+        args: flags,
+        approval: args.approval.clone(),
+    };
     if !args.json {
         eprintln!(
-            "hone eval: {} tasks from {}",
+            "hone eval: {} tasks from {}, --approval {}",
             tasks.len(),
-            args.suite.display()
+            args.suite.display(),
+            args.approval
         );
         println!("{}", hone_eval::report::header());
     }

@@ -105,16 +105,13 @@ async fn start(
     let interrupt = handle.clone();
     let on_terminal = std::io::stderr().is_terminal();
     let skippable = index.clone();
-    // Listening starts here, before anything shows the index's progress.
-    let mut interrupts =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    // Listening starts here, before anything shows the index's progress. SIGTERM and SIGHUP
+    // stop the turn like Ctrl+C, so the session is saved and the result reported.
+    let mut stops = crate::signals::listen();
     tokio::spawn(async move {
-        let Some(interrupts) = interrupts.as_mut() else {
-            return;
-        };
         // On a terminal, Ctrl+C while the code index is built skips it for this session.
-        while interrupts.recv().await.is_some() {
-            if on_terminal && skippable.skip() {
+        while let Some(stop) = stops.recv().await {
+            if stop == crate::signals::Stop::Interrupt && on_terminal && skippable.skip() {
                 crate::status_line::set_index(None);
                 crate::status_line::suspend(|| {
                     eprintln!(
@@ -124,7 +121,7 @@ async fn start(
                 continue;
             }
             interrupt.send(Request::Cancel);
-            if interrupts.recv().await.is_some() {
+            if stops.recv().await.is_some() {
                 eprintln!("\nhone: interrupted");
                 std::process::exit(i32::from(hone_runtime::INTERRUPTED));
             }

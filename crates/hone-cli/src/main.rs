@@ -40,6 +40,7 @@ mod model_cmd;
 mod models;
 mod sandbox_cmd;
 mod sessions_cmd;
+mod signals;
 mod status_line;
 mod term;
 mod terminal;

@@ -104,3 +104,38 @@ async fn auto_edit_on_a_terminal_shows_the_diff_of_an_instruction_file_and_asks(
         AGENTS
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_project_file_cannot_choose_the_model_file_or_raise_limits() {
+    let repo = project();
+    std::fs::create_dir_all(repo.path().join(".hone")).unwrap();
+    std::fs::write(
+        repo.path().join(".hone/config.toml"),
+        "provider = \"local\"\nmodel = \"./weights/evil.gguf\"\nmax_tool_rounds = 900\n\
+         [context]\ninstructions_max_bytes = 1048576\n",
+    )
+    .unwrap();
+    let shown = common::hone(repo.path(), &[], &["config", "show"]).await;
+    let text = String::from_utf8_lossy(&shown.stdout);
+    for ignored in [
+        "# ignored: provider = \"local\"",
+        "# ignored: model = \"./weights/evil.gguf\"",
+        "# ignored: max_tool_rounds = 900",
+        "# ignored: [context] instructions_max_bytes = 1048576",
+    ] {
+        assert!(text.contains(ignored), "{ignored} not in:\n{text}");
+    }
+
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("Nothing to do.").openai_chat());
+    let output = common::exec_on(repo.path(), &server.url(), &["say hello"]).await;
+    let stderr = common::stderr(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("settings of the untrusted project file ignored")
+            && stderr.contains("max_tool_rounds = 900"),
+        "{stderr}"
+    );
+    // The request went to the server the user chose, with the user's limits.
+    assert_eq!(server.requests().len(), 1);
+}

@@ -562,3 +562,38 @@ async fn kills_at_any_moment_around_an_edit_leave_the_file_whole() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_stop_the_turn_like_ctrl_c() {
+    for signal in ["-TERM", "-HUP"] {
+        let sandbox = sandbox();
+        let server = MockServer::start().await;
+        server.enqueue(
+            Reply::new()
+                .text("I am thinking about this for a long while")
+                .openai_chat()
+                .stall_after(2),
+        );
+        let child = sandbox.spawn_exec(&server, "a long question");
+        wait_for("the model request", || server.request_count() == 1).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let sent = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let output = tokio::task::spawn_blocking(move || child.wait_with_output())
+            .await
+            .unwrap()
+            .unwrap();
+        // The turn was cancelled (not killed): hone's interrupted code, the session saved.
+        assert_eq!(
+            output.status.code(),
+            Some(i32::from(hone_runtime::INTERRUPTED)),
+            "{signal}"
+        );
+        let listed = sandbox.sessions().await;
+        assert_eq!(listed.len(), 1, "{signal}: {listed:?}");
+        assert_eq!(listed[0]["title"], "a long question");
+    }
+}

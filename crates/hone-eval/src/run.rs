@@ -52,11 +52,15 @@ pub struct Runner {
     pub hone: PathBuf,
     /// Arguments added to each `hone exec` before the prompt (`--provider NAME`, …).
     pub args: Vec<OsString>,
+    /// The approval mode of each turn: `full-auto` or `auto-edit` (the mode people run
+    /// headless: edits apply, the model's commands are refused, hone's checks still run when
+    /// the sandbox isolates them).
+    pub approval: String,
 }
 
 impl Runner {
-    /// One task: a working copy, one `hone exec --approval full-auto --json` turn in it
-    /// (killed at the task's time limit), then the check; the copy is kept when `keep`.
+    /// One task: a working copy, one `hone exec --approval MODE --json` turn in it (killed at
+    /// the task's time limit), then the check; the copy is kept when `keep`.
     pub async fn run_task(&self, task: &Task, keep: bool) -> Result<Outcome, EvalError> {
         let copy = WorkingCopy::new(task, false)?;
         let mut command = tokio::process::Command::new(&self.hone);
@@ -64,7 +68,7 @@ impl Runner {
             .arg("exec")
             .arg("-C")
             .arg(copy.repo())
-            .args(["--approval", "full-auto", "--json"])
+            .args(["--approval", self.approval.as_str(), "--json"])
             .args(&self.args)
             .arg("--")
             .arg(&task.file.prompt)

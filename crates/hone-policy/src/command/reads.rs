@@ -147,7 +147,56 @@ pub(crate) fn path_args(words: &[String]) -> Vec<PathArg> {
     found
 }
 
-/// `git -C DIR` (every one), and the paths of `git diff/grep --no-index`.
+/// Options of the allow-listed git subcommands whose value is a file git reads, as a separate
+/// word or after `=` (`git blame --contents FILE`, `git grep -f FILE`); long options named
+/// `--…-file` or `--…-from` count too.
+fn git_file_option(subcommand: &str, option: &str) -> bool {
+    let named = match subcommand {
+        "blame" => ["--contents", "-S", "--ignore-revs-file"].as_slice(),
+        "grep" => ["-f"].as_slice(),
+        "ls-files" => ["-X", "--exclude-from"].as_slice(),
+        _ => [].as_slice(),
+    };
+    named.contains(&option)
+        || (option.starts_with("--") && (option.ends_with("-file") || option.ends_with("-from")))
+}
+
+/// The files the options of a git subcommand read (`args` after the subcommand, whose first
+/// word is word `offset`): [`git_file_option`]s, and `-O<orderfile>` of diff, log and show.
+fn git_option_paths(subcommand: &str, args: &[String], offset: usize) -> Vec<PathArg> {
+    let mut found = Vec::new();
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        index += 1;
+        if arg == "--" {
+            break;
+        }
+        let read = |path: &str, word: usize| PathArg {
+            word,
+            path: path.to_string(),
+            usage: PathUse::Read,
+        };
+        if let Some((option, value)) = arg.split_once('=')
+            && git_file_option(subcommand, option)
+        {
+            found.push(read(value, offset + index - 1));
+        } else if git_file_option(subcommand, arg) {
+            if let Some(value) = args.get(index) {
+                found.push(read(value, offset + index));
+            }
+            index += 1;
+        } else if matches!(subcommand, "diff" | "log" | "show")
+            && let Some(order_file) = arg.strip_prefix("-O")
+            && !order_file.is_empty()
+        {
+            found.push(read(order_file, offset + index - 1));
+        }
+    }
+    found
+}
+
+/// `git -C DIR` (every one), the files git options read (`git blame --contents FILE`), and the
+/// paths of `git diff/grep --no-index`.
 fn git_paths(words: &[String]) -> Vec<PathArg> {
     let args = &words[1..];
     let mut found = Vec::new();
@@ -170,9 +219,12 @@ fn git_paths(words: &[String]) -> Vec<PathArg> {
         index += 1;
     }
     let call = git::parse(args);
+    let offset = words.len() - call.args.len();
+    if let Some(subcommand) = call.subcommand {
+        found.extend(git_option_paths(subcommand, call.args, offset));
+    }
     let no_index = call.args.iter().any(|arg| arg == "--no-index");
     if matches!(call.subcommand, Some("diff" | "grep")) && no_index {
-        let offset = words.len() - call.args.len();
         found.extend(
             call.args
                 .iter()
@@ -286,6 +338,32 @@ mod tests {
         assert_eq!(paths("git -C sub status"), ["sub"]);
         assert_eq!(paths("git diff --no-index a ../b"), ["a", "../b"]);
         assert_eq!(paths("git diff a b"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn git_options_that_read_files_name_them() {
+        assert_eq!(
+            paths("git blame --contents ../secret src/a.rs"),
+            ["../secret"]
+        );
+        assert_eq!(paths("git blame --contents=../secret a.rs"), ["../secret"]);
+        assert_eq!(paths("git blame -S ../revs a.rs"), ["../revs"]);
+        assert_eq!(
+            paths("git blame --ignore-revs-file=../revs a.rs"),
+            ["../revs"]
+        );
+        assert_eq!(paths("git grep -f ../patterns"), ["../patterns"]);
+        assert_eq!(paths("git ls-files -X ../ignores"), ["../ignores"]);
+        assert_eq!(
+            paths("git ls-files --exclude-from=../ignores"),
+            ["../ignores"]
+        );
+        assert_eq!(paths("git diff -O../order HEAD"), ["../order"]);
+        assert_eq!(paths("git log --some-new-file ../x"), ["../x"]);
+        // `-S` is a pickaxe string for log, and words after `--` are pathspecs.
+        assert_eq!(paths("git log -S needle"), Vec::<String>::new());
+        assert_eq!(paths("git blame -- --contents"), Vec::<String>::new());
+        assert_eq!(paths("git -C sub blame --contents x y"), ["sub", "x"]);
     }
 
     #[test]
