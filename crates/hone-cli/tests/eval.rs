@@ -206,7 +206,7 @@ async fn the_project_suite_verifies() {
         .unwrap()
         .filter(|entry| entry.as_ref().unwrap().path().join("task.toml").is_file())
         .count();
-    assert!(tasks >= 20, "{tasks} tasks");
+    assert!(tasks >= 40, "{tasks} tasks");
     assert!(
         stdout.contains(&format!("{tasks} of {tasks} tasks verified")),
         "{stdout}"
