@@ -78,6 +78,10 @@ fn main() -> ExitCode {
         // it starts.
         return sandbox_cmd::run(&cli.global, args);
     }
+    // Other processes of the user (a command in the Landlock-only fallback included) cannot
+    // read hone's environment, where API keys live, nor trace it. Best effort: where the
+    // kernel refuses, the namespaces still hide hone from commands.
+    let _protected = hone_sandbox::protect_process();
     if cli.command.is_some() {
         // The terminal UI logs to a file instead (tui_cmd).
         init_logging(cli.global.verbose);

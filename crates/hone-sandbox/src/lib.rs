@@ -49,6 +49,23 @@ pub fn init_stage() -> Option<u8> {
         None
     }
 }
+
+/// Makes this process non-dumpable (Linux): its `/proc/PID/environ`, `mem` and the like become
+/// unreadable to other processes of the user, and it cannot be traced — so a command that runs
+/// outside the namespaces (the Landlock-only fallback) cannot read the API key from hone's
+/// environment. Returns whether it took effect. Call it in long-running front ends, never in
+/// `hone sandbox` itself (a non-dumpable process cannot write its own user-namespace maps).
+pub fn protect_process() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        nix::sys::prctl::set_dumpable(false).is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 pub use limits::Limits;
 pub use mode::{ParseModeError, SandboxMode};
 
@@ -374,6 +391,14 @@ pub fn prepare(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_protected_process_is_not_dumpable() {
+        // nextest runs every test in a process of its own, so this changes nothing else.
+        assert!(protect_process());
+        assert_eq!(nix::sys::prctl::get_dumpable(), Ok(false));
+    }
 
     #[test]
     fn workspace_write_adds_the_working_directory_first_and_skips_duplicates() {
