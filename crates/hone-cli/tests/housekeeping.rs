@@ -45,7 +45,14 @@ async fn read_only_commands_create_nothing() {
         &["--help"],
     ] {
         let output = hone(root.path(), &[("HONE_PROVIDER", "lmstudio")], args).await;
-        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        // Nothing is usable here (no key, no server, no model): doctor says so with code 2.
+        let expected = if args == ["doctor"] { Some(2) } else { Some(0) };
+        assert_eq!(
+            output.status.code(),
+            expected,
+            "{args:?}: {}",
+            stderr(&output)
+        );
         assert_eq!(tree(root.path()), before, "{args:?} created files");
     }
 }

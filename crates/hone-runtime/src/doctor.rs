@@ -15,8 +15,18 @@ const LOCAL_SERVERS: [&str; 3] = ["ollama", "lmstudio", "llamacpp"];
 /// How long a local server may take to list its models.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// `hone doctor`'s findings: the printable report, and the providers usable right now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The report as printed.
+    pub text: String,
+    /// Providers that can answer now (a key set, a local server reachable, the embedded model
+    /// pulled); empty when hone cannot run a turn yet.
+    pub usable: Vec<String>,
+}
+
 /// `hone doctor`'s report for `config`; `interaction` hears the sandbox's warnings.
-pub async fn report(config: &Config, interaction: &dyn Interaction) -> String {
+pub async fn report(config: &Config, interaction: &dyn Interaction) -> Report {
     let mut out = String::new();
     let mut usable = Vec::new();
     selected(config, &mut out);
@@ -33,7 +43,7 @@ pub async fn report(config: &Config, interaction: &dyn Interaction) -> String {
             usable.join(", ")
         }
     );
-    out
+    Report { text: out, usable }
 }
 
 /// The selected provider, why, and whether it can be used.
