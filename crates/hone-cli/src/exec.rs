@@ -247,6 +247,9 @@ struct View {
     answer: TextStream,
     /// The saved session, printed at the end (`session.started` carries it in JSON).
     session_id: Option<String>,
+    /// Whether the model answered at all: a session without an answer whose turn failed is
+    /// not listed nor resumable, so its id is not printed.
+    answered: bool,
     /// How full the context window was after the last model response, in percent.
     context_percent: Option<f64>,
     /// The diff of the change being decided, shown when it is denied (so a change
@@ -265,6 +268,7 @@ impl View {
             answer_open: false,
             answer: TextStream::new(),
             session_id: None,
+            answered: false,
             context_percent: None,
             proposed: None,
             price: None,
@@ -288,6 +292,9 @@ impl View {
         }
         if let Event::ContextUsage { percent, .. } = event {
             self.context_percent = *percent;
+        }
+        if let Event::MessageCompleted { .. } | Event::ToolRequested { .. } = event {
+            self.answered = true;
         }
         if let Event::MessageDelta { text } = event {
             let shown = self.answer.push(text);
@@ -363,7 +370,7 @@ impl View {
         if let Some(percent) = self.context_percent {
             eprintln!("hone: context window {percent:.0}% full");
         }
-        if let Some(id) = &self.session_id {
+        if let Some(id) = self.session_id.as_ref().filter(|_| self.answered) {
             eprintln!("session: {id}");
         }
     }
