@@ -70,6 +70,8 @@ pub fn command_sandbox(
         readable_roots: settings.readable_roots.clone(),
         limits: settings.limits,
         namespaces: settings.namespaces,
+        #[cfg(target_os = "linux")]
+        overlay: None,
     };
     let unsandboxed = |status: String, unavailable: bool| CommandSandbox {
         setup: CommandSetup {

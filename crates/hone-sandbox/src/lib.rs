@@ -26,6 +26,8 @@ mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
 mod mode;
+#[cfg(target_os = "linux")]
+pub mod overlay;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -106,6 +108,11 @@ pub struct SandboxPolicy {
     /// Whether to isolate the command in its own namespaces (Linux; on by default). Off,
     /// only Landlock and seccomp apply: the command sees every file and process.
     pub namespaces: bool,
+    /// Run the command on a copy-on-write view of the working directory (Linux, with
+    /// namespaces, in [`SandboxMode::WorkspaceWrite`]): its writes land in a private
+    /// directory hone applies from afterwards.
+    #[cfg(target_os = "linux")]
+    pub overlay: Option<overlay::Overlay>,
 }
 
 impl SandboxPolicy {
@@ -118,6 +125,8 @@ impl SandboxPolicy {
             readable_roots: Vec::new(),
             limits: Limits::default(),
             namespaces: true,
+            #[cfg(target_os = "linux")]
+            overlay: None,
         }
     }
 
@@ -160,8 +169,26 @@ impl SandboxPolicy {
         if !self.namespaces {
             args.push(NO_NAMESPACES_FLAG.into());
         }
+        #[cfg(target_os = "linux")]
+        if let Some(overlay) = &self.overlay {
+            args.push(overlay::OVERLAY_FLAG.into());
+            args.push(overlay.dir.clone().into_os_string());
+            for path in &overlay.passthrough {
+                args.push(overlay::PASSTHROUGH_FLAG.into());
+                args.push(path.clone().into_os_string());
+            }
+        }
         args.extend(self.limits.helper_args());
         args
+    }
+
+    /// The copy-on-write view the command gets, if any: only with namespaces, and only
+    /// where the working directory is writable.
+    #[cfg(target_os = "linux")]
+    pub fn copy_on_write(&self) -> Option<&overlay::Overlay> {
+        self.overlay
+            .as_ref()
+            .filter(|_| self.namespaces && self.mode == SandboxMode::WorkspaceWrite)
     }
 
     /// The rules in words, for a command started in `workdir`: one line per rule.
@@ -209,6 +236,25 @@ impl SandboxPolicy {
                  its permissions, owners and times",
                 ALWAYS_WRITABLE.join(", ")
             ));
+            #[cfg(target_os = "linux")]
+            if let Some(overlay) = self.copy_on_write() {
+                let through = overlay
+                    .passthrough
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect::<Vec<_>>();
+                lines.push(format!(
+                    "copy-on-write: {} is a copy-on-write view; what the command writes there \
+                     lands in {} for hone to apply afterwards{}",
+                    workdir.display(),
+                    overlay.dir.display(),
+                    if through.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (written straight through: {})", through.join(", "))
+                    }
+                ));
+            }
         } else {
             lines.push("isolation: Landlock and seccomp only (no namespaces)".to_string());
             lines.push("reads: anywhere".to_string());
