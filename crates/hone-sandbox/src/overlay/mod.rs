@@ -70,7 +70,10 @@ impl OverlayDir {
     /// sandbox hides from commands, and marks the start: a file changed in the project
     /// after [`OverlayDir::started`] was changed while the command ran.
     pub fn create() -> io::Result<Self> {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::Builder::new().prefix("hone-overlay-").tempdir()?;
+        // Before anything is in it.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
         std::fs::create_dir(dir.path().join("upper"))?;
         std::fs::create_dir(dir.path().join("work"))?;
         // The file system's own clock, the one the project's change times come from.
