@@ -95,7 +95,6 @@ pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
             readable_roots: args.readable.clone(),
             limits: limits(args),
             namespaces: !args.no_namespaces,
-            #[cfg(target_os = "linux")]
             overlay: args
                 .overlay_dir
                 .clone()

@@ -26,7 +26,6 @@ mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
 mod mode;
-#[cfg(target_os = "linux")]
 pub mod overlay;
 
 use std::ffi::OsString;
@@ -111,7 +110,6 @@ pub struct SandboxPolicy {
     /// Run the command on a copy-on-write view of the working directory (Linux, with
     /// namespaces, in [`SandboxMode::WorkspaceWrite`]): its writes land in a private
     /// directory hone applies from afterwards.
-    #[cfg(target_os = "linux")]
     pub overlay: Option<overlay::Overlay>,
 }
 
@@ -125,7 +123,6 @@ impl SandboxPolicy {
             readable_roots: Vec::new(),
             limits: Limits::default(),
             namespaces: true,
-            #[cfg(target_os = "linux")]
             overlay: None,
         }
     }
@@ -169,7 +166,6 @@ impl SandboxPolicy {
         if !self.namespaces {
             args.push(NO_NAMESPACES_FLAG.into());
         }
-        #[cfg(target_os = "linux")]
         if let Some(overlay) = &self.overlay {
             args.push(overlay::OVERLAY_FLAG.into());
             args.push(overlay.dir.clone().into_os_string());
@@ -182,13 +178,12 @@ impl SandboxPolicy {
         args
     }
 
-    /// The copy-on-write view the command gets, if any: only with namespaces, and only
-    /// where the working directory is writable.
-    #[cfg(target_os = "linux")]
+    /// The copy-on-write view the command gets, if any: only on Linux with namespaces,
+    /// and only where the working directory is writable.
     pub fn copy_on_write(&self) -> Option<&overlay::Overlay> {
-        self.overlay
-            .as_ref()
-            .filter(|_| self.namespaces && self.mode == SandboxMode::WorkspaceWrite)
+        self.overlay.as_ref().filter(|_| {
+            cfg!(target_os = "linux") && self.namespaces && self.mode == SandboxMode::WorkspaceWrite
+        })
     }
 
     /// The rules in words, for a command started in `workdir`: one line per rule.
@@ -236,7 +231,6 @@ impl SandboxPolicy {
                  its permissions, owners and times",
                 ALWAYS_WRITABLE.join(", ")
             ));
-            #[cfg(target_os = "linux")]
             if let Some(overlay) = self.copy_on_write() {
                 let through = overlay
                     .passthrough

@@ -10,6 +10,7 @@
 //! sandbox with [`UpperLayer`] — by file descriptor, never following a link — and turns it
 //! into one change to apply.
 
+#[cfg(target_os = "linux")]
 mod scan;
 
 use std::fs::File;
@@ -17,6 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+#[cfg(target_os = "linux")]
 pub use scan::{UpperEntry, UpperLayer};
 
 /// The flag of `hone sandbox` that names the private directory of a copy-on-write view.
@@ -94,6 +96,7 @@ impl OverlayDir {
     }
 
     /// Opens the upper layer to read what the command changed (once it has ended).
+    #[cfg(target_os = "linux")]
     pub fn upper(&self) -> io::Result<UpperLayer> {
         UpperLayer::open(&self.dir.path().join("upper"))
     }
@@ -103,7 +106,30 @@ impl Drop for OverlayDir {
     fn drop(&mut self) {
         // The overlay leaves `work/work` without permissions, and a command may have made
         // directories unreadable: open them up so the removal gets through.
-        scan::make_removable(self.dir.path());
+        make_removable(self.dir.path());
+    }
+}
+
+/// Gives every directory below `root` (and `root`) its owner's full permissions where it
+/// lacks them, so it can be removed; errors are left to the removal to report.
+fn make_removable(root: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(metadata) = std::fs::symlink_metadata(root) else {
+        return;
+    };
+    if !metadata.is_dir() {
+        return;
+    }
+    if metadata.permissions().mode() & 0o700 != 0o700 {
+        let _ = std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o700));
+    }
+    let Ok(children) = std::fs::read_dir(root) else {
+        return;
+    };
+    for child in children.flatten() {
+        if child.file_type().is_ok_and(|kind| kind.is_dir()) {
+            make_removable(&child.path());
+        }
     }
 }
 

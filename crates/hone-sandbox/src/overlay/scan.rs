@@ -228,29 +228,6 @@ fn is_opaque(dir: &OwnedFd) -> bool {
     })
 }
 
-/// Gives every directory below `root` (and `root`) its owner's full permissions where it
-/// lacks them, so it can be removed; errors are left to the removal to report.
-pub(crate) fn make_removable(root: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(metadata) = std::fs::symlink_metadata(root) else {
-        return;
-    };
-    if !metadata.is_dir() {
-        return;
-    }
-    if metadata.permissions().mode() & 0o700 != 0o700 {
-        let _ = std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o700));
-    }
-    let Ok(children) = std::fs::read_dir(root) else {
-        return;
-    };
-    for child in children.flatten() {
-        if child.file_type().is_ok_and(|kind| kind.is_dir()) {
-            make_removable(&child.path());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::symlink;
