@@ -150,6 +150,12 @@ impl Launcher {
                         made.push(path);
                     }
                 }
+                let mut passthrough = passthrough.clone();
+                for dir in super::changes::home_dirs(root) {
+                    if !passthrough.contains(&dir) {
+                        passthrough.push(dir);
+                    }
+                }
                 let dir = hone_sandbox::overlay::OverlayDir::create().map_err(|error| {
                     ToolError::new(
                         ToolErrorKind::Io,
@@ -158,7 +164,7 @@ impl Launcher {
                 })?;
                 Ok(Tracker::Overlay {
                     dir,
-                    passthrough: passthrough.clone(),
+                    passthrough,
                     made,
                 })
             }

@@ -18,7 +18,7 @@ mod overlay;
 mod snapshot;
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub(crate) use direct::DirectOp;
 pub(crate) use ignored::IgnoreRules;
@@ -28,6 +28,30 @@ pub(crate) use snapshot::{Snapshot, SnapshotCache};
 
 use crate::edit::unified_diff;
 use crate::{EditPlan, ToolContext};
+
+/// The directories of the project at `root` that belong to the user's home rather than
+/// to the project (when the home directory is inside the project, or is the project): the
+/// home itself, or its tool caches. Commands write them straight; they are never part of a
+/// command's change.
+pub(crate) fn home_dirs(root: &Path) -> Vec<PathBuf> {
+    let Some(home) = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|home| home.canonicalize().ok())
+    else {
+        return Vec::new();
+    };
+    if home == root {
+        return hone_sandbox::TOOLCHAIN_DIRS
+            .iter()
+            .chain(&[".cache"])
+            .map(PathBuf::from)
+            .filter(|dir| root.join(dir).is_dir())
+            .collect();
+    }
+    home.strip_prefix(root)
+        .map(|inside| vec![inside.to_path_buf()])
+        .unwrap_or_default()
+}
 
 /// A journaled file may hold at most this many bytes; a larger one is written without
 /// undo.

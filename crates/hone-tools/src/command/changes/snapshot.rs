@@ -177,6 +177,10 @@ impl Snapshot {
 /// were more.
 fn list(context: &ToolContext) -> (Vec<(String, Metadata)>, bool) {
     let root = context.root();
+    let skipped: Vec<String> = super::home_dirs(root)
+        .iter()
+        .map(|dir| format!("{}/", dir.to_string_lossy()))
+        .collect();
     let mut files = Vec::new();
     for entry in project_walker(context, root).build().flatten() {
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
@@ -189,7 +193,9 @@ fn list(context: &ToolContext) -> (Vec<(String, Metadata)>, bool) {
             continue;
         };
         let path = relative_path(root, entry.path());
-        if path.split('/').any(|part| part == ".hone") {
+        if path.split('/').any(|part| part == ".hone")
+            || skipped.iter().any(|dir| path.starts_with(dir.as_str()))
+        {
             continue;
         }
         files.push((path, meta));
