@@ -37,6 +37,17 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub no_namespaces: bool,
 
+    /// Run the command on a copy-on-write view of the current directory whose changes land
+    /// in DIR/upper (an empty private directory with `upper` and `work` in it; hone makes
+    /// one for every command it runs). Needs namespaces; the project is left unchanged.
+    #[arg(long = "overlay-dir", value_name = "DIR")]
+    pub overlay_dir: Option<PathBuf>,
+
+    /// A directory of the current directory written straight through the copy-on-write
+    /// view (relative; repeatable; with --overlay-dir).
+    #[arg(long = "passthrough", value_name = "PATH", requires = "overlay_dir")]
+    pub passthrough: Vec<PathBuf>,
+
     /// CPU seconds the command may use (0: no limit; default 3600).
     #[arg(long = "limit-cpu", value_name = "SECONDS")]
     pub limit_cpu: Option<u64>,
@@ -84,6 +95,13 @@ pub(crate) fn run(global: &GlobalArgs, args: &SandboxArgs) -> ExitCode {
             readable_roots: args.readable.clone(),
             limits: limits(args),
             namespaces: !args.no_namespaces,
+            overlay: args
+                .overlay_dir
+                .clone()
+                .map(|dir| hone_sandbox::overlay::Overlay {
+                    dir,
+                    passthrough: args.passthrough.clone(),
+                }),
         },
         workdir,
         command: args.command.clone(),

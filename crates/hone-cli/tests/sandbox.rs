@@ -298,7 +298,12 @@ async fn the_model_cannot_write_outside_the_project_in_full_auto() {
         Reply::new().text("done"),
     ];
     let output = exec(&layout, &[], &[], &replies).await;
-    assert!(output.status.success(), "{}", stderr(&output));
+    // 10: the file the command made counts as an edit, and no test verified it.
+    assert!(
+        matches!(output.status.code(), Some(0 | 10)),
+        "{}",
+        stderr(&output)
+    );
     assert!(
         !layout.outside.join("outside").exists(),
         "the sandbox let the model write outside"

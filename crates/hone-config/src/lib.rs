@@ -157,6 +157,7 @@ mod checks_settings;
 mod context_modes;
 mod context_settings;
 mod context_window;
+mod copy_on_write;
 mod data_dir;
 mod default_provider;
 mod error;

@@ -12,6 +12,8 @@
 //! cpu_seconds = 3600                # limits: CPU time, address space (MiB), processes;
 //! memory_mb = 0                     #   0 = none
 //! max_processes = 4096
+//! overlay = true                    # commands on a copy-on-write view (Linux; see
+//! passthrough = ["target"]          #   `copy_on_write` for both keys)
 //! ```
 //!
 //! An untrusted project's file (see the `trust` module) may only tighten: its `mode` counts
@@ -25,6 +27,7 @@ use hone_sandbox::{Limits, SandboxMode};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::copy_on_write::CopyOnWriteLayer;
 use crate::error::ConfigError;
 use crate::file::line_and_column;
 use crate::load::Config;
@@ -47,6 +50,8 @@ pub(crate) struct SandboxSection {
     cpu_seconds: Option<u64>,
     memory_mb: Option<u64>,
     max_processes: Option<u64>,
+    overlay: Option<bool>,
+    passthrough: Option<Spanned<Vec<String>>>,
     /// `mode`, checked; filled in by [`validate`].
     #[serde(skip)]
     checked_mode: Option<SandboxMode>,
@@ -58,6 +63,7 @@ pub(crate) fn validate(
     text: &str,
     section: &mut SandboxSection,
 ) -> Result<(), ConfigError> {
+    crate::copy_on_write::validate(path, text, section.passthrough.as_ref())?;
     let Some(mode) = &section.mode else {
         return Ok(());
     };
@@ -90,6 +96,7 @@ struct Layer {
     cpu_seconds: Option<u64>,
     memory_mb: Option<u64>,
     max_processes: Option<u64>,
+    copy_on_write: CopyOnWriteLayer,
 }
 
 /// `[sandbox]` of the user file and of the project file, kept apart until trust is known.
@@ -137,6 +144,11 @@ impl SandboxLayers {
         layer.cpu_seconds = section.cpu_seconds.or(layer.cpu_seconds);
         layer.memory_mb = section.memory_mb.or(layer.memory_mb);
         layer.max_processes = section.max_processes.or(layer.max_processes);
+        let copy_on_write = &mut layer.copy_on_write;
+        copy_on_write.overlay = section.overlay.or(copy_on_write.overlay);
+        if let Some(entries) = &section.passthrough {
+            copy_on_write.passthrough = Some(entries.get_ref().iter().map(PathBuf::from).collect());
+        }
     }
 }
 
@@ -159,6 +171,11 @@ pub struct SandboxSettings {
     pub namespaces: bool,
     /// Resource limits of every command.
     pub limits: Limits,
+    /// Whether commands run on a copy-on-write view of the project (Linux with
+    /// namespaces; default on).
+    pub overlay: bool,
+    /// Directories of the project written straight through the copy-on-write view.
+    pub passthrough: Vec<PathBuf>,
     /// Settings of an untrusted project file that were ignored, in words.
     pub ignored: Vec<String>,
 }
@@ -174,6 +191,11 @@ impl Default for SandboxSettings {
             readable_roots: Vec::new(),
             namespaces: true,
             limits: Limits::default(),
+            overlay: true,
+            passthrough: hone_sandbox::overlay::DEFAULT_PASSTHROUGH
+                .iter()
+                .map(PathBuf::from)
+                .collect(),
             ignored: Vec::new(),
         }
     }
@@ -274,7 +296,15 @@ impl Config {
                 defaults.processes,
             ),
         };
+        let (overlay, passthrough) = crate::copy_on_write::merge(
+            &user.copy_on_write,
+            &project.copy_on_write,
+            trusted,
+            &mut ignored,
+        );
         SandboxSettings {
+            overlay,
+            passthrough,
             mode_source: mode.as_ref().map(|mode| mode.source.clone()),
             mode: mode.map(|mode| mode.value),
             writable_roots,
@@ -335,6 +365,8 @@ impl Config {
             format!("{:?}", settings.env_passthrough),
             None,
         );
+        push("overlay", settings.overlay.to_string(), None);
+        push("passthrough", format!("{:?}", settings.passthrough), None);
     }
 }
 

@@ -8,6 +8,7 @@ use hone_tools::{CommandPlan, Invocation, ToolOutput};
 use tokio_util::sync::CancellationToken;
 
 use crate::calls::Question;
+use crate::command_changes::Asking;
 use crate::session::Agent;
 
 impl Agent {
@@ -75,7 +76,15 @@ impl Agent {
         }
         self.approved(call, by);
         self.audit.command_script(&plan.display);
-        hone_tools::command::execute(&self.context, &plan, cancel).await
+        let full = hone_tools::command::execute_full(&self.context, &plan, cancel).await;
+        let mut output = full.output;
+        if let Some(changes) = full.changes {
+            let report = self
+                .settle_command_changes(call, changes, Asking::ByPolicy, cancel)
+                .await;
+            output.content.push_str(&report);
+        }
+        output
     }
 
     /// The prefix "always for this session" grants: that of the first sub-command that

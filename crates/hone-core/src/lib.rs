@@ -23,6 +23,7 @@ mod audit;
 mod calls;
 mod checks;
 mod command_calls;
+mod command_changes;
 mod conflict;
 mod context;
 mod guidance;

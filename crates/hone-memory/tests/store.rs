@@ -78,9 +78,11 @@ fn edit(path: &str, before: &str, after: &str) -> AppliedEdit {
                 content: before.into(),
                 hash: hone_tools::files::hash_bytes(before.as_bytes()),
                 encoding: TextEncoding::Utf8,
+                mode: None,
             }),
             after: Some(after.into()),
             rename_to: None,
+            written: None,
         }],
         summary: format!("edit {path}"),
     }

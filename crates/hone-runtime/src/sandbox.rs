@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use hone_config::{Config, ProviderConfig};
 use hone_policy::ApprovalMode;
 use hone_sandbox::{Isolation, MARKER_VAR, SandboxMode, SandboxPolicy, SecretScrub, Support};
-use hone_tools::command::{CommandSetup, SandboxHelper};
+use hone_tools::command::{ChangeTracking, CommandSetup, SandboxHelper};
 
 use crate::interaction::Interaction;
 
@@ -70,11 +70,19 @@ pub fn command_sandbox(
         readable_roots: settings.readable_roots.clone(),
         limits: settings.limits,
         namespaces: settings.namespaces,
+        overlay: None,
     };
+    // Without a sandbox (off, or none here) commands write straight to the project; where
+    // one was wanted hone still snapshots it so their changes can be undone.
     let unsandboxed = |status: String, unavailable: bool| CommandSandbox {
         setup: CommandSetup {
             remove_env: remove_env.clone(),
             sandbox: None,
+            tracking: if unavailable {
+                ChangeTracking::Snapshot
+            } else {
+                ChangeTracking::Off
+            },
         },
         sandboxed: false,
         unavailable,
@@ -133,31 +141,54 @@ pub fn command_sandbox(
     } else {
         Isolation::Landlock
     };
-    let fallback = wanted && isolation == Isolation::Landlock;
+    let full_auto = if approval == ApprovalMode::FullAuto {
+        "; full-auto asks before commands, as auto-edit does"
+    } else {
+        ""
+    };
+    let mut fallback = wanted && isolation == Isolation::Landlock;
     if fallback {
         policy.namespaces = false;
-        let full_auto = if approval == ApprovalMode::FullAuto {
-            "; full-auto asks before commands, as auto-edit does"
-        } else {
-            ""
-        };
         warn_once(
             interaction,
             &format!(
                 "commands run under Landlock and seccomp only: this system gives hone no user \
                  namespaces, so they can read the whole file system and see other \
-                 processes{full_auto} (`[sandbox] namespaces = false` silences this)"
+                 processes, and write straight to the project (hone snapshots its files so \
+                 undo takes their changes back){full_auto} (`[sandbox] namespaces = false` \
+                 silences this)"
             ),
         );
     }
+    let tracking = match tracking(&settings, &policy, isolation, &program, &args) {
+        Ok(tracking) => tracking,
+        Err(reason) => {
+            fallback = true;
+            warn_once(
+                interaction,
+                &format!(
+                    "commands write straight to the project: this system gives hone no \
+                     copy-on-write view ({reason}); hone snapshots the project's files so undo \
+                     takes their changes back{full_auto} (`[sandbox] overlay = false` silences \
+                     this)"
+                ),
+            );
+            ChangeTracking::Snapshot
+        }
+    };
     let status = format!(
-        "{}, network {} ({}; {})",
+        "{}, network {} ({}; {}; {})",
         policy.mode,
         if policy.network { "on" } else { "off" },
         support.describe(),
         match isolation {
             Isolation::Namespaces => "own namespaces, read-only system view",
             Isolation::Landlock => "no namespaces",
+        },
+        match &tracking {
+            ChangeTracking::Overlay { .. } => "commands on a copy-on-write view",
+            ChangeTracking::Snapshot => "commands write straight, snapshots for undo",
+            ChangeTracking::Off => "commands cannot write the project",
         }
     );
     CommandSandbox {
@@ -168,12 +199,86 @@ pub fn command_sandbox(
                 args,
                 policy,
             }),
+            tracking,
         },
         sandboxed: true,
         unavailable: fallback,
         isolated: isolation == Isolation::Namespaces,
         status,
     }
+}
+
+/// How the file changes of commands are found: on a copy-on-write view where namespaces
+/// and the overlay work (and `[sandbox] overlay` is on), else by snapshots. Read-only
+/// commands cannot change the project. `Err` says why a wanted view is not available.
+fn tracking(
+    settings: &hone_config::SandboxSettings,
+    policy: &SandboxPolicy,
+    isolation: Isolation,
+    program: &Path,
+    args: &[std::ffi::OsString],
+) -> Result<ChangeTracking, String> {
+    if policy.mode != SandboxMode::WorkspaceWrite {
+        return Ok(ChangeTracking::Off);
+    }
+    if !settings.overlay || isolation != Isolation::Namespaces || !cfg!(target_os = "linux") {
+        return Ok(ChangeTracking::Snapshot);
+    }
+    match probe_overlay(program, args, policy) {
+        Ok(()) => Ok(ChangeTracking::Overlay {
+            passthrough: settings.passthrough.clone(),
+        }),
+        Err(reason) => {
+            tracing::warn!(%reason, "the copy-on-write view could not be set up");
+            Err(reason
+                .lines()
+                .next()
+                .filter(|line| !line.is_empty())
+                .unwrap_or("the overlay could not be mounted")
+                .to_string())
+        }
+    }
+}
+
+/// Whether the helper can run a command on a copy-on-write view here, found once per
+/// process by writing a file through one: the write must land in the view's upper layer
+/// and not in the directory.
+fn probe_overlay(
+    program: &Path,
+    args: &[std::ffi::OsString],
+    policy: &SandboxPolicy,
+) -> Result<(), String> {
+    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBED
+        .get_or_init(|| {
+            let error = |error: std::io::Error| format!("could not prepare the probe: {error}");
+            let workdir = tempfile::Builder::new()
+                .prefix("hone-probe-")
+                .tempdir()
+                .map_err(error)?;
+            let view = hone_sandbox::overlay::OverlayDir::create().map_err(error)?;
+            let mut policy = policy.clone();
+            policy.overlay = Some(hone_sandbox::overlay::Overlay {
+                dir: view.path().to_path_buf(),
+                passthrough: Vec::new(),
+            });
+            let output = std::process::Command::new(program)
+                .args(args)
+                .args(policy.helper_args())
+                .args(["--", "sh", "-c", "echo probe > probe.txt"])
+                .current_dir(workdir.path())
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|error| format!("could not run the sandbox helper: {error}"))?;
+            let landed = view.path().join("upper/probe.txt").is_file()
+                && !workdir.path().join("probe.txt").exists();
+            if output.status.success() && landed {
+                Ok(())
+            } else {
+                Err(String::from_utf8_lossy(&output.stderr).trim().to_string())
+            }
+        })
+        .clone()
 }
 
 /// What a failed probe leaves: Landlock only (the helper's own error is logged).

@@ -127,6 +127,13 @@ impl Helper {
             let temp = self.temp.as_ref().map(tempfile::TempDir::path);
             match crate::linux::namespaces::run(policy, workdir, argv, temp) {
                 Ok(code) => return Ok(self.exit(code, &program)),
+                // Writing straight to the project would leave hone believing the command
+                // changed nothing.
+                Err(NamespaceError::Unavailable(reason)) if policy.copy_on_write().is_some() => {
+                    return Err(HelperError::Sandbox(SandboxError::Unavailable(format!(
+                        "{reason}; the copy-on-write view needs namespaces"
+                    ))));
+                }
                 Err(NamespaceError::Unavailable(reason)) => fallback = Some(reason),
                 Err(NamespaceError::Setup(error)) => return Err(error.into()),
                 Err(NamespaceError::Start(source)) => {

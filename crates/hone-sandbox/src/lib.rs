@@ -26,6 +26,7 @@ mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
 mod mode;
+pub mod overlay;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -123,6 +124,10 @@ pub struct SandboxPolicy {
     /// Whether to isolate the command in its own namespaces (Linux; on by default). Off,
     /// only Landlock and seccomp apply: the command sees every file and process.
     pub namespaces: bool,
+    /// Run the command on a copy-on-write view of the working directory (Linux, with
+    /// namespaces, in [`SandboxMode::WorkspaceWrite`]): its writes land in a private
+    /// directory hone applies from afterwards.
+    pub overlay: Option<overlay::Overlay>,
 }
 
 impl SandboxPolicy {
@@ -135,6 +140,7 @@ impl SandboxPolicy {
             readable_roots: Vec::new(),
             limits: Limits::default(),
             namespaces: true,
+            overlay: None,
         }
     }
 
@@ -177,8 +183,24 @@ impl SandboxPolicy {
         if !self.namespaces {
             args.push(NO_NAMESPACES_FLAG.into());
         }
+        if let Some(overlay) = &self.overlay {
+            args.push(overlay::OVERLAY_FLAG.into());
+            args.push(overlay.dir.clone().into_os_string());
+            for path in &overlay.passthrough {
+                args.push(overlay::PASSTHROUGH_FLAG.into());
+                args.push(path.clone().into_os_string());
+            }
+        }
         args.extend(self.limits.helper_args());
         args
+    }
+
+    /// The copy-on-write view the command gets, if any: only on Linux with namespaces,
+    /// and only where the working directory is writable.
+    pub fn copy_on_write(&self) -> Option<&overlay::Overlay> {
+        self.overlay.as_ref().filter(|_| {
+            cfg!(target_os = "linux") && self.namespaces && self.mode == SandboxMode::WorkspaceWrite
+        })
     }
 
     /// The rules in words, for a command started in `workdir`: one line per rule.
@@ -226,6 +248,24 @@ impl SandboxPolicy {
                  its permissions, owners and times",
                 ALWAYS_WRITABLE.join(", ")
             ));
+            if let Some(overlay) = self.copy_on_write() {
+                let through = overlay
+                    .passthrough
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect::<Vec<_>>();
+                lines.push(format!(
+                    "copy-on-write: {} is a copy-on-write view; what the command writes there \
+                     lands in {} for hone to apply afterwards{}",
+                    workdir.display(),
+                    overlay.dir.display(),
+                    if through.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (written straight through: {})", through.join(", "))
+                    }
+                ));
+            }
         } else {
             lines.push("isolation: Landlock and seccomp only (no namespaces)".to_string());
             lines.push("reads: anywhere".to_string());

@@ -27,7 +27,7 @@ pub use error::{ToolError, ToolErrorKind};
 pub use hone_policy::PathGuard;
 pub use plan::{
     CommandPlan, EditPlan, ExternalCall, ExternalPlan, FileChange, FileState, Invocation, Plan,
-    SecretRead, TextEncoding, ToolKind, ToolOutput,
+    SecretRead, TextEncoding, ToolKind, ToolOutput, Written,
 };
 pub use syntax::{SyntaxChecker, SyntaxError};
 

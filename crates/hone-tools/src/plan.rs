@@ -156,6 +156,20 @@ pub struct FileState {
     pub hash: String,
     /// How the bytes were decoded.
     pub encoding: TextEncoding,
+    /// Its permission bits, where they were recorded (the changes of commands): undo
+    /// restores them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+}
+
+/// How a command left a file it wrote: set on the changes taken over from commands, whose
+/// content may be binary and whose permissions may have changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Written {
+    /// How `after` encodes the bytes (Latin-1 keeps any bytes).
+    pub encoding: TextEncoding,
+    /// The permission bits the file gets.
+    pub mode: u32,
 }
 
 /// One file affected by an edit.
@@ -169,6 +183,22 @@ pub struct FileChange {
     pub after: Option<String>,
     /// For moves: the new root-relative path (`after` is written there, `path` removed).
     pub rename_to: Option<String>,
+    /// For a command's changes: how `after` is encoded and the file's permissions;
+    /// `None` writes `after` in the file's own encoding and keeps its permissions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<Written>,
+}
+
+impl FileChange {
+    /// How `after` is encoded: as the command wrote it, else as the file was read (UTF-8
+    /// for a new file).
+    pub fn after_encoding(&self) -> TextEncoding {
+        match (&self.written, &self.before) {
+            (Some(written), _) => written.encoding,
+            (None, Some(before)) => before.encoding,
+            (None, None) => TextEncoding::Utf8,
+        }
+    }
 }
 
 /// File changes proposed by one tool call.
@@ -216,6 +246,7 @@ mod tests {
             before: None,
             after: Some(String::new()),
             rename_to: rename_to.map(Into::into),
+            written: None,
         };
         let plan = EditPlan {
             summary: "move".into(),

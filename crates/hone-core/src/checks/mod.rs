@@ -24,6 +24,7 @@ use hone_tools::command::FullOutput;
 use hone_tools::{CommandPlan, Invocation, SyntaxChecker};
 use tokio_util::sync::CancellationToken;
 
+use crate::command_changes::Asking;
 use crate::session::Agent;
 use hone_api::{ApprovalDecision, CheckResult, CheckStatus, Event, TurnEnd};
 
@@ -422,8 +423,22 @@ impl Agent {
             output,
             stdout,
             stderr,
+            changes,
         } = hone_tools::command::execute_full(&self.context, &plan, cancel).await;
         result.duration_ms = millis(started);
+        if let Some(changes) = changes {
+            // A check that writes files (snapshots, generated code) has them applied and
+            // journaled like a command's, never asking in the middle of the checks.
+            let call = ToolCall {
+                id: format!("check_changes_{}", check.name),
+                name: "check".to_string(),
+                arguments: serde_json::json!({ "command": command }).to_string(),
+            };
+            let report = self
+                .settle_command_changes(&call, changes, Asking::Never, cancel)
+                .await;
+            tracing::info!(check = %check.name, %report, "a check changed files");
+        }
         // The whole output, colours stripped: the failing tests are found in it even
         // where the model's shortened copy leaves them out.
         let whole = failures::strip_colors(&format!("{stdout}\n{stderr}"));

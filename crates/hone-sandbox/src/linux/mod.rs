@@ -4,6 +4,7 @@
 mod limits;
 mod mountinfo;
 pub(crate) mod namespaces;
+mod overlay;
 mod view;
 
 use std::collections::BTreeMap;

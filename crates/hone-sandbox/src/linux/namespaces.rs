@@ -23,6 +23,7 @@ use nix::unistd::{Pid, getgid, getpid, getuid};
 
 use super::view::{ViewPlan, build};
 use crate::helper::{NOT_STARTED, SETUP_FAILED};
+use crate::overlay::Overlay;
 use crate::{Isolation, Limits, MARKER_VAR, SandboxError, SandboxMode, SandboxPolicy};
 
 /// The environment variable that makes this executable the sandbox's init; its value is
@@ -160,7 +161,24 @@ fn init(args: impl Iterator<Item = OsString>) -> Result<u8, (u8, String)> {
                 _ => root.clone(),
             }),
     );
-    build(&ViewPlan::new(&writable, &readable, home.as_deref())).map_err(setup)?;
+    let plan = ViewPlan::new(&writable, &readable, home.as_deref());
+    // The copy-on-write view goes first: its upper layer must still be writable.
+    let overlay = match options.policy.copy_on_write() {
+        Some(overlay) => {
+            let workdir = std::fs::canonicalize(&options.workdir).map_err(|error| {
+                (
+                    SETUP_FAILED,
+                    format!("resolving {}: {error}", options.workdir.display()),
+                )
+            })?;
+            Some(super::overlay::mount_view(&workdir, overlay).map_err(setup)?)
+        }
+        None => None,
+    };
+    build(&plan).map_err(setup)?;
+    if let Some(overlay) = &overlay {
+        super::overlay::finish(overlay).map_err(setup)?;
+    }
     // A second user namespace owns a copy of the mount table in which every mount is
     // locked; the user is mapped back to who they are outside.
     unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
@@ -272,6 +290,27 @@ impl InitArgs {
                 crate::READABLE_FLAG => policy.readable_roots.push(value(&mut args, &flag)?.into()),
                 crate::NETWORK_FLAG => policy.network = true,
                 crate::NO_NAMESPACES_FLAG => policy.namespaces = false,
+                crate::overlay::OVERLAY_FLAG => {
+                    let dir = PathBuf::from(value(&mut args, &flag)?);
+                    let passthrough = policy
+                        .overlay
+                        .take()
+                        .map(|overlay| overlay.passthrough)
+                        .unwrap_or_default();
+                    policy.overlay = Some(Overlay { dir, passthrough });
+                }
+                crate::overlay::PASSTHROUGH_FLAG => {
+                    let path = PathBuf::from(value(&mut args, &flag)?);
+                    match &mut policy.overlay {
+                        Some(overlay) => overlay.passthrough.push(path),
+                        None => {
+                            return Err(format!(
+                                "{flag} needs {} first",
+                                crate::overlay::OVERLAY_FLAG
+                            ));
+                        }
+                    }
+                }
                 crate::limits::CPU_FLAG => {
                     policy.limits.cpu_seconds = number(value(&mut args, &flag)?, &flag)?;
                 }
@@ -310,6 +349,10 @@ mod tests {
                 processes: Some(10),
             },
             namespaces: true,
+            overlay: Some(Overlay {
+                dir: "/tmp/hone-overlay-1".into(),
+                passthrough: vec!["target".into(), "web/node_modules".into()],
+            }),
         };
         let argv: Vec<OsString> = ["sh", "-c", "echo -- --mode"].map(OsString::from).to_vec();
         let encoded = InitArgs::encode(&policy, Path::new("/w"), &argv, Some(Path::new("/t")));
@@ -332,5 +375,6 @@ mod tests {
         assert!(decode(&["--", "true"]).contains("--workdir"));
         assert!(decode(&["--workdir"]).contains("needs a value"));
         assert!(decode(&["--workdir", "/", "--limit-cpu", "x"]).contains("number"));
+        assert!(decode(&["--workdir", "/", "--passthrough", "target"]).contains("--overlay-dir"));
     }
 }

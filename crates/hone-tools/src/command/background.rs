@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::buffer::TailBuffer;
 use super::execute::{Exit, seconds};
-use super::launch::Launcher;
+use super::launch::{Launcher, Tracker};
 use super::process::{Ending, ProcessGroup, drive, spawn};
 use super::truncate_output;
 use crate::{CommandPlan, ToolError, ToolErrorKind};
@@ -65,7 +65,9 @@ impl BackgroundJobs {
         root: &Path,
         plan: &CommandPlan,
     ) -> Result<u64, ToolError> {
-        let (child, group) = spawn(launcher, root, &plan.invocation)?;
+        // Jobs write straight to the project: a copy-on-write view would hide what a
+        // watcher or server writes from everything else until it ends.
+        let (child, group) = spawn(launcher, root, &plan.invocation, &Tracker::Off)?;
         let group = Arc::new(group);
         let shared = Arc::new(Mutex::new(JobShared {
             output: TailBuffer::new(JOB_OUTPUT_BYTES),

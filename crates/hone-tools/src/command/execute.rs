@@ -9,12 +9,15 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::buffer::Capture;
-use super::launch::Launcher;
+use super::changes::{ChangesState, CommandChanges};
+use super::launch::{Launcher, Tracker};
 use super::process::{Ending, Outcome, Stream, drive, spawn};
 use super::truncate_output;
 use crate::{CommandPlan, ToolContext, ToolOutput};
 
-/// Runs an approved command plan in the project root.
+/// Runs an approved command plan in the project root, and applies the file changes it
+/// made on a copy-on-write view (without an undo journal: callers that keep one use
+/// [`execute_full`] and apply [`FullOutput::changes`] themselves).
 ///
 /// Foreground commands run to completion, their timeout, or `cancel`, whichever comes
 /// first; on timeout or cancellation their whole process tree is killed. Background plans
@@ -24,12 +27,31 @@ pub async fn execute(
     plan: &CommandPlan,
     cancel: &CancellationToken,
 ) -> ToolOutput {
-    execute_full(context, plan, cancel).await.output
+    let full = execute_full(context, plan, cancel).await;
+    let mut output = full.output;
+    if let Some(changes) = full.changes {
+        let outcome = match changes.state {
+            ChangesState::Written => "made".to_string(),
+            ChangesState::Pending => match crate::edit::apply(context, &changes.plan) {
+                Ok(_) => {
+                    let failed = changes.apply_direct(context);
+                    if failed.is_empty() {
+                        "applied".to_string()
+                    } else {
+                        format!("applied, except {}", failed.join("; "))
+                    }
+                }
+                Err(error) => format!("not applied: {}", error.message),
+            },
+        };
+        output.content.push_str(&changes.report(&outcome));
+    }
+    output
 }
 
 /// A command's result with its output as printed, before [`truncate_output`] shortened
 /// it for the model (each stream still bounded to its first and last megabytes).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct FullOutput {
     /// The result as [`execute`] reports it.
     pub output: ToolOutput,
@@ -37,6 +59,9 @@ pub struct FullOutput {
     pub stdout: String,
     /// Standard error.
     pub stderr: String,
+    /// What the command changed in the project, when its changes are tracked and there
+    /// are any: on its copy-on-write view (to apply) or already on disk (to record).
+    pub changes: Option<CommandChanges>,
 }
 
 /// [`execute`], keeping the whole output: for callers that read it themselves (hone's
@@ -62,9 +87,31 @@ pub async fn execute_full(
             output,
             stdout: String::new(),
             stderr: String::new(),
+            changes: None,
         };
     }
-    let mut full = run_foreground(context.launcher(), context.root(), plan, cancel).await;
+    let tracker = match blocking(|| context.launcher().track(context, &plan.invocation)) {
+        Ok(tracker) => tracker,
+        Err(error) => {
+            return FullOutput {
+                output: ToolOutput::error(error.message),
+                stdout: String::new(),
+                stderr: String::new(),
+                changes: None,
+            };
+        }
+    };
+    let (mut full, ended) =
+        run_foreground(context.launcher(), context.root(), plan, cancel, &tracker).await;
+    if ended || !tracker.is_overlay() {
+        full.changes = blocking(|| tracker.finish(context, &plan.display))
+            .filter(|changes| !changes.is_empty());
+    } else {
+        // Killed before it ended: what it wrote on its view is dropped with the view.
+        full.output
+            .content
+            .push_str("[the command did not finish: its file changes were discarded]\n");
+    }
     if full.output.is_error
         && let Some(note) = context
             .launcher()
@@ -76,21 +123,37 @@ pub async fn execute_full(
     full
 }
 
+/// Runs blocking file work (a snapshot, reading a view) off the async worker where the
+/// runtime has others.
+fn blocking<T>(work: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
+
+/// Runs the command; also says whether it ended by itself (rather than killed by a
+/// timeout or a cancellation).
 async fn run_foreground(
     launcher: &Launcher,
     root: &Path,
     plan: &CommandPlan,
     cancel: &CancellationToken,
-) -> FullOutput {
+    tracker: &Tracker,
+) -> (FullOutput, bool) {
     let started = Instant::now();
-    let (child, group) = match spawn(launcher, root, &plan.invocation) {
+    let (child, group) = match spawn(launcher, root, &plan.invocation, tracker) {
         Ok(spawned) => spawned,
         Err(error) => {
-            return FullOutput {
+            let output = FullOutput {
                 output: ToolOutput::error(error.message),
                 stdout: String::new(),
                 stderr: String::new(),
+                changes: None,
             };
+            return (output, false);
         }
     };
     let mut stdout = Capture::default();
@@ -107,11 +170,14 @@ async fn run_foreground(
     )
     .await;
     let (stdout, stderr) = (stdout.text(), stderr.text());
-    FullOutput {
+    let ended = matches!(outcome.ending, Ending::Exited(_));
+    let output = FullOutput {
         output: report(&outcome, plan.timeout, started.elapsed(), &stdout, &stderr),
         stdout,
         stderr,
-    }
+        changes: None,
+    };
+    (output, ended)
 }
 
 /// How a process ended, from its exit status.

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use hone_sandbox::{SandboxMode, SandboxPolicy};
 use tokio::process::Command;
 
-use crate::{Invocation, ToolError, ToolErrorKind};
+use super::changes::{ChangeTracking, CommandChanges, Snapshot, SnapshotCache};
+use crate::{Invocation, ToolContext, ToolError, ToolErrorKind};
 
 /// How the commands of a session are started.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +19,9 @@ pub struct CommandSetup {
     pub remove_env: Vec<String>,
     /// Run commands under the OS sandbox through this helper; `None` runs them directly.
     pub sandbox: Option<SandboxHelper>,
+    /// How the file changes of foreground commands are found (background jobs write
+    /// straight to the project either way).
+    pub tracking: ChangeTracking,
 }
 
 /// The program that applies a sandbox policy and then becomes the command.
@@ -38,6 +42,53 @@ pub struct SandboxHelper {
 pub(crate) struct Launcher {
     remove_env: Vec<String>,
     sandbox: Option<(SandboxHelper, tempfile::TempDir)>,
+    tracking: ChangeTracking,
+    snapshots: SnapshotCache,
+}
+
+/// How one command's file changes are being found.
+#[derive(Debug)]
+pub(crate) enum Tracker {
+    /// They are not.
+    Off,
+    /// On a copy-on-write view with this private directory; `made` are the directories
+    /// passed through that were created for the command (removed again when left empty).
+    #[cfg(target_os = "linux")]
+    Overlay {
+        dir: hone_sandbox::overlay::OverlayDir,
+        passthrough: Vec<PathBuf>,
+        made: Vec<PathBuf>,
+    },
+    /// By comparing the project with this snapshot.
+    Snapshot(Snapshot),
+}
+
+impl Tracker {
+    /// Whether the command's writes wait on a copy-on-write view.
+    pub(crate) fn is_overlay(&self) -> bool {
+        match self {
+            #[cfg(target_os = "linux")]
+            Self::Overlay { .. } => true,
+            Self::Off | Self::Snapshot(_) => false,
+        }
+    }
+
+    /// What the command changed, once it has ended.
+    pub(crate) fn finish(self, context: &ToolContext, command: &str) -> Option<CommandChanges> {
+        match self {
+            Self::Off => None,
+            #[cfg(target_os = "linux")]
+            Self::Overlay { dir, made, .. } => {
+                let changes = super::changes::from_overlay(context, dir, command);
+                for path in made.iter().rev() {
+                    // Still empty: it was only made to be passed through.
+                    let _ = std::fs::remove_dir(path);
+                }
+                Some(changes)
+            }
+            Self::Snapshot(snapshot) => Some(snapshot.changes(context, command)),
+        }
+    }
 }
 
 impl Launcher {
@@ -62,7 +113,63 @@ impl Launcher {
         Ok(Self {
             remove_env: setup.remove_env,
             sandbox,
+            tracking: setup.tracking,
+            snapshots: SnapshotCache::default(),
         })
+    }
+
+    /// Starts finding the file changes of `invocation` in the project of `context`, as
+    /// the setup says: a copy-on-write view (its private directory made, missing
+    /// directories to pass through created), a snapshot, or nothing.
+    pub(crate) fn track(
+        &self,
+        context: &ToolContext,
+        invocation: &Invocation,
+    ) -> Result<Tracker, ToolError> {
+        if is_own_git(invocation) {
+            return Ok(Tracker::Off);
+        }
+        match &self.tracking {
+            ChangeTracking::Off => Ok(Tracker::Off),
+            ChangeTracking::Snapshot => {
+                Ok(Tracker::Snapshot(Snapshot::take(context, &self.snapshots)))
+            }
+            #[cfg(target_os = "linux")]
+            ChangeTracking::Overlay { passthrough } if self.sandbox.is_some() => {
+                let root = context.root();
+                let mut made = Vec::new();
+                for relative in passthrough {
+                    let path = root.join(relative);
+                    let parent_is_dir = path.parent().is_some_and(|parent| {
+                        std::fs::symlink_metadata(parent).is_ok_and(|meta| meta.is_dir())
+                    });
+                    if parent_is_dir
+                        && std::fs::symlink_metadata(&path).is_err()
+                        && hone_fs::create_dir_inside(root, relative).is_ok()
+                    {
+                        made.push(path);
+                    }
+                }
+                let mut passthrough = passthrough.clone();
+                for dir in super::changes::home_dirs(root) {
+                    if !passthrough.contains(&dir) {
+                        passthrough.push(dir);
+                    }
+                }
+                let dir = hone_sandbox::overlay::OverlayDir::create().map_err(|error| {
+                    ToolError::new(
+                        ToolErrorKind::Io,
+                        format!("could not create the command's copy-on-write view: {error}"),
+                    )
+                })?;
+                Ok(Tracker::Overlay {
+                    dir,
+                    passthrough,
+                    made,
+                })
+            }
+            ChangeTracking::Overlay { .. } => Ok(Tracker::Off),
+        }
     }
 
     /// The policy commands run under, when they are sandboxed.
@@ -76,6 +183,7 @@ impl Launcher {
         &self,
         root: &Path,
         invocation: &Invocation,
+        tracker: &Tracker,
     ) -> Result<Command, ToolError> {
         let argv: Vec<OsString> = match invocation {
             Invocation::Shell(text) => vec!["sh".into(), "-c".into(), text.into()],
@@ -87,16 +195,25 @@ impl Launcher {
             }
             Invocation::Argv(argv) => argv.iter().map(OsString::from).collect(),
         };
-        // hone's own git (the commit) writes `.git`, read-only inside the sandbox; its
-        // hardening already turns off every program a repository could configure.
-        let own_git =
-            matches!(invocation, Invocation::Argv(argv) if crate::git::is_hardened_argv(argv));
         let mut command = match &self.sandbox {
-            Some((helper, temp)) if !own_git => {
+            Some((helper, temp)) if !is_own_git(invocation) => {
+                let mut policy = helper.policy.clone();
+                #[cfg(target_os = "linux")]
+                if let Tracker::Overlay {
+                    dir, passthrough, ..
+                } = tracker
+                {
+                    policy.overlay = Some(hone_sandbox::overlay::Overlay {
+                        dir: dir.path().to_path_buf(),
+                        passthrough: passthrough.clone(),
+                    });
+                }
+                #[cfg(not(target_os = "linux"))]
+                let _ = tracker;
                 let mut command = Command::new(&helper.program);
                 command
                     .args(&helper.args)
-                    .args(helper.policy.helper_args())
+                    .args(policy.helper_args())
                     .arg("--")
                     .args(&argv)
                     .env("TMPDIR", temp.path());
@@ -141,6 +258,13 @@ impl Launcher {
     }
 }
 
+/// Whether `invocation` is hone's own git (the commit): it writes `.git`, read-only
+/// inside the sandbox, and its hardening already turns off every program a repository
+/// could configure.
+fn is_own_git(invocation: &Invocation) -> bool {
+    matches!(invocation, Invocation::Argv(argv) if crate::git::is_hardened_argv(argv))
+}
+
 /// Error texts that a sandbox denial produces.
 const DENIAL_SIGNS: [&str; 3] = [
     "Permission denied",
@@ -170,6 +294,7 @@ mod tests {
                 args: vec!["sandbox".into(), "--exec".into()],
                 policy: SandboxPolicy::new(SandboxMode::WorkspaceWrite),
             }),
+            tracking: ChangeTracking::Off,
         })
         .unwrap()
     }
@@ -180,7 +305,11 @@ mod tests {
         let temp = temp_dir(&launcher);
         assert!(temp.is_dir());
         let command = launcher
-            .command(Path::new("/proj"), &Invocation::Shell("ls".into()))
+            .command(
+                Path::new("/proj"),
+                &Invocation::Shell("ls".into()),
+                &Tracker::Off,
+            )
             .unwrap();
         let std = command.as_std();
         assert_eq!(std.get_program(), "/opt/hone");
@@ -225,6 +354,7 @@ mod tests {
             .command(
                 Path::new("/proj"),
                 &Invocation::Argv(vec!["cargo".into(), "test".into()]),
+                &Tracker::Off,
             )
             .unwrap();
         assert_eq!(command.as_std().get_program(), "cargo");
@@ -235,12 +365,13 @@ mod tests {
                 args: Vec::new(),
                 policy: SandboxPolicy::new(SandboxMode::Off),
             }),
+            tracking: ChangeTracking::Off,
         })
         .unwrap();
         assert!(off.policy().is_none());
         assert!(
             direct
-                .command(Path::new("/"), &Invocation::Argv(Vec::new()))
+                .command(Path::new("/"), &Invocation::Argv(Vec::new()), &Tracker::Off)
                 .is_err()
         );
     }
@@ -265,12 +396,13 @@ mod tests {
                 args: vec!["sandbox".into(), "--exec".into()],
                 policy: SandboxPolicy::new(SandboxMode::WorkspaceWrite),
             }),
+            tracking: ChangeTracking::Off,
         })
         .unwrap();
         let temp = temp_dir(&launcher);
         let invocation = Invocation::Shell("echo \"tmp=$TMPDIR home=${HOME:-none}\"; pwd".into());
         let output = launcher
-            .command(dir.path(), &invocation)
+            .command(dir.path(), &invocation, &Tracker::Off)
             .unwrap()
             .output()
             .await

@@ -9,6 +9,7 @@
 
 mod background;
 mod buffer;
+mod changes;
 mod execute;
 mod launch;
 mod process;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use crate::Tool;
 
 pub use background::BackgroundJobs;
+pub use changes::{ChangeTracking, ChangesState, CommandChanges};
 pub use execute::{FullOutput, execute, execute_full};
 pub(crate) use launch::Launcher;
 pub use launch::{CommandSetup, SandboxHelper};

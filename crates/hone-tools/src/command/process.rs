@@ -11,7 +11,7 @@ use tokio::process::Child;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::launch::Launcher;
+use super::launch::{Launcher, Tracker};
 use crate::{Invocation, ToolError, ToolErrorKind};
 
 /// How long output is still read after the command ended or was killed; processes that
@@ -117,8 +117,9 @@ pub(crate) fn spawn(
     launcher: &Launcher,
     root: &Path,
     invocation: &Invocation,
+    tracker: &Tracker,
 ) -> Result<(Child, ProcessGroup), ToolError> {
-    let mut command = launcher.command(root, invocation)?;
+    let mut command = launcher.command(root, invocation, tracker)?;
     command
         .envs(QUIET_ENVIRONMENT)
         .stdin(Stdio::null())
@@ -254,6 +255,7 @@ mod tests {
             &Launcher::default(),
             &root,
             &Invocation::Shell("exit 0".to_string()),
+            &Tracker::Off,
         )
         .unwrap();
         child.wait().await.unwrap();
@@ -265,7 +267,8 @@ mod tests {
     async fn output_is_read_from_both_streams() {
         let root = std::env::temp_dir();
         let invocation = Invocation::Shell("echo out; echo err >&2".to_string());
-        let (child, group) = spawn(&Launcher::default(), &root, &invocation).unwrap();
+        let (child, group) =
+            spawn(&Launcher::default(), &root, &invocation, &Tracker::Off).unwrap();
         let mut seen = Vec::new();
         let outcome = drive(
             child,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::edit::transaction::{Expect, Op, Transaction};
 use crate::files::{encode, hash_bytes, read_text};
-use crate::{EditPlan, FileChange, TextEncoding, ToolContext, ToolError};
+use crate::{EditPlan, FileChange, ToolContext, ToolError};
 
 /// An edit that was written to disk; [`undo`] takes it back. Serialises (with the full
 /// before and after contents) so an undo journal can outlive the process.
@@ -30,12 +30,16 @@ pub fn apply(context: &ToolContext, plan: &EditPlan) -> Result<AppliedEdit, Tool
         };
         match (&change.after, &change.rename_to) {
             (Some(after), None) => {
-                let bytes = encode(&change.path, after, encoding(change))?;
-                transaction.push(Op::write(source, bytes, expect, None));
+                let bytes = encode(&change.path, after, change.after_encoding())?;
+                let op = Op::write(source, bytes, expect, None);
+                transaction.push(match change.written {
+                    Some(written) => op.with_mode(written.mode),
+                    None => op,
+                });
             }
             (Some(after), Some(to)) => {
                 let target = context.guard().resolve_write(to)?;
-                let bytes = encode(to, after, encoding(change))?;
+                let bytes = encode(to, after, change.after_encoding())?;
                 let mode_from = source.absolute.clone();
                 transaction.push(Op::write(target, bytes, Expect::Absent, Some(mode_from)));
                 transaction.push(Op::remove(source, expect));
@@ -106,18 +110,22 @@ pub fn accept_current_files(context: &ToolContext) -> Vec<String> {
 pub fn undo(context: &ToolContext, applied: &AppliedEdit) -> Result<(), ToolError> {
     let mut transaction = Transaction::new("the edit was applied");
     for change in applied.changes.iter().rev() {
-        let encoding = encoding(change);
         let source = context.guard().resolve_write(&change.path)?;
         // What the edit left on disk must still be there.
         let written = match &change.after {
-            Some(after) => Expect::Hash(hash_bytes(&encode(&change.path, after, encoding)?)),
+            Some(after) => Expect::Hash(hash_bytes(&encode(
+                &change.path,
+                after,
+                change.after_encoding(),
+            )?)),
             None => Expect::Absent,
         };
         let before = change
             .before
             .as_ref()
-            .map(|before| encode(&change.path, &before.content, encoding))
+            .map(|before| encode(&change.path, &before.content, before.encoding))
             .transpose()?;
+        let mode = change.before.as_ref().and_then(|before| before.mode);
         match (&change.rename_to, &change.after, before) {
             (Some(to), Some(_), Some(bytes)) => {
                 let target = context.guard().resolve_write(to)?;
@@ -125,7 +133,13 @@ pub fn undo(context: &ToolContext, applied: &AppliedEdit) -> Result<(), ToolErro
                 transaction.push(Op::remove(target, written));
                 transaction.push(Op::write(source, bytes, Expect::Absent, mode_from));
             }
-            (_, _, Some(bytes)) => transaction.push(Op::write(source, bytes, written, None)),
+            (_, _, Some(bytes)) => {
+                let op = Op::write(source, bytes, written, None);
+                transaction.push(match mode {
+                    Some(mode) => op.with_mode(mode),
+                    None => op,
+                });
+            }
             (_, _, None) => transaction.push(Op::remove(source, written)),
         }
     }
@@ -134,11 +148,4 @@ pub fn undo(context: &ToolContext, applied: &AppliedEdit) -> Result<(), ToolErro
         context.reads().forget(&relative);
     }
     Ok(())
-}
-
-fn encoding(change: &FileChange) -> TextEncoding {
-    change
-        .before
-        .as_ref()
-        .map_or(TextEncoding::Utf8, |before| before.encoding)
 }

@@ -23,9 +23,14 @@ pub fn unified_diff(plan: &EditPlan) -> String {
         if let Some(to) = &change.rename_to {
             out.push_str(&format!("rename from {}\nrename to {to}\n", change.path));
         }
+        out.push_str(&mode_lines(change));
         if old.contains('\0') || new.contains('\0') {
             if old != new {
-                out.push_str(&format!("Binary files {old_name} and {new_name} differ\n"));
+                out.push_str(&format!(
+                    "Binary files {old_name} and {new_name} differ ({} → {})\n",
+                    short_hash(change.before.as_ref().map(|before| before.hash.clone())),
+                    short_hash(after_hash(change)),
+                ));
             }
             continue;
         }
@@ -60,6 +65,40 @@ pub fn diff_stats(plan: &EditPlan) -> (usize, usize) {
         })
 }
 
+/// Git's lines for a change of permissions by a command (`old mode` / `new mode`, or
+/// `new file mode` for an executable file it created).
+fn mode_lines(change: &FileChange) -> String {
+    let Some(written) = change.written else {
+        return String::new();
+    };
+    let new = written.mode & 0o777;
+    match change.before.as_ref().map(|before| before.mode) {
+        Some(Some(old)) if old & 0o777 != new => {
+            format!("old mode 100{:o}\nnew mode 100{new:o}\n", old & 0o777)
+        }
+        None if change.after.is_some() && new & 0o111 != 0 => {
+            format!("new file mode 100{new:o}\n")
+        }
+        _ => String::new(),
+    }
+}
+
+/// The SHA-256 of what `change` writes, when it writes.
+fn after_hash(change: &FileChange) -> Option<String> {
+    let after = change.after.as_ref()?;
+    crate::files::encode(&change.path, after, change.after_encoding())
+        .ok()
+        .map(|bytes| crate::files::hash_bytes(&bytes))
+}
+
+/// The first 12 hex digits of a hash, `none` for an absent file.
+fn short_hash(hash: Option<String>) -> String {
+    hash.map_or_else(
+        || "none".to_string(),
+        |hash| format!("sha256 {}", &hash[..hash.len().min(12)]),
+    )
+}
+
 fn sides(change: &FileChange) -> (&str, &str) {
     (
         change
@@ -91,6 +130,7 @@ mod tests {
             before: Some(file_state(before.as_bytes())),
             after: Some(before.replace("5\n", "five\n")),
             rename_to: None,
+            written: None,
         }]);
         assert_eq!(
             unified_diff(&plan),
@@ -107,12 +147,14 @@ mod tests {
                 before: None,
                 after: Some("hi".into()),
                 rename_to: None,
+                written: None,
             },
             FileChange {
                 path: "old.txt".into(),
                 before: Some(file_state(b"bye\n")),
                 after: None,
                 rename_to: None,
+                written: None,
             },
         ]);
         let diff = unified_diff(&plan);
@@ -136,6 +178,7 @@ mod tests {
             before: Some(file_state(b"x\n")),
             after: Some("x\n".into()),
             rename_to: Some("b/a.txt".into()),
+            written: None,
         }]);
         assert_eq!(
             unified_diff(&plan),

@@ -104,6 +104,7 @@ pub(crate) fn modify(target: Target, after: String) -> Result<FileChange, ToolEr
         before: Some(target.state),
         after: Some(after),
         rename_to: None,
+        written: None,
     })
 }
 

@@ -31,10 +31,12 @@ pub(crate) struct Op {
 
 #[derive(Debug)]
 enum OpKind {
-    /// Write the bytes, with the permissions of `mode_from` (default: the file's own).
+    /// Write the bytes, with the permission bits `mode` when given, else those of
+    /// `mode_from` (default: the file's own).
     Write {
         bytes: Vec<u8>,
         mode_from: Option<PathBuf>,
+        mode: Option<u32>,
     },
     /// Remove the file.
     Remove,
@@ -52,8 +54,21 @@ impl Op {
         Self {
             path,
             expect,
-            kind: OpKind::Write { bytes, mode_from },
+            kind: OpKind::Write {
+                bytes,
+                mode_from,
+                mode: None,
+            },
         }
+    }
+
+    /// This write, giving the file the permission bits `bits` (set-user-ID, set-group-ID
+    /// and sticky bits dropped).
+    pub(crate) fn with_mode(mut self, bits: u32) -> Self {
+        if let OpKind::Write { mode, .. } = &mut self.kind {
+            *mode = Some(bits & 0o777);
+        }
+        self
     }
 
     /// Removes the file at `path`.
@@ -112,10 +127,19 @@ impl Transaction {
             let current = planned.get(absolute).cloned().flatten();
             self.check(op, current.as_deref())?;
             let (mode, next) = match &op.kind {
-                OpKind::Write { bytes, mode_from } => {
-                    let from = mode_from.as_deref().unwrap_or(absolute);
-                    let mode = fs::metadata(from).ok().map(|meta| meta.permissions());
-                    (mode, Some(hash_bytes(bytes)))
+                OpKind::Write {
+                    bytes,
+                    mode_from,
+                    mode,
+                } => {
+                    let permissions = match mode {
+                        Some(bits) => Some(permissions(*bits)),
+                        None => {
+                            let from = mode_from.as_deref().unwrap_or(absolute);
+                            fs::metadata(from).ok().map(|meta| meta.permissions())
+                        }
+                    };
+                    (permissions, Some(hash_bytes(bytes)))
                 }
                 OpKind::Remove => (None, None),
             };
@@ -161,6 +185,11 @@ impl Transaction {
             format!("{problem}; nothing was written. Read it again, then redo the change."),
         ))
     }
+}
+
+fn permissions(bits: u32) -> Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    Permissions::from_mode(bits)
 }
 
 fn read_original(path: &ResolvedPath) -> Result<Original, ToolError> {

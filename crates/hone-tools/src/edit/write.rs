@@ -77,6 +77,7 @@ impl Tool for WriteFile {
                     before: None,
                     after: Some(content),
                     rename_to: None,
+                    written: None,
                 }],
                 destructive: None,
             }));
@@ -203,6 +204,7 @@ impl Tool for DeleteFile {
                 before: Some(target.state),
                 after: None,
                 rename_to: None,
+                written: None,
             }],
             destructive: None,
         }))
@@ -273,6 +275,7 @@ impl Tool for MoveFile {
                 before: Some(target.state),
                 after: Some(content),
                 rename_to: Some(to.relative),
+                written: None,
             }],
             destructive: None,
         }))

@@ -105,6 +105,7 @@ pub(crate) fn file_state(bytes: &[u8]) -> FileState {
         content,
         hash: hash_bytes(bytes),
         encoding,
+        mode: None,
     }
 }
 

@@ -114,6 +114,7 @@ impl<'a> Workspace<'a> {
                     before: None,
                     after: Some(working.content),
                     rename_to: None,
+                    written: None,
                 }),
             }
         }

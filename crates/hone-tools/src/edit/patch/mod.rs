@@ -143,6 +143,7 @@ impl Planned {
             before,
             after: Some(content),
             rename_to: None,
+            written: None,
         });
         Ok(())
     }
@@ -159,6 +160,7 @@ impl Planned {
             before: Some(target.state),
             after: None,
             rename_to: None,
+            written: None,
         });
         Ok(())
     }
@@ -232,6 +234,7 @@ impl Planned {
             before: Some(target.state),
             after: Some(after),
             rename_to,
+            written: None,
         });
         Ok(())
     }

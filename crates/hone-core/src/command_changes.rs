@@ -1,0 +1,203 @@
+//! What a command changed in the project ([`CommandChanges`]): shown as a diff beside its
+//! output, applied through the policy — auto-edit and full-auto apply, `ask` asks with the
+//! diff, hone's own files and instruction files always ask — with the hash guard, and
+//! recorded in the undo journal as one entry, so undo takes back what the command did.
+//! Changes a command already wrote (the snapshot fallback) are only recorded.
+
+use std::sync::Arc;
+
+use hone_api::{ApprovalDecision, Event};
+use hone_policy::{Action, Decision};
+use hone_protocol::ToolCall;
+use hone_tools::command::{ChangesState, CommandChanges};
+use hone_tools::edit::AppliedEdit;
+use tokio_util::sync::CancellationToken;
+
+use crate::calls::Question;
+use crate::session::Agent;
+
+/// The name command changes are approved under (what "always for this session" grants).
+const CHANGES_TOOL: &str = "command changes";
+
+/// Why `ask` mode asks about a command's changes.
+const ASK_REASON: &str = "ask mode: what a command changed needs approval";
+
+/// Whether the user may be asked about the changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asking {
+    /// As the policy says (the model's commands).
+    ByPolicy,
+    /// Never: applied when the policy allows writes, else left out (hone's own checks).
+    Never,
+}
+
+impl Agent {
+    /// Settles the changes of the command of `call`; returns what to tell the model after
+    /// the command's output.
+    pub(crate) async fn settle_command_changes(
+        &mut self,
+        call: &ToolCall,
+        changes: CommandChanges,
+        asking: Asking,
+        cancel: &CancellationToken,
+    ) -> String {
+        let diff = changes.diff();
+        if changes.state == ChangesState::Written {
+            return self.record_written(call, changes, diff);
+        }
+        if !changes.has_writes() {
+            return changes.report("nothing to apply");
+        }
+        self.emit(Event::DiffProposed {
+            call_id: call.id.clone(),
+            diff: diff.clone(),
+        });
+        if let Err(why) = self
+            .approve_changes(call, &changes, &diff, asking, cancel)
+            .await
+        {
+            let report = changes.report(&format!("not applied ({why})"));
+            changes.discard();
+            return report;
+        }
+        self.apply_changes(call, changes, diff).await
+    }
+
+    /// Asks when the policy wants it; `Err` says why the changes are not applied.
+    async fn approve_changes(
+        &mut self,
+        call: &ToolCall,
+        changes: &CommandChanges,
+        diff: &str,
+        asking: Asking,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let protected = changes
+            .paths()
+            .into_iter()
+            .find_map(|path| hone_policy::protected_write(&path).map(|why| (path, why)));
+        let decision = match &protected {
+            Some((path, why)) => self
+                .permissions
+                .decide(CHANGES_TOOL, &Action::WriteProtected { path, why }),
+            None => self
+                .permissions
+                .decide(CHANGES_TOOL, &Action::Write { destructive: false }),
+        };
+        let reason = match decision {
+            Decision::Allow => return Ok(()),
+            Decision::Deny { reason } => return Err(reason),
+            Decision::Ask { reason } if asking == Asking::Never || !self.interactive => {
+                let reason = if protected.is_some() {
+                    reason
+                } else {
+                    ASK_REASON.to_string()
+                };
+                return Err(format!(
+                    "{reason}, and hone cannot ask now; run the command again with a \
+                     terminal or under --approval auto-edit"
+                ));
+            }
+            Decision::Ask { reason } if protected.is_some() => reason,
+            Decision::Ask { .. } => ASK_REASON.to_string(),
+        };
+        let question = Question {
+            summary: format!("apply {}", changes.plan.summary),
+            reason,
+            diff: Some(diff.to_string()),
+            command: None,
+            content: None,
+        };
+        match self.ask(call, question, cancel).await {
+            Some(ApprovalDecision::Approve) => Ok(()),
+            Some(ApprovalDecision::AlwaysForSession) => {
+                self.permissions.grant_tool(CHANGES_TOOL);
+                Ok(())
+            }
+            Some(ApprovalDecision::Deny { message }) => Err(match message {
+                Some(text) if !text.trim().is_empty() => {
+                    format!("the user declined them and said: {}", text.trim())
+                }
+                _ => "the user declined them".to_string(),
+            }),
+            Some(ApprovalDecision::Edit { .. }) => {
+                Err("a command's changes cannot be edited by hand".to_string())
+            }
+            None => Err("the turn was cancelled".to_string()),
+        }
+    }
+
+    /// Writes the journaled plan (hash guard, one journal entry), then the direct writes.
+    async fn apply_changes(
+        &mut self,
+        call: &ToolCall,
+        changes: CommandChanges,
+        diff: String,
+    ) -> String {
+        let journaled = !changes.plan.changes.is_empty();
+        let pending = if journaled {
+            self.begin_edit(&changes.plan)
+        } else {
+            None
+        };
+        let context = Arc::clone(&self.context);
+        let joined = tokio::task::spawn_blocking(move || {
+            let applied = hone_tools::edit::apply(&context, &changes.plan);
+            let failed = match &applied {
+                Ok(_) => changes.apply_direct(&context),
+                Err(_) => Vec::new(),
+            };
+            (applied, failed, changes)
+        })
+        .await;
+        let (applied, failed, changes) = match joined {
+            Ok(done) => done,
+            Err(error) => {
+                let message = format!("[the command's changes could not be applied: {error}]\n");
+                self.finish_edit(pending, &Err(error));
+                return message;
+            }
+        };
+        if journaled {
+            self.finish_edit(pending, &Ok(applied.clone()));
+        }
+        match applied {
+            Ok(_) => {
+                self.emit(Event::DiffApplied {
+                    call_id: call.id.clone(),
+                    paths: changes.paths(),
+                    diff,
+                });
+                let outcome = if failed.is_empty() {
+                    "applied (undo takes them back)".to_string()
+                } else {
+                    format!(
+                        "applied (undo takes them back), except what could not be written: {}",
+                        failed.join("; ")
+                    )
+                };
+                changes.report(&outcome)
+            }
+            Err(error) => changes.report(&format!("not applied: {}", error.message)),
+        }
+    }
+
+    /// Records changes the command already wrote (the snapshot fallback) as one journal
+    /// entry and shows them.
+    fn record_written(&mut self, call: &ToolCall, changes: CommandChanges, diff: String) -> String {
+        if !changes.plan.changes.is_empty() {
+            let pending = self.begin_edit(&changes.plan);
+            let applied = AppliedEdit {
+                changes: changes.plan.changes.clone(),
+                summary: changes.plan.summary.clone(),
+            };
+            self.finish_edit(pending, &Ok(Ok(applied)));
+            self.emit(Event::DiffApplied {
+                call_id: call.id.clone(),
+                paths: changes.paths(),
+                diff,
+            });
+        }
+        changes.report("made in the project and recorded (undo takes them back)")
+    }
+}
