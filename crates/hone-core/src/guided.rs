@@ -316,13 +316,14 @@ impl Agent {
         stats: &mut TurnStats,
     ) -> (Attachment, Option<String>) {
         self.step = Step::agent();
+        let by_rules = classify_by_rules(text);
+        self.task = by_rules;
         // Without a localizer (no code index) the session behaves as before.
         if self.localizer.is_none() {
             return (Attachment::default(), None);
         }
         let guided = self.guidance.guided(self.registry.profile());
         let localizes = self.guidance.localizes(self.registry.profile());
-        let by_rules = classify_by_rules(text);
         // "The tests fail": run them first, so the model sees the failures and the code
         // they point at (a small model does not go and run them itself). In the guided flow
         // a bug report ("returns X instead of Y") gets the same: the failing assertion
@@ -352,6 +353,7 @@ impl Agent {
             Some(kind) => Some(kind),
             None => self.classify_by_model(text, cancel, stats).await,
         };
+        self.task = kind;
         let instruction = kind.and_then(|kind| instruction(kind, &attachment, text));
         let guided_step = instruction.is_some();
         let step_instruction = instruction.clone();

@@ -21,6 +21,7 @@
 mod api;
 mod audit;
 mod calls;
+mod changes;
 mod checks;
 mod command_calls;
 mod conflict;

@@ -92,6 +92,10 @@ pub(crate) struct Agent {
     pub(crate) roles: crate::RoleModels,
     /// How the running turn's requests are made (guided step or agent loop).
     pub(crate) step: crate::guided::Step,
+    /// What the running turn's request asks for, when the rules (or the planner) know.
+    pub(crate) task: Option<hone_api::TaskKind>,
+    /// The changes the running turn proposed and applied.
+    pub(crate) changes: crate::changes::TurnChanges,
     /// How long the call being timed has waited for the user (approvals, conflict
     /// choices): not part of its reported duration.
     pub(crate) user_wait: std::time::Duration,
@@ -102,6 +106,7 @@ impl Agent {
     pub(crate) fn emit(&self, event: Event) {
         self.observe(&event);
         self.checks.observe(&event);
+        self.changes.observe(&event);
         let _ = self
             .events
             .send(EventFrame::new(self.request_id.clone(), event));
@@ -192,6 +197,8 @@ pub(crate) fn start(
         guidance: config.guidance,
         roles: config.roles,
         step: crate::guided::Step::agent(),
+        task: None,
+        changes: crate::changes::TurnChanges::default(),
         user_wait: std::time::Duration::ZERO,
     };
     tokio::spawn(route_requests(

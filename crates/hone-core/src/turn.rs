@@ -36,6 +36,7 @@ impl Agent {
         let mut stats = TurnStats::default();
         self.emit(Event::TurnStarted { turn: self.turns });
         self.checks.start_turn();
+        self.changes.start_turn();
         let (attachment, instruction) = self.plan_step(&text, &cancel, &mut stats).await;
         let mut request = self.request_message(text);
         crate::localize::attach(&mut request, &attachment, instruction);
@@ -51,7 +52,10 @@ impl Agent {
         };
         let ending = match ending {
             Ending::Done(_) if cancel.is_cancelled() => Ending::Cancelled,
-            Ending::Done(end) => Ending::Done(self.settle_checks(end, &cancel).await),
+            Ending::Done(end) => {
+                let end = self.settle_checks(end, &cancel).await;
+                Ending::Done(self.changes.settle(end, self.task))
+            }
             other => other,
         };
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
