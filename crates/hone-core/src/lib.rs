@@ -20,6 +20,7 @@
 
 mod api;
 mod audit;
+mod authorize;
 mod calls;
 mod changes;
 mod checks;
