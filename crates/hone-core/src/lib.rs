@@ -27,6 +27,7 @@ mod checks;
 mod command_calls;
 mod conflict;
 mod context;
+mod flow;
 mod guidance;
 mod guided;
 mod guided_rename;

@@ -90,8 +90,8 @@ pub(crate) struct Agent {
     pub(crate) localizer: Option<Arc<dyn hone_context::localize::Localizer>>,
     pub(crate) guidance: crate::Guidance,
     pub(crate) roles: crate::RoleModels,
-    /// How the running turn's requests are made (guided step or agent loop).
-    pub(crate) step: crate::guided::Step,
+    /// How the running turn runs: the agent loop or a guided step.
+    pub(crate) flow: crate::flow::Flow,
     /// What the running turn's request asks for, when the rules (or the planner) know.
     pub(crate) task: Option<hone_api::TaskKind>,
     /// The changes the running turn proposed and applied.
@@ -196,7 +196,7 @@ pub(crate) fn start(
         localizer: config.localizer,
         guidance: config.guidance,
         roles: config.roles,
-        step: crate::guided::Step::agent(),
+        flow: crate::flow::Flow::Agent,
         task: None,
         changes: crate::changes::TurnChanges::default(),
         user_wait: std::time::Duration::ZERO,

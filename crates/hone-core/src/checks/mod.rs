@@ -242,14 +242,14 @@ impl Agent {
             // small model shown its own failing code mostly writes it again. An answer
             // that changed what fails is repaired in place.
             let stalled = report::same_failures(&self.checks.last_failures, &outcome.failures);
-            if !self.step.offers_tools && stalled {
+            if !self.flow.offers_tools() && stalled {
                 self.start_fresh_attempt(&outcome.failures);
             } else {
                 let text = report::repair_message(
                     &outcome.failures,
                     self.checks.repairs,
                     self.checks.config.max_repair_rounds,
-                    self.step.offers_tools,
+                    self.flow.offers_tools(),
                 );
                 self.push_history(Message::user(text));
             }
@@ -287,7 +287,7 @@ impl Agent {
             return false;
         }
         self.checks.repairs += 1;
-        if self.step.offers_tools {
+        if self.flow.offers_tools() {
             self.push_history(Message::user(report::unchanged_repair_message(
                 self.checks.repairs,
                 self.checks.config.max_repair_rounds,
