@@ -277,8 +277,15 @@ impl Agent {
         let by_rules = classify_by_rules(text);
         self.task = by_rules;
         let mut planned = Planned::default();
+        // A request's own facts ("add(2, 3) should return 5") become a check, run now.
+        let reproduction = if by_rules == Some(TaskKind::Change) {
+            self.reproduce_request(text, cancel).await
+        } else {
+            None
+        };
         // Without a localizer (no code index) the session behaves as before.
         if self.localizer.is_none() {
+            planned.note = reproduction;
             return planned;
         }
         let guided = self.guidance.guided(self.registry.profile());
@@ -295,14 +302,23 @@ impl Agent {
             None
         };
         if localizes {
-            planned.attachment = self.localize(text, failures.as_deref()).await;
+            // The failing tests and the failing request check both point at the code.
+            let leads = match (&failures, &reproduction) {
+                (Some(tests), Some(request)) => Some(format!("{tests}\n\n{request}")),
+                (tests, request) => tests.clone().or_else(|| request.clone()),
+            };
+            planned.attachment = self.localize(text, leads.as_deref()).await;
         }
-        let failure_note = failures.map(|report| {
+        let tests_note = failures.map(|report| {
             format!(
                 "{} The project's tests fail now (hone ran them before this request):\n{report}",
                 hone_context::HONE_NOTE_PREFIX
             )
         });
+        let failure_note = match (tests_note, reproduction) {
+            (Some(tests), Some(request)) => Some(format!("{tests}\n\n{request}")),
+            (tests, request) => tests.or(request),
+        };
         if !guided {
             planned.note = failure_note;
             return planned;

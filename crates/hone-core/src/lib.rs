@@ -38,6 +38,7 @@ mod profile;
 mod prompt;
 mod recovery;
 mod repeats;
+mod request_checks;
 mod secret_read;
 mod session;
 mod tools;

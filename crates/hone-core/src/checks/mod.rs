@@ -12,6 +12,7 @@ mod leads;
 mod noise;
 mod places;
 mod report;
+mod requested;
 mod testing;
 
 use std::collections::BTreeSet;
@@ -137,6 +138,9 @@ pub(crate) struct CheckState {
     /// The project files the failing tests hone ran before the turn lead to (their
     /// traceback's code, the modules they import), for localisation to attach first.
     leads: Vec<String>,
+    /// The checks this turn's request carries that reproduced it (they failed before the
+    /// change); they run with the others after every change.
+    requested: Vec<PlannedCheck>,
 }
 
 impl CheckState {
@@ -151,6 +155,7 @@ impl CheckState {
             unverified: false,
             tests: TestSelection::default(),
             leads: Vec::new(),
+            requested: Vec::new(),
         }
     }
 
@@ -173,6 +178,7 @@ impl CheckState {
         self.last_failures.clear();
         self.unverified = false;
         self.leads.clear();
+        self.requested.clear();
         self.tests.start_turn();
     }
 
@@ -361,7 +367,11 @@ impl Agent {
                 return Some(outcome);
             }
         }
-        for check in detect::plan(&root, &changed, &self.checks.config) {
+        let requested = self.checks.requested.clone();
+        for check in detect::plan(&root, &changed, &self.checks.config)
+            .into_iter()
+            .chain(requested)
+        {
             let run = self.run_check(&changed, &check, cancel).await;
             outcome.results.push(run.result);
             outcome
