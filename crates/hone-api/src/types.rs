@@ -269,6 +269,12 @@ pub enum TurnEnd {
     /// verify the change (none applies to the project, or every one was skipped): the
     /// change may be wrong.
     Unverified,
+    /// The request asked for a change (it was classified as a change or a new file), and
+    /// the model answered without changing any file.
+    NoChange,
+    /// The model proposed a change, but none was applied: the policy or the user denied
+    /// it, or it could not be written.
+    NotApplied,
 }
 
 /// Totals of one turn.
@@ -473,12 +479,18 @@ pub struct SessionSummary {
 pub enum RunStatus {
     /// The model answered (for `exec`: the turn ended with `answered`).
     Completed,
-    /// The turn ended without doing the job (round limit, repeated failures, checks
-    /// still failing), a request failed, or the run could not start.
+    /// The turn ended without doing the job (round limit, repeated failures), a request
+    /// failed, or the run could not start.
     Failed,
     /// The user interrupted it.
     Cancelled,
     /// The model answered and changed files that no check could verify
     /// ([`TurnEnd::Unverified`]).
     Unverified,
+    /// A change was asked for and none was made ([`TurnEnd::NoChange`]).
+    NoChange,
+    /// The change was denied or could not be written ([`TurnEnd::NotApplied`]).
+    NotApplied,
+    /// The checks after the change still fail ([`TurnEnd::ChecksFailed`]).
+    ChecksFailed,
 }

@@ -54,9 +54,9 @@ async fn exec(root: &Path, approval: Option<&str>) -> (Output, MockServer) {
     args.push(REQUEST);
     let output = hone(root, &args).await;
     // An applied change in this project without tests is unverified (10); a proposed one
-    // changes nothing (0).
+    // that was refused is not applied (12).
     assert!(
-        matches!(output.status.code(), Some(0 | 10)),
+        matches!(output.status.code(), Some(10 | 12)),
         "stderr: {}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -123,8 +123,13 @@ async fn the_text_output_shows_a_change_that_was_not_applied() {
         ],
     )
     .await;
-    assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // Shown, not applied: the run says so in its exit code and its summary.
+    assert_eq!(output.status.code(), Some(12), "{stderr}");
+    assert!(
+        stderr.contains("not applied (the change was denied"),
+        "{stderr}"
+    );
     assert!(stderr.contains("proposed change (not applied)"), "{stderr}");
     assert!(stderr.contains("+  return a + b;"), "{stderr}");
     assert_eq!(
@@ -138,7 +143,8 @@ async fn without_edit_approval_the_change_is_only_proposed() {
     for approval in [Some("read-only"), None] {
         let dir = project();
         let (output, _server) = exec(dir.path(), approval).await;
-        assert_eq!(output.status.code(), Some(0), "{approval:?}");
+        assert_eq!(output.status.code(), Some(12), "{approval:?}");
+        assert_eq!(events_of(&output, "result")[0]["status"], "not_applied");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("src/math.ts")).unwrap(),
             MATH,

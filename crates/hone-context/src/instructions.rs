@@ -35,23 +35,29 @@ pub struct Instructions {
 }
 
 impl Instructions {
-    /// Finds the instruction files for `working_dir`: the user's (`AGENTS.md`, `HONE.md` in
-    /// `user_dir`, e.g. `~/.config/hone`), then those of every directory from the
-    /// repository root (the nearest ancestor holding `.git`; the working directory itself
-    /// when there is none) down to `working_dir`. Their total size is capped at `max_bytes`;
-    /// the most specific files (deepest directory first, the user's last) get the room
-    /// first, the others are cut or left out.
-    pub fn discover(working_dir: &Path, user_dir: Option<&Path>, max_bytes: usize) -> Self {
-        let working_dir = working_dir
-            .canonicalize()
-            .unwrap_or_else(|_| working_dir.to_path_buf());
+    /// Finds the instruction files for `working_dir` in the project at `root` (found by
+    /// `hone_tools::project::ProjectPlace`, the one rule for the repository root): the
+    /// user's (`AGENTS.md`, `HONE.md` in `user_dir`, e.g. `~/.config/hone`), then those of
+    /// every directory from `root` down to `working_dir` (only `working_dir` when it is not
+    /// inside `root`). Their total size is capped at `max_bytes`; the most specific files
+    /// (deepest directory first, the user's last) get the room first, the others are cut or
+    /// left out.
+    pub fn discover(
+        root: &Path,
+        working_dir: &Path,
+        user_dir: Option<&Path>,
+        max_bytes: usize,
+    ) -> Self {
+        let canonical = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let root = canonical(root);
+        let working_dir = canonical(working_dir);
         // The user's own files may be symlinks anywhere; a project's may only point inside
         // the project (a repository could link `AGENTS.md` to `~/.ssh/id_rsa`).
         let mut found: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
         if let Some(user_dir) = user_dir {
             found.extend(files_in(user_dir).into_iter().map(|path| (path, None)));
         }
-        let project_dirs = directories(&working_dir);
+        let project_dirs = directories(&root, &working_dir);
         let boundary = project_dirs.first().cloned();
         for directory in &project_dirs {
             found.extend(
@@ -179,12 +185,14 @@ fn files_in(directory: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The directories from the repository root down to `working_dir`.
-fn directories(working_dir: &Path) -> Vec<PathBuf> {
-    let root = working_dir
-        .ancestors()
-        .find(|directory| directory.join(".git").exists())
-        .unwrap_or(working_dir);
+/// The directories from `root` down to `working_dir`; only `working_dir` when it is not
+/// inside `root`.
+fn directories(root: &Path, working_dir: &Path) -> Vec<PathBuf> {
+    let root = if working_dir.starts_with(root) {
+        root
+    } else {
+        working_dir
+    };
     let mut chain: Vec<PathBuf> = working_dir
         .ancestors()
         .take_while(|directory| directory.starts_with(root))
@@ -214,13 +222,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn without_a_repository_only_the_working_directory_counts() {
+    fn only_the_directories_from_the_root_down_count() {
         let dir = tempfile::tempdir().unwrap();
         let work = dir.path().join("a/b");
         std::fs::create_dir_all(&work).unwrap();
         std::fs::write(dir.path().join("a/AGENTS.md"), "parent\n").unwrap();
         std::fs::write(work.join("HONE.md"), "here\n").unwrap();
-        let found = Instructions::discover(&work, None, 1_000);
+        // The root is where the user is: the parent's file is outside the project.
+        let found = Instructions::discover(&work, &work, None, 1_000);
         let shown: Vec<&str> = found.files.iter().map(|file| file.shown.as_str()).collect();
         assert_eq!(shown, ["HONE.md"]);
         assert_eq!(
@@ -243,7 +252,7 @@ mod tests {
         symlink("/proc/self/environ", project.join("HONE.md")).unwrap();
         std::fs::write(project.join("sub/real.md"), "inside\n").unwrap();
         symlink("real.md", project.join("sub/AGENTS.md")).unwrap();
-        let found = Instructions::discover(&project.join("sub"), None, 10_000);
+        let found = Instructions::discover(&project, &project.join("sub"), None, 10_000);
         let texts: Vec<&str> = found.files.iter().map(|file| file.text.as_str()).collect();
         assert_eq!(texts, ["inside\n"]);
     }
@@ -257,7 +266,7 @@ mod tests {
             .unwrap();
         assert!(made.success());
         assert!(
-            Instructions::discover(dir.path(), None, 1_000)
+            Instructions::discover(dir.path(), dir.path(), None, 1_000)
                 .files
                 .is_empty()
         );

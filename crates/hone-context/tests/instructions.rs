@@ -32,10 +32,15 @@ fn layout() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     (dir, repo.join("pkg/app"), user)
 }
 
+/// The repository of the working directory `repo/pkg/app`.
+fn root_of(work: &Path) -> std::path::PathBuf {
+    work.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
 #[test]
 fn files_are_found_from_the_user_through_the_root_down_to_the_working_directory() {
     let (_dir, work, user) = layout();
-    let found = Instructions::discover(&work, Some(&user), 10_000);
+    let found = Instructions::discover(&root_of(&work), &work, Some(&user), 10_000);
     let texts: Vec<&str> = found.files.iter().map(|file| file.text.trim()).collect();
     assert_eq!(
         texts,
@@ -78,7 +83,7 @@ fn files_are_found_from_the_user_through_the_root_down_to_the_working_directory(
 fn the_cap_keeps_the_most_specific_files_and_says_what_was_cut() {
     let (_dir, work, user) = layout();
     // "app hone\n" (9) + "package agents\n" (15) fit in 30; "root hone\n" gets 6 bytes.
-    let found = Instructions::discover(&work, Some(&user), 30);
+    let found = Instructions::discover(&root_of(&work), &work, Some(&user), 30);
     let texts: Vec<(&str, bool)> = found
         .files
         .iter()
@@ -103,7 +108,7 @@ fn the_cap_keeps_the_most_specific_files_and_says_what_was_cut() {
 #[test]
 fn without_files_nothing_is_rendered() {
     let dir = tempfile::tempdir().unwrap();
-    let found = Instructions::discover(dir.path(), None, 1_000);
+    let found = Instructions::discover(dir.path(), dir.path(), None, 1_000);
     assert!(found.is_empty());
     assert_eq!(found.render(), "");
 }

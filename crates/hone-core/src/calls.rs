@@ -4,16 +4,17 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hone_policy::{Action, Decision};
+use hone_policy::Action;
 use hone_protocol::{ContentBlock, Message, Role, ToolCall, ToolResult};
 use hone_tools::{EditPlan, ExternalPlan, Plan, Tool, ToolErrorKind, ToolKind, ToolOutput};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::authorize::{Authorization, Question};
 use crate::repeats::{self, CallTracker, MAX_IDENTICAL_FAILURES, Repeat};
 use crate::session::Agent;
 use crate::tools::parse_arguments;
-use hone_api::{ApprovalDecision, ApprovedBy, Event};
+use hone_api::{ApprovedBy, Event};
 
 /// How a round ended.
 pub(crate) enum RoundOutcome {
@@ -28,15 +29,6 @@ pub(crate) enum RoundOutcome {
         /// What to tell the user.
         explanation: String,
     },
-}
-
-/// What an approval request shows.
-pub(crate) struct Question {
-    pub(crate) summary: String,
-    pub(crate) reason: String,
-    pub(crate) diff: Option<String>,
-    pub(crate) command: Option<String>,
-    pub(crate) content: Option<String>,
 }
 
 /// A call that passed name and argument checks.
@@ -299,38 +291,30 @@ impl Agent {
         let action = Action::External {
             trusted: plan.trusted,
         };
-        let mut by = ApprovedBy::Policy;
-        match self.permissions.decide(tool, &action) {
-            Decision::Allow => {}
-            Decision::Ask { reason } if !self.interactive => return self.cannot_ask(call, &reason),
-            Decision::Ask { reason } => {
-                let question = Question {
-                    summary: plan.display.clone(),
-                    reason,
-                    diff: None,
-                    command: None,
-                    content: None,
-                };
-                match self.ask(call, question, cancel).await {
-                    None => return ToolOutput::error("not run: the user cancelled the turn"),
-                    Some(ApprovalDecision::Approve) => by = ApprovedBy::User,
-                    Some(ApprovalDecision::AlwaysForSession) => {
-                        self.permissions.grant_tool(tool);
-                        by = ApprovedBy::User;
-                    }
-                    Some(ApprovalDecision::Deny { message }) => {
-                        return self.denied_by_user(call, message);
-                    }
-                    Some(ApprovalDecision::Edit { .. }) => {
-                        return ToolOutput::error(
-                            "not run: a call of an MCP server's tool cannot be edited by hand; \
-                             ask for a new call instead",
-                        );
-                    }
-                }
+        let question = Question {
+            summary: plan.display.clone(),
+            reason: None,
+            diff: None,
+            command: None,
+            content: None,
+        };
+        let by = match self.authorize(call, tool, &action, question, cancel).await {
+            Authorization::Allowed { by, edited: None } => by,
+            Authorization::Allowed {
+                edited: Some(_), ..
+            } => {
+                return ToolOutput::error(
+                    "not run: a call of an MCP server's tool cannot be edited by hand; ask for \
+                     a new call instead",
+                );
             }
-            Decision::Deny { reason } => return self.denied(call, &reason),
-        }
+            Authorization::Denied(reason) => return self.denied(call, &reason),
+            Authorization::Unanswerable(reason) => return self.cannot_ask(call, &reason),
+            Authorization::Refused(message) => return self.denied_by_user(call, message),
+            Authorization::Cancelled => {
+                return ToolOutput::error("not run: the user cancelled the turn");
+            }
+        };
         self.approved(call, by);
         plan.call.run(cancel.clone()).await
     }
@@ -410,100 +394,56 @@ impl Agent {
             .iter()
             .flat_map(|change| std::iter::once(&change.path).chain(&change.rename_to))
             .find_map(|path| hone_policy::protected_write(path).map(|why| (path.clone(), why)));
-        let decision = match &protected {
-            Some((path, why)) => self
-                .permissions
-                .decide(tool, &Action::WriteProtected { path, why }),
-            None => self.permissions.decide(
-                tool,
-                &Action::Write {
-                    destructive: plan.destructive.is_some(),
-                },
-            ),
+        let action = match &protected {
+            Some((path, why)) => Action::WriteProtected { path, why },
+            None => Action::Write {
+                destructive: plan.destructive.is_some(),
+            },
         };
-        let reason = match decision {
-            Decision::Allow => None,
-            Decision::Ask { reason } if !self.interactive && protected.is_some() => {
+        let question = Question {
+            summary: plan.summary.clone(),
+            // A change that removes most of a file says so, unless it is protected.
+            reason: protected
+                .is_none()
+                .then(|| plan.destructive.clone())
+                .flatten(),
+            diff: Some(diff),
+            command: None,
+            content: match plan.changes.as_slice() {
+                [change] => change.after.clone(),
+                _ => None,
+            },
+        };
+        match self.authorize(call, tool, &action, question, cancel).await {
+            Authorization::Allowed { by, edited: None } => self.approved(call, by),
+            Authorization::Allowed {
+                by,
+                edited: Some(replacement),
+            } => {
+                match plan.changes.as_mut_slice() {
+                    [change] if change.after.is_some() => change.after = Some(replacement),
+                    _ => {
+                        return ToolOutput::error(
+                            "not applied: this change cannot be edited by hand (it touches several files or deletes one); ask for a new proposal instead",
+                        );
+                    }
+                }
+                self.approved(call, by);
+            }
+            Authorization::Denied(reason) => return self.denied(call, &reason),
+            Authorization::Unanswerable(reason) if protected.is_some() => {
                 return self.denied(
                     call,
                     &format!("{reason}, and hone is running without a terminal to ask"),
                 );
             }
-            Decision::Ask { reason } if !self.interactive => return self.cannot_ask(call, &reason),
-            Decision::Ask { reason } if protected.is_some() => Some(reason),
-            Decision::Ask { reason } => Some(plan.destructive.clone().unwrap_or(reason)),
-            Decision::Deny { reason } => return self.denied(call, &reason),
-        };
-        if let Some(reason) = reason {
-            let content = match plan.changes.as_slice() {
-                [change] => change.after.clone(),
-                _ => None,
-            };
-            let question = Question {
-                summary: plan.summary.clone(),
-                reason,
-                diff: Some(diff.clone()),
-                command: None,
-                content,
-            };
-            match self.ask(call, question, cancel).await {
-                None => return ToolOutput::error("not applied: the user cancelled the turn"),
-                Some(ApprovalDecision::Approve) => self.approved(call, ApprovedBy::User),
-                Some(ApprovalDecision::AlwaysForSession) => {
-                    self.permissions.grant_tool(tool);
-                    self.approved(call, ApprovedBy::User);
-                }
-                Some(ApprovalDecision::Deny { message }) => {
-                    return self.denied_by_user(call, message);
-                }
-                Some(ApprovalDecision::Edit { replacement }) => {
-                    match plan.changes.as_mut_slice() {
-                        [change] if change.after.is_some() => change.after = Some(replacement),
-                        _ => {
-                            return ToolOutput::error(
-                                "not applied: this change cannot be edited by hand (it touches several files or deletes one); ask for a new proposal instead",
-                            );
-                        }
-                    }
-                    self.approved(call, ApprovedBy::User);
-                }
+            Authorization::Unanswerable(reason) => return self.cannot_ask(call, &reason),
+            Authorization::Refused(message) => return self.denied_by_user(call, message),
+            Authorization::Cancelled => {
+                return ToolOutput::error("not applied: the user cancelled the turn");
             }
-        } else {
-            self.approved(call, ApprovedBy::Policy);
         }
         self.write_edit(call, plan, cancel).await
-    }
-
-    /// Asks the front end; `None` when the turn was cancelled or the front end went away.
-    pub(crate) async fn ask(
-        &mut self,
-        call: &ToolCall,
-        question: Question,
-        cancel: &CancellationToken,
-    ) -> Option<ApprovalDecision> {
-        self.emit(Event::ApprovalNeeded {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            summary: question.summary,
-            reason: question.reason,
-            diff: question.diff,
-            command: question.command,
-            content: question.content,
-        });
-        let asked = Instant::now();
-        let answer = loop {
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => break None,
-                answer = self.approvals.recv() => match answer {
-                    Some((call_id, decision)) if call_id == call.id => break Some(decision),
-                    Some(_) => {}
-                    None => break None,
-                },
-            }
-        };
-        self.user_wait += asked.elapsed();
-        answer
     }
 
     pub(crate) fn approved(&self, call: &ToolCall, by: ApprovedBy) {

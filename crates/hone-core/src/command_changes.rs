@@ -6,14 +6,14 @@
 
 use std::sync::Arc;
 
-use hone_api::{ApprovalDecision, Event};
+use hone_api::Event;
 use hone_policy::{Action, Decision};
 use hone_protocol::ToolCall;
 use hone_tools::command::{ChangesState, CommandChanges};
 use hone_tools::edit::AppliedEdit;
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::Question;
+use crate::authorize::{Authorization, Question};
 use crate::session::Agent;
 
 /// The name command changes are approved under (what "always for this session" grants).
@@ -63,7 +63,8 @@ impl Agent {
         self.apply_changes(call, changes, diff).await
     }
 
-    /// Asks when the policy wants it; `Err` says why the changes are not applied.
+    /// Asks when the policy wants it (through the one authorize step); `Err` says why the
+    /// changes are not applied.
     async fn approve_changes(
         &mut self,
         call: &ToolCall,
@@ -76,54 +77,55 @@ impl Agent {
             .paths()
             .into_iter()
             .find_map(|path| hone_policy::protected_write(&path).map(|why| (path, why)));
-        let decision = match &protected {
-            Some((path, why)) => self
-                .permissions
-                .decide(CHANGES_TOOL, &Action::WriteProtected { path, why }),
-            None => self
-                .permissions
-                .decide(CHANGES_TOOL, &Action::Write { destructive: false }),
+        let action = match &protected {
+            Some((path, why)) => Action::WriteProtected { path, why },
+            None => Action::Write { destructive: false },
         };
-        let reason = match decision {
-            Decision::Allow => return Ok(()),
-            Decision::Deny { reason } => return Err(reason),
-            Decision::Ask { reason } if asking == Asking::Never || !self.interactive => {
-                let reason = if protected.is_some() {
-                    reason
-                } else {
-                    ASK_REASON.to_string()
-                };
-                return Err(format!(
-                    "{reason}, and hone cannot ask now; run the command again with a \
-                     terminal or under --approval auto-edit"
-                ));
+        // A protected file's own reason is shown; other changes ask because of the mode.
+        let ask_reason = |policy_reason: String| {
+            if protected.is_some() {
+                policy_reason
+            } else {
+                ASK_REASON.to_string()
             }
-            Decision::Ask { reason } if protected.is_some() => reason,
-            Decision::Ask { .. } => ASK_REASON.to_string(),
         };
+        let cannot_ask = |reason: String| {
+            format!(
+                "{reason}, and hone cannot ask now; run the command again with a terminal or \
+                 under --approval auto-edit"
+            )
+        };
+        if asking == Asking::Never {
+            return match self.permissions.decide(CHANGES_TOOL, &action) {
+                Decision::Allow => Ok(()),
+                Decision::Deny { reason } => Err(reason),
+                Decision::Ask { reason } => Err(cannot_ask(ask_reason(reason))),
+            };
+        }
         let question = Question {
             summary: format!("apply {}", changes.plan.summary),
-            reason,
+            reason: protected.is_none().then(|| ASK_REASON.to_string()),
             diff: Some(diff.to_string()),
             command: None,
             content: None,
         };
-        match self.ask(call, question, cancel).await {
-            Some(ApprovalDecision::Approve) => Ok(()),
-            Some(ApprovalDecision::AlwaysForSession) => {
-                self.permissions.grant_tool(CHANGES_TOOL);
-                Ok(())
-            }
-            Some(ApprovalDecision::Deny { message }) => Err(match message {
+        match self
+            .authorize(call, CHANGES_TOOL, &action, question, cancel)
+            .await
+        {
+            Authorization::Allowed { edited: None, .. } => Ok(()),
+            Authorization::Allowed {
+                edited: Some(_), ..
+            } => Err("a command's changes cannot be edited by hand".to_string()),
+            Authorization::Denied(reason) => Err(reason),
+            Authorization::Unanswerable(reason) => Err(cannot_ask(ask_reason(reason))),
+            Authorization::Refused(message) => Err(match message {
                 Some(text) if !text.trim().is_empty() => {
                     format!("the user declined them and said: {}", text.trim())
                 }
                 _ => "the user declined them".to_string(),
             }),
-            Some(ApprovalDecision::Edit { .. }) => {
-                Err("a command's changes cannot be edited by hand".to_string())
-            }
-            None => Err("the turn was cancelled".to_string()),
+            Authorization::Cancelled => Err("the turn was cancelled".to_string()),
         }
     }
 

@@ -10,7 +10,7 @@ use hone_protocol::{
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::guided::Step;
+use crate::flow::GuidedStep;
 use crate::session::Agent;
 use hone_api::{Event, TurnStats};
 
@@ -57,10 +57,10 @@ impl Agent {
         cancel: &CancellationToken,
         stats: &mut TurnStats,
     ) -> Result<Built, HoneError> {
-        let fresh = self
-            .step
-            .fresh_from
-            .and_then(|from| fresh_view(&self.history, &self.step, from));
+        let fresh = self.flow.guided().and_then(|step| {
+            step.fresh_from
+                .and_then(|from| fresh_view(&self.history, step, from))
+        });
         let built = self.context_manager.build(
             &self.system_prompt,
             fresh.as_deref().unwrap_or(&self.history),
@@ -81,7 +81,9 @@ impl Agent {
         }
         self.compact(false, cancel, stats).await;
         // Compaction rewrote the history: a fresh attempt's view no longer applies.
-        self.step.fresh_from = None;
+        if let Some(step) = self.flow.guided_mut() {
+            step.fresh_from = None;
+        }
         self.context_manager
             .build(&self.system_prompt, &self.history, tools)
             .map_err(|error| HoneError::validation(error.to_string()))
@@ -242,7 +244,7 @@ impl Agent {
 /// request as it did the first time, with what failed since), then what followed the
 /// note. Without an instruction to replace, the note follows the request. `None` when the
 /// marks no longer fit the history (it was compacted).
-fn fresh_view(history: &[Message], step: &Step, from: usize) -> Option<Vec<Message>> {
+fn fresh_view(history: &[Message], step: &GuidedStep, from: usize) -> Option<Vec<Message>> {
     let start = step.turn_start;
     if start == 0 || start > from || from >= history.len() {
         return None;
@@ -252,9 +254,9 @@ fn fresh_view(history: &[Message], step: &Step, from: usize) -> Option<Vec<Messa
     let last = view
         .last_mut()
         .and_then(|request| request.content.last_mut());
-    match (last, &step.instruction) {
-        (Some(ContentBlock::Text { text }), Some(instruction)) if text.ends_with(instruction) => {
-            *text = format!("{note}\n\n{instruction}");
+    match last {
+        Some(ContentBlock::Text { text }) if text.ends_with(&step.instruction) => {
+            *text = format!("{note}\n\n{}", step.instruction);
             view.extend_from_slice(&history[from + 1..]);
         }
         _ => view.extend_from_slice(&history[from..]),
@@ -266,12 +268,10 @@ fn fresh_view(history: &[Message], step: &Step, from: usize) -> Option<Vec<Messa
 mod tests {
     use super::*;
 
-    fn step(instruction: Option<&str>) -> Step {
-        Step {
-            instruction: instruction.map(str::to_string),
-            turn_start: 2,
-            ..Step::default()
-        }
+    fn step(instruction: &str) -> GuidedStep {
+        let mut step = GuidedStep::new(hone_api::TaskKind::Change, instruction.to_string());
+        step.turn_start = 2;
+        step
     }
 
     fn history() -> Vec<Message> {
@@ -290,7 +290,7 @@ mod tests {
 
     #[test]
     fn a_fresh_attempt_asks_the_request_again_with_the_new_failure() {
-        let view = fresh_view(&history(), &step(Some("Write the fix.")), 3).unwrap();
+        let view = fresh_view(&history(), &step("Write the fix."), 3).unwrap();
         let texts: Vec<String> = view.iter().map(Message::text).collect();
         assert_eq!(texts.len(), 3, "{texts:?}");
         assert_eq!(texts[0], "earlier turn");
@@ -305,10 +305,10 @@ mod tests {
 
     #[test]
     fn without_the_instruction_the_note_follows_the_request() {
-        let view = fresh_view(&history(), &step(Some("Other.")), 3).unwrap();
+        let view = fresh_view(&history(), &step("Other."), 3).unwrap();
         let texts: Vec<String> = view.iter().map(Message::text).collect();
         assert_eq!(texts.len(), 4, "{texts:?}");
         assert_eq!(texts[2], "checks fail: new");
-        assert!(fresh_view(&history(), &step(None), 9).is_none());
+        assert!(fresh_view(&history(), &step(""), 9).is_none());
     }
 }

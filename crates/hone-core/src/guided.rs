@@ -10,70 +10,27 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-// The test-file rule is hone-context's, which localisation uses too.
-pub(crate) use hone_context::localize::is_test_path;
 use hone_context::localize::{Attachment, MentionKind, extract_mentions, without_line_numbers};
 use hone_protocol::{ChatRequest, Message, Outcome, ResponseCollector};
 use hone_providers::Provider;
+use hone_tools::project::is_test_path;
 use tokio_util::sync::CancellationToken;
 
-use crate::guidance::RoleModel;
+use crate::flow::{Flow, GuidedStep};
 use crate::session::Agent;
 use hone_api::TaskKind;
 use hone_api::{Event, TurnStats};
 
-/// How the requests of the current turn are made.
-#[derive(Clone, Default)]
-pub(crate) struct Step {
-    /// Whether the model is offered tools.
-    pub(crate) offers_tools: bool,
-    /// The model and provider to use instead of the session's.
-    pub(crate) role: Option<RoleModel>,
-    /// Whether an earlier answer of this step failed (unchanged, refused, or its checks
-    /// failed): a guided retry samples wider, so it does not write the same code again.
-    pub(crate) retry: bool,
+/// What goes with a turn's request once its flow is planned.
+#[derive(Default)]
+pub(crate) struct Planned {
+    /// The located code to attach.
+    pub(crate) attachment: Attachment,
+    /// hone's note closing the request: the failing tests run before it and the guided
+    /// step's instruction.
+    pub(crate) note: Option<String>,
     /// A rename hone does itself before asking the model: the old and the new name.
     pub(crate) rename: Option<(String, String)>,
-    /// Whether the step asked for code (a change or a new file): an answer that changes
-    /// nothing did not do what was asked.
-    pub(crate) expects_code: bool,
-    /// The guided step's instruction (how to write the answer), repeated at the end of a
-    /// fresh attempt so the model answers it as it answered the first request.
-    pub(crate) instruction: Option<String>,
-    /// The history's length once the turn's request is in it.
-    pub(crate) turn_start: usize,
-    /// Where a fresh attempt starts in the history: the requests leave out the messages
-    /// between the turn's request and it (the failed answers), so a small model answers
-    /// the request anew instead of copying its own failing code.
-    pub(crate) fresh_from: Option<usize>,
-    /// The file a new-file step asked for: an answer's one unlabelled block is its content.
-    pub(crate) new_file: Option<String>,
-}
-
-/// The sampling temperature of a guided retry after `earlier_requests` requests in the turn
-/// (the embedded model's default is 0.2): 0.8 for the first retry, 1.0 for the further
-/// ones. A small model that wrote wrong code mostly writes it again below that; sampled
-/// this wide (and, embedded, with a new seed per request) a fair share of its answers
-/// differ, and the checks pick the one that works.
-pub(crate) fn retry_temperature(earlier_requests: u32) -> f32 {
-    if earlier_requests <= 1 { 0.8 } else { 1.0 }
-}
-
-impl Step {
-    /// The normal agent loop.
-    pub(crate) fn agent() -> Self {
-        Self {
-            offers_tools: true,
-            role: None,
-            retry: false,
-            rename: None,
-            expects_code: false,
-            instruction: None,
-            turn_start: 0,
-            fresh_from: None,
-            new_file: None,
-        }
-    }
 }
 
 /// Verbs that ask for a new file.
@@ -307,22 +264,32 @@ const CLASSIFY_PROMPT: &str = "Classify the user's request to a coding assistant
     (write a new file) or run (run a command or tests).";
 
 impl Agent {
-    /// The step for a turn starting with `text`: localisation, then, in the guided flow,
-    /// the kind of request and its instruction. Returns the attachment and the instruction.
+    /// The flow of a turn starting with `text` (set as the session's): localisation,
+    /// then, in the guided flow, the kind of request and its step. Returns what goes with
+    /// the request.
     pub(crate) async fn plan_step(
         &mut self,
         text: &str,
         cancel: &CancellationToken,
         stats: &mut TurnStats,
-    ) -> (Attachment, Option<String>) {
-        self.step = Step::agent();
+    ) -> Planned {
+        self.flow = Flow::Agent;
+        let by_rules = classify_by_rules(text);
+        self.task = by_rules;
+        let mut planned = Planned::default();
+        // A request's own facts ("add(2, 3) should return 5") become a check, run now.
+        let reproduction = if by_rules == Some(TaskKind::Change) {
+            self.reproduce_request(text, cancel).await
+        } else {
+            None
+        };
         // Without a localizer (no code index) the session behaves as before.
         if self.localizer.is_none() {
-            return (Attachment::default(), None);
+            planned.note = reproduction;
+            return planned;
         }
         let guided = self.guidance.guided(self.registry.profile());
         let localizes = self.guidance.localizes(self.registry.profile());
-        let by_rules = classify_by_rules(text);
         // "The tests fail": run them first, so the model sees the failures and the code
         // they point at (a small model does not go and run them itself). In the guided flow
         // a bug report ("returns X instead of Y") gets the same: the failing assertion
@@ -334,60 +301,61 @@ impl Agent {
         } else {
             None
         };
-        let mut attachment = if localizes {
-            self.localize(text, failures.as_deref()).await
-        } else {
-            Attachment::default()
-        };
-        let failure_note = failures.map(|report| {
+        if localizes {
+            // The failing tests and the failing request check both point at the code.
+            let leads = match (&failures, &reproduction) {
+                (Some(tests), Some(request)) => Some(format!("{tests}\n\n{request}")),
+                (tests, request) => tests.clone().or_else(|| request.clone()),
+            };
+            planned.attachment = self.localize(text, leads.as_deref()).await;
+        }
+        let tests_note = failures.map(|report| {
             format!(
                 "{} The project's tests fail now (hone ran them before this request):\n{report}",
                 hone_context::HONE_NOTE_PREFIX
             )
         });
+        let failure_note = match (tests_note, reproduction) {
+            (Some(tests), Some(request)) => Some(format!("{tests}\n\n{request}")),
+            (tests, request) => tests.or(request),
+        };
         if !guided {
-            return (attachment, failure_note);
+            planned.note = failure_note;
+            return planned;
         }
         let kind = match by_rules {
             Some(kind) => Some(kind),
             None => self.classify_by_model(text, cancel, stats).await,
         };
-        let instruction = kind.and_then(|kind| instruction(kind, &attachment, text));
-        let guided_step = instruction.is_some();
-        let step_instruction = instruction.clone();
-        let instruction = match (failure_note, instruction) {
-            (Some(note), Some(instruction)) => Some(format!("{note}\n\n{instruction}")),
-            (note, instruction) => note.or(instruction),
+        self.task = kind;
+        let step = kind.and_then(|kind| {
+            instruction(kind, &planned.attachment, text).map(|text| GuidedStep::new(kind, text))
+        });
+        planned.note = match (failure_note, &step) {
+            (Some(note), Some(step)) => Some(format!("{note}\n\n{}", step.instruction)),
+            (note, step) => note.or_else(|| step.as_ref().map(|step| step.instruction.clone())),
         };
-        if guided_step {
+        let guided_step = step.is_some();
+        if let Some(mut step) = step {
             // No tools, so no use for line numbers: a small model would copy them.
-            attachment.text = without_line_numbers(&attachment.text);
-            self.step = Step {
-                offers_tools: false,
-                role: match kind {
-                    Some(TaskKind::Change | TaskKind::Create) => self.roles.coder.clone(),
-                    Some(TaskKind::Explain | TaskKind::Run) | None => None,
-                },
-                retry: false,
-                rename: None,
-                expects_code: matches!(kind, Some(TaskKind::Change | TaskKind::Create)),
-                instruction: step_instruction,
-                turn_start: 0,
-                fresh_from: None,
-                new_file: match kind {
-                    Some(TaskKind::Create) => new_file_path(text),
-                    _ => None,
-                },
+            planned.attachment.text = without_line_numbers(&planned.attachment.text);
+            step.role = match step.kind {
+                TaskKind::Change | TaskKind::Create => self.roles.coder.clone(),
+                TaskKind::Explain | TaskKind::Run => None,
             };
+            if step.kind == TaskKind::Create {
+                step.new_file = new_file_path(text);
+            }
+            self.flow = Flow::Guided(step);
         }
-        if guided && kind == Some(TaskKind::Change) {
-            self.step.rename = crate::guided_rename::rename_request(text);
+        if kind == Some(TaskKind::Change) {
+            planned.rename = crate::guided_rename::rename_request(text);
         }
         self.emit(Event::TurnStep {
             task: kind,
             guided: guided_step,
         });
-        (attachment, instruction)
+        planned
     }
 
     /// The planner's one-word answer; `None` without a planner model or when it fails.

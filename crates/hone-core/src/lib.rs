@@ -20,12 +20,15 @@
 
 mod api;
 mod audit;
+mod authorize;
 mod calls;
+mod changes;
 mod checks;
 mod command_calls;
 mod command_changes;
 mod conflict;
 mod context;
+mod flow;
 mod guidance;
 mod guided;
 mod guided_rename;
@@ -36,6 +39,7 @@ mod profile;
 mod prompt;
 mod recovery;
 mod repeats;
+mod request_checks;
 mod secret_read;
 mod session;
 mod tools;

@@ -45,7 +45,7 @@ impl Agent {
         let context = Arc::clone(&self.context);
         let reply_text = reply.to_string();
         let asked = request.clone();
-        let new_file = self.step.new_file.clone();
+        let new_file = self.flow.guided().and_then(|step| step.new_file.clone());
         let planned = tokio::task::spawn_blocking(move || match new_file {
             Some(path) => plan_new_file_reply(&context, &asked, &reply_text, &path),
             None => plan_reply(&context, &asked, &reply_text),
@@ -68,7 +68,7 @@ impl Agent {
                 request.trim()
             ))),
             NaturalEdit::Refused(reason) => {
-                let again = if self.step.offers_tools {
+                let again = if self.flow.offers_tools() {
                     "Send the change again with a tool call (edit_file or write_file)"
                 } else {
                     "Send each function or class you change again, complete, in a fenced code \

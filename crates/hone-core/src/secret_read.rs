@@ -2,13 +2,13 @@
 //! but its content reaches the model only once the user approves, in every mode (or the
 //! file was granted for the session); without a terminal to ask, it is refused.
 
-use hone_api::{ApprovalDecision, ApprovedBy};
-use hone_policy::{Action, Decision};
+use hone_api::ApprovedBy;
+use hone_policy::Action;
 use hone_protocol::ToolCall;
 use hone_tools::{SecretRead, ToolOutput};
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::Question;
+use crate::authorize::{Authorization, Question};
 use crate::session::Agent;
 
 impl Agent {
@@ -20,9 +20,35 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> ToolOutput {
         let action = Action::ReadSecret { path: &read.path };
-        match self.permissions.decide(&call.name, &action) {
-            Decision::Allow => {}
-            Decision::Ask { .. } if !self.interactive => {
+        let question = Question {
+            summary: format!("read {}", read.path),
+            reason: None,
+            diff: None,
+            command: None,
+            content: None,
+        };
+        match self
+            .authorize(call, &call.name, &action, question, cancel)
+            .await
+        {
+            Authorization::Allowed {
+                by: ApprovedBy::Policy | ApprovedBy::SessionGrant,
+                edited: None,
+            } => {}
+            Authorization::Allowed {
+                by: ApprovedBy::User,
+                edited: None,
+            } => self.approved(call, ApprovedBy::User),
+            Authorization::Allowed {
+                edited: Some(_), ..
+            } => {
+                return self.denied_by_user(
+                    call,
+                    Some("a file's content cannot be edited before it is read".into()),
+                );
+            }
+            Authorization::Denied(reason) => return self.denied(call, &reason),
+            Authorization::Unanswerable(_) => {
                 return self.denied(
                     call,
                     &format!(
@@ -32,33 +58,10 @@ impl Agent {
                     ),
                 );
             }
-            Decision::Ask { reason } => {
-                let question = Question {
-                    summary: format!("read {}", read.path),
-                    reason,
-                    diff: None,
-                    command: None,
-                    content: None,
-                };
-                match self.ask(call, question, cancel).await {
-                    None => return ToolOutput::error("not read: the user cancelled the turn"),
-                    Some(ApprovalDecision::Approve) => {}
-                    Some(ApprovalDecision::AlwaysForSession) => {
-                        self.permissions.grant_secret_file(&read.path);
-                    }
-                    Some(ApprovalDecision::Deny { message }) => {
-                        return self.denied_by_user(call, message);
-                    }
-                    Some(ApprovalDecision::Edit { .. }) => {
-                        return self.denied_by_user(
-                            call,
-                            Some("a file's content cannot be edited before it is read".into()),
-                        );
-                    }
-                }
-                self.approved(call, ApprovedBy::User);
+            Authorization::Refused(message) => return self.denied_by_user(call, message),
+            Authorization::Cancelled => {
+                return ToolOutput::error("not read: the user cancelled the turn");
             }
-            Decision::Deny { reason } => return self.denied(call, &reason),
         }
         self.context.reads().record(&read.path, &read.hash);
         read.output

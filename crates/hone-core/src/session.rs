@@ -90,8 +90,12 @@ pub(crate) struct Agent {
     pub(crate) localizer: Option<Arc<dyn hone_context::localize::Localizer>>,
     pub(crate) guidance: crate::Guidance,
     pub(crate) roles: crate::RoleModels,
-    /// How the running turn's requests are made (guided step or agent loop).
-    pub(crate) step: crate::guided::Step,
+    /// How the running turn runs: the agent loop or a guided step.
+    pub(crate) flow: crate::flow::Flow,
+    /// What the running turn's request asks for, when the rules (or the planner) know.
+    pub(crate) task: Option<hone_api::TaskKind>,
+    /// The changes the running turn proposed and applied.
+    pub(crate) changes: crate::changes::TurnChanges,
     /// How long the call being timed has waited for the user (approvals, conflict
     /// choices): not part of its reported duration.
     pub(crate) user_wait: std::time::Duration,
@@ -102,6 +106,7 @@ impl Agent {
     pub(crate) fn emit(&self, event: Event) {
         self.observe(&event);
         self.checks.observe(&event);
+        self.changes.observe(&event);
         let _ = self
             .events
             .send(EventFrame::new(self.request_id.clone(), event));
@@ -191,7 +196,9 @@ pub(crate) fn start(
         localizer: config.localizer,
         guidance: config.guidance,
         roles: config.roles,
-        step: crate::guided::Step::agent(),
+        flow: crate::flow::Flow::Agent,
+        task: None,
+        changes: crate::changes::TurnChanges::default(),
         user_wait: std::time::Duration::ZERO,
     };
     tokio::spawn(route_requests(

@@ -36,22 +36,30 @@ impl Agent {
         let mut stats = TurnStats::default();
         self.emit(Event::TurnStarted { turn: self.turns });
         self.checks.start_turn();
-        let (attachment, instruction) = self.plan_step(&text, &cancel, &mut stats).await;
+        self.changes.start_turn();
+        let planned = self.plan_step(&text, &cancel, &mut stats).await;
         let mut request = self.request_message(text);
-        crate::localize::attach(&mut request, &attachment, instruction);
+        crate::localize::attach(&mut request, &planned.attachment, planned.note);
         self.push_history(request);
-        self.step.turn_start = self.history.len();
-        let renamed = match self.step.rename.take() {
+        let turn_start = self.history.len();
+        if let Some(step) = self.flow.guided_mut() {
+            step.turn_start = turn_start;
+        }
+        let renamed = match planned.rename {
             Some((old, new)) => self.guided_rename(&old, &new, &cancel, &mut stats).await,
             None => None,
         };
         let ending = match renamed {
             Some(end) => Ending::Done(end),
+            None if self.flow.guided().is_some() => self.guided_loop(&cancel, &mut stats).await,
             None => self.turn_loop(&cancel, &mut stats).await,
         };
         let ending = match ending {
             Ending::Done(_) if cancel.is_cancelled() => Ending::Cancelled,
-            Ending::Done(end) => Ending::Done(self.settle_checks(end, &cancel).await),
+            Ending::Done(end) => {
+                let end = self.settle_checks(end, &cancel).await;
+                Ending::Done(self.changes.settle(end, self.task))
+            }
             other => other,
         };
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -68,6 +76,9 @@ impl Agent {
         self.emit(event);
     }
 
+    /// The agent loop: the model calls tools until it answers without them (code blocks
+    /// of that answer may still be the change), the round limit is reached, or the user
+    /// cancels; the checks run after its changes.
     async fn turn_loop(&mut self, cancel: &CancellationToken, stats: &mut TurnStats) -> Ending {
         let mut rounds = 0;
         let mut repeated = crate::repeats::CallTracker::default();
@@ -81,15 +92,9 @@ impl Agent {
         let mut copied_unchanged = false;
         loop {
             let tools_allowed = rounds < self.max_tool_rounds;
-            let message = match self.request_model(cancel, stats, tools_allowed).await {
-                Reply::Message(message) => message,
-                Reply::Failed(error) => match self.recover(error, cancel).await {
-                    Recovery::Retry => continue,
-                    Recovery::Skip => return Ending::Done(TurnEnd::Skipped),
-                    Recovery::Abort(error) => return Ending::Failed(error),
-                    Recovery::Cancelled => return Ending::Cancelled,
-                },
-                Reply::Cancelled => return Ending::Cancelled,
+            let message = match self.next_reply(cancel, stats, tools_allowed).await {
+                Ok(message) => message,
+                Err(ending) => return ending,
             };
             let message = if tools_allowed {
                 recover_unwrapped_call(message, rounds)
@@ -109,24 +114,6 @@ impl Agent {
                 {
                     natural_edits += 1;
                     match self.natural_edit(&text, natural_edits, cancel).await {
-                        // A guided step asked for code, and the answer changed nothing.
-                        ReplyCode::Answer if self.step.expects_code && !natural_changed => {
-                            copied_unchanged = false;
-                            if self.retry_afresh(crate::natural::no_change_note()) {
-                                natural_edits = 0;
-                                continue;
-                            }
-                        }
-                        // A guided answer without code while the checks of its change
-                        // fail (often a hone line said back): the failures still stand.
-                        ReplyCode::Answer
-                            if natural_changed
-                                && !self.step.offers_tools
-                                && self.repair_unchanged() =>
-                        {
-                            natural_edits = 0;
-                            continue;
-                        }
                         ReplyCode::Answer => copied_unchanged = false,
                         // The code already applied, sent again while the checks fail.
                         ReplyCode::Unchanged(_) if natural_changed && self.repair_unchanged() => {
@@ -140,24 +127,6 @@ impl Agent {
                             self.push_history(note);
                             continue;
                         }
-                        // A guided step asks for no narration of an applied change (a
-                        // request costs a small local model many seconds): the checks run
-                        // at once, and the turn ends when they pass.
-                        ReplyCode::Applied(actions) if !self.step.offers_tools => {
-                            natural_changed = true;
-                            copied_unchanged = false;
-                            self.push_history(crate::natural::applied_note(&actions, false));
-                            if self.check_and_repair(cancel).await {
-                                natural_edits = 0;
-                                self.step.retry = true;
-                                continue;
-                            }
-                            self.push_history(Message::assistant(format!(
-                                "Done: {}.",
-                                actions.join("; ")
-                            )));
-                            return Ending::Done(TurnEnd::Answered);
-                        }
                         ReplyCode::Applied(actions) => {
                             natural_changed = true;
                             copied_unchanged = false;
@@ -166,34 +135,23 @@ impl Agent {
                         }
                         ReplyCode::Retry(note) => {
                             copied_unchanged = false;
-                            if self.retry_afresh(note) {
-                                if !self.step.offers_tools {
-                                    natural_edits = 0;
-                                }
-                                continue;
-                            }
+                            self.push_history(note);
+                            continue;
                         }
                         ReplyCode::Unchanged(note) => {
                             copied_unchanged = true;
-                            if self.retry_afresh(note) {
-                                if !self.step.offers_tools {
-                                    natural_edits = 0;
-                                }
-                                continue;
-                            }
+                            self.push_history(note);
+                            continue;
                         }
                     }
                 }
                 // The model kept sending the file's own code back for a change: nothing was
                 // done, so the turn did not succeed (a silent "done" would hide it).
-                // So did a guided step asked for code whose answers never changed a file.
-                let no_code = self.step.expects_code && !self.step.offers_tools;
-                if (copied_unchanged || no_code) && !natural_changed && !repeated.applied_any() {
+                if copied_unchanged && !natural_changed && !repeated.applied_any() {
                     return Ending::Done(TurnEnd::RepeatedFailure);
                 }
                 if tools_allowed && self.check_and_repair(cancel).await {
                     must_answer = false;
-                    self.step.retry = true;
                     // Each repair round may be answered with code blocks again.
                     natural_edits = 0;
                     continue;
@@ -280,31 +238,26 @@ impl Agent {
         }
     }
 
-    /// Asks again after an answer that changed nothing (no code, a copy of the file, or
-    /// code that could not be applied): a guided step leaves that answer out of the next
-    /// requests (a small model shown its answer writes it again), so the model sees its
-    /// request and `note`. A guided step's retry uses a repair round, as an answer whose
-    /// checks fail does: returns false when none is left.
-    fn retry_afresh(&mut self, note: Message) -> bool {
-        if self.step.offers_tools {
-            self.step.retry = true;
-            self.push_history(note);
-            return true;
+    /// The model's next reply, or how the turn ends when the request failed and was not
+    /// retried, or was cancelled.
+    pub(crate) async fn next_reply(
+        &mut self,
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+        tools_allowed: bool,
+    ) -> Result<Message, Ending> {
+        loop {
+            match self.request_model(cancel, stats, tools_allowed).await {
+                Reply::Message(message) => return Ok(message),
+                Reply::Failed(error) => match self.recover(error, cancel).await {
+                    Recovery::Retry => {}
+                    Recovery::Skip => return Err(Ending::Done(TurnEnd::Skipped)),
+                    Recovery::Abort(error) => return Err(Ending::Failed(error)),
+                    Recovery::Cancelled => return Err(Ending::Cancelled),
+                },
+                Reply::Cancelled => return Err(Ending::Cancelled),
+            }
         }
-        if !self.use_repair_round() {
-            return false;
-        }
-        self.step.retry = true;
-        self.push_fresh_attempt(note.text());
-        true
-    }
-
-    /// Starts a guided step's fresh attempt with the note `text`: the requests leave out
-    /// what came between the turn's request and it, and ask the request again with the
-    /// note before the step's instruction (see `context::fresh_view`).
-    pub(crate) fn push_fresh_attempt(&mut self, text: String) {
-        self.step.fresh_from = Some(self.history.len());
-        self.push_history(Message::user(text));
     }
 
     /// One streamed model request; forwards deltas and returns the assistant message.
@@ -314,12 +267,12 @@ impl Agent {
         stats: &mut TurnStats,
         tools_allowed: bool,
     ) -> Reply {
-        let tools = if tools_allowed && self.step.offers_tools {
+        let tools = if tools_allowed && self.flow.offers_tools() {
             self.registry.specs()
         } else {
             Vec::new()
         };
-        let role = self.step.role.clone();
+        let role = self.flow.role();
         let built = match self.build_request(&tools, cancel, stats).await {
             Ok(built) => built,
             Err(error) => return Reply::Failed(error),
@@ -332,10 +285,7 @@ impl Agent {
             messages: built.messages.clone(),
             tools,
             max_tokens: None,
-            // Only a guided step (small models) retries wider; the agent loop keeps the
-            // provider's default.
-            temperature: (self.step.retry && !self.step.offers_tools)
-                .then(|| crate::guided::retry_temperature(stats.model_requests)),
+            temperature: self.flow.temperature(stats.model_requests),
             thinking: None,
         };
         stats.model_requests += 1;
@@ -400,7 +350,7 @@ impl Agent {
 }
 
 /// How the turn loop ended.
-enum Ending {
+pub(crate) enum Ending {
     Done(TurnEnd),
     Failed(HoneError),
     Cancelled,

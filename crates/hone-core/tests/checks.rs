@@ -245,9 +245,10 @@ async fn no_repair_rounds_reports_only() {
         false,
     )
     .await;
-    // The edit failed (no such text): nothing changed, so no checks ran.
+    // The edit failed (no such text): nothing changed, so no checks ran, and the turn
+    // asked to fix something says it changed nothing.
     assert!(completions(&run.events).is_empty());
-    assert_eq!(end(&run.events), TurnEnd::Answered);
+    assert_eq!(end(&run.events), TurnEnd::NoChange);
     let run = run_with_comment(python_checks(0)).await;
     assert_eq!(
         completions(&run.events),

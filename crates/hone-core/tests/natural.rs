@@ -174,12 +174,13 @@ fn count(events: &[Event], predicate: impl Fn(&Event) -> bool) -> usize {
 }
 
 fn answered(events: &[Event]) -> bool {
+    ended(events, TurnEnd::Answered)
+}
+
+fn ended(events: &[Event], end: TurnEnd) -> bool {
     matches!(
         events.last(),
-        Some(Event::TurnCompleted {
-            end: TurnEnd::Answered,
-            ..
-        })
+        Some(Event::TurnCompleted { end: last, .. }) if *last == end
     )
 }
 
@@ -233,7 +234,8 @@ async fn without_approval_the_change_is_shown_and_not_applied() {
     )
     .await;
     let events = h.turn(REQUEST, None).await;
-    assert!(answered(&events));
+    // The change was proposed and refused: the turn did not do the job.
+    assert!(ended(&events, TurnEnd::NotApplied), "{events:?}");
     assert_eq!(h.file("src/math.ts"), MATH);
     let diff = events.iter().find_map(|event| match event {
         Event::DiffProposed { diff, .. } => Some(diff.clone()),
@@ -259,7 +261,7 @@ async fn a_user_who_denies_the_change_keeps_the_file() {
     let events = h
         .turn(REQUEST, Some(ApprovalDecision::Deny { message: None }))
         .await;
-    assert!(answered(&events));
+    assert!(ended(&events, TurnEnd::NotApplied), "{events:?}");
     assert_eq!(
         count(&events, |e| matches!(e, Event::ApprovalNeeded { .. })),
         1
@@ -309,7 +311,8 @@ async fn elided_code_is_refused_once_and_every_file_stays_byte_identical() {
     )
     .await;
     let events = h.turn(REQUEST, None).await;
-    assert!(answered(&events));
+    // A change was asked for and none was made.
+    assert!(ended(&events, TurnEnd::NoChange), "{events:?}");
     assert_eq!(h.file("src/math.ts"), MATH);
     assert_eq!(
         count(&events, |e| matches!(e, Event::DiffProposed { .. })),

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::command::{Analysis, Leaf, Rule};
-use crate::{ApprovalMode, CommandClass, CommandPolicy, PathGuard, SecretFiles};
+use crate::{ApprovalMode, CommandClass, CommandPolicy, Grant, PathGuard, SecretFiles};
 
 /// What a tool call wants to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,11 @@ pub enum Action<'a> {
     /// Run a shell command line.
     Command {
         /// The command line as the model wrote it.
+        command: &'a str,
+    },
+    /// Run one of hone's own checks (see [`Permissions::decide_check`]).
+    Check {
+        /// The check's command line.
         command: &'a str,
     },
     /// Call a tool outside hone (an MCP server's), which may do anything.
@@ -273,6 +278,18 @@ impl Permissions {
         self.grants.grant_secret_file(path);
     }
 
+    /// What the user's "always for this session" grants for `action` by `tool` (the one
+    /// rule for every kind of call), granted; `None` when nothing can be granted.
+    pub fn grant_for_session(&mut self, tool: &str, action: &Action<'_>) -> Option<Grant> {
+        let grant = crate::grant::grant_for(&self.commands, tool, action)?;
+        match &grant {
+            Grant::Tool(tool) => self.grant_tool(tool),
+            Grant::CommandPrefix(prefix) => self.grant_command_prefix(prefix),
+            Grant::SecretFile(path) => self.grant_secret_file(path),
+        }
+        Some(grant)
+    }
+
     /// Decides whether `tool` may perform `action` now.
     pub fn decide(&self, tool: &str, action: &Action<'_>) -> Decision {
         match *action {
@@ -294,6 +311,7 @@ impl Permissions {
                 reason: format!("`{path}` {why}, so changing it always needs approval"),
             },
             Action::Command { command } => self.decide_command(command),
+            Action::Check { command } => self.decide_check(command),
             Action::External { trusted } => self.decide_external(tool, trusted),
         }
     }

@@ -8,7 +8,9 @@
 //!   …), a built-in allow list of read-only commands, and the user's `[permissions]`
 //!   `allow` / `deny` rules. Deny wins over everything, in every mode.
 //! - [`Permissions`]: combines the mode, the command policy and the approvals given
-//!   "always for this session" ([`SessionGrants`]) into a [`Decision`] for an [`Action`].
+//!   "always for this session" ([`SessionGrants`]) into a [`Decision`] for an [`Action`];
+//!   [`Permissions::grant_for_session`] is the one rule for what "always" grants
+//!   ([`Grant`]).
 //! - [`PathGuard`]: every path a tool receives is resolved against the project root and
 //!   refused when it escapes it (`..`, absolute paths, symlinks), touches `.git/`
 //!   internals for writing, or is hidden by `.honeignore`.
@@ -50,6 +52,7 @@
 mod command;
 mod decision;
 mod error;
+mod grant;
 mod mode;
 mod path;
 mod protected;
@@ -58,6 +61,7 @@ mod secret;
 pub use command::{CommandClass, CommandPolicy, CommandVerdict};
 pub use decision::{Action, Decision, Permissions, SessionGrants};
 pub use error::PolicyError;
+pub use grant::Grant;
 pub use mode::ApprovalMode;
 pub use path::{PathError, PathGuard, ResolvedPath};
 pub use protected::protected_write;

@@ -38,14 +38,14 @@ fn user_dir() -> Option<PathBuf> {
     dirs::config_dir().map(|dir| dir.join("hone"))
 }
 
-/// The project instructions for the directory `dir` (from its repository root down to it)
-/// within the configured cap.
-pub fn instructions(config: &Config, dir: &Path) -> Instructions {
+/// The project instructions for the directory `working_dir` (from the project's `root`
+/// down to it) within the configured cap.
+pub fn instructions(config: &Config, root: &Path, working_dir: &Path) -> Instructions {
     let max_bytes = config.context_settings().instructions_max_bytes;
     if max_bytes == 0 {
         return Instructions::default();
     }
-    Instructions::discover(dir, user_dir().as_deref(), max_bytes)
+    Instructions::discover(root, working_dir, user_dir().as_deref(), max_bytes)
 }
 
 /// What a session's context manager starts from: the window, `[context]`, the project
@@ -57,7 +57,7 @@ pub fn session_context(
     root: &Path,
     working_dir: &Path,
 ) -> ContextConfig {
-    let mut instructions = instructions(config, working_dir);
+    let mut instructions = instructions(config, root, working_dir);
     instructions.location = working_dir
         .strip_prefix(root)
         .ok()

@@ -142,7 +142,7 @@ pub fn write_context(
     warn: &mut dyn FnMut(&str),
 ) -> Result<ContextDocument, HoneError> {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let instructions = crate::context::instructions(config, working_dir);
+    let instructions = crate::context::instructions(config, &root, working_dir);
     let resolved = hone_context::resolve(&root, globs)
         .map_err(|error| HoneError::validation(error.to_string()))?;
     for pattern in &resolved.unmatched {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use hone_protocol::Language;
-use hone_tools::project::{TestCommand, ThisMachine, test_commands};
+use hone_tools::project::manifest_commands;
 
 /// The file `/init` writes, at the project root.
 pub const AGENTS_FILE: &str = "AGENTS.md";
@@ -36,64 +36,6 @@ const ENTRY_NAMES: &[&str] = &[
     "main.cpp",
     "Program.cs",
 ];
-
-/// Build, test and lint commands of the manifests at `root`, in a stable order.
-pub fn detected_commands(root: &Path) -> Vec<(&'static str, String)> {
-    let mut commands = Vec::new();
-    let has = |name: &str| root.join(name).is_file();
-    if has("Cargo.toml") {
-        commands.push(("build", "cargo build".to_string()));
-        commands.push((
-            "lint",
-            "cargo clippy --all-targets -- -D warnings".to_string(),
-        ));
-        commands.push(("format", "cargo fmt --all".to_string()));
-    }
-    if has("package.json") {
-        let runner = if has("pnpm-lock.yaml") {
-            "pnpm"
-        } else if has("yarn.lock") {
-            "yarn"
-        } else {
-            "npm run"
-        };
-        let scripts = std::fs::read_to_string(root.join("package.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|json| json.get("scripts").cloned());
-        for (kind, script) in [("build", "build"), ("lint", "lint")] {
-            if scripts
-                .as_ref()
-                .is_some_and(|scripts| scripts.get(script).is_some())
-            {
-                commands.push((kind, format!("{runner} {script}")));
-            }
-        }
-    }
-    if has("go.mod") {
-        commands.push(("build", "go build ./...".to_string()));
-        commands.push(("lint", "go vet ./...".to_string()));
-    }
-    if has("Makefile") {
-        commands.push(("build", "make".to_string()));
-    }
-    // The test commands as hone's checks find them: what the project declares, else the
-    // first fallback.
-    let tests = test_commands(root, &ThisMachine);
-    let declared: Vec<&TestCommand> = tests
-        .iter()
-        .filter(|command| command.source != "fallback")
-        .collect();
-    let listed = if declared.is_empty() {
-        tests.iter().take(1).collect()
-    } else {
-        declared
-    };
-    for command in listed {
-        commands.push(("test", command.command_line()));
-    }
-    commands
-}
 
 /// The text of a first `AGENTS.md` for the project at `root`: languages by file count,
 /// the top-level layout, entry points and the detected commands. Walks the project
@@ -165,7 +107,7 @@ fn render(
             let _ = writeln!(text, "- `{entry}`");
         }
     }
-    let commands = detected_commands(root);
+    let commands = manifest_commands(root);
     text.push_str("\n## Commands\n\n");
     if commands.is_empty() {
         text.push_str("- No build or test commands were detected; add them here.\n");

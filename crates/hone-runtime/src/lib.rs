@@ -57,7 +57,10 @@ pub use error::{RuntimeError, model_error, store_error};
 pub use hone_tools::project::ProjectPlace;
 pub use index::{CodeIndex, IndexProgress};
 pub use interaction::{IndexChoice, Interaction, Unattended};
-pub use run_record::{INTERRUPTED, NOT_ANSWERED, RunEnd, RunRecord, exit_code};
+pub use run_record::{
+    CHECKS_FAILED, INTERRUPTED, NO_CHANGE, NOT_ANSWERED, NOT_APPLIED, RunEnd, RunRecord,
+    UNVERIFIED, exit_code,
+};
 pub use runtime::{
     Runtime, RuntimeOptions, SessionRequest, SessionSummary, StartedSession, expand_mentions,
 };

@@ -23,12 +23,22 @@ pub fn exit_code(category: ErrorCategory) -> u8 {
 }
 
 /// A one-shot run's exit code when its turn ended without an answer (round limit, repeated
-/// failures, failing checks, skipped).
+/// failures, skipped).
 pub const NOT_ANSWERED: u8 = 1;
 
 /// A one-shot run's exit code when the model answered and changed files that no check
 /// could verify (no test or project check applies, or every one was skipped).
 pub const UNVERIFIED: u8 = 10;
+
+/// A one-shot run's exit code when the request asked for a change and no file changed.
+pub const NO_CHANGE: u8 = 11;
+
+/// A one-shot run's exit code when the turn's change was denied (by the policy or the
+/// user) or could not be written, and no file changed.
+pub const NOT_APPLIED: u8 = 12;
+
+/// A one-shot run's exit code when the checks after the turn's change still fail.
+pub const CHECKS_FAILED: u8 = 13;
 
 /// A one-shot run's exit code when it was interrupted (128 + SIGINT).
 pub const INTERRUPTED: u8 = 130;
@@ -38,10 +48,11 @@ pub const INTERRUPTED: u8 = 130;
 pub struct RunEnd {
     /// The `result`'s status.
     pub status: RunStatus,
-    /// 0 when answered, [`NOT_ANSWERED`], [`INTERRUPTED`], or the error's [`exit_code`].
+    /// 0 when answered, [`NOT_ANSWERED`], [`UNVERIFIED`], [`NO_CHANGE`], [`NOT_APPLIED`],
+    /// [`CHECKS_FAILED`], [`INTERRUPTED`], or the error's [`exit_code`].
     pub exit_code: u8,
-    /// How it ended, for the summary line: `done`, `unverified …`, `failed` or
-    /// `interrupted`.
+    /// How it ended, for the summary line: `done`, `unverified …`, `no change …`, `not
+    /// applied …`, `checks failed …`, `failed` or `interrupted`.
     pub what: &'static str,
     /// The turn's error, when it failed.
     pub error: Option<HoneError>,
@@ -54,19 +65,7 @@ impl RunEnd {
     pub fn of(event: &Event) -> Option<Self> {
         let (status, exit_code, what, error, stats) = match event {
             Event::TurnCompleted { end, stats } => {
-                let (status, code) = match end {
-                    TurnEnd::Answered => (RunStatus::Completed, 0),
-                    TurnEnd::RoundLimit
-                    | TurnEnd::RepeatedFailure
-                    | TurnEnd::Skipped
-                    | TurnEnd::ChecksFailed => (RunStatus::Failed, NOT_ANSWERED),
-                    TurnEnd::Unverified => (RunStatus::Unverified, UNVERIFIED),
-                };
-                let what = if *end == TurnEnd::Unverified {
-                    "unverified (no check could verify the change)"
-                } else {
-                    "done"
-                };
+                let (status, code, what) = turn_end(*end);
                 (status, code, what, None, stats)
             }
             Event::TurnFailed { error, stats } => {
@@ -90,6 +89,36 @@ impl RunEnd {
             error,
             stats: *stats,
         })
+    }
+}
+
+/// The `result` status, exit code and summary word of a turn that ended with `end`.
+fn turn_end(end: TurnEnd) -> (RunStatus, u8, &'static str) {
+    match end {
+        TurnEnd::Answered => (RunStatus::Completed, 0, "done"),
+        TurnEnd::RoundLimit | TurnEnd::RepeatedFailure | TurnEnd::Skipped => {
+            (RunStatus::Failed, NOT_ANSWERED, "done")
+        }
+        TurnEnd::Unverified => (
+            RunStatus::Unverified,
+            UNVERIFIED,
+            "unverified (no check could verify the change)",
+        ),
+        TurnEnd::NoChange => (
+            RunStatus::NoChange,
+            NO_CHANGE,
+            "no change (a change was asked for and no file changed)",
+        ),
+        TurnEnd::NotApplied => (
+            RunStatus::NotApplied,
+            NOT_APPLIED,
+            "not applied (the change was denied or could not be written)",
+        ),
+        TurnEnd::ChecksFailed => (
+            RunStatus::ChecksFailed,
+            CHECKS_FAILED,
+            "checks failed (the change is in place; its checks still fail)",
+        ),
     }
 }
 
@@ -288,6 +317,44 @@ mod tests {
         assert_eq!((failed.status, failed.exit_code), (RunStatus::Failed, 5));
         assert_eq!(failed.error.unwrap().message, "down");
         assert!(RunEnd::of(&Event::TurnStarted { turn: 1 }).is_none());
+    }
+
+    #[test]
+    fn turns_that_did_not_do_the_job_have_codes_of_their_own() {
+        let stats = TurnStats::default();
+        let mut codes = Vec::new();
+        for (turn, status, code) in [
+            (TurnEnd::Unverified, RunStatus::Unverified, UNVERIFIED),
+            (TurnEnd::NoChange, RunStatus::NoChange, NO_CHANGE),
+            (TurnEnd::NotApplied, RunStatus::NotApplied, NOT_APPLIED),
+            (
+                TurnEnd::ChecksFailed,
+                RunStatus::ChecksFailed,
+                CHECKS_FAILED,
+            ),
+        ] {
+            let end = RunEnd::of(&Event::TurnCompleted { end: turn, stats }).unwrap();
+            assert_eq!((end.status, end.exit_code), (status, code), "{turn:?}");
+            assert_ne!(end.what, "done", "{turn:?}");
+            codes.push(code);
+        }
+        let categories = [
+            ErrorCategory::Config,
+            ErrorCategory::Auth,
+            ErrorCategory::Network,
+            ErrorCategory::RateLimit,
+            ErrorCategory::Provider,
+            ErrorCategory::Validation,
+            ErrorCategory::Tool,
+            ErrorCategory::Storage,
+            ErrorCategory::Cancelled,
+        ];
+        codes.extend(categories.iter().map(|category| exit_code(*category)));
+        codes.extend([0, NOT_ANSWERED]);
+        let all = codes.len();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), all, "every code means one thing");
     }
 
     #[test]

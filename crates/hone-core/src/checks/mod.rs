@@ -12,21 +12,23 @@ mod leads;
 mod noise;
 mod places;
 mod report;
+mod requested;
 mod testing;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use hone_policy::{Action, Decision};
+use hone_policy::Action;
 use hone_protocol::{Message, ToolCall};
 use hone_tools::command::FullOutput;
 use hone_tools::{CommandPlan, Invocation, SyntaxChecker};
 use tokio_util::sync::CancellationToken;
 
+use crate::authorize::Authorization;
 use crate::command_changes::Asking;
 use crate::session::Agent;
-use hone_api::{ApprovalDecision, CheckResult, CheckStatus, Event, TurnEnd};
+use hone_api::{CheckResult, CheckStatus, Event, TurnEnd};
 
 pub(crate) use detect::PlannedCheck;
 use testing::TestSelection;
@@ -124,7 +126,8 @@ pub(crate) struct CheckState {
     changed: Mutex<BTreeSet<String>>,
     repairs: u32,
     failing: bool,
-    asked: u32,
+    /// The checks authorized so far in the session, which number their call ids.
+    checks_numbered: u32,
     /// What the model was told of the last failing run; before the turn's first change,
     /// the failing tests hone ran before asking the model.
     last_failures: Vec<String>,
@@ -136,6 +139,9 @@ pub(crate) struct CheckState {
     /// The project files the failing tests hone ran before the turn lead to (their
     /// traceback's code, the modules they import), for localisation to attach first.
     leads: Vec<String>,
+    /// The checks this turn's request carries that reproduced it (they failed before the
+    /// change); they run with the others after every change.
+    requested: Vec<PlannedCheck>,
 }
 
 impl CheckState {
@@ -145,11 +151,12 @@ impl CheckState {
             changed: Mutex::new(BTreeSet::new()),
             repairs: 0,
             failing: false,
-            asked: 0,
+            checks_numbered: 0,
             last_failures: Vec::new(),
             unverified: false,
             tests: TestSelection::default(),
             leads: Vec::new(),
+            requested: Vec::new(),
         }
     }
 
@@ -172,6 +179,7 @@ impl CheckState {
         self.last_failures.clear();
         self.unverified = false;
         self.leads.clear();
+        self.requested.clear();
         self.tests.start_turn();
     }
 
@@ -241,14 +249,14 @@ impl Agent {
             // small model shown its own failing code mostly writes it again. An answer
             // that changed what fails is repaired in place.
             let stalled = report::same_failures(&self.checks.last_failures, &outcome.failures);
-            if !self.step.offers_tools && stalled {
+            if !self.flow.offers_tools() && stalled {
                 self.start_fresh_attempt(&outcome.failures);
             } else {
                 let text = report::repair_message(
                     &outcome.failures,
                     self.checks.repairs,
                     self.checks.config.max_repair_rounds,
-                    self.step.offers_tools,
+                    self.flow.offers_tools(),
                 );
                 self.push_history(Message::user(text));
             }
@@ -286,7 +294,7 @@ impl Agent {
             return false;
         }
         self.checks.repairs += 1;
-        if self.step.offers_tools {
+        if self.flow.offers_tools() {
             self.push_history(Message::user(report::unchanged_repair_message(
                 self.checks.repairs,
                 self.checks.config.max_repair_rounds,
@@ -360,7 +368,11 @@ impl Agent {
                 return Some(outcome);
             }
         }
-        for check in detect::plan(&root, &changed, &self.checks.config) {
+        let requested = self.checks.requested.clone();
+        for check in detect::plan(&root, &changed, &self.checks.config)
+            .into_iter()
+            .chain(requested)
+        {
             let run = self.run_check(&changed, &check, cancel).await;
             outcome.results.push(run.result);
             outcome
@@ -472,57 +484,42 @@ impl Agent {
         }
     }
 
-    /// The command to run after the policy's say (the user may edit it), or why it is
+    /// The command to run after the authorize step (the user may edit it), or why it is
     /// skipped.
     async fn allow_check(
         &mut self,
         command: &str,
         cancel: &CancellationToken,
     ) -> Result<String, String> {
-        let reason = match self.permissions.decide_check(command) {
-            Decision::Allow => return Ok(command.to_string()),
-            Decision::Deny { reason } => return Err(format!("denied by the policy: {reason}")),
-            Decision::Ask { reason } if !self.interactive => {
-                return Err(format!(
-                    "needs approval ({reason}) and there is no terminal to ask; allow it under \
-                     [permissions] allow, or give commands the sandbox's namespaces (see \
-                     `hone doctor`) so that auto-edit runs hone's checks unasked"
-                ));
-            }
-            Decision::Ask { reason } => reason,
-        };
-        self.checks.asked += 1;
+        self.checks.checks_numbered += 1;
         let call = ToolCall {
-            id: format!("check_{}", self.checks.asked),
+            id: format!("check_{}", self.checks.checks_numbered),
             name: "check".to_string(),
             arguments: serde_json::json!({ "command": command }).to_string(),
         };
-        let question = crate::calls::Question {
+        let question = crate::authorize::Question {
             summary: format!("check after edits: {command}"),
-            reason,
+            reason: None,
             diff: None,
             command: Some(command.to_string()),
             content: None,
         };
-        match self.ask(&call, question, cancel).await {
-            None => Err("the turn was cancelled".to_string()),
-            Some(ApprovalDecision::Approve) => Ok(command.to_string()),
-            Some(ApprovalDecision::AlwaysForSession) => {
-                self.permissions.grant_command_prefix(command);
-                Ok(command.to_string())
+        let action = Action::Check { command };
+        match self
+            .authorize(&call, "check", &action, question, cancel)
+            .await
+        {
+            Authorization::Allowed { edited, .. } => {
+                Ok(edited.unwrap_or_else(|| command.to_string()))
             }
-            Some(ApprovalDecision::Edit { replacement }) => {
-                match self.permissions.decide(
-                    "run_command",
-                    &Action::Command {
-                        command: &replacement,
-                    },
-                ) {
-                    Decision::Deny { reason } => Err(format!("denied by the policy: {reason}")),
-                    _ => Ok(replacement),
-                }
-            }
-            Some(ApprovalDecision::Deny { .. }) => Err("the user denied it".to_string()),
+            Authorization::Denied(reason) => Err(format!("denied by the policy: {reason}")),
+            Authorization::Unanswerable(reason) => Err(format!(
+                "needs approval ({reason}) and there is no terminal to ask; allow it under \
+                 [permissions] allow, or give commands the sandbox's namespaces (see \
+                 `hone doctor`) so that auto-edit runs hone's checks unasked"
+            )),
+            Authorization::Cancelled => Err("the turn was cancelled".to_string()),
+            Authorization::Refused(_) => Err("the user denied it".to_string()),
         }
     }
 }

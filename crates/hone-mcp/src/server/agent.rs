@@ -185,6 +185,10 @@ fn end_text(end: TurnEnd) -> String {
         TurnEnd::Skipped => "the turn was skipped".to_string(),
         TurnEnd::ChecksFailed => "the turn ended with failing checks".to_string(),
         TurnEnd::Unverified => "the turn ended with a change no check could verify".to_string(),
+        TurnEnd::NoChange => {
+            "the turn changed no file, although a change was asked for".to_string()
+        }
+        TurnEnd::NotApplied => "the turn's change was denied or could not be written".to_string(),
     }
 }
 

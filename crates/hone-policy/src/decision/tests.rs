@@ -442,3 +442,104 @@ fn hone_checks_run_unasked_in_auto_edit_only_when_commands_are_isolated() {
         Decision::Ask { .. }
     ));
 }
+
+#[test]
+fn a_check_is_decided_as_hones_own_command() {
+    let check = "python3 -m unittest discover";
+    let isolated = permissions(ApprovalMode::AutoEdit).with_commands_isolated(true);
+    assert_eq!(
+        isolated.decide("check", &Action::Check { command: check }),
+        isolated.decide_check(check)
+    );
+    assert_eq!(
+        isolated.decide("check", &Action::Check { command: check }),
+        Decision::Allow
+    );
+}
+
+#[test]
+fn always_grants_the_same_for_a_check_and_for_the_models_command() {
+    // The one rule: the program and its subcommand (or module) of the first part that
+    // asks, whoever runs the command.
+    for (command, prefix) in [
+        ("cd src && cargo test --all", "cargo test"),
+        ("npm test -- --watch=false", "npm test"),
+        (
+            "python3 -m unittest discover -s tests",
+            "python3 -m unittest",
+        ),
+    ] {
+        let mut by_check = permissions(ApprovalMode::Ask);
+        let mut by_model = permissions(ApprovalMode::Ask);
+        let granted = by_check.grant_for_session("check", &Action::Check { command });
+        assert_eq!(
+            granted,
+            Some(Grant::CommandPrefix(prefix.to_string())),
+            "{command}"
+        );
+        assert_eq!(
+            by_model.grant_for_session("run_command", &Action::Command { command }),
+            granted,
+            "{command}"
+        );
+        // The grant covers the model's later run of the same program and subcommand…
+        let later = format!("{prefix} -q");
+        for granted in [&by_check, &by_model] {
+            assert_eq!(
+                granted.decide("run_command", &Action::Command { command: &later }),
+                Decision::Allow,
+                "{later}"
+            );
+        }
+        // …and not another program.
+        assert!(matches!(
+            by_check.decide(
+                "run_command",
+                &Action::Command {
+                    command: "make install"
+                }
+            ),
+            Decision::Ask { .. }
+        ));
+    }
+}
+
+#[test]
+fn always_grants_the_tool_the_file_or_nothing_for_other_calls() {
+    let mut policy = permissions(ApprovalMode::Ask);
+    assert_eq!(
+        policy.grant_for_session("edit_file", &Action::Write { destructive: false }),
+        Some(Grant::Tool("edit_file".into()))
+    );
+    assert_eq!(
+        policy.decide("edit_file", &Action::Write { destructive: false }),
+        Decision::Allow
+    );
+    // Another tool's writes still ask.
+    assert!(matches!(
+        policy.decide("write_file", &Action::Write { destructive: false }),
+        Decision::Ask { .. }
+    ));
+    assert_eq!(
+        policy.grant_for_session("m__t", &Action::External { trusted: false }),
+        Some(Grant::Tool("m__t".into()))
+    );
+    assert_eq!(
+        policy.grant_for_session("read_file", &Action::ReadSecret { path: ".env" }),
+        Some(Grant::SecretFile(".env".into()))
+    );
+    assert_eq!(
+        policy.decide("read_file", &Action::ReadSecret { path: ".env" }),
+        Decision::Allow
+    );
+    let protected = Action::WriteProtected {
+        path: "AGENTS.md",
+        why: "holds the project's instructions",
+    };
+    assert_eq!(policy.grant_for_session("edit_file", &protected), None);
+    assert!(matches!(
+        policy.decide("edit_file", &protected),
+        Decision::Ask { .. }
+    ));
+    assert_eq!(policy.grant_for_session("read_file", &Action::Read), None);
+}

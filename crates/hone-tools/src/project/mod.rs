@@ -1,7 +1,8 @@
 //! What hone knows of a project's layout, in one place: where its root is
 //! ([`ProjectPlace`]), how it runs its tests ([`test_commands`]: the commands its files
 //! declare, then the fallbacks), which lint and type checks its toolchains offer
-//! ([`lint_commands`]), and which of its paths are tests ([`is_test_path`]).
+//! ([`lint_commands`]), what its manifests declare for building and formatting it
+//! ([`manifest_commands`]), and which of its paths are tests ([`is_test_path`]).
 //!
 //! Detection reads files only; what is installed comes from an [`Installed`], which on
 //! this machine ([`ThisMachine`]) looks at `PATH` and asks the system Python once whether
@@ -12,6 +13,7 @@ mod commands;
 mod declared;
 mod java;
 mod lint;
+mod manifest;
 mod paths;
 mod python;
 mod root;
@@ -24,6 +26,7 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 pub use commands::{PackageManager, Runner, TestCommand, find_tests, test_commands};
 pub use java::JavaMain;
 pub use lint::{LintCommand, lint_commands};
+pub use manifest::manifest_commands;
 pub use paths::is_test_path;
 pub use root::ProjectPlace;
 

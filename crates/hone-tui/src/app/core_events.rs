@@ -309,6 +309,14 @@ impl App {
                          checks ran); review the diff"
                             .into(),
                     )),
+                    TurnEnd::NoChange => self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "no change: a change was asked for, and no file changed".into(),
+                    )),
+                    TurnEnd::NotApplied => self.transcript.push(Entry::Notice(
+                        NoticeKind::Warning,
+                        "not applied: the change was denied or could not be written".into(),
+                    )),
                 }
             }
             Event::TurnFailed { error, stats } => {
