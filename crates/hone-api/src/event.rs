@@ -338,6 +338,24 @@ pub enum Event {
         /// The repair rounds allowed per turn.
         max_repair_rounds: u32,
     },
+    /// One attempt at a change a check reproduced before it (`[checks] attempts`) ended:
+    /// kept when every check passed (or it was the last one allowed), else rolled back
+    /// through the undo journal (the files as they were) and followed by a fresh attempt.
+    #[serde(rename = "attempt.completed")]
+    AttemptCompleted {
+        /// Which attempt this was (1-based).
+        attempt: u32,
+        /// The attempts allowed per turn.
+        attempts: u32,
+        /// Whether every check passed after it.
+        passed: bool,
+        /// The files put back as they were; empty when the change was kept.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rolled_back: Vec<String>,
+        /// One line per failing check: `name: first error line`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        failures: Vec<String>,
+    },
     /// The tracked files changed (answering `files.track` or
     /// `files.untrack`).
     #[serde(rename = "files.tracked")]

@@ -288,6 +288,10 @@ pub struct TurnStats {
     pub usage: Usage,
     /// Wall time in milliseconds.
     pub duration_ms: u64,
+    /// The attempts made at a change a check reproduced before it (see
+    /// `attempt.completed`); 0 when the turn had no such check.
+    #[serde(default)]
+    pub attempts: u32,
 }
 
 /// How one check after edits went.

@@ -185,6 +185,7 @@ fn turn_ends_round_trip_with_their_stats() {
             ..Usage::default()
         },
         duration_ms: 12,
+        attempts: 0,
     };
     for event in [
         Event::TurnCancelled { stats },

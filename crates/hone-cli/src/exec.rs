@@ -336,7 +336,8 @@ impl View {
             | Event::ContextCompacted { .. }
             | Event::FilesTracked { .. }
             | Event::ContextLocalized { .. }
-            | Event::TurnStep { .. } => {
+            | Event::TurnStep { .. }
+            | Event::AttemptCompleted { .. } => {
                 self.close_answer();
                 if let Some(notice) = events::notice(event) {
                     eprintln!("{}", self.dim(&notice));

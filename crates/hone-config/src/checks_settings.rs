@@ -6,6 +6,7 @@
 //! run_tests = true           # run the project's tests after the other checks (default true)
 //! tests = "PYTHONPATH=src pytest -q"   # the test command (default: what the project declares)
 //! max_repair_rounds = 3      # times per turn failures go back to the model (0 to 10)
+//! attempts = 3               # fresh attempts when a check reproduced the request (1 to 10)
 //! python = ["python3 -m py_compile {files}"]   # per language: replaces the detected checks
 //! "src/**/*.ts" = ["npx tsc --noEmit"]         # per glob over root-relative paths
 //! ```
@@ -32,6 +33,12 @@ pub const DEFAULT_MAX_REPAIR_ROUNDS: u32 = 3;
 
 /// The values `max_repair_rounds` accepts.
 pub const MAX_REPAIR_ROUNDS_RANGE: RangeInclusive<u32> = 0..=10;
+
+/// `attempts` when nothing sets it.
+pub const DEFAULT_ATTEMPTS: u32 = 3;
+
+/// The values `attempts` accepts.
+pub const ATTEMPTS_RANGE: RangeInclusive<u32> = 1..=10;
 
 /// Language names a `[checks]` key may use, with their file extensions.
 pub const CHECK_LANGUAGES: &[(&str, &[&str])] = &[
@@ -85,6 +92,9 @@ pub struct ChecksSettings {
     pub tests: Option<String>,
     /// Repair rounds per turn.
     pub max_repair_rounds: u32,
+    /// Attempts per turn when a check reproduced the request before the change: a failed
+    /// one is rolled back and a fresh one made.
+    pub attempts: u32,
     /// Configured commands, by key in the order of the keys' names.
     pub commands: Vec<CheckCommands>,
 }
@@ -104,6 +114,7 @@ struct CheckedSection {
     run_tests: Option<bool>,
     tests: Option<String>,
     max_repair_rounds: Option<u32>,
+    attempts: Option<u32>,
     commands: BTreeMap<String, CheckCommands>,
 }
 
@@ -149,24 +160,33 @@ pub(crate) fn validate(
                 };
                 checked.tests = Some(command.to_string());
             }
-            "max_repair_rounds" => {
-                let rounds = value
+            "max_repair_rounds" | "attempts" => {
+                let range = if name == "attempts" {
+                    ATTEMPTS_RANGE
+                } else {
+                    MAX_REPAIR_ROUNDS_RANGE
+                };
+                let number = value
                     .get_ref()
                     .as_integer()
                     .and_then(|number| u32::try_from(number).ok())
-                    .filter(|rounds| MAX_REPAIR_ROUNDS_RANGE.contains(rounds));
-                let Some(rounds) = rounds else {
+                    .filter(|number| range.contains(number));
+                let Some(number) = number else {
                     return Err(error(
                         at,
                         format!(
-                            "invalid `checks.max_repair_rounds` {}: expected a number from {} to {}",
+                            "invalid `checks.{name}` {}: expected a number from {} to {}",
                             value.get_ref(),
-                            MAX_REPAIR_ROUNDS_RANGE.start(),
-                            MAX_REPAIR_ROUNDS_RANGE.end()
+                            range.start(),
+                            range.end()
                         ),
                     ));
                 };
-                checked.max_repair_rounds = Some(rounds);
+                if name == "attempts" {
+                    checked.attempts = Some(number);
+                } else {
+                    checked.max_repair_rounds = Some(number);
+                }
             }
             _ => {
                 let key_at = key.span().start;
@@ -212,7 +232,8 @@ fn check_key(name: &str) -> Result<CheckKey, String> {
             .map(|(language, _)| *language)
             .collect();
         return Err(format!(
-            "unknown key `checks.{name}`: expected enabled, run_tests, tests, max_repair_rounds, a \
+            "unknown key `checks.{name}`: expected enabled, run_tests, tests, max_repair_rounds, \
+             attempts, a \
              language ({}) or a glob such as \"src/**/*.ts\"",
             known.join(", ")
         ));
@@ -239,6 +260,7 @@ pub(crate) struct ChecksLayers {
     run_tests: Option<Sourced<bool>>,
     tests: Option<Sourced<String>>,
     max_repair_rounds: Option<Sourced<u32>>,
+    attempts: Option<Sourced<u32>>,
     commands: BTreeMap<String, Sourced<CheckCommands>>,
 }
 
@@ -270,6 +292,9 @@ impl ChecksLayers {
         if let Some(rounds) = checked.max_repair_rounds {
             self.max_repair_rounds = Some(Sourced::new(rounds, source.clone()));
         }
+        if let Some(attempts) = checked.attempts {
+            self.attempts = Some(Sourced::new(attempts, source.clone()));
+        }
         for (name, commands) in &checked.commands {
             self.commands
                 .insert(name.clone(), Sourced::new(commands.clone(), source.clone()));
@@ -289,6 +314,10 @@ impl Config {
                 .max_repair_rounds
                 .as_ref()
                 .map_or(DEFAULT_MAX_REPAIR_ROUNDS, |rounds| rounds.value),
+            attempts: layers
+                .attempts
+                .as_ref()
+                .map_or(DEFAULT_ATTEMPTS, |attempts| attempts.value),
             commands: layers
                 .commands
                 .values()
@@ -337,6 +366,11 @@ impl Config {
                     .map(|rounds| &rounds.source),
             ),
         );
+        push(
+            "attempts",
+            settings.attempts.to_string(),
+            source_of(layers.attempts.as_ref().map(|attempts| &attempts.source)),
+        );
         for (name, commands) in &layers.commands {
             let key = if name.contains(['*', '?', '[', '{', '/', '.']) {
                 format!("\"{name}\"")
@@ -384,7 +418,7 @@ mod tests {
     #[test]
     fn languages_globs_and_flags_are_read() {
         let section = parse(
-            "[checks]\nenabled = false\nrun_tests = false\nmax_repair_rounds = 1\ntests = \" make test \"\n\
+            "[checks]\nenabled = false\nrun_tests = false\nmax_repair_rounds = 1\nattempts = 2\ntests = \" make test \"\n\
              python = [\"python3 -m py_compile {files}\"]\n\"src/**/*.ts\" = [\"npx tsc --noEmit\", \"npx eslint {files}\"]\n",
         )
         .unwrap();
@@ -392,6 +426,7 @@ mod tests {
         assert_eq!(checked.enabled, Some(false));
         assert_eq!(checked.run_tests, Some(false));
         assert_eq!(checked.max_repair_rounds, Some(1));
+        assert_eq!(checked.attempts, Some(2));
         assert_eq!(checked.tests.as_deref(), Some("make test"));
         assert_eq!(
             checked.commands["python"],
@@ -432,6 +467,11 @@ mod tests {
         assert!(message.contains("list of command lines"), "{message}");
         let (_, _, message) = parse_error("[checks]\npython = []\n");
         assert!(message.contains("list of command lines"), "{message}");
+        let (_, _, message) = parse_error("[checks]\nattempts = 0\n");
+        assert!(
+            message.contains("`checks.attempts` 0: expected a number from 1 to 10"),
+            "{message}"
+        );
         let (line, _, message) = parse_error("[checks]\n\"src/[*.ts\" = [\"x\"]\n");
         assert_eq!(line, Some(2));
         assert!(message.contains("invalid glob"), "{message}");
@@ -447,6 +487,7 @@ mod tests {
                 run_tests: true,
                 tests: None,
                 max_repair_rounds: DEFAULT_MAX_REPAIR_ROUNDS,
+                attempts: DEFAULT_ATTEMPTS,
                 commands: Vec::new(),
             }
         );

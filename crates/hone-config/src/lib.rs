@@ -88,7 +88,7 @@
 //!
 //! `[checks]` ([`Config::checks_settings`]): `enabled` and `run_tests` (default true),
 //! `max_repair_rounds` ([`MAX_REPAIR_ROUNDS_RANGE`], default [`DEFAULT_MAX_REPAIR_ROUNDS`]),
-//! and command lists keyed by a language of [`CHECK_LANGUAGES`] or a glob (`{files}` becomes
+//! `attempts` ([`ATTEMPTS_RANGE`], default [`DEFAULT_ATTEMPTS`]), and command lists keyed by a language of [`CHECK_LANGUAGES`] or a glob (`{files}` becomes
 //! the changed files the key matches). The project file's values and lists win over the
 //! user file's.
 //!
@@ -182,8 +182,8 @@ mod untrusted;
 
 pub use agent::{DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS_RANGE, PermissionRules};
 pub use checks_settings::{
-    CHECK_LANGUAGES, CheckCommands, CheckKey, ChecksSettings, DEFAULT_MAX_REPAIR_ROUNDS,
-    MAX_REPAIR_ROUNDS_RANGE,
+    ATTEMPTS_RANGE, CHECK_LANGUAGES, CheckCommands, CheckKey, ChecksSettings, DEFAULT_ATTEMPTS,
+    DEFAULT_MAX_REPAIR_ROUNDS, MAX_REPAIR_ROUNDS_RANGE,
 };
 pub use context_settings::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_INSTRUCTIONS_MAX_BYTES,

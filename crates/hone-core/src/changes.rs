@@ -6,6 +6,13 @@ use std::sync::{Mutex, PoisonError};
 
 use hone_api::{Event, TaskKind, TurnEnd};
 
+/// A point in the turn's changes (see [`TurnChanges::mark`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ChangeMark {
+    edits: usize,
+    paths: usize,
+}
+
 /// The changes proposed and applied in the running turn, from its events.
 #[derive(Debug, Default)]
 pub(crate) struct TurnChanges(Mutex<Seen>);
@@ -14,6 +21,9 @@ pub(crate) struct TurnChanges(Mutex<Seen>);
 struct Seen {
     proposed: bool,
     applied: bool,
+    /// Edits written in this turn, and the files they wrote, in order.
+    edits: usize,
+    paths: Vec<String>,
 }
 
 impl TurnChanges {
@@ -26,9 +36,45 @@ impl TurnChanges {
     pub(crate) fn observe(&self, event: &Event) {
         match event {
             Event::DiffProposed { .. } => self.seen().proposed = true,
-            Event::DiffApplied { .. } => self.seen().applied = true,
+            Event::DiffApplied { paths, .. } => {
+                let mut seen = self.seen();
+                seen.applied = true;
+                seen.edits += 1;
+                for path in paths {
+                    if !seen.paths.contains(path) {
+                        seen.paths.push(path.clone());
+                    }
+                }
+            }
             _ => {}
         }
+    }
+
+    /// Where the turn's changes are now: the edits written so far and the files they wrote.
+    pub(crate) fn mark(&self) -> ChangeMark {
+        let seen = self.seen();
+        ChangeMark {
+            edits: seen.edits,
+            paths: seen.paths.len(),
+        }
+    }
+
+    /// The edits written since `mark`, and the files they wrote.
+    pub(crate) fn since(&self, mark: ChangeMark) -> (usize, Vec<String>) {
+        let seen = self.seen();
+        (
+            seen.edits.saturating_sub(mark.edits),
+            seen.paths.iter().skip(mark.paths).cloned().collect(),
+        )
+    }
+
+    /// Forgets the changes since `mark` (they were rolled back): the turn counts as if
+    /// they had not been made.
+    pub(crate) fn roll_back_to(&self, mark: ChangeMark) {
+        let mut seen = self.seen();
+        seen.edits = mark.edits;
+        seen.paths.truncate(mark.paths);
+        seen.applied = mark.edits > 0;
     }
 
     /// How a turn that ended with `end` ends once its changes are counted: an answer
@@ -100,6 +146,28 @@ mod tests {
         assert_eq!(
             changes.settle(TurnEnd::Answered, Some(TaskKind::Change)),
             TurnEnd::NotApplied
+        );
+    }
+
+    #[test]
+    fn the_changes_since_a_mark_are_counted_and_can_be_forgotten() {
+        let changes = TurnChanges::default();
+        let start = changes.mark();
+        changes.observe(&applied());
+        changes.observe(&Event::DiffApplied {
+            call_id: "c2".into(),
+            paths: vec!["a.py".into(), "b.py".into()],
+            diff: String::new(),
+        });
+        assert_eq!(
+            changes.since(start),
+            (2, vec!["a.py".to_string(), "b.py".to_string()])
+        );
+        changes.roll_back_to(start);
+        assert_eq!(changes.since(start), (0, Vec::new()));
+        assert_eq!(
+            changes.settle(TurnEnd::Answered, Some(TaskKind::Change)),
+            TurnEnd::NoChange
         );
     }
 

@@ -94,12 +94,12 @@ impl Flow {
         self.guided().and_then(|step| step.role.clone())
     }
 
-    /// The sampling temperature of the next request after `earlier_requests` in the turn:
-    /// only a guided retry samples wider; the agent loop keeps the provider's default.
-    pub(crate) fn temperature(&self, earlier_requests: u32) -> Option<f32> {
-        self.guided()
-            .filter(|step| step.retry)
-            .map(|_| retry_temperature(earlier_requests))
+    /// The sampling temperature of the next request after `earlier_requests` in the turn,
+    /// in its `attempt` (1-based): a guided retry and a fresh attempt sample wider; else the
+    /// provider's default.
+    pub(crate) fn temperature(&self, earlier_requests: u32, attempt: u32) -> Option<f32> {
+        let wider = attempt > 1 || self.guided().is_some_and(|step| step.retry);
+        wider.then(|| retry_temperature(earlier_requests))
     }
 }
 
@@ -116,6 +116,13 @@ impl GuidedStep {
             fresh_from: None,
             replies: Replies::default(),
         }
+    }
+
+    /// A fresh attempt after the last one was rolled back: no reply counted yet, sampled
+    /// wider.
+    pub(crate) fn restart(&mut self) {
+        self.replies = Replies::default();
+        self.retry = true;
     }
 
     /// Whether the step asked for code (a change or a new file): an answer that changes
@@ -298,16 +305,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_guided_retry_samples_wider() {
+    fn only_a_retry_or_a_fresh_attempt_samples_wider() {
         let mut flow = Flow::Guided(GuidedStep::new(TaskKind::Change, "Write it.".into()));
-        assert_eq!(flow.temperature(1), None);
+        assert_eq!(flow.temperature(1, 1), None);
         assert!(!flow.offers_tools());
         if let Some(step) = flow.guided_mut() {
             step.retry = true;
         }
-        assert_eq!(flow.temperature(1), Some(0.8));
-        assert_eq!(flow.temperature(3), Some(1.0));
-        assert_eq!(Flow::Agent.temperature(3), None);
+        assert_eq!(flow.temperature(1, 1), Some(0.8));
+        assert_eq!(flow.temperature(3, 1), Some(1.0));
+        assert_eq!(Flow::Agent.temperature(3, 1), None);
+        // A fresh attempt samples wider in the agent loop too.
+        assert_eq!(Flow::Agent.temperature(3, 2), Some(1.0));
         assert!(Flow::Agent.offers_tools());
     }
 

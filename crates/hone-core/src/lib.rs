@@ -19,6 +19,7 @@
 //! [`hone_api::Request::ErrorChoice`]).
 
 mod api;
+mod attempts;
 mod audit;
 mod authorize;
 mod calls;
@@ -59,7 +60,9 @@ pub use api::{error_info, hone_error};
 pub use audit::{
     AUDIT_DIR, DEFAULT_MAX_BYTES as AUDIT_DEFAULT_MAX_BYTES, set_max_bytes as set_audit_max_bytes,
 };
-pub use checks::{CheckTarget, ChecksConfig, ConfiguredCheck, DEFAULT_MAX_REPAIR_ROUNDS};
+pub use checks::{
+    CheckTarget, ChecksConfig, ConfiguredCheck, DEFAULT_ATTEMPTS, DEFAULT_MAX_REPAIR_ROUNDS,
+};
 pub use guidance::{
     DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel, RoleModels,
     step_notice,

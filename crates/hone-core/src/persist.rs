@@ -271,9 +271,10 @@ impl Agent {
         }
     }
 
-    /// Takes back the latest `count` edits of the project (all or none) and tells the model.
-    pub(crate) fn undo(&mut self, count: usize) {
-        let outcome = match &self.recorder {
+    /// Reverts the latest `count` edits of the project through the undo journal (all or
+    /// none): the files are as they were before them.
+    pub(crate) fn revert_latest(&mut self, count: usize) -> Result<Vec<UndoEntry>, UndoError> {
+        match &self.recorder {
             Some(recorder) => {
                 let mut store = lock(&recorder.store);
                 hone_memory::undo_latest(&mut store, &self.context, count, self.undo.depth)
@@ -283,7 +284,12 @@ impl Agent {
                 .undo
                 .journal
                 .undo(&self.context, count, self.undo.depth),
-        };
+        }
+    }
+
+    /// Takes back the latest `count` edits of the project (all or none) and tells the model.
+    pub(crate) fn undo(&mut self, count: usize) {
+        let outcome = self.revert_latest(count);
         match outcome {
             Ok(undone) => {
                 let summaries: Vec<String> =

@@ -96,6 +96,8 @@ pub(crate) struct Agent {
     pub(crate) task: Option<hone_api::TaskKind>,
     /// The changes the running turn proposed and applied.
     pub(crate) changes: crate::changes::TurnChanges,
+    /// The running turn's attempt (1-based; see `attempts.rs`).
+    pub(crate) attempt: u32,
     /// How long the call being timed has waited for the user (approvals, conflict
     /// choices): not part of its reported duration.
     pub(crate) user_wait: std::time::Duration,
@@ -199,6 +201,7 @@ pub(crate) fn start(
         flow: crate::flow::Flow::Agent,
         task: None,
         changes: crate::changes::TurnChanges::default(),
+        attempt: 1,
         user_wait: std::time::Duration::ZERO,
     };
     tokio::spawn(route_requests(

@@ -45,21 +45,8 @@ impl Agent {
         if let Some(step) = self.flow.guided_mut() {
             step.turn_start = turn_start;
         }
-        let renamed = match planned.rename {
-            Some((old, new)) => self.guided_rename(&old, &new, &cancel, &mut stats).await,
-            None => None,
-        };
-        let ending = match renamed {
-            Some(end) => Ending::Done(end),
-            None if self.flow.guided().is_some() => self.guided_loop(&cancel, &mut stats).await,
-            None => self.turn_loop(&cancel, &mut stats).await,
-        };
-        let ending = match ending {
-            Ending::Done(_) if cancel.is_cancelled() => Ending::Cancelled,
-            Ending::Done(end) => {
-                let end = self.settle_checks(end, &cancel).await;
-                Ending::Done(self.changes.settle(end, self.task))
-            }
+        let ending = match self.run_attempts(planned.rename, &cancel, &mut stats).await {
+            Ending::Done(end) => Ending::Done(self.changes.settle(end, self.task)),
             other => other,
         };
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -79,7 +66,11 @@ impl Agent {
     /// The agent loop: the model calls tools until it answers without them (code blocks
     /// of that answer may still be the change), the round limit is reached, or the user
     /// cancels; the checks run after its changes.
-    async fn turn_loop(&mut self, cancel: &CancellationToken, stats: &mut TurnStats) -> Ending {
+    pub(crate) async fn turn_loop(
+        &mut self,
+        cancel: &CancellationToken,
+        stats: &mut TurnStats,
+    ) -> Ending {
         let mut rounds = 0;
         let mut repeated = crate::repeats::CallTracker::default();
         // Set once the model re-sends a change it already applied: it is told to answer, and
@@ -285,7 +276,7 @@ impl Agent {
             messages: built.messages.clone(),
             tools,
             max_tokens: None,
-            temperature: self.flow.temperature(stats.model_requests),
+            temperature: self.flow.temperature(stats.model_requests, self.attempt),
             thinking: None,
         };
         stats.model_requests += 1;

@@ -155,6 +155,7 @@ pub fn checks(config: &Config) -> hone_core::ChecksConfig {
         run_tests: settings.run_tests,
         tests: settings.tests,
         max_repair_rounds: settings.max_repair_rounds,
+        attempts: settings.attempts,
         configured: settings
             .commands
             .into_iter()

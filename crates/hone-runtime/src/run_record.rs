@@ -206,6 +206,7 @@ impl RunRecord {
             tool_calls: 0,
             usage,
             duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            attempts: 0,
         };
         let mut events = match failure {
             None => vec![

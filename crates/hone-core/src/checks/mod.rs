@@ -36,6 +36,9 @@ use testing::TestSelection;
 /// Repair rounds per turn when the configuration does not say.
 pub const DEFAULT_MAX_REPAIR_ROUNDS: u32 = 3;
 
+/// Attempts per turn at a change a check reproduced, when the configuration does not say.
+pub const DEFAULT_ATTEMPTS: u32 = 3;
+
 /// Time limit of one check command.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -51,6 +54,10 @@ pub struct ChecksConfig {
     pub tests: Option<String>,
     /// How many times per turn failing checks go back to the model (0: report only).
     pub max_repair_rounds: u32,
+    /// Attempts per turn when a check reproduced the request before the change (a request
+    /// check, or the project's tests failing): an attempt whose checks still fail is rolled
+    /// back and a fresh one made; the first that passes is kept. 1: no fresh attempts.
+    pub attempts: u32,
     /// Commands configured per language or glob; a language's entry replaces the checks
     /// hone would detect for that language.
     pub configured: Vec<ConfiguredCheck>,
@@ -66,6 +73,7 @@ impl Default for ChecksConfig {
             run_tests: true,
             tests: None,
             max_repair_rounds: DEFAULT_MAX_REPAIR_ROUNDS,
+            attempts: DEFAULT_ATTEMPTS,
             configured: Vec::new(),
             syntax: None,
         }
@@ -90,6 +98,7 @@ impl std::fmt::Debug for ChecksConfig {
             .field("run_tests", &self.run_tests)
             .field("tests", &self.tests)
             .field("max_repair_rounds", &self.max_repair_rounds)
+            .field("attempts", &self.attempts)
             .field("configured", &self.configured)
             .field("syntax", &self.syntax.is_some())
             .finish()
@@ -142,6 +151,11 @@ pub(crate) struct CheckState {
     /// The checks this turn's request carries that reproduced it (they failed before the
     /// change); they run with the others after every change.
     requested: Vec<PlannedCheck>,
+    /// A check failed before the turn's change (a request check, or the project's tests):
+    /// the change can be verified, so failed attempts are rolled back and made afresh.
+    reproduced: bool,
+    /// One line per failing check of the last run.
+    failure_lines: Vec<String>,
 }
 
 impl CheckState {
@@ -157,6 +171,8 @@ impl CheckState {
             tests: TestSelection::default(),
             leads: Vec::new(),
             requested: Vec::new(),
+            reproduced: false,
+            failure_lines: Vec::new(),
         }
     }
 
@@ -180,7 +196,39 @@ impl CheckState {
         self.unverified = false;
         self.leads.clear();
         self.requested.clear();
+        self.reproduced = false;
+        self.failure_lines.clear();
         self.tests.start_turn();
+    }
+
+    /// A fresh attempt in the same turn, after the last one was rolled back: its own repair
+    /// rounds; what failed and what reproduced the request are kept.
+    pub(crate) fn start_attempt(&mut self) {
+        self.repairs = 0;
+        self.failing = false;
+        self.unverified = false;
+        self.take_changed();
+    }
+
+    /// The attempts allowed when a check reproduced the request before the change; 1
+    /// otherwise (nothing could tell a good attempt from a bad one).
+    pub(crate) fn attempts(&self) -> u32 {
+        if self.reproduced && self.config.enabled {
+            self.config.attempts.max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Whether a check reproduced the request before the change.
+    pub(crate) fn reproduced(&self) -> bool {
+        self.reproduced && self.config.enabled
+    }
+
+    /// What the checks said of the last attempt: one line per failing check, and what the
+    /// model was told.
+    pub(crate) fn last_failures(&self) -> (&[String], &[String]) {
+        (&self.failure_lines, &self.last_failures)
     }
 
     /// The project files the failing tests run before this turn lead to, best first.
@@ -237,9 +285,10 @@ impl Agent {
             self.checks.repairs += 1;
         }
         self.checks.failing = !passed;
+        self.checks.failure_lines = failure_lines(&outcome.results);
         self.emit(Event::ChecksCompleted {
             passed,
-            failures: failure_lines(&outcome.results),
+            failures: self.checks.failure_lines.clone(),
             checks: outcome.results,
             repair_round: repair.then_some(self.checks.repairs),
             max_repair_rounds: self.checks.config.max_repair_rounds,

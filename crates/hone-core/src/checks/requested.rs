@@ -117,6 +117,7 @@ impl Agent {
                     .map_or_else(|| run.output.clone(), |failure| failure.text);
                 reproduced.push(format!("`{claim}`:\n{failure}"));
                 self.checks.requested.push(check);
+                self.checks.reproduced = true;
             }
             if cancel.is_cancelled() {
                 break;

@@ -159,6 +159,7 @@ impl Agent {
         let call_id = format!("reproduce_{}", self.turns);
         let run = self.run_tests_announced(&[], Some(&call_id), cancel).await;
         let failure = run.failure?;
+        self.checks.reproduced = true;
         // What fails before any change: an answer that leaves it failing just so did not
         // change what fails, and gets a fresh attempt (see `check_and_repair`).
         self.checks.last_failures = vec![failure.text.clone()];

@@ -71,6 +71,7 @@ fn notice_text(event: &hone_api::Event) -> Option<String> {
         hone_api::Event::TurnStep { task, guided } => {
             hone_core::step_notice(*task, *guided).map(|line| format!("hone: {line}"))
         }
+        hone_api::Event::AttemptCompleted { .. } => attempt_line(event),
         _ => None,
     }
 }
@@ -179,6 +180,34 @@ pub fn checks_line(event: &Event) -> Option<String> {
     Some(display::line(&line).into_owned())
 }
 
+/// What `attempt.completed` says: `attempt 1 of 3 failed its checks (…); rolled back
+/// src/a.py`, `attempt 2 of 3 passed every check: kept`.
+fn attempt_line(event: &Event) -> Option<String> {
+    let Event::AttemptCompleted {
+        attempt,
+        attempts,
+        passed,
+        rolled_back,
+        failures,
+    } = event
+    else {
+        return None;
+    };
+    let which = format!("hone: attempt {attempt} of {attempts}");
+    Some(match (passed, rolled_back.is_empty()) {
+        (true, _) => format!("{which} passed every check: kept"),
+        (false, true) => format!(
+            "{which} still fails its checks ({}): its change stays",
+            compact(&failures.join("; "), 120)
+        ),
+        (false, false) => format!(
+            "{which} failed its checks ({}); rolled back {}",
+            compact(&failures.join("; "), 120),
+            rolled_back.join(", ")
+        ),
+    })
+}
+
 /// A call's arguments as the model wrote them.
 pub fn raw_arguments(arguments: &serde_json::Value) -> String {
     match arguments {
@@ -201,7 +230,7 @@ pub fn compact(text: &str, limit: usize) -> String {
 /// `done in 3.2s · 1,234 tokens (1,000 in, 234 out) · $0.0042 · 2 tool calls · 3 model
 /// requests`: the last line of a run (`what`: how it ended; the cost only for a priced model;
 /// `· 150 of 180 drafted tokens accepted` after the token counts when the embedded engine
-/// decoded speculatively).
+/// decoded speculatively; `· 2 attempts` when a failed attempt was rolled back).
 pub fn summary_line(
     what: &str,
     stats: &TurnStats,
@@ -222,8 +251,13 @@ pub fn summary_line(
     } else {
         String::new()
     };
+    let attempts = if stats.attempts > 1 {
+        format!(" · {} attempts", stats.attempts)
+    } else {
+        String::new()
+    };
     format!(
-        "{what} in {:.1}s · {} tokens ({} in, {} out){drafts}{cost} · {} tool calls · {} model requests",
+        "{what} in {:.1}s · {} tokens ({} in, {} out){drafts}{cost} · {} tool calls · {} model requests{attempts}",
         elapsed.as_secs_f64(),
         thousands(usage.input_tokens + usage.output_tokens),
         thousands(usage.input_tokens),
@@ -266,6 +300,45 @@ mod tests {
         assert_eq!(
             notice(&done).as_deref(),
             Some("  ✗ run_command (12 ms) FAIL add")
+        );
+    }
+
+    #[test]
+    fn attempts_say_whether_they_were_kept_or_rolled_back() {
+        let attempt = |passed, rolled_back: Vec<String>| hone_api::Event::AttemptCompleted {
+            attempt: 1,
+            attempts: 3,
+            passed,
+            rolled_back,
+            failures: if passed {
+                Vec::new()
+            } else {
+                vec!["request check: add(2, 3) returned 6".into()]
+            },
+        };
+        assert_eq!(
+            notice(&attempt(false, vec!["src/math.js".into()])).as_deref(),
+            Some(
+                "hone: attempt 1 of 3 failed its checks (request check: add(2, 3) returned 6); \
+                 rolled back src/math.js"
+            )
+        );
+        assert_eq!(
+            notice(&attempt(true, Vec::new())).as_deref(),
+            Some("hone: attempt 1 of 3 passed every check: kept")
+        );
+        assert!(
+            notice(&attempt(false, Vec::new()))
+                .unwrap()
+                .ends_with("its change stays")
+        );
+        let stats = TurnStats {
+            attempts: 2,
+            ..TurnStats::default()
+        };
+        assert!(
+            summary_line("done", &stats, Duration::from_millis(1_500), None)
+                .ends_with("0 model requests · 2 attempts")
         );
     }
 
@@ -409,6 +482,7 @@ mod tests {
                 ..hone_api::Usage::default()
             },
             duration_ms: 0,
+            attempts: 0,
         };
         let price = ModelPrice {
             input: 1.0,
@@ -439,6 +513,7 @@ mod tests {
                 ..hone_api::Usage::default()
             },
             duration_ms: 0,
+            attempts: 0,
         };
         assert_eq!(
             summary_line("done", &stats, Duration::from_millis(1_500), None),

@@ -247,6 +247,16 @@ impl App {
             | Event::SessionList { .. }
             | Event::SessionDeleted { .. }
             | Event::Result { .. } => {}
+            Event::AttemptCompleted { .. } => {
+                if let Some(line) = hone_runtime::report::events::notice(&event) {
+                    let kind = match &event {
+                        Event::AttemptCompleted { passed: true, .. } => NoticeKind::Info,
+                        _ => NoticeKind::Warning,
+                    };
+                    let text = line.trim_start_matches("hone: ").to_string();
+                    self.transcript.push(Entry::Notice(kind, text));
+                }
+            }
             Event::ChecksCompleted {
                 passed,
                 checks,
@@ -594,6 +604,7 @@ mod tests {
                 ..Usage::default()
             },
             duration_ms: 3_210,
+            attempts: 0,
         };
         assert_eq!(
             stats_line(&stats, None),

@@ -100,6 +100,7 @@ pub fn stats(duration_ms: u64, input: u64, output: u64, tool_calls: u32) -> Turn
             ..Usage::default()
         },
         duration_ms,
+        attempts: 0,
     }
 }
 
