@@ -5,11 +5,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Agent, Client as Editor};
 use hone_api::rpc::{RpcError, SessionEvent};
-use hone_api::{ApprovalDecision, ConflictChoice, ErrorChoice, Event, HistoryEntry, Request, TurnEnd};
+use hone_api::{
+    ApprovalDecision, ConflictChoice, ErrorChoice, Event, HistoryEntry, Request, TurnEnd,
+};
 use hone_server::{Client, Server};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -18,10 +20,22 @@ use crate::updates::{Tracker, kind_of};
 
 /// hone's approval modes, offered as the session's modes.
 const MODES: [(&str, &str, &str); 4] = [
-    ("read-only", "Read only", "Reads only: no file changes, no commands"),
+    (
+        "read-only",
+        "Read only",
+        "Reads only: no file changes, no commands",
+    ),
     ("ask", "Ask", "Reads run; every write and command asks"),
-    ("auto-edit", "Auto edit", "Reads and writes run; commands ask"),
-    ("full-auto", "Full auto", "Everything runs except what is denied"),
+    (
+        "auto-edit",
+        "Auto edit",
+        "Reads and writes run; commands ask",
+    ),
+    (
+        "full-auto",
+        "Full auto",
+        "Everything runs except what is denied",
+    ),
 ];
 
 /// The slash commands the editor offers.
@@ -341,21 +355,27 @@ impl State {
                     });
                 }
                 // An editor offers no retry dialog: the provider already retried.
-                Event::TurnError { .. } => self.answer(&key, Request::ErrorChoice {
-                    choice: ErrorChoice::Abort,
-                }),
+                Event::TurnError { .. } => self.answer(
+                    &key,
+                    Request::ErrorChoice {
+                        choice: ErrorChoice::Abort,
+                    },
+                ),
                 // Nor a conflict dialog: the model reads the file again.
-                Event::EditConflict { .. } => self.answer(&key, Request::ConflictChoice {
-                    choice: ConflictChoice::Regenerate,
-                }),
+                Event::EditConflict { .. } => self.answer(
+                    &key,
+                    Request::ConflictChoice {
+                        choice: ConflictChoice::Regenerate,
+                    },
+                ),
                 other => {
                     let updates = match lock(&self.sessions).get_mut(&key) {
                         Some(session) => session.updates.updates(&other),
                         None => Vec::new(),
                     };
                     for update in updates {
-                        let _ =
-                            cx.send_notification(acp::SessionNotification::new(key.clone(), update));
+                        let _ = cx
+                            .send_notification(acp::SessionNotification::new(key.clone(), update));
                     }
                     let outcome = match &other {
                         Event::TurnCompleted { end, .. } => Some(Ok(match end {
@@ -420,7 +440,11 @@ impl State {
                 "Allow for this session",
                 acp::PermissionOptionKind::AllowAlways,
             ),
-            acp::PermissionOption::new("reject_once", "Reject", acp::PermissionOptionKind::RejectOnce),
+            acp::PermissionOption::new(
+                "reject_once",
+                "Reject",
+                acp::PermissionOptionKind::RejectOnce,
+            ),
             acp::PermissionOption::new(
                 "reject_always",
                 "Reject for this session",
@@ -437,19 +461,17 @@ impl State {
             message: Some("the user rejected it".into()),
         };
         match answer.map(|response| response.outcome) {
-            Ok(acp::RequestPermissionOutcome::Selected(selected)) => {
-                match &*selected.option_id.0 {
-                    "allow_once" => ApprovalDecision::Approve,
-                    "allow_always" => ApprovalDecision::AlwaysForSession,
-                    "reject_always" => {
-                        if let Some(session) = lock(&self.sessions).get_mut(key) {
-                            session.rejected.insert(name.to_string());
-                        }
-                        rejected()
+            Ok(acp::RequestPermissionOutcome::Selected(selected)) => match &*selected.option_id.0 {
+                "allow_once" => ApprovalDecision::Approve,
+                "allow_always" => ApprovalDecision::AlwaysForSession,
+                "reject_always" => {
+                    if let Some(session) = lock(&self.sessions).get_mut(key) {
+                        session.rejected.insert(name.to_string());
                     }
-                    _ => rejected(),
+                    rejected()
                 }
-            }
+                _ => rejected(),
+            },
             Ok(_) | Err(_) => rejected(),
         }
     }

@@ -41,17 +41,19 @@ pub(crate) fn kind_of(tool: &str) -> acp::ToolKind {
         "edit_file" | "edit_lines" | "write_file" | "apply_patch" => acp::ToolKind::Edit,
         "delete_file" => acp::ToolKind::Delete,
         "move_file" | "rename_symbol" => acp::ToolKind::Move,
-        "run_command" | "run_tests" | "run_background" | "check_background"
-        | "stop_background" | "git_commit" => acp::ToolKind::Execute,
+        "run_command" | "run_tests" | "run_background" | "check_background" | "stop_background"
+        | "git_commit" => acp::ToolKind::Execute,
         _ => acp::ToolKind::Other,
     }
 }
 
 /// A short title: the tool and what it works on.
 fn title_of(tool: &str, arguments: &Value) -> String {
-    let detail = ["path", "command", "pattern", "query", "from", "name", "symbol"]
-        .iter()
-        .find_map(|key| arguments.get(key).and_then(Value::as_str));
+    let detail = [
+        "path", "command", "pattern", "query", "from", "name", "symbol",
+    ]
+    .iter()
+    .find_map(|key| arguments.get(key).and_then(Value::as_str));
     match detail {
         Some(detail) => format!("{tool} {detail}"),
         None => tool.to_string(),
@@ -138,16 +140,21 @@ impl Tracker {
                 Vec::new()
             }
             Event::ToolApproved { call_id, .. } => {
-                vec![self.update(call_id, acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::InProgress))]
+                vec![self.update(
+                    call_id,
+                    acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::InProgress),
+                )]
             }
             Event::ToolDenied { call_id, reason } => {
                 self.calls.remove(call_id);
-                vec![self.update(
-                    call_id,
-                    acp::ToolCallUpdateFields::new()
-                        .status(acp::ToolCallStatus::Failed)
-                        .content(vec![text(format!("refused: {reason}")).into()]),
-                )]
+                vec![
+                    self.update(
+                        call_id,
+                        acp::ToolCallUpdateFields::new()
+                            .status(acp::ToolCallStatus::Failed)
+                            .content(vec![text(format!("refused: {reason}")).into()]),
+                    ),
+                ]
             }
             Event::DiffApplied { call_id, paths, .. } => {
                 let info = self.calls.get(call_id).cloned().unwrap_or_default();
@@ -164,13 +171,16 @@ impl Tracker {
                         acp::Diff::new(absolute, after).old_text(before).into()
                     })
                     .collect();
-                let absolute: Vec<PathBuf> = paths.iter().map(|path| self.root.join(path)).collect();
-                vec![self.update(
-                    call_id,
-                    acp::ToolCallUpdateFields::new()
-                        .content(content)
-                        .locations(locations(&absolute)),
-                )]
+                let absolute: Vec<PathBuf> =
+                    paths.iter().map(|path| self.root.join(path)).collect();
+                vec![
+                    self.update(
+                        call_id,
+                        acp::ToolCallUpdateFields::new()
+                            .content(content)
+                            .locations(locations(&absolute)),
+                    ),
+                ]
             }
             Event::ToolCompleted {
                 call_id,
@@ -191,23 +201,25 @@ impl Tracker {
                 }
                 vec![self.update(call_id, fields)]
             }
-            Event::TurnStep {
-                task,
-                guided: true,
-            } => {
+            Event::TurnStep { task, guided: true } => {
                 let step = match task {
                     Some(task) => format!("{} (guided step)", task.as_str()),
                     None => "guided step".to_string(),
                 };
                 self.plan = Some(vec![
-                    ("Find the code the request names".into(), acp::PlanEntryStatus::Completed),
+                    (
+                        "Find the code the request names".into(),
+                        acp::PlanEntryStatus::Completed,
+                    ),
                     (step, acp::PlanEntryStatus::InProgress),
                     ("Check the changes".into(), acp::PlanEntryStatus::Pending),
                 ]);
                 self.plan_update()
             }
             Event::ChecksStarted { .. } => self.advance_plan(2),
-            Event::TurnCompleted { .. } | Event::TurnFailed { .. } | Event::TurnCancelled { .. } => {
+            Event::TurnCompleted { .. }
+            | Event::TurnFailed { .. }
+            | Event::TurnCancelled { .. } => {
                 let updates = self.advance_plan(3);
                 self.plan = None;
                 updates
@@ -257,7 +269,11 @@ impl Tracker {
         let entries = plan
             .iter()
             .map(|(content, status)| {
-                acp::PlanEntry::new(content.clone(), acp::PlanEntryPriority::Medium, status.clone())
+                acp::PlanEntry::new(
+                    content.clone(),
+                    acp::PlanEntryPriority::Medium,
+                    status.clone(),
+                )
             })
             .collect();
         vec![acp::SessionUpdate::Plan(acp::Plan::new(entries))]
@@ -272,9 +288,9 @@ impl Tracker {
                 HistoryEntry::User { text: said } => {
                     acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(text(said.clone())))
                 }
-                HistoryEntry::Assistant { text: said } => {
-                    acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(text(said.clone())))
-                }
+                HistoryEntry::Assistant { text: said } => acp::SessionUpdate::AgentMessageChunk(
+                    acp::ContentChunk::new(text(said.clone())),
+                ),
                 HistoryEntry::Thinking { text: thought } => acp::SessionUpdate::AgentThoughtChunk(
                     acp::ContentChunk::new(text(thought.clone())),
                 ),
@@ -356,7 +372,10 @@ mod tests {
         assert_eq!(wire["content"][0]["type"], "diff");
         assert_eq!(wire["content"][0]["oldText"], "old\n");
         assert_eq!(wire["content"][0]["newText"], "new\n");
-        assert_eq!(wire["content"][0]["path"], dir.join("a.txt").display().to_string());
+        assert_eq!(
+            wire["content"][0]["path"],
+            dir.join("a.txt").display().to_string()
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -290,10 +290,7 @@ pub fn encode_call(call: &Call) -> String {
     let mut object = Map::new();
     object.insert("jsonrpc".into(), Value::String(VERSION.into()));
     if let Some(id) = &call.id {
-        object.insert(
-            "id".into(),
-            serde_json::to_value(id).unwrap_or(Value::Null),
-        );
+        object.insert("id".into(), serde_json::to_value(id).unwrap_or(Value::Null));
     }
     object.insert(
         "method".into(),
@@ -310,7 +307,10 @@ mod tests {
 
     fn error_of(line: &str) -> RpcError {
         match decode_call(line) {
-            Err(ServerMessage::Response { outcome: Err(error), .. }) => error,
+            Err(ServerMessage::Response {
+                outcome: Err(error),
+                ..
+            }) => error,
             other => panic!("{other:?}"),
         }
     }

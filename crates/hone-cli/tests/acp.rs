@@ -141,7 +141,10 @@ async fn the_typescript_sdk_client_drives_hone_acp() {
         .filter(|content| content["type"] == "diff")
         .collect();
     assert_eq!(diffs.len(), 1, "{seen}");
-    assert_eq!(diffs[0]["path"], root.join("greet.txt").display().to_string());
+    assert_eq!(
+        diffs[0]["path"],
+        root.join("greet.txt").display().to_string()
+    );
     assert_eq!(diffs[0]["oldText"], "hello\n");
     assert_eq!(diffs[0]["newText"], "hello, world\n");
     let said: String = updates(&seen["updates"], "agent_message_chunk")

@@ -172,9 +172,14 @@ impl Connection {
                     }
                     Some(_) => Err(RpcError::new(
                         RpcError::INVALID_PARAMS,
-                        format!("session {full} is running: switch its model with session.set_model"),
+                        format!(
+                            "session {full} is running: switch its model with session.set_model"
+                        ),
                     )),
-                    None => self.open(id, runtime, SessionChoice::Resume(full), model).await,
+                    None => {
+                        self.open(id, runtime, SessionChoice::Resume(full), model)
+                            .await
+                    }
                 }
             }
             Request::ForkSession { session_id } => {
@@ -229,7 +234,11 @@ impl Connection {
                 let live = self.target(session)?;
                 let entries = match live.saved_id() {
                     Some(saved) => crate::history_entries(
-                        &live.runtime.sessions().messages(&saved).map_err(runtime_failed)?,
+                        &live
+                            .runtime
+                            .sessions()
+                            .messages(&saved)
+                            .map_err(runtime_failed)?,
                     ),
                     None => Vec::new(),
                 };
@@ -324,7 +333,10 @@ impl Connection {
             }
             Request::McpStatus => {
                 let live = self.target(session)?;
-                let servers = live.mcp().map(|mcp| hone_runtime::mcp::status(&mcp)).unwrap_or_default();
+                let servers = live
+                    .mcp()
+                    .map(|mcp| hone_runtime::mcp::status(&mcp))
+                    .unwrap_or_default();
                 Ok(Answer::Now(
                     result(Some(&live.key), id, Event::McpStatus { servers }),
                     Vec::new(),
@@ -344,7 +356,9 @@ impl Connection {
                 let text = mcp
                     .prompt(&server, &prompt, &arguments)
                     .await
-                    .map_err(|message| failed(HoneError::new(hone_api::ErrorCategory::Tool, message)))?;
+                    .map_err(|message| {
+                        failed(HoneError::new(hone_api::ErrorCategory::Tool, message))
+                    })?;
                 Ok(Answer::Now(
                     result(Some(&live.key), id, Event::McpPrompt { text }),
                     Vec::new(),
@@ -388,13 +402,7 @@ impl Connection {
             Some(saved) => saved.info.id.clone(),
             None => self.server.unsaved_key(),
         };
-        let live = LiveSession::start(
-            &self.server,
-            key,
-            runtime,
-            started,
-            Arc::clone(&self.state),
-        );
+        let live = LiveSession::start(&self.server, key, runtime, started, Arc::clone(&self.state));
         self.state.set_current(Some(live.key.clone()));
         let follow = warnings
             .into_iter()

@@ -177,8 +177,12 @@ impl Client {
             session: session.map(str::to_string),
             request,
         });
-        rx.await
-            .unwrap_or_else(|_| Err(RpcError::new(RpcError::INTERNAL_ERROR, "the server stopped")))
+        rx.await.unwrap_or_else(|_| {
+            Err(RpcError::new(
+                RpcError::INTERNAL_ERROR,
+                "the server stopped",
+            ))
+        })
     }
 
     /// A fresh id for [`Client::call_as`].

@@ -14,7 +14,9 @@ pub fn history_entries(messages: &[Message]) -> Vec<HistoryEntry> {
                     Role::User => HistoryEntry::User { text: text.clone() },
                     Role::Assistant => HistoryEntry::Assistant { text: text.clone() },
                 },
-                ContentBlock::Thinking { text, .. } => HistoryEntry::Thinking { text: text.clone() },
+                ContentBlock::Thinking { text, .. } => {
+                    HistoryEntry::Thinking { text: text.clone() }
+                }
                 ContentBlock::ToolCall(call) => HistoryEntry::ToolCall {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
