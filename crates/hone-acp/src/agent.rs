@@ -7,13 +7,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
-use agent_client_protocol::{Agent, Client as Editor};
+use agent_client_protocol::{Agent, Client as Editor, ErrorCode};
 use hone_api::rpc::{RpcError, SessionEvent};
 use hone_api::{
     ApprovalDecision, ConflictChoice, ErrorChoice, Event, HistoryEntry, Request, TurnEnd,
 };
 use hone_server::{Client, Server};
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::updates::{Tracker, kind_of};
@@ -66,8 +65,15 @@ struct SessionState {
     rejected: HashSet<String>,
 }
 
+/// hone-server's error as an ACP error with hone's message (ACP gives `-32000` another
+/// meaning: authentication required).
 fn to_acp(error: RpcError) -> agent_client_protocol::Error {
-    agent_client_protocol::Error::new(error.code as i32, error.message)
+    let code = match error.code {
+        RpcError::UNKNOWN_SESSION => ErrorCode::RESOURCE_NOT_FOUND,
+        RpcError::INVALID_PARAMS => ErrorCode::INVALID_PARAMS,
+        _ => ErrorCode::INTERNAL_ERROR,
+    };
+    agent_client_protocol::Error::new(code, error.message)
 }
 
 /// Serves the editor on stdin and stdout until stdin closes, through `server`.
@@ -78,8 +84,7 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
         sessions: Mutex::new(HashMap::new()),
         turns: Mutex::new(HashMap::new()),
     });
-    let (initialize, new_session, load_session, prompt, set_mode, cancel) = (
-        Arc::clone(&state),
+    let (new_session, load_session, prompt, set_mode, cancel) = (
         Arc::clone(&state),
         Arc::clone(&state),
         Arc::clone(&state),
@@ -91,22 +96,21 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
         .v1()
         .name("hone")
         .on_receive_request(
-            async move |request: acp::InitializeRequest, responder, _cx| {
-                let _ = &initialize;
-                let _ = request;
+            async move |_request: acp::InitializeRequest, responder, _cx| {
                 responder.respond(
-                    acp::InitializeResponse::new(acp::ProtocolVersion::V1)
-                        .agent_capabilities(
-                            acp::AgentCapabilities::new()
-                                .load_session(true)
-                                .prompt_capabilities(
-                                    acp::PromptCapabilities::new().embedded_context(true),
-                                ),
-                        )
-                        .agent_info(
-                            acp::Implementation::new("hone", env!("CARGO_PKG_VERSION"))
-                                .title("hone"),
-                        ),
+                    acp::InitializeResponse::new(
+                        agent_client_protocol::schema::ProtocolVersion::V1,
+                    )
+                    .agent_capabilities(
+                        acp::AgentCapabilities::new()
+                            .load_session(true)
+                            .prompt_capabilities(
+                                acp::PromptCapabilities::new().embedded_context(true),
+                            ),
+                    )
+                    .agent_info(
+                        acp::Implementation::new("hone", env!("CARGO_PKG_VERSION")).title("hone"),
+                    ),
                 )
             },
             agent_client_protocol::on_receive_request!(),
@@ -116,14 +120,10 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
                 let state = Arc::clone(&new_session);
                 tokio::spawn(async move {
                     let opened = state
-                        .open(
-                            Request::NewSession {
-                                model: None,
-                                cwd: Some(request.cwd.display().to_string()),
-                            },
-                            &cx,
-                            Vec::new(),
-                        )
+                        .open(Request::NewSession {
+                            model: None,
+                            cwd: Some(request.cwd.display().to_string()),
+                        })
                         .await;
                     let _ = match opened {
                         Ok((key, modes)) => {
@@ -145,15 +145,11 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
                 tokio::spawn(async move {
                     let key = request.session_id.0.to_string();
                     let opened = state
-                        .open(
-                            Request::ResumeSession {
-                                session_id: key,
-                                model: None,
-                                cwd: Some(request.cwd.display().to_string()),
-                            },
-                            &cx,
-                            Vec::new(),
-                        )
+                        .open(Request::ResumeSession {
+                            session_id: key,
+                            model: None,
+                            cwd: Some(request.cwd.display().to_string()),
+                        })
                         .await;
                     let _ = match opened {
                         Ok((key, modes)) => match state.replay(&cx, &key).await {
@@ -216,7 +212,7 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
             agent_client_protocol::on_receive_notification!(),
         )
         .connect_with(agent_client_protocol::Stdio::new(), async move |cx| {
-            let closed = cx.clone().into_raw();
+            let closed = cx.clone();
             tokio::select! {
                 () = closed.incoming_closed() => {}
                 () = pump.pump(events, cx) => {}
@@ -231,12 +227,7 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
 
 impl State {
     /// Opens (or resumes) a hone session; returns its key and the modes to offer.
-    async fn open(
-        &self,
-        request: Request,
-        _cx: &ConnectionTo<Editor>,
-        _servers: Vec<Value>,
-    ) -> Result<(String, acp::SessionModeState), RpcError> {
+    async fn open(&self, request: Request) -> Result<(String, acp::SessionModeState), RpcError> {
         let started = self.hone.call(None, request).await?;
         let key = started["session"].as_str().unwrap_or_default().to_string();
         let root = PathBuf::from(started["root"].as_str().unwrap_or_default());
@@ -314,9 +305,12 @@ impl State {
         }
         match rx.await {
             Ok(Ok(stop)) => Ok(stop),
-            Ok(Err(message)) => Err(agent_client_protocol::Error::new(-32000, message)),
+            Ok(Err(message)) => Err(agent_client_protocol::Error::new(
+                ErrorCode::INTERNAL_ERROR,
+                message,
+            )),
             Err(_) => Err(agent_client_protocol::Error::new(
-                -32603,
+                ErrorCode::INTERNAL_ERROR,
                 "the session ended during the turn",
             )),
         }

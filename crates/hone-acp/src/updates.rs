@@ -22,7 +22,6 @@ pub(crate) struct Tracker {
 #[derive(Debug, Clone, Default)]
 struct CallInfo {
     name: String,
-    paths: Vec<PathBuf>,
     /// Each edited file's content before the edit.
     before: Vec<(PathBuf, Option<String>)>,
 }
@@ -114,7 +113,6 @@ impl Tracker {
                     call_id.clone(),
                     CallInfo {
                         name: name.clone(),
-                        paths: paths.clone(),
                         before: Vec::new(),
                     },
                 );

@@ -26,11 +26,11 @@ const { pathToFileURL } = require("url");
   };
   const app = acp
     .client({ name: "hone-acp-test" })
-    .onRequest(acp.methods.client.session.requestPermission, async (params) => {
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
       out.permissions.push(params);
       return permission(params);
     })
-    .onNotification(acp.methods.client.session.update, async (params) => {
+    .onNotification(acp.methods.client.session.update, async ({ params }) => {
       updates.push(params);
     });
 
