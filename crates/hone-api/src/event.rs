@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::status::{HistoryEntry, McpServerStatus, SessionSettings, SymbolMatch};
 use crate::types::{
     ApprovedBy, CheckResult, CompactionMethod, ConflictChoice, ErrorChoice, ErrorInfo,
     LocalizedItem, RunStatus, SessionSummary, TaskKind, TrackedInfo, TurnEnd, TurnStats, UndoEntry,
@@ -374,6 +375,96 @@ pub enum Event {
         /// Files that could not be tracked, with the reason.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         skipped: Vec<String>,
+    },
+    /// Something the user should know about how the session runs (no code index, MCP
+    /// servers of an untrusted project file ignored, …); nothing stopped.
+    #[serde(rename = "warning")]
+    Warning {
+        /// One line, without a `warning:` prefix.
+        message: String,
+    },
+    /// The session's conversation so far, answering `session.history`.
+    #[serde(rename = "session.history")]
+    SessionHistory {
+        /// Oldest first.
+        entries: Vec<HistoryEntry>,
+    },
+    /// A saved session's transcript, answering `session.export`.
+    #[serde(rename = "session.exported")]
+    SessionExported {
+        /// The full id of the session.
+        session_id: String,
+        /// `markdown` or `json`.
+        format: String,
+        /// The transcript.
+        text: String,
+    },
+    /// The session's approval mode, answering `session.set_approval`.
+    #[serde(rename = "approval.mode")]
+    ApprovalMode {
+        /// `read-only`, `ask`, `auto-edit` or `full-auto`.
+        mode: String,
+    },
+    /// A message with its `@path` mentions expanded, answering `mentions.expand`.
+    #[serde(rename = "mentions.expanded")]
+    MentionsExpanded {
+        /// The text to send: the message with the attached files after it.
+        text: String,
+        /// What was attached, one line each (`src/a.rs (40 lines)`).
+        attached: Vec<String>,
+        /// Mentions that were not attached, and why.
+        problems: Vec<String>,
+    },
+    /// The project's input history, answering `history.list` and `history.add`.
+    #[serde(rename = "history.listed")]
+    InputHistory {
+        /// Oldest first.
+        entries: Vec<String>,
+    },
+    /// Where the code index stands, answering `index.status` and `index.update`.
+    #[serde(rename = "index.status")]
+    IndexStatus {
+        /// One line (`412 files indexed`, `no code index: …`).
+        status: String,
+        /// While the index is being built: how far (`indexing 40% (…)`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        progress: Option<String>,
+        /// For `index.update`: what changed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        updated: Option<String>,
+    },
+    /// Symbols whose names start with the prefix, answering `index.symbols`.
+    #[serde(rename = "index.symbols")]
+    Symbols {
+        /// Best first.
+        symbols: Vec<SymbolMatch>,
+    },
+    /// A first `AGENTS.md`, answering `project.init` (nothing is written yet).
+    #[serde(rename = "init.drafted")]
+    InstructionsDrafted {
+        /// Root-relative path it is meant for (`AGENTS.md`).
+        path: String,
+        /// The drafted content.
+        content: String,
+    },
+    /// The session's MCP servers, answering `mcp.status`; also sent unasked, without a
+    /// `request_id`, once every configured server of a new session is ready or failed.
+    #[serde(rename = "mcp.status")]
+    McpStatus {
+        /// In configuration order.
+        servers: Vec<McpServerStatus>,
+    },
+    /// The text of an MCP server's prompt, answering `mcp.prompt`.
+    #[serde(rename = "mcp.prompt")]
+    McpPrompt {
+        /// Every message of the prompt, in order.
+        text: String,
+    },
+    /// The session's effective settings, answering `settings.get`.
+    #[serde(rename = "settings")]
+    Settings {
+        /// The settings.
+        settings: SessionSettings,
     },
     /// The last event of a one-shot run (`hone exec --json`, `hone ask --json`): how it
     /// ended and what it produced. Also printed after an error that stopped the run before

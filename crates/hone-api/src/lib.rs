@@ -30,10 +30,14 @@ pub mod display;
 mod event;
 pub mod reference;
 mod request;
+pub mod rpc;
+pub mod schema;
+mod status;
 mod types;
 
 pub use event::{Event, EventFrame};
 pub use request::{Request, RequestFrame};
+pub use status::{HistoryEntry, McpServerState, McpServerStatus, SessionSettings, SymbolMatch};
 pub use types::{
     ApprovalDecision, ApprovedBy, CheckResult, CheckStatus, CompactionMethod, ConflictChoice,
     ErrorCategory, ErrorChoice, ErrorInfo, LocalizedItem, ModelPrice, RunStatus, SessionSummary,

@@ -9,8 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::{Event, EventFrame, Request, RequestFrame};
 
-const INTRO: &str = "\
-# The hone front-end protocol
+const INTRO: &str = r#"# The hone front-end protocol
 
 <!-- Generated from the types in crates/hone-api by `HONE_UPDATE_DOCS=1 cargo test -p hone-api
 --test reference`; a test fails when this file is out of date. Do not edit it by hand. -->
@@ -31,11 +30,31 @@ no `request_id`.
 request); other fields may be absent, which means the same as null or empty. Unknown fields
 must be ignored: new fields may be added.
 
+**On a wire (`hone app-server`).** The same requests and events travel as JSON-RPC 2.0
+messages, one per line on stdin and stdout. A request is a call whose `method` is the
+request's `type` and whose `params` are its other fields, plus an optional `session` (the
+id of a session the client opened or joined; default: the last one):
+`{"jsonrpc":"2.0","id":7,"method":"user.message","params":{"text":"fix the tests"}}`.
+Every call gets one response. For requests the server answers at once (`session.new`,
+`session.resume`, `session.fork`, `session.set_model` → `session.started`; `session.list`,
+`session.delete`, `session.history`, `session.export`, `mentions.expand`, `history.*`,
+`index.*`, `project.init`, `mcp.*`, `settings.get`) its `result` is the answering event;
+for requests a session works on (`user.message`, the answers, `undo.*`, `files.*`,
+`context.compact`, `file.write`, `session.set_approval`, `turn.cancel`,
+`session.shutdown`) the `result` is `null` and the session's events follow as
+notifications `{"jsonrpc":"2.0","method":"event","params":{"session":"…","request_id":"7",
+"type":"turn.started","turn":1}}`. Every client attached to a session receives all of its
+events; `request_id` is set only on the events answering that client's own calls. A
+request that fails is a JSON-RPC error: `-32700` not JSON, `-32600` not a request,
+`-32601` unknown method, `-32602` bad params, `-32001` no such session, `-32000` the
+request failed (`data` is hone's [`ErrorInfo`](#errorinfo)). The JSON Schema of every
+frame is `docs/protocol.schema.json`; [app-server.md](app-server.md) shows a session.
+
 **One-shot runs.** `hone exec --json` and `hone ask --json` print events only (their one
 request is the prompt, id `prompt`; `hone exec --file` tracks files with id `files`), ending
 with exactly one `result` event. An error that stops a run before its session starts (a bad configuration, a provider
 that cannot be built) is printed as an `error` event followed by `result`.
-";
+"#;
 
 /// The Markdown reference of every request, event and type.
 pub fn markdown() -> String {

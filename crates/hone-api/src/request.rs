@@ -112,9 +112,14 @@ pub enum Request {
         /// Use this model instead of the configured one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
+        /// Where the user is (an absolute path): the session runs in the project around
+        /// it (found as `hone` finds it). Absent: the server's project.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
     },
     /// Continue a saved session, replacing the running one. Answered by `session.started`,
-    /// or an `error` when no session matches.
+    /// or an `error` when no session matches. On `hone app-server`, a session another
+    /// client already runs is joined: both receive its events.
     #[serde(rename = "session.resume")]
     ResumeSession {
         /// A session id, a unique prefix of one, or `last` for the project's latest.
@@ -122,6 +127,9 @@ pub enum Request {
         /// Use this model instead of the one the session last used.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
+        /// Where the user is (an absolute path), as for `session.new`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
     },
     /// Copy a saved session's conversation into a new session and continue there (the
     /// original stays as it is). Answered by `session.started` (with `forked_from`).
@@ -154,4 +162,160 @@ pub enum Request {
     /// End the session (a running turn is cancelled first).
     #[serde(rename = "session.shutdown")]
     Shutdown,
+    /// The running session's conversation so far (what a face shows when it opens a saved
+    /// session). Answered by `session.history`.
+    #[serde(rename = "session.history")]
+    History,
+    /// A saved session's full transcript. Answered by `session.exported`.
+    #[serde(rename = "session.export")]
+    ExportSession {
+        /// A session id, a unique prefix of one, or `last`.
+        session_id: String,
+        /// `markdown` (the default) or `json`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        format: Option<String>,
+    },
+    /// Change the running session's approval mode (its command sandbox stays as started).
+    /// Answered by `approval.mode`.
+    #[serde(rename = "session.set_approval")]
+    SetApproval {
+        /// `read-only`, `ask`, `auto-edit` or `full-auto`.
+        mode: String,
+    },
+    /// Expand the `@path` mentions of a message (files and directory listings of the
+    /// project, within the mention budget). Answered by `mentions.expanded`.
+    #[serde(rename = "mentions.expand")]
+    ExpandMentions {
+        /// The message as typed.
+        text: String,
+    },
+    /// The project's earlier inputs, oldest first. Answered by `history.listed`.
+    #[serde(rename = "history.list")]
+    InputHistory {
+        /// At most this many of the latest (500 when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// Store one input in the project's history. Answered by `history.listed` with the
+    /// stored entry.
+    #[serde(rename = "history.add")]
+    RememberInput {
+        /// What the user typed.
+        text: String,
+    },
+    /// Where the code index stands. Answered by `index.status`.
+    #[serde(rename = "index.status")]
+    IndexStatus,
+    /// Bring the code index up to date now. Answered by `index.status`.
+    #[serde(rename = "index.update")]
+    Reindex,
+    /// Symbols from the code index whose names start with `prefix` (completion).
+    /// Answered by `index.symbols`.
+    #[serde(rename = "index.symbols")]
+    Symbols {
+        /// The start of the name.
+        prefix: String,
+        /// At most this many (20 when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// A first `AGENTS.md` for the project (languages, layout, entry points, build and test
+    /// commands), drafted, not written: send it back with `file.write`. Answered by
+    /// `init.drafted`.
+    #[serde(rename = "project.init")]
+    DraftInstructions,
+    /// The running session's MCP servers: state, tools and prompts. Answered by
+    /// `mcp.status`.
+    #[serde(rename = "mcp.status")]
+    McpStatus,
+    /// The text of a prompt of one of the session's MCP servers, to send as a message.
+    /// Answered by `mcp.prompt`.
+    #[serde(rename = "mcp.prompt")]
+    McpPrompt {
+        /// The server's configured name.
+        server: String,
+        /// The prompt's name.
+        prompt: String,
+        /// `key=value` words.
+        #[serde(default)]
+        arguments: String,
+    },
+    /// The effective settings of the running session (provider, model, approval mode,
+    /// context window, index, sandbox, price). Answered by `settings`.
+    #[serde(rename = "settings.get")]
+    Settings,
+}
+
+impl Request {
+    /// Every request's wire name, in the order of the variants.
+    pub const METHODS: [&'static str; 31] = [
+        "user.message",
+        "approval.answer",
+        "turn.cancel",
+        "error.answer",
+        "conflict.answer",
+        "file.write",
+        "undo.apply",
+        "undo.list",
+        "context.compact",
+        "files.track",
+        "files.untrack",
+        "session.new",
+        "session.resume",
+        "session.fork",
+        "session.list",
+        "session.delete",
+        "session.set_model",
+        "session.shutdown",
+        "session.history",
+        "session.export",
+        "session.set_approval",
+        "mentions.expand",
+        "history.list",
+        "history.add",
+        "index.status",
+        "index.update",
+        "index.symbols",
+        "project.init",
+        "mcp.status",
+        "mcp.prompt",
+        "settings.get",
+    ];
+
+    /// The request's wire name (its `type`, the JSON-RPC `method`).
+    pub fn method(&self) -> &'static str {
+        match self {
+            Request::UserMessage { .. } => "user.message",
+            Request::Approval { .. } => "approval.answer",
+            Request::Cancel => "turn.cancel",
+            Request::ErrorChoice { .. } => "error.answer",
+            Request::ConflictChoice { .. } => "conflict.answer",
+            Request::WriteFile { .. } => "file.write",
+            Request::Undo { .. } => "undo.apply",
+            Request::ListUndo => "undo.list",
+            Request::Compact => "context.compact",
+            Request::TrackFiles { .. } => "files.track",
+            Request::UntrackFiles { .. } => "files.untrack",
+            Request::NewSession { .. } => "session.new",
+            Request::ResumeSession { .. } => "session.resume",
+            Request::ForkSession { .. } => "session.fork",
+            Request::ListSessions { .. } => "session.list",
+            Request::DeleteSession { .. } => "session.delete",
+            Request::SetModel { .. } => "session.set_model",
+            Request::Shutdown => "session.shutdown",
+            Request::History => "session.history",
+            Request::ExportSession { .. } => "session.export",
+            Request::SetApproval { .. } => "session.set_approval",
+            Request::ExpandMentions { .. } => "mentions.expand",
+            Request::InputHistory { .. } => "history.list",
+            Request::RememberInput { .. } => "history.add",
+            Request::IndexStatus => "index.status",
+            Request::Reindex => "index.update",
+            Request::Symbols { .. } => "index.symbols",
+            Request::DraftInstructions => "project.init",
+            Request::McpStatus => "mcp.status",
+            Request::McpPrompt { .. } => "mcp.prompt",
+            Request::Settings => "settings.get",
+        }
+    }
 }

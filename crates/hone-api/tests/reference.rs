@@ -24,6 +24,23 @@ fn protocol_reference_is_up_to_date() {
 }
 
 #[test]
+fn protocol_schema_is_up_to_date() {
+    let mut generated = serde_json::to_string_pretty(&hone_api::schema::protocol_schema()).unwrap();
+    generated.push('\n');
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/protocol.schema.json");
+    if std::env::var_os("HONE_UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+        return;
+    }
+    let written = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        written == generated,
+        "docs/protocol.schema.json is out of date with crates/hone-api; regenerate it with \
+         `HONE_UPDATE_DOCS=1 cargo test -p hone-api --test reference`"
+    );
+}
+
+#[test]
 fn the_manual_names_every_event_type() {
     let manual = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/scripting.md"),

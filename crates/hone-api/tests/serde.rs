@@ -59,10 +59,14 @@ fn every_kind_of_request_round_trips() {
         Request::UntrackFiles {
             patterns: vec!["a.rs".into()],
         },
-        Request::NewSession { model: None },
+        Request::NewSession {
+            model: None,
+            cwd: None,
+        },
         Request::ResumeSession {
             session_id: "last".into(),
             model: Some("m".into()),
+            cwd: Some("/work/app".into()),
         },
         Request::ForkSession {
             session_id: "01J".into(),

@@ -197,6 +197,16 @@ pub enum Command {
     /// MCP: list the configured servers (`list`), or serve hone to MCP clients (`serve`).
     #[command(subcommand)]
     Mcp(crate::mcp_cmd::McpCommand),
+    /// Serve hone's protocol as JSON-RPC on stdin and stdout, for programs that embed hone.
+    ///
+    /// Sessions, turns, approvals and everything the terminal UI does, as requests and
+    /// events (docs/app-server.md); exits when stdin closes.
+    AppServer,
+    /// Serve hone to an editor's agent panel over the Agent Client Protocol (stdio).
+    ///
+    /// For Zed, JetBrains IDEs, Neovim (CodeCompanion) and Emacs (agent-shell); see
+    /// docs/editors.md. Exits when stdin closes.
+    Acp,
 }
 
 /// `hone ask`.

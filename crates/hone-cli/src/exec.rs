@@ -84,6 +84,9 @@ async fn start(
         crate::status_line::enable();
     }
     record.set_price(started.summary.price);
+    if let Some(mcp) = &started.mcp {
+        wait_for_mcp_servers(mcp, args.json).await;
+    }
     let (handle, mut events) = (started.handle, started.events);
     if !args.files.is_empty() {
         handle.submit(RequestFrame::new(
@@ -220,6 +223,26 @@ fn announce(started: &StartedSession, json: bool) {
     }
     for warning in &started.warnings {
         eprintln!("hone: warning: {}", display::flat(warning));
+    }
+}
+
+/// Waits until every configured MCP server is ready or failed (each within its
+/// `startup_timeout_secs`), so the first model request offers their tools; servers that
+/// failed are reported (a `mcp.status` event with `--json`, a warning on stderr).
+async fn wait_for_mcp_servers(mcp: &hone_mcp::McpClients, json: bool) {
+    mcp.settled().await;
+    let servers = hone_runtime::mcp::status(mcp);
+    for server in &servers {
+        if let Some(error) = &server.error {
+            eprintln!(
+                "hone: warning: MCP server `{}` failed to start: {} (its tools are not offered)",
+                display::flat(&server.name),
+                display::flat(error)
+            );
+        }
+    }
+    if json {
+        json_lines::print(&EventFrame::new(None, Event::McpStatus { servers }));
     }
 }
 

@@ -21,6 +21,8 @@
 //!   prints an error's one line and exits with `hone_runtime::exit_code`, one table for every
 //!   command.
 
+mod acp_cmd;
+mod app_server_cmd;
 mod approve;
 mod ask;
 mod cli;
@@ -126,6 +128,8 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Completions(args) => Ok(help_cmd::completions(&args)),
         Command::Man(args) => help_cmd::man(&args),
         Command::Mcp(command) => mcp_cmd::run(&cli.global, &command).await,
+        Command::AppServer => app_server_cmd::run(&cli.global).await,
+        Command::Acp => acp_cmd::run(&cli.global).await,
     }
 }
 

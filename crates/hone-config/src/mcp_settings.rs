@@ -31,7 +31,7 @@ use crate::load::Config;
 use crate::source::Source;
 
 /// Seconds a server gets to start and list its tools, unless configured.
-pub const DEFAULT_MCP_STARTUP_TIMEOUT_SECS: u64 = 30;
+pub const DEFAULT_MCP_STARTUP_TIMEOUT_SECS: u64 = 10;
 /// Seconds one tool call may take, unless configured.
 pub const DEFAULT_MCP_TOOL_TIMEOUT_SECS: u64 = 120;
 

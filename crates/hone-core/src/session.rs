@@ -34,6 +34,11 @@ impl SessionHandle {
         self.requests.send(frame).is_ok()
     }
 
+    /// Whether `other` sends to the same session as this handle.
+    pub fn same_session(&self, other: &SessionHandle) -> bool {
+        self.requests.same_channel(&other.requests)
+    }
+
     /// Sends a request under the next free id of this handle (`h1`, `h2`, …); returns the
     /// id, or `None` when the session has ended.
     pub fn send(&self, request: Request) -> Option<String> {
@@ -224,6 +229,24 @@ pub(crate) fn start(
     ))
 }
 
+impl Agent {
+    /// Switches the approval mode (`session.set_approval`); the command sandbox stays as
+    /// the session started.
+    fn set_approval(&mut self, mode: &str) {
+        match mode.parse::<hone_policy::ApprovalMode>() {
+            Ok(mode) => {
+                self.permissions.set_mode(mode);
+                self.emit(Event::ApprovalMode {
+                    mode: mode.as_str().to_string(),
+                });
+            }
+            Err(error) => self.emit(Event::Error {
+                error: crate::api::error_info(HoneError::validation(error.to_string())),
+            }),
+        }
+    }
+}
+
 /// Where the answers a running turn waits for go.
 struct Choices {
     approvals: mpsc::UnboundedSender<(String, ApprovalDecision)>,
@@ -255,6 +278,19 @@ async fn route_requests(
                 let _ = queue.send(frame);
             }
             Request::UserMessage { .. }
+            | Request::SetApproval { .. }
+            | Request::History
+            | Request::ExportSession { .. }
+            | Request::ExpandMentions { .. }
+            | Request::InputHistory { .. }
+            | Request::RememberInput { .. }
+            | Request::IndexStatus
+            | Request::Reindex
+            | Request::Symbols { .. }
+            | Request::DraftInstructions
+            | Request::McpStatus
+            | Request::McpPrompt { .. }
+            | Request::Settings
             | Request::WriteFile { .. }
             | Request::Undo { .. }
             | Request::ListUndo
@@ -287,6 +323,7 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
     });
     while let Some(frame) = queue.recv().await {
         agent.request_id = Some(frame.id);
+        let frame_method = frame.request.method();
         match frame.request {
             Request::UserMessage { text } => agent.run_turn(text).await,
             Request::WriteFile { path, content } => agent.write_for_user(path, content).await,
@@ -308,16 +345,30 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
                 agent.save_context();
             }
             Request::Shutdown => break,
+            Request::SetApproval { mode } => agent.set_approval(&mode),
             Request::NewSession { .. }
             | Request::ResumeSession { .. }
             | Request::ForkSession { .. }
             | Request::ListSessions { .. }
             | Request::DeleteSession { .. }
-            | Request::SetModel { .. } => agent.emit(Event::Error {
-                error: crate::api::error_info(HoneError::validation(
-                    "session.* requests go to the session manager that started this session, \
-                     not to the session",
-                )),
+            | Request::SetModel { .. }
+            | Request::History
+            | Request::ExportSession { .. }
+            | Request::ExpandMentions { .. }
+            | Request::InputHistory { .. }
+            | Request::RememberInput { .. }
+            | Request::IndexStatus
+            | Request::Reindex
+            | Request::Symbols { .. }
+            | Request::DraftInstructions
+            | Request::McpStatus
+            | Request::McpPrompt { .. }
+            | Request::Settings => agent.emit(Event::Error {
+                error: crate::api::error_info(HoneError::validation(format!(
+                    "`{}` goes to the server that started this session (hone-server), not \
+                     to the session",
+                    frame_method
+                ))),
             }),
             Request::Cancel
             | Request::Approval { .. }

@@ -54,6 +54,8 @@ pub mod sessions;
 pub mod undo;
 
 pub use error::{RuntimeError, model_error, store_error};
+pub use hone_core::SessionHandle;
+pub use hone_memory::SessionInfo as SavedSessionInfo;
 pub use hone_tools::project::ProjectPlace;
 pub use index::{CodeIndex, IndexProgress};
 pub use interaction::{IndexChoice, Interaction, Unattended};

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use hone_api::{McpServerState, McpServerStatus};
 use hone_config::Config;
 use hone_mcp::{AgentSession, AgentSessions, McpClients};
 use hone_tools::command::CommandSetup;
@@ -23,6 +24,30 @@ pub(crate) fn start_servers(
 ) -> Option<McpClients> {
     let servers = config.mcp_settings().servers;
     (!servers.is_empty()).then(|| McpClients::start(servers, root, commands.clone()))
+}
+
+/// The MCP servers' report in the protocol's terms.
+pub fn status(clients: &McpClients) -> Vec<McpServerStatus> {
+    clients
+        .report()
+        .into_iter()
+        .map(|server| {
+            let (state, error) = match server.state {
+                hone_mcp::ServerState::Disabled => (McpServerState::Disabled, None),
+                hone_mcp::ServerState::Starting => (McpServerState::Starting, None),
+                hone_mcp::ServerState::Ready => (McpServerState::Ready, None),
+                hone_mcp::ServerState::Failed(why) => (McpServerState::Failed, Some(why)),
+            };
+            McpServerStatus {
+                name: server.name,
+                target: server.target,
+                state,
+                error,
+                tools: server.tools,
+                prompts: server.prompts,
+            }
+        })
+        .collect()
 }
 
 /// The servers as a session's tool source.

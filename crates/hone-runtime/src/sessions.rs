@@ -144,6 +144,33 @@ impl SessionManager {
         })
     }
 
+    /// The full id of the project's session `id` (a unique start of one, or `last`).
+    pub fn resolve(&self, id: &str) -> Result<String, RuntimeError> {
+        self.with_store(|store| Ok(self.existing(store, id)?.id))
+    }
+
+    /// The conversation of the project's session `id`, repaired as a resumed session
+    /// sees it.
+    pub fn messages(&self, id: &str) -> Result<Vec<Message>, RuntimeError> {
+        self.with_store(|store| {
+            let session = self.existing(store, id)?;
+            Ok(hone_memory::resume_history(store.messages(&session.id)?))
+        })
+    }
+
+    /// The transcript of the project's session `id` as `format` (`markdown` or `json`),
+    /// with the session's full id.
+    pub fn export(&self, id: &str, format: &str) -> Result<(String, String), RuntimeError> {
+        let format: hone_memory::ExportFormat = format
+            .parse()
+            .map_err(|message: String| HoneError::validation(message))?;
+        self.with_store(|store| {
+            let session = self.existing(store, id)?;
+            let text = store.export(&session.id, format)?;
+            Ok((session.id, text))
+        })
+    }
+
     /// The project's earlier inputs, oldest first.
     pub fn input_history(&self, limit: usize) -> Result<Vec<String>, RuntimeError> {
         self.with_store(|store| {

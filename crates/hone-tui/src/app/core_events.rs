@@ -242,10 +242,32 @@ impl App {
             Event::EditConflict {
                 message, choices, ..
             } => self.offer_conflict_choices(message, &choices),
-            // Sessions are listed and deleted through the `Host`; `result` ends one-shot runs.
+            Event::Warning { message } => self.warn(message),
+            Event::McpStatus { servers } => {
+                for server in servers {
+                    if let Some(error) = server.error {
+                        self.warn(format!(
+                            "MCP server `{}` failed to start: {error}",
+                            server.name
+                        ));
+                    }
+                }
+            }
+            Event::ApprovalMode { mode } => self.options.session.approval = mode,
+            // Sessions are listed and deleted through the `Host`; `result` ends one-shot runs;
+            // the other answers are for clients of hone-server.
             Event::ChecksStarted { .. }
             | Event::SessionList { .. }
             | Event::SessionDeleted { .. }
+            | Event::SessionHistory { .. }
+            | Event::SessionExported { .. }
+            | Event::MentionsExpanded { .. }
+            | Event::InputHistory { .. }
+            | Event::IndexStatus { .. }
+            | Event::Symbols { .. }
+            | Event::InstructionsDrafted { .. }
+            | Event::McpPrompt { .. }
+            | Event::Settings { .. }
             | Event::Result { .. } => {}
             Event::AttemptCompleted { .. } => {
                 if let Some(line) = hone_runtime::report::events::notice(&event) {

@@ -1,0 +1,24 @@
+//! `hone app-server`: hone-server's JSON-RPC protocol on stdin and stdout, for programs
+//! that embed hone (docs/app-server.md).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use hone_protocol::HoneError;
+use hone_runtime::{RuntimeOptions, Unattended};
+use hone_server::Server;
+
+use crate::cli::GlobalArgs;
+
+/// Serves until stdin closes; then the sessions are shut down and stored.
+pub(crate) async fn run(global: &GlobalArgs) -> Result<ExitCode, HoneError> {
+    let place = crate::place(global)?;
+    let mut options = RuntimeOptions::from_process(place.root, crate::overrides(global));
+    options.working_dir = Some(place.working_dir);
+    // stdin and stdout carry the protocol: the runtime never asks, warnings go to the log.
+    let server = Server::open(options, Arc::new(Unattended))?;
+    hone_server::serve_stdio(server, tokio::io::stdin(), tokio::io::stdout())
+        .await
+        .map_err(|error| HoneError::config(format!("app-server: {error}")))?;
+    Ok(ExitCode::SUCCESS)
+}
