@@ -194,11 +194,13 @@ impl ServerMessage {
 }
 
 /// Reads one line of a client's input as a call; a line that is not a valid call is the
-/// error response to send back.
-pub fn decode_call(line: &str) -> Result<Call, ServerMessage> {
-    let refuse = |id: Option<RpcId>, code: i64, message: String| ServerMessage::Response {
-        id,
-        outcome: Err(RpcError::new(code, message)),
+/// error response to send back (boxed: a server message can carry a whole event).
+pub fn decode_call(line: &str) -> Result<Call, Box<ServerMessage>> {
+    let refuse = |id: Option<RpcId>, code: i64, message: String| {
+        Box::new(ServerMessage::Response {
+            id,
+            outcome: Err(RpcError::new(code, message)),
+        })
     };
     let value: Value = serde_json::from_str(line)
         .map_err(|error| refuse(None, RpcError::PARSE_ERROR, format!("not JSON: {error}")))?;
@@ -306,7 +308,7 @@ mod tests {
     use crate::Event;
 
     fn error_of(line: &str) -> RpcError {
-        match decode_call(line) {
+        match decode_call(line).map_err(|refusal| *refusal) {
             Err(ServerMessage::Response {
                 outcome: Err(error),
                 ..
