@@ -193,12 +193,31 @@ impl ServerMessage {
     }
 }
 
-/// Reads one line of a client's input as a call; a line that is not a valid call is the
-/// error response to send back.
-pub fn decode_call(line: &str) -> Result<Call, ServerMessage> {
-    let refuse = |id: Option<RpcId>, code: i64, message: String| ServerMessage::Response {
+/// A line that is not a valid call: the error to answer it with, under its id when it had
+/// a readable one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The call's id, when it could be read.
+    pub id: Option<RpcId>,
+    /// What is wrong with it.
+    pub error: Box<RpcError>,
+}
+
+impl From<Refusal> for ServerMessage {
+    fn from(refusal: Refusal) -> Self {
+        ServerMessage::Response {
+            id: refusal.id,
+            outcome: Err(*refusal.error),
+        }
+    }
+}
+
+/// Reads one line of a client's input as a call; a line that is not a valid call is
+/// refused with the error to send back.
+pub fn decode_call(line: &str) -> Result<Call, Refusal> {
+    let refuse = |id: Option<RpcId>, code: i64, message: String| Refusal {
         id,
-        outcome: Err(RpcError::new(code, message)),
+        error: Box::new(RpcError::new(code, message)),
     };
     let value: Value = serde_json::from_str(line)
         .map_err(|error| refuse(None, RpcError::PARSE_ERROR, format!("not JSON: {error}")))?;
@@ -307,10 +326,7 @@ mod tests {
 
     fn error_of(line: &str) -> RpcError {
         match decode_call(line) {
-            Err(ServerMessage::Response {
-                outcome: Err(error),
-                ..
-            }) => error,
+            Err(refusal) => *refusal.error,
             other => panic!("{other:?}"),
         }
     }
@@ -347,14 +363,11 @@ mod tests {
 
     #[test]
     fn an_unreadable_id_is_answered_under_null() {
-        let line = ServerMessage::Response {
-            id: None,
-            outcome: Err(RpcError::new(RpcError::PARSE_ERROR, "not JSON")),
-        }
-        .to_line();
+        let refusal = decode_call("{oops").unwrap_err();
+        let line = ServerMessage::from(refusal).to_line();
         assert_eq!(
             line,
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not JSON"}}"#
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not JSON: key must be a string at line 1 column 2"}}"#
         );
     }
 
