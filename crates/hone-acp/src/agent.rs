@@ -380,10 +380,10 @@ impl State {
                         Event::TurnFailed { error, .. } => Some(Err(error.message.clone())),
                         _ => None,
                     };
-                    if let (Some(outcome), Some(id)) = (outcome, request_id) {
-                        if let Some(waiting) = lock(&self.turns).remove(&id) {
-                            let _ = waiting.send(outcome);
-                        }
+                    if let (Some(outcome), Some(id)) = (outcome, request_id)
+                        && let Some(waiting) = lock(&self.turns).remove(&id)
+                    {
+                        let _ = waiting.send(outcome);
                     }
                 }
             }

@@ -193,14 +193,31 @@ impl ServerMessage {
     }
 }
 
-/// Reads one line of a client's input as a call; a line that is not a valid call is the
-/// error response to send back (boxed: a server message can carry a whole event).
-pub fn decode_call(line: &str) -> Result<Call, Box<ServerMessage>> {
-    let refuse = |id: Option<RpcId>, code: i64, message: String| {
-        Box::new(ServerMessage::Response {
-            id,
-            outcome: Err(RpcError::new(code, message)),
-        })
+/// A line that is not a valid call: the error to answer it with, under its id when it had
+/// a readable one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The call's id, when it could be read.
+    pub id: Option<RpcId>,
+    /// What is wrong with it.
+    pub error: Box<RpcError>,
+}
+
+impl From<Refusal> for ServerMessage {
+    fn from(refusal: Refusal) -> Self {
+        ServerMessage::Response {
+            id: refusal.id,
+            outcome: Err(*refusal.error),
+        }
+    }
+}
+
+/// Reads one line of a client's input as a call; a line that is not a valid call is
+/// refused with the error to send back.
+pub fn decode_call(line: &str) -> Result<Call, Refusal> {
+    let refuse = |id: Option<RpcId>, code: i64, message: String| Refusal {
+        id,
+        error: Box::new(RpcError::new(code, message)),
     };
     let value: Value = serde_json::from_str(line)
         .map_err(|error| refuse(None, RpcError::PARSE_ERROR, format!("not JSON: {error}")))?;
@@ -308,11 +325,8 @@ mod tests {
     use crate::Event;
 
     fn error_of(line: &str) -> RpcError {
-        match decode_call(line).map_err(|refusal| *refusal) {
-            Err(ServerMessage::Response {
-                outcome: Err(error),
-                ..
-            }) => error,
+        match decode_call(line) {
+            Err(refusal) => *refusal.error,
             other => panic!("{other:?}"),
         }
     }
@@ -349,14 +363,11 @@ mod tests {
 
     #[test]
     fn an_unreadable_id_is_answered_under_null() {
-        let line = ServerMessage::Response {
-            id: None,
-            outcome: Err(RpcError::new(RpcError::PARSE_ERROR, "not JSON")),
-        }
-        .to_line();
+        let refusal = decode_call("{oops").unwrap_err();
+        let line = ServerMessage::from(refusal).to_line();
         assert_eq!(
             line,
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not JSON"}}"#
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not JSON: key must be a string at line 1 column 2"}}"#
         );
     }
 

@@ -84,7 +84,6 @@ async fn a_session_and_a_turn_over_stdio() {
             }
         }
         seen.insert("events".into(), Value::Array(events));
-        drop(send);
         drop(stdin);
         let rest: Vec<Value> = lines.collect();
         seen.insert("after_close".into(), Value::Array(rest));

@@ -141,7 +141,8 @@ async fn exec_lists_calls_and_feeds_back_tools_of_the_reference_servers() {
         &root,
         &format!(
             "[mcp_servers.everything]\ncommand = \"node\"\nargs = [{everything:?}, \"stdio\"]\n\n\
-             [mcp_servers.fs]\ncommand = \"node\"\nargs = [{fs:?}, {root:?}]\ninclude = [\"read_*\", \"list_*\"]\n",
+             [mcp_servers.fs]\ncommand = \"node\"\nargs = [{fs:?}, {root:?}]\ninclude = [\"read_*\", \"list_*\"]\n\n\
+             [mcp_servers.missing]\ncommand = \"/nonexistent/hone-test-mcp-server\"\n",
             everything = modules
                 .join("@modelcontextprotocol/server-everything/dist/index.js")
                 .display()
@@ -176,7 +177,34 @@ async fn exec_lists_calls_and_feeds_back_tools_of_the_reference_servers() {
     assert!(calls[1].1.contains("[image: image/png"), "{calls:?}");
     assert!(calls[2].1.contains("heron") && !calls[2].2, "{calls:?}");
 
+    // exec waited for the servers: the first request already offers their tools, and the
+    // server that could not start is named.
     let requests = server.requests();
+    let first = requests[0].json();
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"everything__echo"), "{tools:?}");
+    assert!(tools.contains(&"fs__read_text_file"), "{tools:?}");
+    assert!(
+        stderr.contains("MCP server `missing` failed to start"),
+        "{stderr}"
+    );
+    let status = events(&output)
+        .into_iter()
+        .find(|event| event["type"] == "mcp.status")
+        .expect("an mcp.status event");
+    let missing = status["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|server| server["name"] == "missing")
+        .unwrap();
+    assert_eq!(missing["state"], "failed", "{status}");
+    assert!(missing["error"].is_string(), "{status}");
     // Listed with their schemas once the servers were ready; the filter left out writes.
     let second = requests[1].json();
     let tools: Vec<&str> = second["tools"]

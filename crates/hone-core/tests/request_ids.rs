@@ -165,7 +165,7 @@ async fn session_requests_are_refused_by_a_session_with_their_id() {
         panic!("expected an error, got {answer:?}");
     };
     assert!(
-        error.message.contains("session manager"),
+        error.message.contains("goes to the server"),
         "{}",
         error.message
     );

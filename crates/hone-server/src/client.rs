@@ -117,11 +117,14 @@ impl Connection {
     }
 }
 
+/// Calls waiting for their responses, by id.
+type Pending = Arc<Mutex<HashMap<RpcId, oneshot::Sender<Result<Value, RpcError>>>>>;
+
 /// A client in the same process, with typed calls: each call returns its response, and
 /// the events of the client's sessions arrive on the receiver [`Client::connect`] returns.
 pub struct Client {
     connection: Connection,
-    pending: Arc<Mutex<HashMap<RpcId, oneshot::Sender<Result<Value, RpcError>>>>>,
+    pending: Pending,
     next: AtomicU64,
 }
 
@@ -129,7 +132,7 @@ impl Client {
     /// Connects to `server`.
     pub fn connect(server: &Arc<Server>) -> (Self, mpsc::UnboundedReceiver<SessionEvent>) {
         let (connection, mut messages) = server.connect();
-        let pending: Arc<Mutex<HashMap<RpcId, oneshot::Sender<_>>>> = Arc::default();
+        let pending: Pending = Arc::default();
         let (events_tx, events) = mpsc::unbounded_channel();
         let routes = Arc::clone(&pending);
         tokio::spawn(async move {

@@ -32,7 +32,7 @@ where
             Ok(Some(line)) if line.trim().is_empty() => {}
             Ok(Some(line)) => match decode_call(&line) {
                 Ok(call) => connection.handle(call),
-                Err(refusal) => connection.send(*refusal),
+                Err(refusal) => connection.send(refusal.into()),
             },
             Ok(None) => break Ok(()),
             Err(error) => break Err(error),
