@@ -291,7 +291,8 @@ async fn without_a_terminal_ask_mode_leaves_a_command_s_changes_unapplied() {
         &["--approval", "ask"],
     )
     .await;
-    finished(&output);
+    // The change was proposed and not applied: exit code 12 (`not_applied`).
+    assert_eq!(output.status.code(), Some(12), "{}", text(&output.stdout));
     assert_eq!(read(root, "src/a.txt"), "hello\n");
     let said = command_output(&output);
     assert!(

@@ -126,7 +126,9 @@ async fn exec(
             "--approval",
             "full-auto",
             "--json",
-            "use the tools",
+            // Not a change request ("use …" would be one, and a turn that changed nothing
+            // then exits 11).
+            "Call the tools and tell me what they return.",
         ],
     )
     .await
@@ -166,7 +168,12 @@ async fn exec_lists_calls_and_feeds_back_tools_of_the_reference_servers() {
     }
     let output = exec(&root, &config, &server, &[]).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "stderr: {stderr}");
+    assert!(
+        output.status.success(),
+        "{:?} stderr: {stderr}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout)
+    );
     let calls = completed(&events(&output));
     assert_eq!(calls.len(), 3, "{calls:?}");
     assert_eq!(calls[0].0, "everything__echo");
@@ -426,7 +433,12 @@ async fn a_server_that_exits_hangs_or_floods_is_reported_and_restarted() {
     let node_path = modules.display().to_string();
     let output = exec(&root, &config, &server, &[("NODE_PATH", &node_path)]).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "stderr: {stderr}");
+    assert!(
+        output.status.success(),
+        "{:?} stderr: {stderr}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout)
+    );
     let calls = completed(&events(&output));
     assert_eq!(calls.len(), 5, "{calls:?}");
     assert!(
