@@ -48,7 +48,7 @@ impl Agent {
             let failures = if passed {
                 Vec::new()
             } else {
-                self.checks.last_failures().to_vec()
+                self.checks.failure_lines().to_vec()
             };
             let last = self.attempt >= allowed || cancel.is_cancelled();
             if passed || last || edits == 0 || !self.roll_back(edits, &paths) {
@@ -116,7 +116,7 @@ impl Agent {
         // One line per failing check: the full report showed the rolled-back code.
         let told: Vec<String> = self
             .checks
-            .last_failures()
+            .failure_lines()
             .iter()
             .map(|line| format!("- {line}"))
             .collect();

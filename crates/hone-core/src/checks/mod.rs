@@ -225,7 +225,7 @@ impl CheckState {
     }
 
     /// One line per failing check of the last run (`name: first error line`).
-    pub(crate) fn last_failures(&self) -> &[String] {
+    pub(crate) fn failure_lines(&self) -> &[String] {
         &self.failure_lines
     }
 
