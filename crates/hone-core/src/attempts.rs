@@ -48,7 +48,7 @@ impl Agent {
             let failures = if passed {
                 Vec::new()
             } else {
-                self.checks.last_failures().0.to_vec()
+                self.checks.failure_lines().to_vec()
             };
             let last = self.attempt >= allowed || cancel.is_cancelled();
             if passed || last || edits == 0 || !self.roll_back(edits, &paths) {
@@ -113,12 +113,19 @@ impl Agent {
     fn start_fresh_attempt_after_rollback(&mut self, allowed: u32) {
         self.checks.start_attempt();
         let failed = self.attempt - 1;
-        let told = self.checks.last_failures().1.join("\n");
+        // One line per failing check: the full report showed the rolled-back code.
+        let told: Vec<String> = self
+            .checks
+            .failure_lines()
+            .iter()
+            .map(|line| format!("- {line}"))
+            .collect();
         let note = format!(
             "{} Attempt {failed} of {allowed} did not pass the checks, so hone rolled it back: \
-             the files are exactly as they were before it. What the checks said:\n{told}\n\
+             the files are exactly as they were before it. What failed:\n{}\n\
              Make a different change this time.",
-            hone_context::HONE_NOTE_PREFIX
+            hone_context::HONE_NOTE_PREFIX,
+            told.join("\n")
         );
         match self.flow.guided_mut() {
             Some(step) => {

@@ -9,6 +9,7 @@ use hone_api::{Event, TaskKind, TurnEnd};
 /// A point in the turn's changes (see [`TurnChanges::mark`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ChangeMark {
+    proposed: bool,
     edits: usize,
     paths: usize,
 }
@@ -54,6 +55,7 @@ impl TurnChanges {
     pub(crate) fn mark(&self) -> ChangeMark {
         let seen = self.seen();
         ChangeMark {
+            proposed: seen.proposed,
             edits: seen.edits,
             paths: seen.paths.len(),
         }
@@ -72,6 +74,7 @@ impl TurnChanges {
     /// they had not been made.
     pub(crate) fn roll_back_to(&self, mark: ChangeMark) {
         let mut seen = self.seen();
+        seen.proposed = mark.proposed;
         seen.edits = mark.edits;
         seen.paths.truncate(mark.paths);
         seen.applied = mark.edits > 0;
@@ -153,6 +156,7 @@ mod tests {
     fn the_changes_since_a_mark_are_counted_and_can_be_forgotten() {
         let changes = TurnChanges::default();
         let start = changes.mark();
+        changes.observe(&proposed());
         changes.observe(&applied());
         changes.observe(&Event::DiffApplied {
             call_id: "c2".into(),

@@ -347,3 +347,55 @@ async fn an_answer_without_code_while_the_checks_fail_takes_a_repair_round() {
             .contains("export function sub() {}")
     );
 }
+
+#[tokio::test]
+async fn a_guided_attempt_that_fails_its_checks_is_rolled_back_and_asked_afresh() {
+    let checks = hone_core::ChecksConfig {
+        run_tests: true,
+        max_repair_rounds: 0,
+        attempts: 2,
+        ..hone_core::ChecksConfig::default()
+    };
+    let sub = "export function sub(a: number, b: number): number {\n  return a - b;\n}\n";
+    let mut h = guided_harness(
+        vec![adding("export function minus() {}\n"), adding(sub)],
+        checks,
+    )
+    .await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertTrue('function sub' in f.read())\n",
+    )
+    .unwrap();
+    let events = h
+        .turn("The tests fail: sub is missing next to add() in src/math.ts. Fix it.")
+        .await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    let attempts: Vec<(u32, bool, Vec<String>)> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::AttemptCompleted {
+                attempt,
+                passed,
+                rolled_back,
+                ..
+            } => Some((*attempt, *passed, rolled_back.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        attempts,
+        [
+            (1, false, vec!["src/math.ts".to_string()]),
+            (2, true, Vec::new())
+        ]
+    );
+    // The first answer is gone: the file holds the original code and the second answer.
+    let math = std::fs::read_to_string(h.root.join("src/math.ts")).unwrap();
+    assert_eq!(math, format!("{MATH_TS}{sub}"));
+    // The fresh attempt asked the request again, without the failed answer.
+    let fresh = h.request(1).to_string();
+    assert!(fresh.contains("rolled it back"), "{fresh}");
+    assert!(!fresh.contains("minus"), "{fresh}");
+    assert!(h.request(1)["temperature"].as_f64().is_some());
+}

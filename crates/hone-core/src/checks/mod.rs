@@ -225,10 +225,9 @@ impl CheckState {
         self.reproduced && self.config.enabled
     }
 
-    /// What the checks said of the last attempt: one line per failing check, and what the
-    /// model was told.
-    pub(crate) fn last_failures(&self) -> (&[String], &[String]) {
-        (&self.failure_lines, &self.last_failures)
+    /// One line per failing check of the last run (`name: first error line`).
+    pub(crate) fn failure_lines(&self) -> &[String] {
+        &self.failure_lines
     }
 
     /// The project files the failing tests run before this turn lead to, best first.
@@ -521,9 +520,8 @@ impl Agent {
             &whole,
             &check.source_dirs,
         );
-        result.detail = report
-            .summary
-            .clone()
+        result.detail = requested::verdict(&whole)
+            .or_else(|| report.summary.clone())
             .unwrap_or_else(|| report::first_error_line(&output.content));
         CheckRun {
             result,

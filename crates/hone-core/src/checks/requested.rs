@@ -71,12 +71,7 @@ impl Agent {
                 }),
             });
             let run = self.run_check(&[], &check, cancel).await;
-            let output_line = run
-                .output
-                .lines()
-                .find(|line| line.starts_with("hone check"))
-                .unwrap_or("")
-                .to_string();
+            let output_line = verdict(&run.output).unwrap_or_default();
             let (text, kept) = match (run.result.status, run.exit_code) {
                 (CheckStatus::Skipped, _) => (format!("not run: {}", run.result.detail), false),
                 (CheckStatus::Passed, _) => (
@@ -136,4 +131,13 @@ impl Agent {
             reproduced.join("\n")
         ))
     }
+}
+
+/// The line a request check prints about the call (`hone check failed: add(2, 3) returned
+/// 6, expected 5`), when `output` is a request check's.
+pub(super) fn verdict(output: &str) -> Option<String> {
+    output
+        .lines()
+        .find(|line| line.starts_with("hone check"))
+        .map(str::to_string)
 }
