@@ -105,6 +105,8 @@ impl fmt::Display for RpcError {
     }
 }
 
+impl std::error::Error for RpcError {}
+
 /// One decoded call: the request, the session it is for, and the id to answer under
 /// (`None`: a JSON-RPC notification, answered by nothing but its events).
 #[derive(Debug, Clone, PartialEq)]
