@@ -10,6 +10,7 @@
 //! seed = 42                     # the first request's; each later one uses the next
 //! constrained_tools = true      # tool calls constrained to the offered tools' schemas
 //! speculative_decoding = true   # drafts from the context verified in batches (same answers)
+//! prompt_cache = true           # the prompt's stable start kept on disk for the next run
 //! ```
 //!
 //! Every key is optional; unset keys use the local provider's own defaults. The user file
@@ -48,6 +49,9 @@ pub struct LocalSettings {
     /// Whether drafts from the context are verified in batches (speculative decoding;
     /// the answers are the same, only faster when they repeat the context).
     pub speculative_decoding: Option<bool>,
+    /// Whether the keys and values of the prompt's stable start (system prompt, tools,
+    /// repository map) are kept on disk, so the next process reads them back.
+    pub prompt_cache: Option<bool>,
 }
 
 /// `[local]` as written in a file; spans locate values for error messages.
@@ -62,6 +66,7 @@ pub(crate) struct LocalSection {
     model: Option<Spanned<String>>,
     constrained_tools: Option<bool>,
     speculative_decoding: Option<bool>,
+    prompt_cache: Option<bool>,
 }
 
 /// The accepted ranges, for validation and messages.
@@ -138,6 +143,7 @@ pub(crate) struct LocalLayers {
     pub(crate) model: Option<Sourced<String>>,
     constrained_tools: Option<Sourced<bool>>,
     speculative_decoding: Option<Sourced<bool>>,
+    prompt_cache: Option<Sourced<bool>>,
 }
 
 /// The largest `context_size` an untrusted project may set when the user chose none: the
@@ -192,6 +198,9 @@ impl LocalLayers {
         if let Some(value) = section.speculative_decoding {
             self.speculative_decoding = Some(Sourced::new(value, source.clone()));
         }
+        if let Some(value) = section.prompt_cache {
+            self.prompt_cache = Some(Sourced::new(value, source.clone()));
+        }
         if let Some(value) = section.model {
             let model = value.into_inner().trim().to_string();
             self.model = Some(Sourced::new(model, source.clone()));
@@ -209,6 +218,7 @@ impl LocalLayers {
             model: self.model.as_ref().map(|value| value.value.clone()),
             constrained_tools: self.constrained_tools.as_ref().map(|value| value.value),
             speculative_decoding: self.speculative_decoding.as_ref().map(|value| value.value),
+            prompt_cache: self.prompt_cache.as_ref().map(|value| value.value),
         }
     }
 
@@ -239,6 +249,7 @@ impl LocalLayers {
         push("seed", text(&self.seed));
         push("constrained_tools", text(&self.constrained_tools));
         push("speculative_decoding", text(&self.speculative_decoding));
+        push("prompt_cache", text(&self.prompt_cache));
     }
 }
 
@@ -275,7 +286,7 @@ mod tests {
         let source = Source::UserFile("/u.toml".into());
         layers.merge(section, &source);
         let later = parse(
-            "[local]\nthreads = 2\nseed = 9\nconstrained_tools = false\nspeculative_decoding = false\n",
+            "[local]\nthreads = 2\nseed = 9\nconstrained_tools = false\nspeculative_decoding = false\nprompt_cache = false\n",
         )
         .unwrap();
         layers.merge(later, &Source::ProjectFile("/p.toml".into()));
@@ -287,6 +298,7 @@ mod tests {
         assert_eq!(settings.context_size, None);
         assert_eq!(settings.constrained_tools, Some(false));
         assert_eq!(settings.speculative_decoding, Some(false));
+        assert_eq!(settings.prompt_cache, Some(false));
         let mut values = Vec::new();
         layers.show(&mut values);
         let threads = values.iter().find(|value| value.key == "threads").unwrap();

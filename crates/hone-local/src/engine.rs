@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::draft::{DraftPlanner, lookup};
 use crate::guide::{Guidance, ToolGuide};
 use crate::model::{MAX_VERIFY_ROWS, Transformer};
+use crate::prompt_cache::PromptCache;
 use crate::sampler::Sampler;
 use crate::template::ChatTemplate;
 use crate::tokenizer::ModelTokenizer;
@@ -28,6 +29,9 @@ pub struct GenerationStats {
     pub reused_tokens: usize,
     /// Prompt tokens computed for this request (`prompt_tokens - reused_tokens`).
     pub computed_tokens: usize,
+    /// Of the reused tokens, those whose keys and values were read from the prompt cache
+    /// on disk (a prompt start an earlier process computed).
+    pub disk_tokens: usize,
     /// Tokens generated (stop tokens not counted).
     pub generated_tokens: usize,
     /// Time spent reading the prompt.
@@ -92,6 +96,9 @@ pub(crate) struct Job<'a> {
     pub(crate) stops: &'a [u32],
     /// The constraint on tool calls, if any.
     pub(crate) guide: Option<ToolGuide>,
+    /// How many of the prompt's first tokens are its stable start (the system prompt
+    /// with the tools), worth keeping on disk for later processes; 0 for none.
+    pub(crate) stable_start: usize,
 }
 
 /// A loaded model file: the parts requests only read, and the engine they take turns on.
@@ -114,7 +121,17 @@ pub(crate) struct Engine {
     last: GenerationStats,
     /// Draft lengths for speculative decoding, from the pass times measured so far.
     planner: DraftPlanner,
+    /// Prompt starts kept on disk between processes, if enabled.
+    prompt_cache: Option<PromptCache>,
 }
+
+/// A stored prompt start is read from disk only when it saves this many more tokens than
+/// the in-memory cache (reading costs a little too).
+const MIN_DISK_GAIN: usize = 64;
+/// Prompt starts shorter than this are not worth a file.
+const MIN_STORED_START: usize = 128;
+/// Most bytes the prompt cache of one model keeps on disk.
+const PROMPT_CACHE_BUDGET: u64 = 2 << 30;
 
 impl Loaded {
     /// Reads a GGUF file: metadata, tokenizer, chat template and weights.
@@ -164,12 +181,20 @@ impl Loaded {
             .thread_name(|index| format!("hone-local-{index}"))
             .build()
             .map_err(LocalError::inference)?;
+        let prompt_cache = options.prompt_cache.as_deref().and_then(|root| {
+            PromptCache::open(root, path, model.cache_geometry(), PROMPT_CACHE_BUDGET)
+                .inspect_err(|error| {
+                    tracing::warn!(dir = %root.display(), %error, "the prompt cache is off: its directory is not usable");
+                })
+                .ok()
+        });
         let engine = Engine {
             model,
             cached: Vec::new(),
             pool: Arc::new(pool),
             last: GenerationStats::default(),
             planner: DraftPlanner::new(MAX_VERIFY_ROWS - 1),
+            prompt_cache,
         };
         Ok(Self {
             tokenizer,
@@ -229,6 +254,7 @@ impl Engine {
             prompt,
             stops,
             mut guide,
+            stable_start,
         } = job;
         let context_size = settings.context_size.min(self.model.max_positions());
         if prompt.is_empty() || prompt.len() >= context_size {
@@ -247,6 +273,7 @@ impl Engine {
         };
         let started = Instant::now();
         let logits = self.read_prompt(prompt, settings.prompt_batch, cancel, &mut stats)?;
+        self.store_start(&prompt[..stable_start.min(prompt.len())]);
         stats.prompt_time = started.elapsed();
         self.last = stats;
 
@@ -381,6 +408,7 @@ impl Engine {
         tracing::debug!(
             prompt = stats.prompt_tokens,
             reused = stats.reused_tokens,
+            from_disk = stats.disk_tokens,
             prompt_ms = stats.prompt_time.as_millis() as u64,
             generated = stats.generated_tokens,
             decode_ms = stats.decode_time.as_millis() as u64,
@@ -404,7 +432,11 @@ impl Engine {
         stats: &mut GenerationStats,
     ) -> Result<Vec<f32>, LocalError> {
         // At least the last prompt token is computed: its logits start the answer.
-        let reuse = common_prefix(&self.cached, prompt).min(prompt.len() - 1);
+        let mut reuse = common_prefix(&self.cached, prompt).min(prompt.len() - 1);
+        if let Some(loaded) = self.load_start(prompt, reuse) {
+            stats.disk_tokens = loaded;
+            reuse = loaded;
+        }
         self.model.truncate_cache(reuse);
         self.cached.truncate(reuse);
         stats.reused_tokens = reuse;
@@ -423,6 +455,69 @@ impl Engine {
             self.cached.extend_from_slice(chunk);
         }
         logits.ok_or_else(|| LocalError::Inference("the prompt produced no logits".into()))
+    }
+}
+
+impl Engine {
+    /// Reads the stored prompt start sharing the most tokens with `prompt` into the
+    /// cache when it saves more than the `reuse` tokens already cached; the tokens it
+    /// brought. A file that cannot be read is removed and the prompt computed.
+    fn load_start(&mut self, prompt: &[u32], reuse: usize) -> Option<usize> {
+        let store = self.prompt_cache.as_ref()?;
+        let found = store.best_match(prompt)?;
+        let shared = found.shared.min(prompt.len() - 1);
+        if shared < reuse + MIN_DISK_GAIN {
+            return None;
+        }
+        let imported = store
+            .read(&found.path, shared)
+            .map_err(|error| error.to_string())
+            .and_then(|(keys, values)| {
+                self.model
+                    .import_cache(shared, keys, values)
+                    .map_err(|error| error.to_string())
+            });
+        match imported {
+            Ok(()) => {
+                self.cached.clear();
+                self.cached.extend_from_slice(&prompt[..shared]);
+                Some(shared)
+            }
+            Err(error) => {
+                tracing::warn!(path = %found.path.display(), %error, "removing an unusable prompt cache file");
+                let _ = std::fs::remove_file(&found.path);
+                // The import may have replaced the cache: start from nothing.
+                self.reset();
+                None
+            }
+        }
+    }
+
+    /// Keeps the keys and values of the prompt start `start` (all in the cache after the
+    /// prompt was read) on disk, unless it is short or already stored. A failure only
+    /// costs the next process the time to compute it.
+    fn store_start(&self, start: &[u32]) {
+        let Some(store) = &self.prompt_cache else {
+            return;
+        };
+        if start.len() < MIN_STORED_START
+            || common_prefix(&self.cached, start) < start.len()
+            || store.contains(start)
+        {
+            return;
+        }
+        let stored = self
+            .model
+            .export_cache(start.len())
+            .map_err(|error| error.to_string())
+            .and_then(|(keys, values)| {
+                store
+                    .write(start, &keys, &values)
+                    .map_err(|error| error.to_string())
+            });
+        if let Err(error) = stored {
+            tracing::warn!(%error, "could not keep the prompt's start on disk");
+        }
     }
 }
 

@@ -7,7 +7,9 @@
 //! chat template (`tokenizer.chat_template`, rendered with minijinja as `transformers`
 //! renders it) and the tokenizer is built from the vocabulary stored in the file. The
 //! key/value cache is kept between requests: a request that starts with the same tokens
-//! as the previous one (every turn of an agent does) only computes what is new.
+//! as the previous one (every turn of an agent does) only computes what is new, and with
+//! [`LocalOptions::prompt_cache`] the stable start of a prompt (system prompt, tools,
+//! repository map) is kept on disk for the next process.
 //!
 //! ```no_run
 //! use futures::StreamExt;
@@ -38,6 +40,7 @@ mod error;
 mod guide;
 mod model;
 mod options;
+mod prompt_cache;
 mod provider;
 mod respond;
 mod sampler;

@@ -47,6 +47,12 @@ pub struct LocalOptions {
     /// taken as given instead of measured (`None`, the default, measures it while
     /// decoding). Fixed, the draft lengths depend only on what is accepted: for tests.
     pub draft_row_cost: Option<f64>,
+    /// A directory where the keys and values of prompts' stable starts (the system prompt
+    /// with the tools and the repository map) are kept between processes, one
+    /// subdirectory per model file, at most 2 GiB each; the next process that sends the
+    /// same start reads them instead of computing them. `None` (the default) keeps them
+    /// in memory only, for the life of the process.
+    pub prompt_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for LocalOptions {
@@ -63,6 +69,7 @@ impl Default for LocalOptions {
             constrained_tools: true,
             speculative_decoding: true,
             draft_row_cost: None,
+            prompt_cache: None,
         }
     }
 }

@@ -156,6 +156,7 @@ impl LocalProvider {
             prompt: &prompt,
             stops: tokenizer.fim_stops(),
             guide: None,
+            stable_start: 0,
         };
         engine.generate(tokenizer, job, &settings, &cancel, &mut |text| {
             middle.push_str(text);
@@ -246,10 +247,17 @@ fn serve(
         } else {
             None
         };
+        let stable_start = match loaded.template.render_system(request)? {
+            Some(system) => {
+                crate::engine::common_prefix(&loaded.tokenizer.encode(&system)?, &tokens)
+            }
+            None => 0,
+        };
         let job = Job {
             prompt: &tokens,
             stops: loaded.tokenizer.chat_stops(),
             guide,
+            stable_start,
         };
         let mut engine = wait_for(&loaded.engine, cancel)?;
         engine.generate(&loaded.tokenizer, job, settings, cancel, &mut |text| {

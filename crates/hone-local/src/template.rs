@@ -111,6 +111,19 @@ impl ChatTemplate {
         }
     }
 
+    /// The prompt of `request`'s system message alone (with the tools), when it has one:
+    /// the start every request of a conversation shares, up to where its first other
+    /// message begins.
+    pub fn render_system(&self, request: &ChatRequest) -> Result<Option<String>, LocalError> {
+        let messages = template_messages(request);
+        match messages.first() {
+            Some(first) if first.role == "system" => self
+                .render_parts(&messages[..1], &template_tools(&request.tools))
+                .map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// Renders already mapped messages and tools.
     pub fn render_parts(
         &self,

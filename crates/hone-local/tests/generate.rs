@@ -158,6 +158,82 @@ fn a_follow_up_reuses_the_prefix_and_answers_like_a_cold_run() {
 }
 
 #[test]
+fn a_new_load_reads_the_prompt_start_from_disk_and_answers_alike() {
+    let Some(model) = common::test_model() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // A path of its own: no other test shares this engine, and the cache is this test's.
+    let path = dir.path().join("model.gguf");
+    if std::fs::hard_link(&model, &path).is_err() {
+        std::fs::copy(&model, &path).unwrap();
+    }
+    let options = LocalOptions {
+        temperature: 0.0,
+        context_size: 4096,
+        max_output_tokens: 8,
+        prompt_cache: Some(dir.path().join("prompt-cache")),
+        ..LocalOptions::default()
+    };
+    let rules: String = (1..=30)
+        .map(|n| {
+            format!("Rule {n}: answer briefly and never invent facts about place number {n}.\n")
+        })
+        .collect();
+    let request = |question: &str| {
+        let mut request = ChatRequest::new("", question);
+        request.system = Some(format!("You are a helpful assistant.\n{rules}"));
+        request
+    };
+
+    let first = LocalProvider::load(&path, "test-model", options.clone()).unwrap();
+    let cold = events(
+        &first,
+        request("What is the capital of France? One word."),
+        CancellationToken::new(),
+    );
+    let cold_stats = first.last_stats();
+    assert_eq!(cold_stats.disk_tokens, 0, "{cold_stats:?}");
+    drop(first);
+    let stored = std::fs::read_dir(dir.path().join("prompt-cache"))
+        .unwrap()
+        .count();
+    assert_eq!(stored, 1, "one directory for the model");
+
+    // A fresh engine (the first was dropped): the system prompt comes from disk.
+    let second = LocalProvider::load(&path, "test-model", options).unwrap();
+    let warm = events(
+        &second,
+        request("What is the capital of France? One word."),
+        CancellationToken::new(),
+    );
+    let warm_stats = second.last_stats();
+    assert!(warm_stats.disk_tokens >= 128, "{warm_stats:?}");
+    assert!(
+        warm_stats.disk_tokens < warm_stats.prompt_tokens,
+        "{warm_stats:?}"
+    );
+    assert!(warm_stats.computed_tokens < 40, "{warm_stats:?}");
+    assert_eq!(
+        collect(&warm).message().text(),
+        collect(&cold).message().text()
+    );
+
+    // Another question with the same system prompt reuses the start from memory now.
+    events(
+        &second,
+        request("And of Italy? One word."),
+        CancellationToken::new(),
+    );
+    let memory_stats = second.last_stats();
+    assert_eq!(memory_stats.disk_tokens, 0, "{memory_stats:?}");
+    assert!(
+        memory_stats.reused_tokens >= warm_stats.disk_tokens,
+        "{memory_stats:?}"
+    );
+}
+
+#[test]
 fn fill_in_the_middle_completes_code() {
     let Some(provider) = provider() else { return };
     let middle = provider

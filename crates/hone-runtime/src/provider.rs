@@ -151,6 +151,11 @@ fn local_options(settings: &LocalSettings) -> LocalOptions {
         speculative_decoding: settings
             .speculative_decoding
             .unwrap_or(defaults.speculative_decoding),
+        prompt_cache: if settings.prompt_cache.unwrap_or(true) {
+            hone_config::data_dir().map(|dir| dir.join("prompt-cache"))
+        } else {
+            None
+        },
         ..defaults
     }
 }
@@ -166,8 +171,10 @@ mod tests {
             threads: Some(3),
             temperature: Some(0.0),
             constrained_tools: Some(false),
+            prompt_cache: Some(false),
             ..LocalSettings::default()
         });
+        assert_eq!(options.prompt_cache, None);
         assert!(!options.constrained_tools);
         assert_eq!(options.threads, Some(3));
         assert_eq!(options.temperature, 0.0);

@@ -110,6 +110,46 @@ impl KvCache {
     pub(crate) fn advance(&mut self, added: usize) {
         self.len = (self.len + added).min(self.capacity);
     }
+
+    /// The shape of one position in every layer: `(layers, kv_heads, head_dim)`.
+    pub(crate) fn geometry(&self) -> [usize; 3] {
+        [self.layers, self.kv_heads, self.head_dim]
+    }
+
+    /// Keys and values of the first `len` cached positions, each flattened in the order
+    /// `(layers, len, kv_heads, head_dim)`.
+    pub(crate) fn export(&self, len: usize) -> Result<(Vec<f32>, Vec<f32>)> {
+        if len > self.len {
+            candle_core::bail!("{len} positions asked for, {} cached", self.len);
+        }
+        let (Some(keys), Some(values)) = (&self.keys, &self.values) else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let flat = |all: &Tensor| all.narrow(1, 0, len)?.flatten_all()?.to_vec1::<f32>();
+        Ok((flat(keys)?, flat(values)?))
+    }
+
+    /// Replaces the cache with `len` positions whose keys and values are flattened as
+    /// [`KvCache::export`] gives them.
+    pub(crate) fn import(&mut self, len: usize, keys: Vec<f32>, values: Vec<f32>) -> Result<()> {
+        let shape = (self.layers, len, self.kv_heads, self.head_dim);
+        if len > self.max_positions {
+            candle_core::bail!("{len} positions do not fit {}", self.max_positions);
+        }
+        let keys = Tensor::from_vec(keys, shape, &Device::Cpu)?;
+        let values = Tensor::from_vec(values, shape, &Device::Cpu)?;
+        self.len = 0;
+        self.reserve(len)?;
+        let (Some(all_keys), Some(all_values)) = (&self.keys, &self.values) else {
+            candle_core::bail!("the key/value cache was not allocated");
+        };
+        if len > 0 {
+            all_keys.slice_set(&keys, 1, 0)?;
+            all_values.slice_set(&values, 1, 0)?;
+        }
+        self.len = len;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -187,6 +227,24 @@ mod tests {
             .unwrap();
         assert_eq!(first, 1.0);
         assert_eq!(cache.len(), 106);
+    }
+
+    #[test]
+    fn exported_positions_import_into_a_fresh_cache() {
+        let mut cache = KvCache::new(2, 2, 3, 64);
+        append_all(&mut cache, &block(0.0, 5));
+        let (keys, values) = cache.export(3).unwrap();
+        assert_eq!(keys.len(), 2 * 3 * 2 * 3);
+        assert!(cache.export(6).is_err());
+
+        let mut fresh = KvCache::new(2, 2, 3, 64);
+        fresh.import(3, keys.clone(), values).unwrap();
+        assert_eq!(fresh.len(), 3);
+        assert_eq!(fresh.export(3).unwrap().0, keys);
+        // Appending after an import continues at position 3.
+        let out = append_all(&mut fresh, &block(9.0, 1));
+        assert_eq!(out[0].0.dims(), &[1, 4, 2, 3]);
+        assert!(fresh.import(2, vec![0.0; 5], vec![0.0; 5]).is_err());
     }
 
     #[test]

@@ -193,6 +193,26 @@ impl Transformer {
         self.cache.truncate(len);
     }
 
+    /// The shape of one cached position: `(layers, kv_heads, head_dim)`.
+    pub(crate) fn cache_geometry(&self) -> [usize; 3] {
+        self.cache.geometry()
+    }
+
+    /// Keys and values of the first `len` cached positions (see `KvCache::export`).
+    pub(crate) fn export_cache(&self, len: usize) -> Result<(Vec<f32>, Vec<f32>)> {
+        self.cache.export(len)
+    }
+
+    /// Replaces the cache with `len` positions of keys and values (see `KvCache::import`).
+    pub(crate) fn import_cache(
+        &mut self,
+        len: usize,
+        keys: Vec<f32>,
+        values: Vec<f32>,
+    ) -> Result<()> {
+        self.cache.import(len, keys, values)
+    }
+
     /// Makes room in the cache for `positions`; memory is only used as they fill.
     pub(crate) fn reserve_cache(&mut self, positions: usize) -> Result<()> {
         self.cache.reserve(positions)
