@@ -145,3 +145,65 @@ async fn a_change_no_check_could_verify_is_reported_unverified() {
         stderr(&output)
     );
 }
+
+/// Plain Java sources with a `TestMain`: the check compiles them into the command's own
+/// temporary directory, since `.hone` is read-only inside the sandbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_java_sources_are_compiled_and_tested_inside_the_sandbox() {
+    if std::process::Command::new("javac")
+        .arg("-version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: no javac here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("src/MathUtil.java"),
+        "public final class MathUtil {\n    static int add(int a, int b) {\n        return a - b;\n    }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/TestMain.java"),
+        "public class TestMain {\n    public static void main(String[] args) {\n        \
+         if (MathUtil.add(2, 3) != 5) {\n            System.err.println(\"FAIL add(2, 3) gave \" + MathUtil.add(2, 3));\n            \
+         System.exit(1);\n        }\n        System.out.println(\"ok\");\n    }\n}\n",
+    )
+    .unwrap();
+    common::commit_all(root);
+    if !namespaces(root) {
+        return;
+    }
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .tool_call(
+                "edit_file",
+                json!({"path": "src/MathUtil.java", "old_text": "return a - b;", "new_text": "return a + b;"}),
+            )
+            .openai_chat(),
+    );
+    server.enqueue(Reply::new().text("Fixed.").openai_chat());
+    let url = server.url();
+    let output = common::exec_on(
+        root,
+        &url,
+        &["--approval", "auto-edit", "--json", "make add() add"],
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let events = events(&output);
+    let checks = of_type(&events, "checks.completed");
+    assert_eq!(checks.last().unwrap()["passed"], true, "{events:#?}");
+    let names: Vec<String> = checks[0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| check["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(names.iter().any(|name| name.contains("javac")), "{names:?}");
+    assert!(!root.join(".hone/java-classes").exists());
+}

@@ -9,8 +9,10 @@ use super::java::JavaMain;
 use super::{Installed, ci, declared, python, relative};
 use crate::command::shell_quote;
 
-/// Where plain Java sources (no build tool) are compiled to, inside hone's own directory.
-const JAVA_CLASSES_DIR: &str = ".hone/java-classes";
+/// Where plain Java sources (no build tool) are compiled to: the command's temporary
+/// directory (the sandbox gives each command a private, writable one; the project and
+/// hone's `.hone` stay untouched and `.hone` is read-only inside the sandbox).
+const JAVA_CLASSES_DIR: &str = "\"${TMPDIR:-/tmp}/hone-java-classes\"";
 
 /// One way to run a project's tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
