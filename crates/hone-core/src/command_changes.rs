@@ -165,11 +165,15 @@ impl Agent {
         }
         match applied {
             Ok(_) => {
-                self.emit(Event::DiffApplied {
-                    call_id: call.id.clone(),
-                    paths: changes.paths(),
-                    diff,
-                });
+                // Only the journaled files: build output written straight is not an edit
+                // for the checks to look at.
+                if journaled {
+                    self.emit(Event::DiffApplied {
+                        call_id: call.id.clone(),
+                        paths: changes.journaled_paths(),
+                        diff,
+                    });
+                }
                 let outcome = if failed.is_empty() {
                     "applied (undo takes them back)".to_string()
                 } else {
@@ -196,7 +200,7 @@ impl Agent {
             self.finish_edit(pending, &Ok(Ok(applied)));
             self.emit(Event::DiffApplied {
                 call_id: call.id.clone(),
-                paths: changes.paths(),
+                paths: changes.journaled_paths(),
                 diff,
             });
         }

@@ -101,9 +101,12 @@ pub async fn execute_full(
             };
         }
     };
-    let (mut full, ended) =
+    let (mut full, ran) =
         run_foreground(context.launcher(), context.root(), plan, cancel, &tracker).await;
-    if ended || !tracker.is_overlay() {
+    if ran == Ran::NotStarted {
+        return full;
+    }
+    if ran == Ran::Ended || !tracker.is_overlay() {
         full.changes = blocking(|| tracker.finish(context, &plan.display))
             .filter(|changes| !changes.is_empty());
     } else {
@@ -134,15 +137,25 @@ fn blocking<T>(work: impl FnOnce() -> T) -> T {
     }
 }
 
-/// Runs the command; also says whether it ended by itself (rather than killed by a
-/// timeout or a cancellation).
+/// How a foreground command went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ran {
+    /// It could not be started.
+    NotStarted,
+    /// It ended by itself.
+    Ended,
+    /// A timeout or a cancellation killed it (or waiting for it failed).
+    Killed,
+}
+
+/// Runs the command; also says how it went.
 async fn run_foreground(
     launcher: &Launcher,
     root: &Path,
     plan: &CommandPlan,
     cancel: &CancellationToken,
     tracker: &Tracker,
-) -> (FullOutput, bool) {
+) -> (FullOutput, Ran) {
     let started = Instant::now();
     let (child, group) = match spawn(launcher, root, &plan.invocation, tracker) {
         Ok(spawned) => spawned,
@@ -153,7 +166,7 @@ async fn run_foreground(
                 stderr: String::new(),
                 changes: None,
             };
-            return (output, false);
+            return (output, Ran::NotStarted);
         }
     };
     let mut stdout = Capture::default();
@@ -170,14 +183,18 @@ async fn run_foreground(
     )
     .await;
     let (stdout, stderr) = (stdout.text(), stderr.text());
-    let ended = matches!(outcome.ending, Ending::Exited(_));
+    let ran = if matches!(outcome.ending, Ending::Exited(_)) {
+        Ran::Ended
+    } else {
+        Ran::Killed
+    };
     let output = FullOutput {
         output: report(&outcome, plan.timeout, started.elapsed(), &stdout, &stderr),
         stdout,
         stderr,
         changes: None,
     };
-    (output, ended)
+    (output, ran)
 }
 
 /// How a process ended, from its exit status.

@@ -162,6 +162,11 @@ impl Launcher {
                         format!("could not create the command's copy-on-write view: {error}"),
                     )
                 })?;
+                if dir.path().starts_with(root) {
+                    // The temporary directory is inside the project: an overlay cannot keep
+                    // its upper layer in its own lower one.
+                    return Ok(Tracker::Snapshot(Snapshot::take(context, &self.snapshots)));
+                }
                 Ok(Tracker::Overlay {
                     dir,
                     passthrough,

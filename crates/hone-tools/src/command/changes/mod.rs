@@ -142,6 +142,15 @@ impl CommandChanges {
         !self.plan.changes.is_empty() || !self.direct.is_empty()
     }
 
+    /// The paths of the journaled changes.
+    pub fn journaled_paths(&self) -> Vec<String> {
+        self.plan
+            .changes
+            .iter()
+            .map(|change| change.path.clone())
+            .collect()
+    }
+
     /// The paths the changes touch, journaled ones and direct ones.
     pub fn paths(&self) -> Vec<String> {
         self.plan
