@@ -266,7 +266,15 @@ async fn a_link_out_of_the_project_made_by_a_command_is_refused() {
     let script =
         format!("ln -s {secret} leak && ln -s ../canary/secret.txt up && ln -s src/a.txt inside");
     let output = exec_script(root, &script, &[]).await;
-    finished(&output);
+    // Two of the command's changes were refused and the one it kept is no edit (a link
+    // written straight): the change did not land, exit code 12 (not_applied).
+    assert_eq!(
+        output.status.code(),
+        Some(12),
+        "{}{}",
+        text(&output.stderr),
+        text(&output.stdout)
+    );
     assert!(std::fs::symlink_metadata(root.join("leak")).is_err());
     assert!(std::fs::symlink_metadata(root.join("up")).is_err());
     assert_eq!(
