@@ -127,6 +127,7 @@ async function showStarted(started, withHistory) {
   status(started);
   if (started.session_id) history.replaceState(null, "", "#session=" + started.session_id);
   else history.replaceState(null, "", location.pathname);
+  notice((started.session_id ? "session " + started.session_id : "unsaved session") + " · " + started.root + (started.forked_from ? " · forked from " + started.forked_from : ""));
   if (withHistory) {
     const past = await attempt("session.history", {});
     if (past) past.entries.forEach(showEntry);
@@ -327,9 +328,13 @@ function streamAssistant(text) {
   }
 }
 
+function plural(count, word) {
+  return count + " " + word + (count === 1 ? "" : "s");
+}
+
 function stats(s) {
   const tokens = s.usage.input_tokens + s.usage.output_tokens;
-  return (s.duration_ms / 1000).toFixed(1) + " s · " + s.model_requests + " requests · " + s.tool_calls + " tool calls · " + tokens + " tokens";
+  return (s.duration_ms / 1000).toFixed(1) + " s · " + plural(s.model_requests, "request") + " · " + plural(s.tool_calls, "tool call") + " · " + plural(tokens, "token");
 }
 
 function setBusy(busy) {
@@ -386,15 +391,15 @@ function onEvent(event) {
       $("st-context").textContent = "context " + (event.percent == null ? event.used + " tokens" : event.percent.toFixed(0) + "%");
       break;
     case "turn.completed":
-      notice("✓ " + event.end.replace(/_/g, " ") + " · " + stats(event.stats), "ok");
+      notice((event.end === "answered" ? "✓ " : "• ") + event.end.replace(/_/g, " ") + " · " + stats(event.stats), "turn-end " + (event.end === "answered" ? "ok" : ""));
       endTurn();
       break;
     case "turn.failed":
-      notice("✗ " + event.error.message, "error");
+      notice("✗ " + event.error.message, "turn-end error");
       endTurn();
       break;
     case "turn.cancelled":
-      notice("cancelled · " + stats(event.stats));
+      notice("cancelled · " + stats(event.stats), "turn-end");
       endTurn();
       break;
     case "error": notice("error: " + event.error.message, "error"); break;
