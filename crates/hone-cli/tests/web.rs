@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use hone_testkit::{MockServer, Reply};
+use hone_testkit::{MockResponse, MockServer, Reply};
 use serde_json::{Value, json};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -80,6 +80,12 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     ] {
         model.enqueue(reply.openai_chat());
     }
+    // A request the provider rejects: the page offers retry, skip or abort; retry succeeds.
+    model.enqueue(MockResponse::json(
+        400,
+        &json!({"error": {"message": "the request was malformed", "type": "invalid_request_error"}}),
+    ));
+    model.enqueue(Reply::new().text("Second time lucky.").openai_chat());
 
     let mut server = common::command(&root)
         .env("HONE_DATA_DIR", root.join(".home/data"))
@@ -133,6 +139,7 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     );
     let seen: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|_| panic!("stdout: {}", String::from_utf8_lossy(&output.stdout)));
+    eprintln!("browser steps (ms since start): {}", seen["times"]);
     assert!(
         status.success(),
         "hone web exited with {status}: {server_stderr}"
@@ -176,6 +183,20 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         .any(|request| request.json().to_string().contains("not today, thanks"));
     assert!(told, "the model never heard the reason");
 
+    // The failed request: its choices offered, retry answered.
+    assert_eq!(seen["choices"], json!(["retry", "skip", "abort"]));
+    assert!(
+        seen["choiceMessage"]
+            .as_str()
+            .unwrap()
+            .contains("malformed"),
+        "{seen}"
+    );
+    assert!(
+        seen["later"].to_string().contains("Second time lucky."),
+        "{seen}"
+    );
+
     // Undo, a new session, the first one resumed from the list, a reload.
     assert_eq!(seen["greetingAfterUndo"], "hello\n");
     assert_eq!(seen["emptyAfterNew"], 0);
@@ -206,4 +227,63 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     for shot in ["approval.png", "conversation.png", "sessions-dark.png"] {
         assert!(shots.join(shot).is_file(), "{shot}");
     }
+}
+
+#[test]
+fn another_host_is_served_with_a_warning_and_still_needs_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join(".home")).unwrap();
+    let mut server = common::command(&root)
+        .env("HONE_DATA_DIR", root.join(".home/data"))
+        .args([
+            "--provider",
+            "ollama",
+            "web",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let mut warning = String::new();
+    BufReader::new(server.stderr.take().unwrap())
+        .read_line(&mut warning)
+        .unwrap();
+    let url = first.trim().strip_prefix("hone web: ").unwrap().to_string();
+    let base = url.split("/?token=").next().unwrap().to_string();
+    let address = base.strip_prefix("http://").unwrap().to_string();
+    let token = url.split("/?token=").nth(1).unwrap().to_string();
+    let without = status_of(&address, "/");
+    let with = status_of(&address, &format!("/?token={token}"));
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(
+        warning.contains("warning: listening on 0.0.0.0"),
+        "{warning}"
+    );
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    assert_eq!(without, "401");
+    assert_eq!(with, "303");
+}
+
+/// The status code of `GET path` on `address` (`HOST:PORT`), over a plain socket.
+fn status_of(address: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response.split_whitespace().nth(1).unwrap().to_string()
 }

@@ -388,7 +388,7 @@ function onEvent(event) {
       $("st-tokens").textContent = state.tokens.input + " in · " + state.tokens.output + " out";
       break;
     case "context.usage":
-      $("st-context").textContent = "context " + (event.percent == null ? event.used + " tokens" : event.percent.toFixed(0) + "%");
+      $("st-context").textContent = "context " + (event.percent == null ? event.used + " tokens" : event.percent.toFixed(event.percent < 10 ? 1 : 0) + "%");
       break;
     case "turn.completed":
       notice((event.end === "answered" ? "✓ " : "• ") + event.end.replace(/_/g, " ") + " · " + stats(event.stats), "turn-end " + (event.end === "answered" ? "ok" : ""));

@@ -2,7 +2,7 @@
 //! header (DNS rebinding) and the `Origin` header (other sites' pages), checked on every
 //! request before any handler runs; and the headers every answer carries.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -36,7 +36,17 @@ impl Access {
         let bytes: [u8; 32] = rand::rng().random();
         let token = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
         let port = address.port();
-        let origin = format!("http://{address}");
+        // A server on every address (`0.0.0.0`) is opened here through loopback.
+        let shown = match address.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => {
+                SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)
+            }
+            IpAddr::V6(ip) if ip.is_unspecified() => {
+                SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), port)
+            }
+            _ => address,
+        };
+        let origin = format!("http://{shown}");
         let hosts = address
             .ip()
             .is_loopback()
@@ -191,6 +201,8 @@ mod tests {
         assert!(access.host(&HeaderMap::new()).is_none());
         let wide = Access::new("0.0.0.0:4000".parse().unwrap());
         assert!(wide.host(&with_host("box.lan:4000")).is_some());
+        assert_eq!(wide.origin(), "http://127.0.0.1:4000");
+        assert_eq!(access.origin(), "http://127.0.0.1:4000");
     }
 
     #[test]

@@ -10,7 +10,9 @@ const { chromium } = require("playwright-core");
 const [url, root, shots] = process.argv.slice(2);
 const base = url.split("/?token=")[0];
 const WAIT = { timeout: 30000 };
-const seen = { frames: [] };
+const seen = { frames: [], times: {} };
+const started = Date.now();
+const mark = (name) => { seen.times[name] = Date.now() - started; };
 
 async function turnEnds(page, count) {
   await page.waitForFunction((n) => document.querySelectorAll(".line.turn-end").length >= n, count, WAIT);
@@ -46,17 +48,21 @@ function texts(page, selector) {
     // A second tab on the same session follows it.
     const second = await context.newPage();
     await second.goto(sessionUrl);
+    mark("second-open");
     await second.waitForSelector("#connection.ok", WAIT);
     await second.waitForFunction(() => document.getElementById("st-model").textContent !== "–", null, WAIT);
 
+    mark("1");
     // 1. A prompt and its streamed, rendered answer.
     await send(page, "say hello");
     await turnEnds(page, 1);
+    mark("1-answered");
     seen.answer = await texts(page, ".msg.assistant");
     seen.bold = await texts(page, ".msg.assistant strong");
     seen.code = await texts(page, ".msg.assistant pre code");
     await second.waitForFunction(() => document.querySelectorAll(".msg.assistant").length >= 1, null, WAIT);
     seen.secondTab = await texts(second, ".msg.assistant");
+    mark("1-second");
     seen.status = {
       provider: await page.textContent("#st-provider"),
       model: await page.textContent("#st-model"),
@@ -64,6 +70,7 @@ function texts(page, selector) {
       tokens: await page.textContent("#st-tokens"),
     };
 
+    mark("2");
     // 2. An edit asks; the dialog shows the diff; approve; the file changes.
     await send(page, "greet the world");
     await page.waitForSelector("#approval[open] #ap-diff .diff", WAIT);
@@ -79,6 +86,7 @@ function texts(page, selector) {
     seen.secondDialogClosed = true;
     await second.close();
 
+    mark("3");
     // 3. A write asks; deny it with a reason.
     await send(page, "write some notes");
     await page.waitForSelector("#approval[open]", WAIT);
@@ -90,11 +98,23 @@ function texts(page, selector) {
     await page.click("details.tool:has(.outcome:text-matches('wrote')) summary");
     await page.screenshot({ path: path.join(shots, "conversation.png") });
 
+    mark("3b");
+    // 3b. The provider rejects a request: retry, skip or abort; retry.
+    await send(page, "try again");
+    await page.waitForSelector("#choice[open]", WAIT);
+    seen.choices = await texts(page, "#ch-buttons button");
+    seen.choiceMessage = await page.textContent("#ch-message");
+    await page.click("#ch-buttons button:text('retry')");
+    await turnEnds(page, 4);
+    seen.later = await texts(page, ".msg.assistant");
+
+    mark("4");
     // 4. Undo takes the approved edit back.
     await page.click("#btn-undo");
     await page.waitForFunction(() => [...document.querySelectorAll(".line")].some((l) => l.textContent.startsWith("undone")), null, WAIT);
     seen.greetingAfterUndo = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
 
+    mark("5");
     // 5. A new session, then the first one resumed from the list, then a reload.
     const first = sessionUrl.split("#session=")[1];
     await page.click("#btn-new");
@@ -115,6 +135,7 @@ function texts(page, selector) {
     seen.reloaded = await texts(page, ".msg");
     seen.theme = await page.evaluate(() => document.documentElement.dataset.theme);
 
+    mark("6");
     // 6. Without the token, or from another origin: refused.
     seen.wrongToken = await page.evaluate(async () => (await fetch("/?token=wrong")).status);
     const stranger = await browser.newContext();
@@ -129,6 +150,7 @@ function texts(page, selector) {
       socket.onopen = () => resolve("open");
       socket.onclose = (event) => resolve("closed " + event.code);
     }), base);
+    mark("end");
   } finally {
     await browser.close();
   }
