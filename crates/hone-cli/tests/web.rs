@@ -50,6 +50,7 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join(".home")).unwrap();
     std::fs::write(root.join("greet.txt"), "hello\n").unwrap();
+    std::fs::write(root.join("util.py"), "def greet_all():\n    return 1\n").unwrap();
     common::commit_all(&root);
     let shots = match std::env::var_os("HONE_WEB_SCREENSHOTS") {
         Some(shots) => PathBuf::from(shots),
@@ -197,6 +198,25 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         "{seen}"
     );
 
+    // The context panel: the pinned file with its tokens, the last request's size, a symbol.
+    let pinned = seen["pinned"].to_string();
+    assert!(
+        pinned.contains("greet.txt") && pinned.contains("tokens"),
+        "{pinned}"
+    );
+    assert!(
+        seen["usage"]
+            .as_str()
+            .unwrap()
+            .starts_with("Last request: "),
+        "{seen}"
+    );
+    assert!(
+        seen["symbols"].to_string().contains("greet_all"),
+        "{}",
+        seen["symbols"]
+    );
+
     // Undo, a new session, the first one resumed from the list, a reload.
     assert_eq!(seen["greetingAfterUndo"], "hello\n");
     assert_eq!(seen["emptyAfterNew"], 0);
@@ -224,7 +244,12 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     let frames = seen["frames"].to_string();
     assert!(frames.contains("session.started"), "no frames recorded");
     assert!(!frames.contains(KEY), "the API key reached the page");
-    for shot in ["approval.png", "conversation.png", "sessions-dark.png"] {
+    for shot in [
+        "approval.png",
+        "conversation.png",
+        "context.png",
+        "sessions-dark.png",
+    ] {
         assert!(shots.join(shot).is_file(), "{shot}");
     }
 }

@@ -18,6 +18,7 @@ const state = {
   thinking: null,
   approvals: [],        // approval.needed events waiting for the dialog
   tokens: { input: 0, output: 0 },
+  window: null,         // the model's context window, when known
   retry: 500,
 };
 
@@ -132,9 +133,12 @@ async function showStarted(started, withHistory) {
     const past = await attempt("session.history", {});
     if (past) past.entries.forEach(showEntry);
   }
+  $("cx-usage").textContent = "No request yet.";
+  showTracked([]);
   const settings = await attempt("settings.get", {});
-  if (settings && settings.settings.context_window) {
-    $("st-context").title = "Context window: " + settings.settings.context_window + " tokens; " + settings.settings.sandbox;
+  if (settings) {
+    state.window = settings.settings.context_window || null;
+    $("st-context").title = "Context window: " + (state.window || "unknown") + " tokens · sandbox: " + settings.settings.sandbox + " · index: " + settings.settings.index;
   }
   if (!$("sessions").hidden) listSessions();
   scrollDown();
@@ -388,6 +392,7 @@ function onEvent(event) {
       $("st-tokens").textContent = state.tokens.input + " in · " + state.tokens.output + " out";
       break;
     case "context.usage":
+      showUsage(event);
       $("st-context").textContent = "context " + (event.percent == null ? event.used + " tokens" : event.percent.toFixed(event.percent < 10 ? 1 : 0) + "%");
       break;
     case "turn.completed":
@@ -417,6 +422,11 @@ function onEvent(event) {
       choose("The file changed", event.message, event.choices, (choice) => call("conflict.answer", { choice }));
       break;
     case "approval.mode": $("st-approval").value = event.mode; break;
+    case "files.tracked":
+      showTracked(event.files);
+      if (event.unmatched && event.unmatched.length) notice("nothing matched: " + event.unmatched.join(", "), "error");
+      if (event.skipped && event.skipped.length) notice("not pinned: " + event.skipped.join("; "), "error");
+      break;
     case "checks.started": notice("checks: " + event.files.join(", ")); break;
     case "checks.completed":
       notice("checks " + (event.passed ? "passed" : "failed") + ": " + event.checks.map((c) => c.name + " " + c.status).join(", "), event.passed ? "ok" : "error");
@@ -502,6 +512,71 @@ function choose(title, message, choices, answer) {
   if (!dialog.open) dialog.showModal();
 }
 
+// --- the context panel ---------------------------------------------------------------
+
+function showUsage(event) {
+  const box = $("cx-usage");
+  box.replaceChildren();
+  const size = event.window || state.window;
+  box.appendChild(document.createTextNode(
+    "Last request: " + event.used + " tokens" + (size ? " of " + size + " (" + (100 * event.used / size).toFixed(1) + "%)" : "")));
+  if (size) {
+    const meter = div("meter");
+    const fill = document.createElement("span");
+    fill.style.width = Math.min(100, 100 * event.used / size) + "%";
+    meter.appendChild(fill);
+    box.appendChild(meter);
+  }
+}
+
+function showTracked(files) {
+  const list = $("cx-files");
+  list.replaceChildren();
+  if (!files.length) {
+    list.appendChild(Object.assign(document.createElement("li"), { className: "muted", textContent: "None." }));
+    return;
+  }
+  for (const file of files) {
+    const li = document.createElement("li");
+    li.dataset.path = file.path;
+    const name = document.createElement("span");
+    name.className = "path";
+    name.textContent = file.path;
+    name.title = file.path;
+    const size = document.createElement("span");
+    size.className = "muted";
+    size.textContent = (file.mode === "outline" ? "outline · " : "") + file.tokens + " tokens";
+    li.append(name, size, button("Unpin", () => attempt("files.untrack", { patterns: [file.path] })));
+    list.appendChild(li);
+  }
+}
+
+async function findSymbols(event) {
+  event.preventDefault();
+  const prefix = $("cx-prefix").value.trim();
+  const list = $("cx-found");
+  list.replaceChildren();
+  if (!prefix) return;
+  const found = await attempt("index.symbols", { prefix, limit: 50 });
+  if (!found) return;
+  if (!found.symbols.length) list.appendChild(Object.assign(document.createElement("li"), { className: "muted", textContent: "No symbol starts with " + prefix + "." }));
+  for (const symbol of found.symbols) {
+    const li = document.createElement("li");
+    const name = document.createElement("span");
+    name.className = "path";
+    name.textContent = symbol.name;
+    const where = document.createElement("span");
+    where.className = "muted";
+    where.textContent = symbol.location;
+    li.append(name, where);
+    list.appendChild(li);
+  }
+}
+
+function toggleContext() {
+  $("context").hidden = !$("context").hidden;
+}
+
 // --- controls ------------------------------------------------------------------------
 
 function toggleSessions() {
@@ -525,6 +600,16 @@ function init() {
   $("btn-new").addEventListener("click", newSession);
   $("btn-sessions").addEventListener("click", toggleSessions);
   $("btn-refresh").addEventListener("click", listSessions);
+  $("btn-context").addEventListener("click", toggleContext);
+  $("btn-compact").addEventListener("click", () => attempt("context.compact", {}));
+  $("cx-pin").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const pattern = $("cx-pattern").value.trim();
+    if (!pattern) return;
+    $("cx-pattern").value = "";
+    attempt("files.track", { patterns: [pattern], summary: $("cx-outline").checked });
+  });
+  $("cx-symbols").addEventListener("submit", findSymbols);
   $("st-approval").addEventListener("change", (e) => attempt("session.set_approval", { mode: e.target.value }));
   $("ap-approve").addEventListener("click", () => answerApproval({ answer: "approve" }));
   $("ap-always").addEventListener("click", () => answerApproval({ answer: "always_for_session" }));
@@ -549,7 +634,7 @@ function init() {
       e.preventDefault();
       attempt("turn.cancel", {});
     } else if (e.altKey && !e.ctrlKey && !e.metaKey) {
-      const action = { s: toggleSessions, n: newSession, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
+      const action = { s: toggleSessions, c: toggleContext, n: newSession, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
       if (action) { e.preventDefault(); action(); }
     }
   });

@@ -114,6 +114,23 @@ function texts(page, selector) {
     await page.waitForFunction(() => [...document.querySelectorAll(".line")].some((l) => l.textContent.startsWith("undone")), null, WAIT);
     seen.greetingAfterUndo = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
 
+    mark("4b");
+    // 4b. The context panel: pin a file (its tokens shown), unpin it, find a symbol.
+    await page.click("#btn-context");
+    await page.fill("#cx-pattern", "greet.txt");
+    await page.click("#cx-pin button");
+    await page.waitForSelector('#cx-files li[data-path="greet.txt"]', WAIT);
+    seen.pinned = await texts(page, "#cx-files li");
+    seen.usage = await page.textContent("#cx-usage");
+    await page.fill("#cx-prefix", "greet_");
+    await page.click("#cx-symbols button");
+    await page.waitForSelector("#cx-found li", WAIT);
+    seen.symbols = await texts(page, "#cx-found li");
+    await page.screenshot({ path: path.join(shots, "context.png") });
+    await page.click('#cx-files li[data-path="greet.txt"] button');
+    await page.waitForSelector("#cx-files li.muted", WAIT);
+    await page.click("#btn-context");
+
     mark("5");
     // 5. A new session, then the first one resumed from the list, then a reload.
     const first = sessionUrl.split("#session=")[1];
