@@ -61,7 +61,11 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     let model = MockServer::start().await;
     for reply in [
         Reply::new()
-            .text("Hello **world**, in code:\n\n```rust\nfn main() { println!(\"hi\"); }\n```\n")
+            .text(
+                "Hello **world**, in code:\n\n```rust\nfn main() { println!(\"hi\"); }\n```\n\n\
+                 <img src=x onerror=\"window.pwned=1\"> [click](javascript:window.pwned=2) \
+                 [docs](https://example.com/a?b=1)\n",
+            )
             .text_pieces(6)
             .usage(1840, 32),
         Reply::new()
@@ -87,6 +91,14 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         &json!({"error": {"message": "the request was malformed", "type": "invalid_request_error"}}),
     ));
     model.enqueue(Reply::new().text("Second time lucky.").openai_chat());
+    // An answer that stalls after its first words: Esc cancels the turn.
+    model.enqueue(
+        Reply::new()
+            .text("Thinking about it at length")
+            .text_pieces(9)
+            .openai_chat()
+            .stall_after(5),
+    );
 
     let mut server = common::command(&root)
         .env("HONE_DATA_DIR", root.join(".home/data"))
@@ -163,6 +175,15 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     assert_eq!(seen["bold"], json!(["world"]));
     assert_eq!(seen["code"], json!(["fn main() { println!(\"hi\"); }"]));
     assert_eq!(seen["secondTab"], seen["answer"]);
+    // Markup in the answer is text: no element from it, no script ran, only http(s) links.
+    let answer = seen["answer"][0].as_str().unwrap();
+    assert!(
+        answer.contains("<img src=x onerror=\"window.pwned=1\">"),
+        "{answer}"
+    );
+    assert_eq!(seen["images"], 0);
+    assert_eq!(seen["pwned"], Value::Null);
+    assert_eq!(seen["links"], json!(["https://example.com/a?b=1"]));
     assert_eq!(seen["status"]["provider"], "openai");
     assert_eq!(seen["status"]["approval"], "ask");
     assert_eq!(seen["status"]["tokens"], "1840 in · 32 out");
@@ -215,6 +236,16 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         seen["symbols"].to_string().contains("greet_all"),
         "{}",
         seen["symbols"]
+    );
+
+    // Esc cancelled the stalled turn after its first words.
+    assert!(
+        seen["partial"].as_str().unwrap().starts_with("Thinking"),
+        "{seen}"
+    );
+    assert!(
+        seen["cancelled"].as_str().unwrap().starts_with("cancelled"),
+        "{seen}"
     );
 
     // Undo, a new session, the first one resumed from the list, a reload.

@@ -57,6 +57,9 @@ function texts(page, selector) {
     await send(page, "say hello");
     await turnEnds(page, 1);
     mark("1-answered");
+    seen.images = (await page.$$(".msg.assistant img")).length;
+    seen.links = await page.$$eval(".msg.assistant a", (els) => els.map((a) => a.href));
+    seen.pwned = await page.evaluate(() => window.pwned === undefined ? null : window.pwned);
     seen.answer = await texts(page, ".msg.assistant");
     seen.bold = await texts(page, ".msg.assistant strong");
     seen.code = await texts(page, ".msg.assistant pre code");
@@ -107,6 +110,15 @@ function texts(page, selector) {
     await page.click("#ch-buttons button:text('retry')");
     await turnEnds(page, 4);
     seen.later = await texts(page, ".msg.assistant");
+
+    mark("3c");
+    // 3c. An answer stalls; Esc cancels the turn.
+    await send(page, "think at length");
+    await page.waitForFunction(() => [...document.querySelectorAll(".msg.assistant")].some((m) => m.textContent.startsWith("Thinking")), null, WAIT);
+    seen.partial = (await texts(page, ".msg.assistant")).pop();
+    await page.keyboard.press("Escape");
+    await turnEnds(page, 5);
+    seen.cancelled = (await texts(page, ".line.turn-end")).pop();
 
     mark("4");
     // 4. Undo takes the approved edit back.
