@@ -28,6 +28,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/diff.js"),
     ),
     (
+        "panels.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/panels.js"),
+    ),
+    (
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/app.js"),
