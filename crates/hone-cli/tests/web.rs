@@ -248,6 +248,9 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         "{seen}"
     );
 
+    // The model switched from the status bar.
+    assert_eq!(seen["switchedModel"], "gpt-5-mini");
+
     // Undo, a new session, the first one resumed from the list, a reload.
     assert_eq!(seen["greetingAfterUndo"], "hello\n");
     assert_eq!(seen["emptyAfterNew"], 0);

@@ -442,6 +442,16 @@ function choose(title, message, choices, answer) {
 
 // --- controls ------------------------------------------------------------------------
 
+async function switchModel() {
+  const model = prompt("Go on with this conversation on model:", $("st-model").textContent);
+  if (!model || !model.trim() || model.trim() === $("st-model").textContent) return;
+  const started = await attempt("session.set_model", { model: model.trim() });
+  if (started) {
+    status(started);
+    notice("model: " + started.model);
+  }
+}
+
 function applyTheme(theme) {
   document.documentElement.dataset.theme = theme;
   localStorage.setItem("hone-theme", theme);
@@ -458,6 +468,7 @@ function init() {
   $("btn-sessions").addEventListener("click", toggleSessions);
   $("btn-refresh").addEventListener("click", listSessions);
   $("btn-context").addEventListener("click", toggleContext);
+  $("st-model").addEventListener("click", switchModel);
   $("btn-compact").addEventListener("click", () => attempt("context.compact", {}));
   $("cx-pin").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -120,6 +120,12 @@ function texts(page, selector) {
     await turnEnds(page, 5);
     seen.cancelled = (await texts(page, ".line.turn-end")).pop();
 
+    // 3d. Switch the model from the status bar.
+    page.once("dialog", (dialog) => dialog.accept("gpt-5-mini"));
+    await page.click("#st-model");
+    await page.waitForFunction(() => document.getElementById("st-model").textContent === "gpt-5-mini", null, WAIT);
+    seen.switchedModel = await page.textContent("#st-model");
+
     mark("4");
     // 4. Undo takes the approved edit back.
     await page.click("#btn-undo");
