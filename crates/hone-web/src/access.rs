@@ -149,6 +149,7 @@ pub(crate) async fn guard(State(state): State<AppState>, request: Request, next:
 }
 
 fn refuse(status: StatusCode, message: &'static str) -> Response {
+    tracing::debug!("web: refused ({status}): {message}");
     secured((status, message).into_response())
 }
 

@@ -28,6 +28,7 @@ async fn bridge(socket: WebSocket, state: AppState) {
         ..
     } = state;
     let (connection, mut outgoing) = server.connect();
+    tracing::debug!("web: a page connected");
     let (mut sink, mut stream) = socket.split();
     let writer = tokio::spawn(async move {
         while let Some(message) = outgoing.recv().await {
@@ -70,4 +71,5 @@ async fn bridge(socket: WebSocket, state: AppState) {
     }
     connection.disconnect();
     writer.abort();
+    tracing::debug!("web: a page left");
 }
