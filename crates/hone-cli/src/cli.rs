@@ -207,6 +207,11 @@ pub enum Command {
     /// For Zed, JetBrains IDEs, Neovim (CodeCompanion) and Emacs (agent-shell); see
     /// docs/editors.md. Exits when stdin closes.
     Acp,
+    /// Serve a local web UI: conversation, approvals with diffs, sessions (docs/web.md).
+    ///
+    /// Listens on loopback and prints the URL to open, with a random token that every
+    /// request must carry; runs until Ctrl+C.
+    Web(crate::web_cmd::WebArgs),
 }
 
 /// `hone ask`.

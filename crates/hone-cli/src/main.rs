@@ -48,6 +48,7 @@ mod term;
 mod terminal;
 mod tui_cmd;
 mod undo_cmd;
+mod web_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -130,6 +131,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Mcp(command) => mcp_cmd::run(&cli.global, &command).await,
         Command::AppServer => app_server_cmd::run(&cli.global).await,
         Command::Acp => acp_cmd::run(&cli.global).await,
+        Command::Web(args) => web_cmd::run(&cli.global, &args).await,
     }
 }
 

@@ -1,0 +1,196 @@
+// Drives `hone web` in Debian's Chromium (playwright-core, headless) through the scenario
+// of crates/hone-cli/tests/web.rs; prints what it saw as one JSON object on stdout.
+// Arguments: the URL `hone web` printed, the project root, the screenshot directory.
+"use strict";
+
+const fs = require("fs");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+const [url, root, shots] = process.argv.slice(2);
+const base = url.split("/?token=")[0];
+const WAIT = { timeout: 30000 };
+const seen = { frames: [], times: {} };
+const started = Date.now();
+const mark = (name) => { seen.times[name] = Date.now() - started; };
+
+async function turnEnds(page, count) {
+  await page.waitForFunction((n) => document.querySelectorAll(".line.turn-end").length >= n, count, WAIT);
+}
+
+async function send(page, text) {
+  await page.fill("#input", text);
+  await page.press("#input", "Enter");
+}
+
+function texts(page, selector) {
+  return page.$$eval(selector, (els) => els.map((el) => el.textContent));
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-background-networking"],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: "light" });
+    const page = await context.newPage();
+    page.on("websocket", (ws) => ws.on("framereceived", (frame) => seen.frames.push(String(frame.payload))));
+    page.on("pageerror", (error) => { seen.pageErrors = (seen.pageErrors || []).concat(String(error)); });
+
+    // The printed URL: the token becomes a cookie and leaves the address bar.
+    await page.goto(url);
+    await page.waitForFunction(() => location.hash.startsWith("#session="), null, WAIT);
+    seen.address = page.url();
+    const sessionUrl = page.url();
+
+    // A second tab on the same session follows it.
+    const second = await context.newPage();
+    await second.goto(sessionUrl);
+    mark("second-open");
+    await second.waitForSelector("#connection.ok", WAIT);
+    await second.waitForFunction(() => document.getElementById("st-model").textContent !== "–", null, WAIT);
+
+    mark("1");
+    // 1. A prompt and its streamed, rendered answer.
+    await send(page, "say hello");
+    await turnEnds(page, 1);
+    mark("1-answered");
+    seen.images = (await page.$$(".msg.assistant img")).length;
+    seen.links = await page.$$eval(".msg.assistant a", (els) => els.map((a) => a.href));
+    seen.pwned = await page.evaluate(() => window.pwned === undefined ? null : window.pwned);
+    seen.answer = await texts(page, ".msg.assistant");
+    seen.bold = await texts(page, ".msg.assistant strong");
+    seen.code = await texts(page, ".msg.assistant pre code");
+    await second.waitForFunction(() => document.querySelectorAll(".msg.assistant").length >= 1, null, WAIT);
+    seen.secondTab = await texts(second, ".msg.assistant");
+    mark("1-second");
+    seen.status = {
+      provider: await page.textContent("#st-provider"),
+      model: await page.textContent("#st-model"),
+      approval: await page.inputValue("#st-approval"),
+      tokens: await page.textContent("#st-tokens"),
+    };
+
+    mark("2");
+    // 2. An edit asks; the dialog shows the diff; approve; the file changes.
+    await send(page, "greet the world");
+    await page.waitForSelector("#approval[open] #ap-diff .diff", WAIT);
+    await second.waitForSelector("#approval[open]", WAIT);
+    seen.approvalTitle = await page.textContent("#ap-title");
+    seen.diffAdded = await texts(page, "#ap-diff .add");
+    seen.diffRemoved = await texts(page, "#ap-diff .del");
+    await page.screenshot({ path: path.join(shots, "approval.png") });
+    await page.click("#ap-approve");
+    await turnEnds(page, 2);
+    seen.greetingAfterApprove = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
+    await second.waitForFunction(() => !document.querySelector("#approval[open]"), null, WAIT);
+    seen.secondDialogClosed = true;
+    await second.close();
+
+    mark("3");
+    // 3. A write asks; deny it with a reason.
+    await send(page, "write some notes");
+    await page.waitForSelector("#approval[open]", WAIT);
+    await page.fill("#ap-deny-reason", "not today, thanks");
+    await page.click("#ap-deny");
+    await turnEnds(page, 3);
+    seen.notesExist = fs.existsSync(path.join(root, "notes.txt"));
+    seen.denied = await texts(page, "details.tool .outcome");
+    await page.click("details.tool:has(.outcome:text-matches('wrote')) summary");
+    await page.screenshot({ path: path.join(shots, "conversation.png") });
+
+    mark("3b");
+    // 3b. The provider rejects a request: retry, skip or abort; retry.
+    await send(page, "try again");
+    await page.waitForSelector("#choice[open]", WAIT);
+    seen.choices = await texts(page, "#ch-buttons button");
+    seen.choiceMessage = await page.textContent("#ch-message");
+    await page.click("#ch-buttons button:text('retry')");
+    await turnEnds(page, 4);
+    seen.later = await texts(page, ".msg.assistant");
+
+    mark("3c");
+    // 3c. An answer stalls; Esc cancels the turn.
+    await send(page, "think at length");
+    await page.waitForFunction(() => [...document.querySelectorAll(".msg.assistant")].some((m) => m.textContent.startsWith("Thinking")), null, WAIT);
+    seen.partial = (await texts(page, ".msg.assistant")).pop();
+    await page.keyboard.press("Escape");
+    await turnEnds(page, 5);
+    seen.cancelled = (await texts(page, ".line.turn-end")).pop();
+
+    // 3d. Switch the model from the status bar.
+    page.once("dialog", (dialog) => dialog.accept("gpt-5-mini"));
+    await page.click("#st-model");
+    await page.waitForFunction(() => document.getElementById("st-model").textContent === "gpt-5-mini", null, WAIT);
+    seen.switchedModel = await page.textContent("#st-model");
+
+    mark("4");
+    // 4. Undo takes the approved edit back.
+    await page.click("#btn-undo");
+    await page.waitForFunction(() => [...document.querySelectorAll(".line")].some((l) => l.textContent.startsWith("undone")), null, WAIT);
+    seen.greetingAfterUndo = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
+
+    mark("4b");
+    // 4b. The context panel: pin a file (its tokens shown), unpin it, find a symbol.
+    await page.click("#btn-context");
+    await page.fill("#cx-pattern", "greet.txt");
+    await page.click("#cx-pin button");
+    await page.waitForSelector('#cx-files li[data-path="greet.txt"]', WAIT);
+    seen.pinned = await texts(page, "#cx-files li");
+    seen.usage = await page.textContent("#cx-usage");
+    await page.fill("#cx-prefix", "greet_");
+    await page.click("#cx-symbols button");
+    await page.waitForSelector("#cx-found li", WAIT);
+    seen.symbols = await texts(page, "#cx-found li");
+    await page.screenshot({ path: path.join(shots, "context.png") });
+    await page.click('#cx-files li[data-path="greet.txt"] button');
+    await page.waitForSelector("#cx-files li.muted", WAIT);
+    await page.click("#btn-context");
+
+    mark("5");
+    // 5. A new session, then the first one resumed from the list, then a reload.
+    const first = sessionUrl.split("#session=")[1];
+    await page.click("#btn-new");
+    await page.waitForFunction((id) => location.hash.startsWith("#session=") && !location.hash.endsWith(id), first, WAIT);
+    seen.emptyAfterNew = (await texts(page, ".msg")).length;
+    await page.click("#btn-sessions");
+    await page.waitForSelector(`#session-list li[data-session="${first}"]`, WAIT);
+    seen.listed = await texts(page, "#session-list .title");
+    await page.click("#btn-theme");
+    await page.screenshot({ path: path.join(shots, "sessions-dark.png") });
+    await page.click(`#session-list li[data-session="${first}"] button:text("Resume")`);
+    await page.waitForFunction((id) => location.hash.endsWith(id), first, WAIT);
+    await page.waitForSelector(".msg.assistant", WAIT);
+    seen.resumed = await texts(page, ".msg");
+    await page.reload();
+    await page.waitForSelector(".msg.assistant", WAIT);
+    seen.reloadedHash = new URL(page.url()).hash;
+    seen.reloaded = await texts(page, ".msg");
+    seen.theme = await page.evaluate(() => document.documentElement.dataset.theme);
+
+    mark("6");
+    // 6. Without the token, or from another origin: refused.
+    seen.wrongToken = await page.evaluate(async () => (await fetch("/?token=wrong")).status);
+    const stranger = await browser.newContext();
+    const strangerPage = await stranger.newPage();
+    seen.noToken = (await strangerPage.goto(base + "/")).status();
+    seen.noTokenScript = (await strangerPage.goto(base + "/app.js")).status();
+    await stranger.close();
+    const foreign = await context.newPage();
+    await foreign.goto("about:blank");
+    seen.foreignSocket = await foreign.evaluate((address) => new Promise((resolve) => {
+      const socket = new WebSocket(address.replace("http", "ws") + "/ws");
+      socket.onopen = () => resolve("open");
+      socket.onclose = (event) => resolve("closed " + event.code);
+    }), base);
+    mark("end");
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(JSON.stringify(seen));
+})().catch((error) => {
+  process.stderr.write(String(error && error.stack || error) + "\n" + JSON.stringify(seen) + "\n");
+  process.exit(1);
+});
