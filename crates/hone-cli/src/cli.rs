@@ -207,6 +207,13 @@ pub enum Command {
     /// For Zed, JetBrains IDEs, Neovim (CodeCompanion) and Emacs (agent-shell); see
     /// docs/editors.md. Exits when stdin closes.
     Acp,
+    /// Serve hone to an editor as a language server (stdio): inline completion and quick
+    /// refactors.
+    ///
+    /// Completion from `[roles] completion` (default: the embedded small model), code
+    /// actions that run one agent turn, workspace symbols from the index; see
+    /// docs/editors.md. Exits when the editor does.
+    Lsp,
 }
 
 /// `hone ask`.

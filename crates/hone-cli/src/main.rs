@@ -37,6 +37,7 @@ mod help_cmd;
 mod index_cmd;
 mod input;
 mod json_lines;
+mod lsp_cmd;
 mod mcp_cmd;
 mod model_cmd;
 mod models;
@@ -130,6 +131,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::Mcp(command) => mcp_cmd::run(&cli.global, &command).await,
         Command::AppServer => app_server_cmd::run(&cli.global).await,
         Command::Acp => acp_cmd::run(&cli.global).await,
+        Command::Lsp => lsp_cmd::run(&cli.global).await,
     }
 }
 
