@@ -163,13 +163,12 @@ async fn neovim_completes_a_line_and_applies_a_quick_refactor() {
         chat.enqueue(reply.openai_chat());
     }
     let url = chat.url();
-    let args = ["--provider", "lmstudio", "--base-url", url.as_str(), "lsp"];
-    let seen = run_neovim(
-        &root,
-        &args,
-        &[("LSP_INSTRUCTION", "Make the addition wrap.")],
-    )
-    .await;
+    let args = ["--provider", "openai", "--base-url", url.as_str(), "lsp"];
+    let env = [
+        ("LSP_INSTRUCTION", "Make the addition wrap."),
+        ("OPENAI_API_KEY", "test-key-abcdef123456"),
+    ];
+    let seen = run_neovim(&root, &args, &env).await;
 
     assert_eq!(seen["failure"], Value::Null, "{seen}");
     assert_eq!(seen["completion"], "a + b", "{seen}");

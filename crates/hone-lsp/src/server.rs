@@ -79,14 +79,10 @@ impl HoneLsp {
                 })
                 .collect();
         let line_before = prefix.rsplit('\n').next().unwrap_or("").to_string();
-        let word: String = line_before
-            .chars()
-            .rev()
-            .take_while(|character| character.is_alphanumeric() || *character == '_')
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let word_start = line_before
+            .trim_end_matches(|character: char| character.is_alphanumeric() || character == '_')
+            .len();
+        let word = line_before[word_start..].to_string();
         let prompt = FimPrompt {
             prefix: format!(
                 "{}{prefix}",

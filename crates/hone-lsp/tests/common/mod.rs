@@ -48,12 +48,14 @@ fn options(dir: &Path, root: &Path, fim: &MockServer, chat: &MockServer) -> Runt
         sources: ConfigSources {
             user_file: Some(config),
             project_dir: Some(root.to_path_buf()),
-            env: Default::default(),
+            env: [("OPENAI_API_KEY".to_string(), "test-key-abcdef123456".to_string())]
+                .into_iter()
+                .collect(),
         },
         root: root.to_path_buf(),
         working_dir: None,
         overrides: CliOverrides {
-            provider: Some("lmstudio".into()),
+            provider: Some("openai".into()),
             base_url: Some(chat.url()),
             approval: Some("auto-edit".into()),
             sandbox: Some(hone_sandbox::SandboxMode::Off),
