@@ -48,9 +48,12 @@ fn options(dir: &Path, root: &Path, fim: &MockServer, chat: &MockServer) -> Runt
         sources: ConfigSources {
             user_file: Some(config),
             project_dir: Some(root.to_path_buf()),
-            env: [("OPENAI_API_KEY".to_string(), "test-key-abcdef123456".to_string())]
-                .into_iter()
-                .collect(),
+            env: [(
+                "OPENAI_API_KEY".to_string(),
+                "test-key-abcdef123456".to_string(),
+            )]
+            .into_iter()
+            .collect(),
         },
         root: root.to_path_buf(),
         working_dir: None,
