@@ -37,6 +37,7 @@ mod help_cmd;
 mod index_cmd;
 mod input;
 mod json_lines;
+mod lsp_cmd;
 mod mcp_cmd;
 mod model_cmd;
 mod models;
@@ -132,6 +133,7 @@ async fn run(cli: Cli) -> Result<ExitCode, HoneError> {
         Command::AppServer => app_server_cmd::run(&cli.global).await,
         Command::Acp => acp_cmd::run(&cli.global).await,
         Command::Web(args) => web_cmd::run(&cli.global, &args).await,
+        Command::Lsp => lsp_cmd::run(&cli.global).await,
     }
 }
 

@@ -6,11 +6,14 @@
 //! planner = { model = "gpt-4.1-mini", provider = "openai" } # classifies unclear requests
 //! summary = "gpt-4.1-mini"                            # compaction summaries
 //! checker = "gpt-4.1-mini"                            # reviews check results
+//! completion = "qwen2.5-coder-0.5b"                   # `hone lsp` code completion
 //! ```
 //!
 //! A role is a model name of the session's provider, or a table with `model` and the
 //! `provider` instance serving it. An unset role uses the session's model; `summary` wins
 //! over `[context] compaction_model`. Each role layers on its own: the project file's wins.
+//! `completion` is the exception: unset, `hone lsp` completes with the embedded small
+//! catalog model, not the session's model.
 
 use std::path::Path;
 
@@ -24,7 +27,7 @@ use crate::show::ShownValue;
 use crate::source::{Source, Sourced};
 
 /// The roles, in the order `hone config show` lists them.
-pub const ROLE_NAMES: [&str; 4] = ["coder", "planner", "summary", "checker"];
+pub const ROLE_NAMES: [&str; 5] = ["coder", "planner", "summary", "checker", "completion"];
 
 /// The model of one role.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +49,8 @@ pub struct RolesSettings {
     pub summary: Option<RoleSetting>,
     /// Reviews check results.
     pub checker: Option<RoleSetting>,
+    /// Completes code in the editor (`hone lsp`); `None`: the embedded small model.
+    pub completion: Option<RoleSetting>,
 }
 
 /// `[roles]` as written in a file.
@@ -56,9 +61,10 @@ pub(crate) struct RolesSection {
     planner: Option<Spanned<toml::Value>>,
     summary: Option<Spanned<toml::Value>>,
     checker: Option<Spanned<toml::Value>>,
+    completion: Option<Spanned<toml::Value>>,
     /// The values above, checked, in [`ROLE_NAMES`] order; filled in by [`validate`].
     #[serde(skip)]
-    checked: [Option<RoleSetting>; 4],
+    checked: [Option<RoleSetting>; 5],
 }
 
 /// Checks `section`, from the contents `text` of `path`: no empty names.
@@ -72,6 +78,7 @@ pub(crate) fn validate(
         &section.planner,
         &section.summary,
         &section.checker,
+        &section.completion,
     ];
     for (slot, (name, value)) in ROLE_NAMES.iter().zip(values).enumerate() {
         let Some(value) = value else {
@@ -125,7 +132,7 @@ fn read_role(value: &toml::Value) -> Option<(String, Option<String>)> {
 /// `[roles]` merged over the files.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RolesLayers {
-    roles: [Option<Sourced<RoleSetting>>; 4],
+    roles: [Option<Sourced<RoleSetting>>; 5],
 }
 
 impl RolesSection {
@@ -162,7 +169,7 @@ impl RolesLayers {
 impl Config {
     /// The `[roles]` settings.
     pub fn roles(&self) -> RolesSettings {
-        let [coder, planner, summary, checker] = self
+        let [coder, planner, summary, checker, completion] = self
             .roles
             .roles
             .clone()
@@ -172,6 +179,7 @@ impl Config {
             planner,
             summary,
             checker,
+            completion,
         }
     }
 
@@ -230,6 +238,13 @@ mod tests {
             Some("other")
         );
         assert_eq!(section.checked[2], None);
+        let completion = parse("[roles]\ncompletion = \"qwen2.5-coder-0.5b\"\n").unwrap();
+        assert_eq!(
+            completion.checked[4]
+                .as_ref()
+                .map(|role| role.model.as_str()),
+            Some("qwen2.5-coder-0.5b")
+        );
         match parse("[roles]\nsummary = \" \"\n") {
             Err(ConfigError::Parse { line, message, .. }) => {
                 assert_eq!(line, Some(2));
@@ -256,6 +271,7 @@ mod tests {
         assert_eq!(roles.coder.unwrap().model, "b");
         assert_eq!(roles.summary.unwrap().model, "s");
         assert_eq!(roles.planner, None);
+        assert_eq!(roles.completion, None);
         let shown = config.render_show();
         assert!(shown.contains("[roles]"), "{shown}");
         let none = crate::load(&ConfigSources::default(), &CliOverrides::default()).unwrap();

@@ -26,9 +26,20 @@ pub async fn build(
     if settings.wire != WireApi::Local {
         return hone_providers::build_provider(settings);
     }
-    let path = local_model_path(&settings.model, interaction).await?;
+    Ok(build_local(config, &settings.model, interaction).await?)
+}
+
+/// The embedded engine with `model` (a catalog name or a GGUF path) and the `[local]`
+/// settings of `config`, as [`build`] loads it, typed: for what only the embedded engine
+/// does (fill-in-the-middle for `hone lsp`).
+pub async fn build_local(
+    config: &Config,
+    model: &str,
+    interaction: &dyn Interaction,
+) -> Result<Arc<LocalProvider>, HoneError> {
+    let path = local_model_path(model, interaction).await?;
     let options = local_options(&config.local_settings());
-    let name = settings.model.clone();
+    let name = model.to_string();
     let shown = path.display().to_string();
     let loaded = tokio::task::spawn_blocking(move || LocalProvider::load(&path, &name, options))
         .await

@@ -64,8 +64,9 @@ impl Server {
         let _ = running.wait_for(|count| *count == 0).await;
     }
 
-    /// The default project's runtime.
-    pub(crate) fn default_runtime(&self) -> Arc<Runtime> {
+    /// The default project's runtime (its configuration, for faces that read settings of
+    /// their own, like `hone lsp`'s completion role).
+    pub fn default_runtime(&self) -> Arc<Runtime> {
         Arc::clone(&lock(&self.runtimes)[0])
     }
 
