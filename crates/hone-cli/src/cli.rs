@@ -212,8 +212,7 @@ pub enum Command {
     /// Listens on loopback and prints the URL to open, with a random token that every
     /// request must carry; runs until Ctrl+C.
     Web(crate::web_cmd::WebArgs),
-    /// Serve hone to an editor as a language server (stdio): inline completion and quick
-    /// refactors.
+    /// Serve a language server to an editor (stdio): completion and quick refactors.
     ///
     /// Completion from `[roles] completion` (default: the embedded small model), code
     /// actions that run one agent turn, workspace symbols from the index; see

@@ -266,14 +266,13 @@ async fn a_code_action_runs_one_turn_and_applies_its_edit_to_the_buffer() {
         "{asked}"
     );
     assert!(asked.contains("lines 1-3 of src/geo.rs"), "{asked}");
-    let shown = lsp.notifications.iter().any(|note| {
-        note["method"] == "window/showMessage"
-            && note["params"]["message"]
-                .as_str()
-                .unwrap_or("")
-                .contains("saturates")
-    });
-    assert!(shown, "{:?}", lsp.notifications);
+    lsp.wait_for_notification("window/showMessage", |params| {
+        params["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("saturates")
+    })
+    .await;
 
     // An unsaved buffer is not changed behind the editor's back.
     lsp.notify(

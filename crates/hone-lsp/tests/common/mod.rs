@@ -163,6 +163,25 @@ impl Lsp {
         }
     }
 
+    /// Waits until a notification with `method` whose params satisfy `wanted` has come
+    /// (notifications may follow the response they belong to); panics after 30 seconds.
+    pub async fn wait_for_notification(&mut self, method: &str, wanted: impl Fn(&Value) -> bool) {
+        let seen = |notes: &[Value]| {
+            notes
+                .iter()
+                .any(|note| note["method"] == method && wanted(&note["params"]))
+        };
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !seen(&self.notifications) {
+            let message = tokio::time::timeout_at(deadline, self.receive())
+                .await
+                .unwrap_or_else(|_| panic!("no {method} came: {:?}", self.notifications));
+            if message.get("method").is_some() && message.get("id").is_none() {
+                self.notifications.push(message);
+            }
+        }
+    }
+
     async fn receive(&mut self) -> Value {
         let mut length = 0;
         loop {
