@@ -3,9 +3,9 @@
 //! the index, the 1,500-token attachment), and the attachment is compared with the task's
 //! solution. A task is found when every line its solution changes in an existing file is
 //! inside the attached code; noise is the share of attached pieces in files the solution
-//! does not change. For the tasks whose prompt only says the tests fail, the task's check
-//! is run first in a copy of its repository (when its program is installed) and its output
-//! is the evidence, as hone-core's tests-first step gives it.
+//! does not change. For bug reports and the tasks whose prompt only says the tests fail,
+//! the task's check is run first in a copy of its repository (when its program is
+//! installed) and its output is the evidence, as hone-core's tests-first step gives it.
 //! `cargo test -p hone-index --test eval_localization -- --nocapture` prints the table.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a measurement: setup failures panic
 
@@ -18,19 +18,21 @@ use hone_index::{IndexOptions, Indexer};
 
 /// hone's default `localize_budget_tokens`.
 const BUDGET_TOKENS: usize = 1_500;
-/// Tasks whose changed lines must be attached from the prompt alone; each of those found
-/// through its check's output must be too. A regression guard at today's level (2026-11-28:
-/// 31 of 41 found, of the 16 real-project bug reports 8); raise it when localisation
-/// improves.
-const FOUND_FROM_PROMPTS: usize = 28;
+/// Tasks whose changed lines must be attached, from the prompt and, for bug reports and
+/// "the tests fail" requests, the output of the failing check as hone's guided flow runs it
+/// first. A regression guard at today's level (2026-11-29: 35 of 41 with 23 checks' output;
+/// 33 before the helpers and constants the best candidates use were followed); raise it
+/// when localisation improves.
+const FOUND_AT_LEAST: usize = 35;
 /// The largest share of attached pieces allowed outside the files the solutions change
-/// (37% on 2026-11-28, the real-project tasks attaching neighbours of the culprit).
+/// (30% on 2026-11-29, the real-project tasks attaching neighbours of the culprit).
 const NOISE_AT_MOST: f64 = 0.40;
 
 struct Task {
     name: String,
     prompt: String,
-    /// The check command, for tasks tagged `failing-tests`.
+    /// The check command, for tasks tagged `failing-tests` or `bug-report` (hone's guided
+    /// flow runs the tests before both).
     failing_check: Option<String>,
     repo: PathBuf,
     solution: PathBuf,
@@ -53,7 +55,11 @@ fn tasks() -> Vec<Task> {
             let failing = table
                 .get("tags")
                 .and_then(|tags| tags.as_array())
-                .is_some_and(|tags| tags.iter().any(|tag| tag.as_str() == Some("failing-tests")));
+                .is_some_and(|tags| {
+                    tags.iter().any(|tag| {
+                        matches!(tag.as_str(), Some("failing-tests") | Some("bug-report"))
+                    })
+                });
             Task {
                 name: dir.file_name().unwrap().to_string_lossy().into_owned(),
                 prompt: value("prompt").expect("a prompt"),
@@ -132,7 +138,9 @@ fn installed(program: &str) -> bool {
 /// other tasks or when the check's program is not installed.
 fn failure_output(task: &Task, scratch: &Path) -> Option<String> {
     let check = task.failing_check.as_deref()?;
-    if !installed(check.split_whitespace().next()?) {
+    // `PYTHONPATH=src python3 …`: the program follows the variables.
+    let program = check.split_whitespace().find(|word| !word.contains('='))?;
+    if !installed(program) {
         println!("{}: {check} not installed, no evidence", task.name);
         return None;
     }
@@ -217,9 +225,6 @@ fn the_eval_suite_s_culprits_are_attached() {
          {noisy}/{pieces} attached pieces ({:.0}%) outside the changed files",
         noise * 100.0
     );
-    assert!(
-        found >= FOUND_FROM_PROMPTS + evidenced,
-        "found {found}/{measured}"
-    );
+    assert!(found >= FOUND_AT_LEAST, "found {found}/{measured}");
     assert!(noise <= NOISE_AT_MOST, "noise {noise:.2}");
 }

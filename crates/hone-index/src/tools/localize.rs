@@ -98,6 +98,8 @@ fn locate(indexer: &Indexer, mentions: &[Mention]) -> Vec<Candidate> {
             candidate.score += NAMED_FILE_BONUS;
         }
     }
+    let used = super::callees::callees(indexer, &candidates);
+    candidates.extend(used);
     candidates
 }
 
@@ -365,7 +367,7 @@ fn push_definition(
     let outline = indexer.store().outline(&location.path).ok().flatten();
     let (lines, what) = outline
         .as_ref()
-        .and_then(|outline| enclosing(outline, location))
+        .and_then(|outline| definition_range(outline, location))
         .unwrap_or_else(|| {
             (
                 (location.line, location.line),
@@ -383,7 +385,10 @@ fn push_definition(
 }
 
 /// The line range and label of the function, method or class defined at `location`.
-fn enclosing(outline: &FileOutline, location: &SymbolLocation) -> Option<((u32, u32), String)> {
+pub(super) fn definition_range(
+    outline: &FileOutline,
+    location: &SymbolLocation,
+) -> Option<((u32, u32), String)> {
     let line = location.line;
     let at = |start: u32, end: u32| start <= line && line <= end;
     for class in &outline.classes {
@@ -417,7 +422,7 @@ fn enclosing(outline: &FileOutline, location: &SymbolLocation) -> Option<((u32, 
         })
 }
 
-fn kind_word(kind: SymbolKind) -> &'static str {
+pub(super) fn kind_word(kind: SymbolKind) -> &'static str {
     match kind {
         SymbolKind::Function => "function",
         SymbolKind::Method => "method",

@@ -8,6 +8,7 @@
 //! reflect the edits the agent just made. [`repo_map`] renders the ranked project outline
 //! for the system prompt.
 
+mod callees;
 mod code;
 mod graph;
 mod localize;
