@@ -282,7 +282,8 @@ pub enum TurnEnd {
 pub struct TurnStats {
     /// Model requests made.
     pub model_requests: u32,
-    /// Tool calls made.
+    /// Actions taken: the model's tool calls, code blocks of its answers applied as edits,
+    /// and the test runs and checks hone ran itself.
     pub tool_calls: u32,
     /// Token usage summed over the turn's requests.
     pub usage: Usage,

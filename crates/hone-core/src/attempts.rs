@@ -26,7 +26,7 @@ impl Agent {
         loop {
             let mark = self.changes.mark();
             let renamed = match rename.take() {
-                Some((old, new)) => self.guided_rename(&old, &new, cancel, stats).await,
+                Some((old, new)) => self.guided_rename(&old, &new, cancel).await,
                 None => None,
             };
             let ending = match renamed {

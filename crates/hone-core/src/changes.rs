@@ -20,6 +20,8 @@ pub(crate) struct TurnChanges(Mutex<Seen>);
 
 #[derive(Debug, Default)]
 struct Seen {
+    /// Tool calls, applied code blocks, test runs and checks of this turn.
+    actions: u32,
     proposed: bool,
     applied: bool,
     /// Edits written in this turn, and the files they wrote, in order.
@@ -47,8 +49,16 @@ impl TurnChanges {
                     }
                 }
             }
+            // Every action the user sees: the model's tool calls, code blocks applied as
+            // edits, hone's own test runs and checks (attempts rolled back still ran).
+            Event::ToolRequested { .. } | Event::ChecksStarted { .. } => self.seen().actions += 1,
             _ => {}
         }
+    }
+
+    /// The actions of this turn so far (see [`TurnChanges::observe`]).
+    pub(crate) fn actions(&self) -> u32 {
+        self.seen().actions
     }
 
     /// Where the turn's changes are now: the edits written so far and the files they wrote.

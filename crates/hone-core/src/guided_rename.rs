@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use hone_api::{Event, TurnEnd, TurnStats};
+use hone_api::{Event, TurnEnd};
 use hone_protocol::{ContentBlock, Message, Role, ToolCall};
 use hone_tools::Plan;
 use hone_tools::edit::is_identifier;
@@ -77,7 +77,6 @@ impl Agent {
         old: &str,
         new: &str,
         cancel: &CancellationToken,
-        stats: &mut TurnStats,
     ) -> Option<TurnEnd> {
         let tool = self.registry.resolve("rename_symbol").ok()?;
         let arguments = json!({ "name": old, "new_name": new });
@@ -99,7 +98,6 @@ impl Agent {
             name: call.name.clone(),
             arguments: crate::api::arguments(&call.arguments),
         });
-        stats.tool_calls += 1;
         let summary = plan.summary.clone();
         let started = self.start_clock();
         let output = self.run_edit(&call, "rename_symbol", plan, cancel).await;

@@ -50,6 +50,7 @@ impl Agent {
             other => other,
         };
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        stats.tool_calls = self.changes.actions();
         let event = match ending {
             Ending::Done(end) => Event::TurnCompleted { end, stats },
             Ending::Failed(error) => Event::TurnFailed {
@@ -174,7 +175,6 @@ impl Agent {
                 return Ending::Done(TurnEnd::RoundLimit);
             }
             rounds += 1;
-            stats.tool_calls += u32::try_from(calls.len()).unwrap_or(u32::MAX);
             let applied_repeats = repeated.applied_repeats();
             let outcome = self.run_round(&calls, cancel, &mut repeated).await;
             let answer_now = repeated.applied_repeats() > applied_repeats;

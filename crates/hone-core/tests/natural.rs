@@ -208,6 +208,12 @@ async fn a_fenced_fix_is_applied_under_auto_edit_and_the_model_is_told() {
         1
     );
     assert_eq!(h.server.request_count(), 2);
+    // The code block applied as an edit is an action of the turn, like a tool call.
+    let Some(Event::TurnCompleted { stats, .. }) = events.last() else {
+        panic!("{events:?}");
+    };
+    assert_eq!(stats.tool_calls, 1, "{stats:?}");
+    assert_eq!(stats.model_requests, 2, "{stats:?}");
     let note = h.last_user_text(1);
     assert!(note.contains("applied as an edit"), "{note}");
     assert!(
