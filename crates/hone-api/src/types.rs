@@ -388,6 +388,27 @@ impl LocalizedItem {
         details.extend(self.reasons.iter().cloned());
         format!("{place} ({})", details.join(", "))
     }
+
+    /// The piece's heading in the text the model reads: where it is and what it holds,
+    /// without why it was picked (`src/math.ts (whole file)`, `cart.ts:12-30 (function
+    /// cartTotal)`). A small model copies a quoted `mentions "test.js:56"` into its answer.
+    pub fn heading(&self) -> String {
+        if self.whole_file {
+            return format!("{} (whole file)", self.path);
+        }
+        let place = format!("{}:{}-{}", self.path, self.start_line, self.end_line);
+        let symbols: Vec<&str> = self
+            .symbols
+            .iter()
+            // `function fmtShort (used by function ms)`: the note is for the user.
+            .map(|symbol| symbol.split(" (").next().unwrap_or(symbol))
+            .collect();
+        if symbols.is_empty() {
+            place
+        } else {
+            format!("{place} ({})", symbols.join(", "))
+        }
+    }
 }
 
 /// Who summarised older turns in a compaction.

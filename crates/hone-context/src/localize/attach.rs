@@ -222,7 +222,7 @@ fn render(
         };
         let block = format!(
             "\n{}:\n```{}\n{}```\n",
-            item.describe(),
+            item.heading(),
             fence_language(&piece.path),
             numbered(lines, piece.start, piece.end)
         );
@@ -384,6 +384,13 @@ mod tests {
         assert_eq!(
             item.describe(),
             "cart.ts:97-113 (function cartTotal, matches \"cartTotal\")"
+        );
+        assert!(
+            attachment
+                .text
+                .contains("\ncart.ts:97-113 (function cartTotal):\n```"),
+            "the model reads where and what, not why: {}",
+            attachment.text
         );
         assert!(attachment.text.contains(" 97│ let line97 = 97;"));
         assert!(!attachment.text.contains("line96 "));
