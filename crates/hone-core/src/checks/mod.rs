@@ -13,6 +13,7 @@ mod noise;
 mod places;
 mod report;
 mod requested;
+mod snippets;
 mod testing;
 
 use std::collections::BTreeSet;

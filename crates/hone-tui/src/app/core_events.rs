@@ -3,8 +3,7 @@
 use std::time::Duration;
 
 use hone_api::{
-    ApprovalDecision, CompactionMethod, ConflictChoice, ErrorChoice, Event, Request, TrackedInfo,
-    TurnEnd, TurnStats,
+    ApprovalDecision, CompactionMethod, Event, Request, TrackedInfo, TurnEnd, TurnStats,
 };
 use hone_protocol::HoneError;
 
@@ -12,7 +11,7 @@ use super::{App, Effect};
 use hone_api::thousands;
 
 use crate::format::seconds;
-use crate::modal::{ApprovalModal, Choice, ChoiceAction, ChoiceModal, Modal, Proposal};
+use crate::modal::{ApprovalModal, Modal, Proposal};
 use crate::status::Activity;
 use crate::tool_line;
 use crate::transcript::{DiffOutcome, Entry, NoticeKind, SMALL_DIFF_LINES, ToolEntry, ToolState};
@@ -425,68 +424,6 @@ impl App {
         }
     }
 
-    /// The core waits after a failed model request: retry, skip or abort.
-    fn offer_core_choices(&mut self, error: &HoneError, choices: &[ErrorChoice]) {
-        let choices: Vec<Choice> = choices
-            .iter()
-            .map(|choice| {
-                let (key, label) = match choice {
-                    ErrorChoice::Retry => ('r', "retry"),
-                    ErrorChoice::Skip => ('s', "skip (end the turn, keep the conversation)"),
-                    ErrorChoice::Abort => ('a', "abort"),
-                };
-                Choice {
-                    key,
-                    label: label.into(),
-                    action: ChoiceAction::Answer(*choice),
-                }
-            })
-            .collect();
-        if choices.is_empty() {
-            return;
-        }
-        self.open_modal(Modal::Choice(ChoiceModal::new(
-            "the model request failed".into(),
-            error_text(error),
-            choices,
-        )));
-    }
-
-    /// The core waits after an edit conflict: apply anyway, skip or regenerate.
-    fn offer_conflict_choices(&mut self, message: String, choices: &[ConflictChoice]) {
-        let choices: Vec<Choice> = choices
-            .iter()
-            .map(|choice| {
-                let (key, label) = match choice {
-                    ConflictChoice::ApplyAnyway => {
-                        ('a', "apply anyway (over the file as it is now)")
-                    }
-                    ConflictChoice::Skip => ('s', "skip this change"),
-                    ConflictChoice::Regenerate => {
-                        ('r', "regenerate (the model reads the file again)")
-                    }
-                };
-                Choice {
-                    key,
-                    label: label.into(),
-                    action: ChoiceAction::Conflict(*choice),
-                }
-            })
-            .collect();
-        if choices.is_empty() {
-            return;
-        }
-        self.transcript.push(Entry::Notice(
-            NoticeKind::Warning,
-            format!("edit conflict: {message}"),
-        ));
-        self.open_modal(Modal::Choice(ChoiceModal::new(
-            "the file changed on disk".into(),
-            message,
-            choices,
-        )));
-    }
-
     fn files_tracked(
         &mut self,
         files: Vec<TrackedInfo>,
@@ -523,42 +460,6 @@ impl App {
             ));
         }
         self.tracked = files;
-    }
-
-    /// After a failed turn: retry (send the message again), or leave it.
-    fn offer_retry(&mut self, error: &HoneError) {
-        let Some(message) = self.last_message.clone() else {
-            return;
-        };
-        if !error.is_retryable() {
-            return;
-        }
-        let choices = vec![
-            Choice {
-                key: 'r',
-                label: "retry (send the message again)".into(),
-                action: ChoiceAction::Resend(message),
-            },
-            Choice {
-                key: 'd',
-                label: "dismiss".into(),
-                action: ChoiceAction::Dismiss,
-            },
-        ];
-        self.open_modal(Modal::Choice(ChoiceModal::new(
-            "the model request failed".into(),
-            error_text(error),
-            choices,
-        )));
-    }
-
-    pub(super) fn open_modal(&mut self, modal: Modal) {
-        self.popup = None;
-        if self.modal.is_some() {
-            self.waiting.push_back(modal);
-        } else {
-            self.modal = Some(modal);
-        }
     }
 }
 
@@ -598,7 +499,7 @@ fn stats_line(stats: &TurnStats, price: Option<hone_api::ModelPrice>) -> String 
     line
 }
 
-fn error_text(error: &HoneError) -> String {
+pub(super) fn error_text(error: &HoneError) -> String {
     match &error.provider_detail {
         Some(detail) => format!(
             "{}\n{}",

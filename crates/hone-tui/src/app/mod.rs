@@ -1,6 +1,7 @@
 //! The TUI as a state machine: fed with core [`Event`]s and terminal events, it returns
 //! [`Effect`]s for the runner to carry out and renders itself to any ratatui backend.
 
+mod choices;
 mod commands;
 mod core_events;
 mod history;
