@@ -161,6 +161,52 @@ fn git_and_hone_state_stay_read_only_inside_the_project() {
 }
 
 #[test]
+fn a_git_directory_linked_from_outside_the_project_stays_read_only() {
+    let layout = layout();
+    if !namespaces(&layout) {
+        return;
+    }
+    // `.git` a link to a repository outside the project, and a submodule's `.git` file
+    // that points into it: git state either way, both out of the command's reach.
+    let real_git = layout.outside.join("repo.git");
+    std::fs::create_dir_all(real_git.join("hooks")).unwrap();
+    std::fs::write(real_git.join("config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink(&real_git, layout.root.join(".git")).unwrap();
+    let submodule = layout.root.join("wt");
+    std::fs::create_dir_all(&submodule).unwrap();
+    let gitdir = format!("gitdir: {}\n", real_git.display());
+    std::fs::write(submodule.join(".git"), &gitdir).unwrap();
+    std::fs::write(
+        layout.root.join(".gitmodules"),
+        "[submodule \"wt\"]\n\tpath = wt\n\turl = ../wt\n",
+    )
+    .unwrap();
+    let output = sandboxed(
+        &layout,
+        "echo '[core] fsmonitor = evil' >> .git/config; \
+         echo evil > .git/hooks/post-checkout; \
+         echo 'gitdir: /tmp/evil' > wt/.git; \
+         echo ok > src.txt",
+    );
+    assert_eq!(
+        std::fs::read_to_string(real_git.join("config")).unwrap(),
+        "[core]\n"
+    );
+    assert!(!real_git.join("hooks/post-checkout").exists());
+    assert_eq!(
+        std::fs::read_to_string(submodule.join(".git")).unwrap(),
+        gitdir,
+        "a submodule's .git file is protected like the project's .git"
+    );
+    assert_eq!(
+        std::fs::read_to_string(layout.root.join("src.txt")).unwrap(),
+        "ok\n",
+        "the project itself is writable: {}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
 fn the_home_is_hidden_but_the_toolchains() {
     let layout = layout();
     if !namespaces(&layout) {

@@ -75,14 +75,19 @@ impl ViewPlan {
         );
         // A protected name that is a link is protected where it leads, when that is
         // inside a writable root (elsewhere it is read-only anyway).
+        // A submodule's `.git` file is git state too: pointed elsewhere, the next `git
+        // status` in the project would run that repository's configured programs.
         let protected = unique(
             writable
                 .iter()
                 .flat_map(|root| {
-                    PROTECTED
-                        .iter()
-                        .filter_map(move |name| canonical(root.join(name)))
+                    PROTECTED.iter().map(move |name| root.join(name)).chain(
+                        submodules(root)
+                            .into_iter()
+                            .map(move |path| root.join(path).join(".git")),
+                    )
                 })
+                .filter_map(canonical)
                 .filter(|path| holds_writable(path)),
         );
         Self {
@@ -92,6 +97,24 @@ impl ViewPlan {
             protected,
         }
     }
+}
+
+/// The submodule paths `.gitmodules` of `root` lists (`path = lib/x` lines), relative
+/// paths inside the root only.
+fn submodules(root: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(root.join(".gitmodules")) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == "path").then(|| PathBuf::from(value.trim()))
+        })
+        .filter(|path| {
+            path.components()
+                .all(|part| matches!(part, std::path::Component::Normal(_)))
+        })
+        .collect()
 }
 
 fn canonical(path: impl AsRef<Path>) -> Option<PathBuf> {
@@ -306,6 +329,30 @@ mod tests {
         assert!(plan.kept.contains(&home.join(".cargo")), "{plan:?}");
         assert!(!plan.kept.contains(&home.join(".absent")), "{plan:?}");
         assert_eq!(plan.protected, vec![project.join(".git")]);
+    }
+
+    #[test]
+    fn submodules_git_files_are_protected_but_not_paths_outside_the_root() {
+        let home = tempfile::tempdir().unwrap();
+        let project = home.path().canonicalize().unwrap().join("proj");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(project.join("lib/dep")).unwrap();
+        std::fs::write(
+            project.join("lib/dep/.git"),
+            "gitdir: ../../.git/modules/dep\n",
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(".gitmodules"),
+            "[submodule \"dep\"]\n\tpath = lib/dep\n\turl = x\n\
+             [submodule \"up\"]\n\tpath = ../up\n[submodule \"gone\"]\n\tpath = gone\n",
+        )
+        .unwrap();
+        let plan = ViewPlan::new(std::slice::from_ref(&project), &[], None);
+        assert_eq!(
+            plan.protected,
+            vec![project.join(".git"), project.join("lib/dep/.git")]
+        );
     }
 
     #[test]
