@@ -169,6 +169,8 @@ mod logs_settings;
 mod mcp_settings;
 mod memory_settings;
 mod preset;
+mod profile_section;
+mod profiles;
 mod provider;
 mod resolve;
 mod roles_settings;
@@ -211,6 +213,8 @@ pub use preset::{
     ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, LOCAL_DEFAULT_MODEL,
     MaxTokensField, PRESETS, Preset, ToolMode, WireApi, preset, preset_names,
 };
+pub use profile_section::{MAX_PROFILE_TOKENS, SystemPromptMode, TEMPERATURE_RANGE};
+pub use profiles::{AGENTS_DIR, ProfileSettings, SystemPrompt};
 pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
 pub use roles_settings::{ROLE_NAMES, RoleSetting, RolesSettings};
 pub use sandbox_settings::SandboxSettings;

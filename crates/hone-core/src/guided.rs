@@ -379,7 +379,7 @@ impl Agent {
             tools: Vec::new(),
             max_tokens: Some(4),
             temperature: Some(0.0),
-            thinking: None,
+            ..ChatRequest::default()
         };
         stats.model_requests += 1;
         let mut events = provider.stream(request, cancel.clone());

@@ -277,7 +277,7 @@ impl Agent {
             tools,
             max_tokens: None,
             temperature: self.flow.temperature(stats.model_requests, self.attempt),
-            thinking: None,
+            ..ChatRequest::default()
         };
         stats.model_requests += 1;
         self.audit.request("request", &request);
