@@ -543,6 +543,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         ])
     });
     builder.sandbox.set_cli(cli.sandbox);
+    builder.profiles.set_cli_thinking(cli.thinking.as_deref())?;
     let selection = builder.select(default_provider(&env))?;
     let profile = builder.profile_choice();
     let trust = ProjectTrust::new(

@@ -21,7 +21,7 @@
 use std::ops::RangeInclusive;
 use std::path::Path;
 
-use hone_protocol::{PROMPT_CACHE_NAMES, PromptCache, THINKING_LEVELS, Thinking};
+use hone_protocol::{PROMPT_CACHE_NAMES, PromptCache, SystemPromptMode, THINKING_LEVELS, Thinking};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -38,26 +38,6 @@ pub const TEMPERATURE_RANGE: RangeInclusive<f64> = 0.0..=2.0;
 
 /// Request-body keys hone writes itself, which `body` may not replace.
 const RESERVED_BODY_KEYS: [&str; 5] = ["model", "messages", "stream", "tools", "contents"];
-
-/// How a profile's `system_prompt` combines with hone's built-in prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SystemPromptMode {
-    /// After the built-in prompt (the default).
-    #[default]
-    Append,
-    /// Instead of the built-in prompt.
-    Replace,
-}
-
-impl SystemPromptMode {
-    /// The name as written in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Append => "append",
-            Self::Replace => "replace",
-        }
-    }
-}
 
 /// `[profiles.NAME]`.
 #[derive(Debug, Default, Deserialize)]

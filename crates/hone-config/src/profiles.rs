@@ -11,26 +11,19 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hone_protocol::GenerationSettings;
+use hone_protocol::{
+    GenerationSettings, SystemPrompt, SystemPromptMode, THINKING_LEVELS, Thinking,
+};
 
 use crate::error::ConfigError;
 use crate::load::Config;
 use crate::preset::ToolMode;
-use crate::profile_section::{ProfileSection, SystemPromptMode};
+use crate::profile_section::{MAX_PROFILE_TOKENS, ProfileSection};
 use crate::source::{Source, Sourced};
 use crate::suggest::closest;
 
 /// The directory of profile files, next to the user file and in a project's `.hone`.
 pub const AGENTS_DIR: &str = "agents";
-
-/// A system prompt a profile adds to, or puts instead of, hone's built-in one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SystemPrompt {
-    /// The text.
-    pub text: String,
-    /// Whether it follows or replaces the built-in prompt.
-    pub mode: SystemPromptMode,
-}
 
 /// A profile after `extends` is resolved.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -143,9 +136,38 @@ impl MergedProfile {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ProfileLayers {
     profiles: BTreeMap<String, MergedProfile>,
+    /// `--thinking`, over the selected profile's.
+    cli_thinking: Option<Thinking>,
 }
 
 impl ProfileLayers {
+    /// Takes `--thinking` (trimmed; empty is unset), refused when it is not a level or budget.
+    pub(crate) fn set_cli_thinking(&mut self, value: Option<&str>) -> Result<(), ConfigError> {
+        let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
+            return Ok(());
+        };
+        let thinking = Thinking::parse(value)
+            .filter(|thinking| thinking.budget_tokens().unwrap_or(0) <= MAX_PROFILE_TOKENS);
+        match thinking {
+            Some(thinking) => {
+                self.cli_thinking = Some(thinking);
+                Ok(())
+            }
+            None => Err(ConfigError::InvalidValue {
+                key: "thinking".to_string(),
+                value: value.to_string(),
+                origin: Source::Cli("--thinking".to_string()),
+                expected: format!(
+                    "expected one of {} or a token budget up to {MAX_PROFILE_TOKENS}{}",
+                    THINKING_LEVELS.join(", "),
+                    closest(value, THINKING_LEVELS)
+                        .map(|name| format!(". Did you mean `{name}`?"))
+                        .unwrap_or_default()
+                ),
+            }),
+        }
+    }
+
     /// Layers a file's profiles, read from `source`.
     pub(crate) fn merge(&mut self, sections: BTreeMap<String, ProfileSection>, source: &Source) {
         for (name, section) in sections {
@@ -292,11 +314,15 @@ impl Config {
             .map(|profile| profile.settings())
     }
 
-    /// The request settings of the selected profile (none without one).
+    /// The request settings of the session: the selected profile's (none without one), with
+    /// `--thinking` over them.
     pub fn generation(&self) -> GenerationSettings {
-        self.selected_profile()
+        let mut generation = self
+            .selected_profile()
             .map(|profile| profile.generation)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        generation.thinking = self.profiles.cli_thinking.or(generation.thinking);
+        generation
     }
 
     /// The system prompt the selected profile sets, if any.

@@ -372,7 +372,7 @@ impl Agent {
             .provider
             .clone()
             .unwrap_or_else(|| self.provider.clone());
-        let request = ChatRequest {
+        let mut request = ChatRequest {
             model: planner.model.clone(),
             system: Some(CLASSIFY_PROMPT.to_string()),
             messages: vec![Message::user(text)],
@@ -381,6 +381,7 @@ impl Agent {
             temperature: Some(0.0),
             ..ChatRequest::default()
         };
+        planner.generation.apply_to(&mut request);
         stats.model_requests += 1;
         let mut events = provider.stream(request, cancel.clone());
         let mut collector = ResponseCollector::new();

@@ -130,6 +130,36 @@ impl PromptCache {
     }
 }
 
+/// How a profile's system prompt combines with hone's built-in prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SystemPromptMode {
+    /// After the built-in prompt (the default).
+    #[default]
+    Append,
+    /// Instead of the built-in prompt.
+    Replace,
+}
+
+impl SystemPromptMode {
+    /// The name as written in configuration files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Append => "append",
+            Self::Replace => "replace",
+        }
+    }
+}
+
+/// A system prompt a profile adds to, or puts instead of, hone's built-in one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SystemPrompt {
+    /// The text.
+    pub text: String,
+    /// Whether it follows or replaces the built-in prompt.
+    pub mode: SystemPromptMode,
+}
+
 /// The request settings a profile chooses; unset fields keep the provider's defaults.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GenerationSettings {

@@ -32,7 +32,8 @@ pub use collect::{Outcome, ResponseCollector};
 pub use error::{ErrorCategory, HoneError};
 pub use event::{StopReason, StreamEvent, Usage};
 pub use generation::{
-    GenerationSettings, PROMPT_CACHE_NAMES, PromptCache, THINKING_LEVELS, Thinking, merge_json,
+    GenerationSettings, PROMPT_CACHE_NAMES, PromptCache, SystemPrompt, SystemPromptMode,
+    THINKING_LEVELS, Thinking, merge_json,
 };
 pub use json_repair::repair_json;
 pub use language::Language;

@@ -114,7 +114,7 @@ async fn asks_for_reasoning_summaries_and_streams_them_as_thinking() {
         });
     server.enqueue(reply.openai_responses());
     let mut request = request();
-    request.thinking = Some(Thinking::Budget(4096));
+    request.thinking = Some(Thinking::Medium);
     let events = collect(provider_for(PRESET, &server).as_ref(), request).await;
 
     assert_eq!(

@@ -146,3 +146,28 @@ fn no_profile_means_no_request_settings() {
     assert_eq!(config.system_prompt(), None);
     assert_eq!(config.profile("absent"), None);
 }
+
+#[test]
+fn the_thinking_flag_beats_the_profile() {
+    let text = "[profiles.deep]\nthinking = \"high\"\ntemperature = 0.5\n";
+    let cli = CliOverrides {
+        thinking: Some("off".into()),
+        ..profile_flag("deep")
+    };
+    let config = load_user(text, &[], &cli).unwrap();
+    assert_eq!(config.generation().thinking, Some(Thinking::Off));
+    assert_eq!(config.generation().temperature, Some(0.5));
+    let cli = CliOverrides {
+        thinking: Some("3000".into()),
+        ..CliOverrides::default()
+    };
+    let config = load_user("", &[], &cli).unwrap();
+    assert_eq!(config.generation().thinking, Some(Thinking::Budget(3000)));
+    let cli = CliOverrides {
+        thinking: Some("hihg".into()),
+        ..CliOverrides::default()
+    };
+    let message = load_user("", &[], &cli).unwrap_err().to_string();
+    assert!(message.contains("--thinking"), "{message}");
+    assert!(message.contains("Did you mean `high`?"), "{message}");
+}
