@@ -340,7 +340,7 @@ impl Agent {
             // No tools, so no use for line numbers: a small model would copy them.
             planned.attachment.text = without_line_numbers(&planned.attachment.text);
             step.role = match step.kind {
-                TaskKind::Change | TaskKind::Create => self.roles.coder.clone(),
+                TaskKind::Change | TaskKind::Create => self.roles.coder.clone().map(Box::new),
                 TaskKind::Explain | TaskKind::Run => None,
             };
             if step.kind == TaskKind::Create {
