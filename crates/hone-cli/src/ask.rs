@@ -30,7 +30,11 @@ async fn answer(
     record: &mut RunRecord,
 ) -> Result<ExitCode, HoneError> {
     let prompt = crate::input::prompt_text(&args.prompt)?;
-    let config = crate::load_config(global)?;
+    let overrides = hone_config::CliOverrides {
+        thinking: args.thinking.clone(),
+        ..crate::overrides(global)
+    };
+    let config = crate::load_config_with(global, overrides)?;
     let prompt = crate::input::attach_mentions(hone_runtime::expand_mentions(
         &crate::project_dir(global)?,
         &hone_runtime::agent::secret_files(&config),
@@ -39,8 +43,12 @@ async fn answer(
     let terminal = crate::terminal::Terminal::detect(args.json);
     let provider = hone_runtime::provider::build(&config, config.provider()?, &terminal).await?;
     let mut request = ChatRequest::new(provider.default_model(), prompt);
-    request.system = args.system;
+    // The profile's system prompt, unless `--system` gives one (ask has no built-in prompt).
+    request.system = args
+        .system
+        .or_else(|| config.system_prompt().map(|prompt| prompt.text));
     request.max_tokens = args.max_tokens;
+    config.generation().apply_to(&mut request);
 
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();

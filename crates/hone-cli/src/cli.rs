@@ -240,6 +240,10 @@ pub struct AskArgs {
     /// Upper bound on generated tokens.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+
+    /// Reasoning for this run: off, low, medium, high or a token budget (over the profile's).
+    #[arg(long, value_name = "LEVEL")]
+    pub thinking: Option<String>,
 }
 
 /// `hone exec`.
@@ -264,6 +268,10 @@ pub struct ExecArgs {
     /// The default is `max_tool_rounds` of the configuration, else 25.
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u32>,
+
+    /// Reasoning for this run: off, low, medium, high or a token budget (over the profile's).
+    #[arg(long, value_name = "LEVEL")]
+    pub thinking: Option<String>,
 
     /// Print one JSON event per line on stdout.
     #[arg(long)]

@@ -52,6 +52,7 @@ async fn start(
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
     overrides.max_tool_rounds = args.max_rounds;
+    overrides.thinking.clone_from(&args.thinking);
     let runtime =
         crate::terminal::open_runtime(global, overrides, Arc::new(Terminal::detect(args.json)))?;
     let sessions = runtime.sessions();

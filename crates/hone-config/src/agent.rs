@@ -250,6 +250,28 @@ impl AgentBuilder {
         }
     }
 
+    /// Gives each profile without an `approval` that of the nearest profile it extends.
+    pub(crate) fn inherit_profile_approvals(
+        &mut self,
+        profiles: &crate::profiles::ProfileLayers,
+    ) -> Result<(), ConfigError> {
+        let mut inherited = Vec::new();
+        for name in profiles.names() {
+            if self.profile_approvals.contains_key(name) {
+                continue;
+            }
+            let chain = profiles.chain(name)?;
+            if let Some(mode) = chain
+                .iter()
+                .find_map(|base| self.profile_approvals.get(base))
+            {
+                inherited.push((name.to_string(), mode.clone()));
+            }
+        }
+        self.profile_approvals.extend(inherited);
+        Ok(())
+    }
+
     /// Layers `layers` (lowest first) over the defaults. `profile` is the selected profile and
     /// the index of the layer selecting it; its `approval` applies just below that layer.
     /// `trusted` says whether the project file's loosening settings are honoured.

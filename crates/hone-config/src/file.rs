@@ -41,7 +41,7 @@ pub(crate) struct FileConfig {
     pub(crate) providers: BTreeMap<String, ProviderSection>,
     /// Profiles by name.
     #[serde(default)]
-    pub(crate) profiles: BTreeMap<String, ProfileSection>,
+    pub(crate) profiles: BTreeMap<String, crate::profile_section::ProfileSection>,
     /// Timeouts and retries.
     #[serde(default)]
     pub(crate) network: NetworkSection,
@@ -104,17 +104,6 @@ pub(crate) struct ProviderSection {
     pub(crate) max_tokens_field: Option<MaxTokensField>,
 }
 
-/// `[profiles.NAME]`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ProfileSection {
-    pub(crate) provider: Option<String>,
-    pub(crate) model: Option<String>,
-    pub(crate) tool_mode: Option<ToolMode>,
-    pub(crate) context_window: Option<u32>,
-    pub(crate) approval: Option<Spanned<String>>,
-}
-
 /// `[permissions]`: command prefixes or globs, spans for error messages.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -172,6 +161,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     let mut file = parse_schema(path, text)?;
     validate_trusted_projects(path, text, &file, role)?;
     crate::agent::validate(path, text, &mut file)?;
+    crate::profile_section::validate(path, text, &mut file.profiles)?;
     crate::index_settings::validate(path, text, &mut file.index)?;
     crate::local_settings::validate(path, text, &file.local)?;
     crate::memory_settings::validate(path, text, &mut file.memory)?;
@@ -194,13 +184,13 @@ fn parse_schema(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
             }
             None => (None, None),
         };
-        let message = error.message().trim_end().to_string();
+        let message = error.message().trim_end();
         let message = if message.starts_with("unknown field `api_key`") {
             "`api_key` is not allowed: hone never reads keys from config files; use \
              `api_key_env = \"VAR\"` (a variable holding the key) or `api_key_file = \"PATH\"`"
                 .to_string()
         } else {
-            message
+            with_key_hint(message)
         };
         ConfigError::Parse {
             path: path.to_path_buf(),
@@ -209,6 +199,22 @@ fn parse_schema(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
             message,
         }
     })
+}
+
+/// `message` (a schema error) followed by `. Did you mean `KEY`?` when it is about an
+/// unknown key close to one of the keys it lists as expected.
+pub(crate) fn with_key_hint(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((unknown, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let known = expected.split('`').skip(1).step_by(2);
+    match crate::suggest::closest(unknown, known) {
+        Some(key) => format!("{message}. Did you mean `{key}`?"),
+        None => message.to_string(),
+    }
 }
 
 /// A parse error at byte `offset` of `text`, the contents of `path`, naming its line and
@@ -305,6 +311,7 @@ mod tests {
             parse_error("[providers.work]\nkind = \"openai\"\nbase_ulr = \"x\"\n");
         assert_eq!(line, Some(3));
         assert!(message.contains("unknown field `base_ulr`"), "{message}");
+        assert!(message.contains("Did you mean `base_url`?"), "{message}");
         let (line, message) = parse_error("\nmodle = \"x\"\n");
         assert_eq!(line, Some(2));
         assert!(message.contains("`modle`"), "{message}");

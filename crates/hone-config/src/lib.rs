@@ -169,6 +169,8 @@ mod logs_settings;
 mod mcp_settings;
 mod memory_settings;
 mod preset;
+mod profile_section;
+mod profiles;
 mod provider;
 mod resolve;
 mod roles_settings;
@@ -195,6 +197,7 @@ pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use data_dir::{DATA_DIR_ENV, data_dir};
 pub use default_provider::DEFAULT_PROVIDER;
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
+pub use hone_protocol::{SystemPrompt, SystemPromptMode};
 pub use index_settings::{
     DEFAULT_MAP_BUDGET, DEFAULT_WATCH_DEBOUNCE_MS, IndexDatabase, IndexSettings, MAP_BUDGET_RANGE,
     WATCH_DEBOUNCE_RANGE_MS, data_dir_database,
@@ -211,6 +214,8 @@ pub use preset::{
     ANTHROPIC_DEFAULT_VERSION, AZURE_DEFAULT_API_VERSION, AuthStyle, LOCAL_DEFAULT_MODEL,
     MaxTokensField, PRESETS, Preset, ToolMode, WireApi, preset, preset_names,
 };
+pub use profile_section::{MAX_PROFILE_TOKENS, TEMPERATURE_RANGE};
+pub use profiles::{AGENTS_DIR, ProfileSettings};
 pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
 pub use roles_settings::{ROLE_NAMES, RoleSetting, RolesSettings};
 pub use sandbox_settings::SandboxSettings;

@@ -15,7 +15,9 @@ use crate::local_settings::LocalLayers;
 use crate::logs_settings::LogsLayers;
 use crate::memory_settings::MemoryLayers;
 use crate::preset::{MaxTokensField, ToolMode};
+use crate::profiles::{MergedProfile, ProfileLayers};
 use crate::provider::NetworkConfig;
+use crate::roles_settings::{RoleValue, role_profile};
 use crate::sandbox_settings::SandboxLayers;
 use crate::source::{Source, Sourced};
 use crate::sources::{CliOverrides, ConfigSources, Env, HONE_CONFIG_ENV};
@@ -45,6 +47,7 @@ pub struct Config {
     pub(crate) context: ContextLayers,
     pub(crate) roles: crate::roles_settings::RolesLayers,
     pub(crate) mcp: crate::mcp_settings::McpLayers,
+    pub(crate) profiles: ProfileLayers,
     /// Settings of an untrusted project file dropped by the `untrusted` module, in words.
     pub(crate) untrusted_ignored: Vec<String>,
 }
@@ -96,15 +99,6 @@ pub(crate) struct NetworkSettings {
     pub(crate) header_timeout_secs: Option<Sourced<u64>>,
 }
 
-/// A `[profiles.NAME]` merged over the files.
-#[derive(Debug, Clone, Default)]
-struct ProfileSettings {
-    provider: Option<Sourced<String>>,
-    model: Option<Sourced<String>>,
-    tool_mode: Option<Sourced<ToolMode>>,
-    context_window: Option<Sourced<u32>>,
-}
-
 /// The top-level keys one layer sets.
 #[derive(Debug, Default)]
 struct Choice {
@@ -112,6 +106,8 @@ struct Choice {
     model: Option<Sourced<String>>,
     base_url: Option<Sourced<String>>,
     profile: Option<Sourced<String>>,
+    /// `[roles] chat`: the session's profile (or model) when no layer selects a profile.
+    chat: Option<Sourced<RoleValue>>,
     agent: AgentLayer,
 }
 
@@ -239,7 +235,7 @@ impl Selection {
 #[derive(Default)]
 struct Builder {
     instances: BTreeMap<String, InstanceSettings>,
-    profiles: BTreeMap<String, ProfileSettings>,
+    profiles: ProfileLayers,
     network: NetworkSettings,
     context_windows: BTreeMap<String, Sourced<u32>>,
     choices: Vec<Choice>,
@@ -302,6 +298,7 @@ impl Builder {
         set(&mut choice.provider, file.provider, source);
         set(&mut choice.model, file.model, source);
         set(&mut choice.profile, file.profile, source);
+        set(&mut choice.chat, file.roles.chat().cloned(), source);
         self.choices.push(choice);
         for (name, section) in file.providers {
             self.instances
@@ -309,21 +306,7 @@ impl Builder {
                 .or_default()
                 .merge(section, source, base);
         }
-        for (name, section) in file.profiles {
-            let profile_source = Source::Profile {
-                name: name.clone(),
-                defined_in: Box::new(source.clone()),
-            };
-            let profile = self.profiles.entry(name).or_default();
-            set(&mut profile.provider, section.provider, &profile_source);
-            set(&mut profile.model, section.model, &profile_source);
-            set(&mut profile.tool_mode, section.tool_mode, &profile_source);
-            set(
-                &mut profile.context_window,
-                section.context_window,
-                &profile_source,
-            );
-        }
+        self.profiles.merge(file.profiles, source);
         self.network.merge(file.network, source);
         self.index.merge(&file.index, source);
         self.local.merge(file.local, source);
@@ -358,14 +341,9 @@ impl Builder {
             tool_mode: None,
             context_window: None,
         };
-        let profile_layer = self
-            .choices
-            .iter()
-            .rposition(|choice| choice.profile.is_some());
+        let selected = self.profile_choice();
         for (index, choice) in self.choices.iter().enumerate() {
-            if Some(index) == profile_layer
-                && let Some(name) = &choice.profile
-            {
+            if let Some((_, name)) = selected.as_ref().filter(|(at, _)| *at == index) {
                 // The layer's own provider first, so that a profile without a provider
                 // applies to it rather than being dropped as belonging to another provider.
                 selection.apply(choice.provider.clone(), None, None);
@@ -379,24 +357,90 @@ impl Builder {
                 }
                 selection.profile = Some(name.clone());
             }
-            selection.apply(
-                choice.provider.clone(),
-                choice.model.clone(),
-                choice.base_url.clone(),
-            );
+            let (provider, model) = match (&choice.chat, selected.is_some()) {
+                (Some(chat), false) => chat_model(chat, choice, &self.profiles),
+                _ => (choice.provider.clone(), choice.model.clone()),
+            };
+            selection.apply(provider, model, choice.base_url.clone());
         }
         Ok(selection)
     }
 
-    fn profile(&self, name: &Sourced<String>) -> Result<&ProfileSettings, ConfigError> {
+    /// The selected profile and the index of the layer selecting it: the last layer with a
+    /// `profile`, else the last file whose `[roles] chat` names a profile.
+    fn profile_choice(&self) -> Option<(usize, Sourced<String>)> {
+        if let Some(index) = self
+            .choices
+            .iter()
+            .rposition(|choice| choice.profile.is_some())
+        {
+            return Some((index, self.choices[index].profile.clone()?));
+        }
+        self.choices
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(index, choice)| {
+                let chat = choice.chat.as_ref()?;
+                let name = role_profile(&chat.value, &self.profiles)?;
+                Some((index, Sourced::new(name.to_string(), chat.source.clone())))
+            })
+    }
+
+    fn profile(&self, name: &Sourced<String>) -> Result<MergedProfile, ConfigError> {
         self.profiles
-            .get(&name.value)
+            .resolve(&name.value)?
             .ok_or_else(|| ConfigError::UnknownProfile {
                 name: name.value.clone(),
                 origin: name.source.clone(),
-                suggestion: closest(&name.value, self.profiles.keys().map(String::as_str)),
-                known: self.profiles.keys().cloned().collect(),
+                suggestion: closest(&name.value, self.profiles.names()),
+                known: self.profiles.names().map(str::to_string).collect(),
             })
+    }
+
+    /// Reads the profile files of `dir` (`agents/NAME.toml`) as a layer from `source`'s kind
+    /// of file; `project` reads them without following symbolic links.
+    fn add_agents_dir(&mut self, dir: &Path, project: bool) -> Result<(), ConfigError> {
+        let read = |path: &Path| {
+            if project {
+                hone_fs::read_to_string_regular(path)
+            } else {
+                std::fs::read_to_string(path)
+            }
+        };
+        for (path, name, section, text) in crate::profiles::read_agents_dir(dir, read)? {
+            let mut file = FileConfig::default();
+            file.profiles.insert(name, section);
+            crate::agent::validate(&path, &text, &mut file)?;
+            let source = if project {
+                Source::ProjectFile(path.clone())
+            } else {
+                Source::UserFile(path.clone())
+            };
+            self.merge(file, &source, dir);
+        }
+        Ok(())
+    }
+}
+
+/// The provider and model of `choice`, a file's layer, with its `[roles] chat` model (when it
+/// names no profile) in place of a `model` (and `provider`) the file leaves unset.
+fn chat_model(
+    chat: &Sourced<RoleValue>,
+    choice: &Choice,
+    profiles: &ProfileLayers,
+) -> (Option<Sourced<String>>, Option<Sourced<String>>) {
+    let own = (choice.provider.clone(), choice.model.clone());
+    if choice.model.is_some() || role_profile(&chat.value, profiles).is_some() {
+        return own;
+    }
+    let sourced = |value: &String| Some(Sourced::new(value.clone(), chat.source.clone()));
+    match &chat.value {
+        RoleValue::Name(model) | RoleValue::Profile(model) => (own.0, sourced(model)),
+        RoleValue::Model { model, provider } => (
+            own.0.or_else(|| provider.as_ref().and_then(sourced)),
+            sourced(model),
+        ),
     }
 }
 
@@ -413,6 +457,7 @@ fn choice_from(values: [(Option<&str>, Source); 4]) -> Choice {
         model,
         base_url,
         profile,
+        chat: None,
         agent: AgentLayer::default(),
     }
 }
@@ -433,6 +478,9 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
             .get(HONE_CONFIG_ENV)
             .is_some_and(|named| Path::new(named) == path);
         builder.add_file(path, Source::UserFile(path.clone()), required, None)?;
+        if let Some(dir) = path.parent() {
+            builder.add_agents_dir(&dir.join(crate::profiles::AGENTS_DIR), false)?;
+        }
     }
     if let Some(path) = sources.project_file() {
         let trusted = ProjectTrust::new(
@@ -463,7 +511,17 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
             false,
             below.as_ref(),
         )?;
+        if trusted && let Some(project) = &sources.project_dir {
+            let hone_dir = hone_fs::hone_dir(project).map_err(|source| ConfigError::Read {
+                path: project.join(".hone"),
+                source,
+            })?;
+            builder.add_agents_dir(&hone_dir.join(crate::profiles::AGENTS_DIR), true)?;
+        }
     }
+    builder.profiles.check()?;
+    builder.roles.check(&builder.profiles)?;
+    builder.agent.inherit_profile_approvals(&builder.profiles)?;
     let var = |name: &str| (env.get(name), Source::Env(name.to_string()));
     builder.choices.push(Choice {
         agent: AgentLayer::from_env(&env)?,
@@ -485,20 +543,19 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         ])
     });
     builder.sandbox.set_cli(cli.sandbox);
+    builder.profiles.set_cli_thinking(cli.thinking.as_deref())?;
     let selection = builder.select(default_provider(&env))?;
+    let profile = builder.profile_choice();
     let trust = ProjectTrust::new(
         sources.project_dir.as_deref(),
         sources.user_file.as_deref(),
         builder.trusted_projects,
     );
-    let profile_layer = builder
-        .choices
-        .iter()
-        .rposition(|choice| choice.profile.is_some());
-    let profile = profile_layer.zip(selection.profile.as_ref());
     let agent = builder.agent.finish(
         builder.choices.iter().map(|choice| &choice.agent),
-        profile.map(|(index, name)| (index, name.value.as_str())),
+        profile
+            .as_ref()
+            .map(|(index, name)| (*index, name.value.as_str())),
         trust.trusted,
     );
     Ok(Config {
@@ -519,6 +576,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         context: builder.context,
         roles: builder.roles,
         mcp: builder.mcp,
+        profiles: builder.profiles,
         untrusted_ignored: builder.untrusted_ignored,
     })
 }

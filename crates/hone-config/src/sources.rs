@@ -77,6 +77,8 @@ pub struct CliOverrides {
     pub max_tool_rounds: Option<u32>,
     /// `--sandbox MODE`: how the model's commands are sandboxed.
     pub sandbox: Option<hone_sandbox::SandboxMode>,
+    /// `--thinking LEVEL`: `off`, `low`, `medium`, `high` or a token budget, over the profile's.
+    pub thinking: Option<String>,
 }
 
 /// A snapshot of environment variables; `Debug` shows names only, never values.

@@ -6,6 +6,8 @@
 //!
 //! - provider choice is ignored: `provider`, `profile` and a `provider` inside its
 //!   `[profiles.NAME]`, and the `[roles]` it assigns;
+//! - its profiles' request bodies (`[profiles.NAME.body]`) and `system_prompt` are ignored,
+//!   and its `.hone/agents/` profile files are not read;
 //! - model files are ignored: a `model` (top-level, `[local]`, `[roles]`, `[context]
 //!   compaction_model`) that is a path to a file rather than a catalog or API model name;
 //! - limits may only go down: `max_tool_rounds`, `[context] instructions_max_bytes`,
@@ -39,11 +41,7 @@ pub(crate) fn restrict(file: &mut FileConfig, below: &Config) -> Vec<String> {
         ignored.push(format!("model = {model:?} (chooses a model file)"));
     }
     for (name, profile) in &mut file.profiles {
-        if let Some(provider) = profile.provider.take() {
-            ignored.push(format!(
-                "[profiles.{name}] provider = {provider:?} (chooses the provider)"
-            ));
-        }
+        profile.restrict_untrusted(name, &mut ignored);
     }
     cap(
         &mut file.agent.max_tool_rounds,
@@ -51,7 +49,7 @@ pub(crate) fn restrict(file: &mut FileConfig, below: &Config) -> Vec<String> {
         "max_tool_rounds",
         &mut ignored,
     );
-    file.roles.restrict_untrusted(&mut ignored);
+    file.roles.restrict_untrusted(below, &mut ignored);
     file.local
         .restrict_untrusted(&below.local_settings(), &mut ignored);
     file.context

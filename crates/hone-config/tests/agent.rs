@@ -509,7 +509,10 @@ fn an_untrusted_project_cannot_raise_limits_nor_choose_the_provider_or_a_model_f
     );
     let roles = config.roles();
     assert_eq!(roles.coder, None);
-    assert_eq!(roles.summary.unwrap().model, "gpt-4.1-mini");
+    assert_eq!(
+        roles.compaction.unwrap().model.as_deref(),
+        Some("gpt-4.1-mini")
+    );
     let ignored = config.ignored_project_settings();
     for expected in [
         "provider = \"openai\"",

@@ -149,7 +149,7 @@ pub(crate) fn summary_request(
         tools: Vec::new(),
         max_tokens: Some(max_tokens),
         temperature: None,
-        thinking: None,
+        ..ChatRequest::default()
     }
 }
 

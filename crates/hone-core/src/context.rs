@@ -162,15 +162,18 @@ impl Agent {
     /// Asks the model for a summary; `None` when it fails or answers with nothing.
     async fn summarise(
         &mut self,
-        request: ChatRequest,
+        mut request: ChatRequest,
         cancel: &CancellationToken,
         stats: &mut TurnStats,
     ) -> Option<String> {
         stats.model_requests += 1;
+        if let Some(role) = &self.roles.compaction {
+            role.generation.apply_to(&mut request);
+        }
         self.audit.request("compaction request", &request);
         let provider = self
             .roles
-            .summary
+            .compaction
             .as_ref()
             .and_then(|role| role.provider.clone())
             .unwrap_or_else(|| self.provider.clone());

@@ -32,7 +32,7 @@ pub(crate) struct GuidedStep {
     /// attempt so the model answers it as it answered the first request.
     pub(crate) instruction: String,
     /// The model and provider to use instead of the session's.
-    pub(crate) role: Option<RoleModel>,
+    pub(crate) role: Option<Box<RoleModel>>,
     /// The file a new-file step asked for: an answer's one unlabelled block is its content.
     pub(crate) new_file: Option<String>,
     /// Whether an earlier answer of this step failed (unchanged, refused, or its checks
@@ -91,7 +91,7 @@ impl Flow {
 
     /// The model to ask instead of the session's.
     pub(crate) fn role(&self) -> Option<RoleModel> {
-        self.guided().and_then(|step| step.role.clone())
+        self.guided().and_then(|step| step.role.as_deref().cloned())
     }
 
     /// The sampling temperature of the next request after `earlier_requests` in the turn,

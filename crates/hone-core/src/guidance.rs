@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use hone_api::TaskKind;
+use hone_protocol::GenerationSettings;
 use hone_providers::Provider;
 
 use crate::profile::PromptProfile;
@@ -84,16 +85,30 @@ pub struct RoleModel {
     pub model: String,
     /// The provider serving it; `None`: the session's provider.
     pub provider: Option<Arc<dyn Provider>>,
+    /// The request settings of the role's profile (thinking, temperature, …).
+    pub generation: GenerationSettings,
 }
 
 impl RoleModel {
-    /// `model` on the session's provider.
+    /// `model` on the session's provider, with the provider's default settings.
     pub fn named(model: impl Into<String>) -> Self {
         Self {
             model: model.into(),
             provider: None,
+            generation: GenerationSettings::default(),
         }
     }
+}
+
+/// How the session's own requests are made: the settings of the selected profile (or of
+/// `[roles] chat`).
+#[derive(Debug, Clone, Default)]
+pub struct ChatSettings {
+    /// Thinking, sampling, output limit, caching and extra body fields of every agent
+    /// request (a guided step's role brings its own).
+    pub generation: GenerationSettings,
+    /// A system prompt added to, or put instead of, the built-in one.
+    pub system_prompt: Option<hone_protocol::SystemPrompt>,
 }
 
 impl fmt::Debug for RoleModel {
@@ -105,6 +120,7 @@ impl fmt::Debug for RoleModel {
                 "provider",
                 &self.provider.as_ref().map(|provider| provider.name()),
             )
+            .field("generation", &self.generation)
             .finish()
     }
 }
@@ -112,12 +128,14 @@ impl fmt::Debug for RoleModel {
 /// The models of each role (`[roles]`); `None` is the session's model.
 #[derive(Debug, Clone, Default)]
 pub struct RoleModels {
+    /// The session's own requests (`[roles] chat` or the selected profile).
+    pub chat: ChatSettings,
     /// Writes code: the guided change and create steps.
     pub coder: Option<RoleModel>,
     /// Plans: classifies a request the rules are unsure about.
     pub planner: Option<RoleModel>,
     /// Summarises older turns for compaction (over `[context] compaction_model`).
-    pub summary: Option<RoleModel>,
+    pub compaction: Option<RoleModel>,
     /// Reviews results of checks (used where a checking step exists).
     pub checker: Option<RoleModel>,
 }

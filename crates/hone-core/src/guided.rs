@@ -340,7 +340,7 @@ impl Agent {
             // No tools, so no use for line numbers: a small model would copy them.
             planned.attachment.text = without_line_numbers(&planned.attachment.text);
             step.role = match step.kind {
-                TaskKind::Change | TaskKind::Create => self.roles.coder.clone(),
+                TaskKind::Change | TaskKind::Create => self.roles.coder.clone().map(Box::new),
                 TaskKind::Explain | TaskKind::Run => None,
             };
             if step.kind == TaskKind::Create {
@@ -372,15 +372,16 @@ impl Agent {
             .provider
             .clone()
             .unwrap_or_else(|| self.provider.clone());
-        let request = ChatRequest {
+        let mut request = ChatRequest {
             model: planner.model.clone(),
             system: Some(CLASSIFY_PROMPT.to_string()),
             messages: vec![Message::user(text)],
             tools: Vec::new(),
             max_tokens: Some(4),
             temperature: Some(0.0),
-            thinking: None,
+            ..ChatRequest::default()
         };
+        planner.generation.apply_to(&mut request);
         stats.model_requests += 1;
         let mut events = provider.stream(request, cancel.clone());
         let mut collector = ResponseCollector::new();

@@ -64,8 +64,8 @@ pub use checks::{
     CheckTarget, ChecksConfig, ConfiguredCheck, DEFAULT_ATTEMPTS, DEFAULT_MAX_REPAIR_ROUNDS,
 };
 pub use guidance::{
-    DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel, RoleModels,
-    step_notice,
+    ChatSettings, DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel,
+    RoleModels, step_notice,
 };
 pub use hone_context::localize::Localizer;
 pub use hone_context::{ContextConfig, ContextSettings, Instructions, Outliner, TrackMode};

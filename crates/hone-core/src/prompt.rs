@@ -5,6 +5,33 @@ use std::path::Path;
 use crate::profile::PromptProfile;
 use crate::tools::ToolRegistry;
 
+/// `built_in` with a profile's `system_prompt` after it (`append`) or in its place
+/// (`replace`). In the profile's text `{project}` becomes the project directory's name and
+/// `{root}` its path.
+pub(crate) fn with_profile_prompt(
+    built_in: String,
+    root: &Path,
+    custom: Option<&hone_protocol::SystemPrompt>,
+) -> String {
+    let Some(custom) = custom else {
+        return built_in;
+    };
+    let project = root.file_name().map_or_else(
+        || root.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let text = custom
+        .text
+        .replace("{project}", &project)
+        .replace("{root}", &root.display().to_string());
+    match custom.mode {
+        hone_protocol::SystemPromptMode::Replace => text,
+        hone_protocol::SystemPromptMode::Append => {
+            format!("{}\n\n{}\n", built_in.trim_end(), text.trim_end())
+        }
+    }
+}
+
 /// The system prompt for a session in `root`, with the repository map when there is one.
 pub(crate) fn system_prompt(
     root: &Path,
@@ -83,6 +110,28 @@ fn compact_system_prompt(project: &str, tools: &[&str], repo_map: Option<&str>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_prompt_follows_or_replaces_the_built_in_one() {
+        let root = Path::new("/work/shop");
+        let custom = |mode| hone_protocol::SystemPrompt {
+            text: "Work on {project} in {root}.".into(),
+            mode,
+        };
+        let appended = with_profile_prompt(
+            "Built in.\n".into(),
+            root,
+            Some(&custom(hone_protocol::SystemPromptMode::Append)),
+        );
+        assert_eq!(appended, "Built in.\n\nWork on shop in /work/shop.\n");
+        let replaced = with_profile_prompt(
+            "Built in.\n".into(),
+            root,
+            Some(&custom(hone_protocol::SystemPromptMode::Replace)),
+        );
+        assert_eq!(replaced, "Work on shop in /work/shop.");
+        assert_eq!(with_profile_prompt("Same".into(), root, None), "Same");
+    }
 
     #[test]
     fn the_repo_map_is_appended_when_given() {

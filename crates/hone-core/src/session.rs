@@ -156,9 +156,9 @@ pub(crate) fn start(
         crate::persist::open(config.memory, &context, config.provider.name(), &model)?;
     let history = saved.history;
     let mut context_config = config.context;
-    if let Some(summary) = &config.roles.summary {
-        // `[roles] summary` is the compaction model, over `[context] compaction_model`.
-        context_config.settings.compaction_model = Some(summary.model.clone());
+    if let Some(compaction) = &config.roles.compaction {
+        // `[roles] compaction` is the compaction model, over `[context] compaction_model`.
+        context_config.settings.compaction_model = Some(compaction.model.clone());
     }
     let mut context_manager =
         hone_context::ContextManager::new(context_config, context.root(), &model);
@@ -176,7 +176,11 @@ pub(crate) fn start(
     let mut permissions = config.permissions;
     permissions.set_project(context.guard().clone());
     let agent = Agent {
-        system_prompt: prompt::system_prompt(context.root(), &registry, config.repo_map.as_deref()),
+        system_prompt: prompt::with_profile_prompt(
+            prompt::system_prompt(context.root(), &registry, config.repo_map.as_deref()),
+            context.root(),
+            config.roles.chat.system_prompt.as_ref(),
+        ),
         provider: config.provider,
         model,
         registry,

@@ -268,7 +268,7 @@ impl Agent {
             Ok(built) => built,
             Err(error) => return Reply::Failed(error),
         };
-        let request = ChatRequest {
+        let mut request = ChatRequest {
             model: role
                 .as_ref()
                 .map_or_else(|| self.model.clone(), |role| role.model.clone()),
@@ -277,8 +277,13 @@ impl Agent {
             tools,
             max_tokens: None,
             temperature: self.flow.temperature(stats.model_requests, self.attempt),
-            thinking: None,
+            ..ChatRequest::default()
         };
+        // A guided step's role brings its own settings; every other request the session's.
+        match &role {
+            Some(role) => role.generation.apply_to(&mut request),
+            None => self.roles.chat.generation.apply_to(&mut request),
+        }
         stats.model_requests += 1;
         self.audit.request("request", &request);
         let provider = role

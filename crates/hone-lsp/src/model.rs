@@ -78,10 +78,12 @@ impl CompletionModel {
             None => config.provider().map_err(model_error)?.name,
         };
         let mut settings = config.provider_named(&instance).map_err(model_error)?;
-        settings.model.clone_from(&role.model);
+        if let Some(model) = &role.model {
+            settings.model.clone_from(model);
+        }
         if settings.wire == WireApi::Local {
             return Ok(Self::Local {
-                model: role.model,
+                model: settings.model,
                 runtime,
                 loaded: tokio::sync::Mutex::new(None),
             });

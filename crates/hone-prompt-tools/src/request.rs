@@ -80,7 +80,7 @@ fn plain_blocks(blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
 
 #[cfg(test)]
 mod tests {
-    use hone_protocol::{ImageRef, Message, Role, ThinkingConfig, ToolCall, ToolResult, ToolSpec};
+    use hone_protocol::{ImageRef, Message, Role, ToolCall, ToolResult, ToolSpec};
 
     use super::*;
 
@@ -146,7 +146,7 @@ mod tests {
             system: Some("You are hone.\n".into()),
             tools: vec![tool("read_file"), tool("edit_file")],
             max_tokens: Some(100),
-            thinking: Some(ThinkingConfig { budget_tokens: 10 }),
+            thinking: Some(hone_protocol::Thinking::Budget(10)),
             ..ChatRequest::new("m", "hi")
         };
         let rewritten = rewrite_request(&request);

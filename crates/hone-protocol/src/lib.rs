@@ -19,6 +19,7 @@
 mod collect;
 mod error;
 mod event;
+mod generation;
 mod json_repair;
 mod language;
 mod message;
@@ -30,10 +31,14 @@ mod tokens;
 pub use collect::{Outcome, ResponseCollector};
 pub use error::{ErrorCategory, HoneError};
 pub use event::{StopReason, StreamEvent, Usage};
+pub use generation::{
+    GenerationSettings, PROMPT_CACHE_NAMES, PromptCache, SystemPrompt, SystemPromptMode,
+    THINKING_LEVELS, Thinking, merge_json,
+};
 pub use json_repair::repair_json;
 pub use language::Language;
 pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolEffect, ToolResult};
 pub use redact::{REDACTED, Redactor};
-pub use request::{ChatRequest, ThinkingConfig, ToolSpec};
+pub use request::{ChatRequest, ToolSpec};
 pub use test_paths::is_test_path;
 pub use tokens::{IMAGE_TOKENS, estimate_tokens};

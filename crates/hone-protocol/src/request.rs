@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Message;
+use crate::generation::{PromptCache, Thinking};
 use crate::tokens::{IMAGE_TOKENS, estimate_tokens};
 
 /// A tool the model may call.
@@ -14,13 +15,6 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema (an `object` schema) of the tool's arguments.
     pub parameters: serde_json::Value,
-}
-
-/// How much the model may think before answering, for APIs that support it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ThinkingConfig {
-    /// Token budget for reasoning (Anthropic `budget_tokens`, Gemini `thinkingBudget`).
-    pub budget_tokens: u32,
 }
 
 /// One request for a streamed completion.
@@ -42,9 +36,19 @@ pub struct ChatRequest {
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
-    /// Extended thinking, when wanted and supported.
+    /// Reasoning before the answer, when wanted and supported; `None`: the API's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thinking: Option<ThinkingConfig>,
+    pub thinking: Option<Thinking>,
+    /// Nucleus sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f32>,
+    /// Prompt caching, for APIs with explicit cache breakpoints; `None`: the wire format's
+    /// default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<PromptCache>,
+    /// Fields merged into the request body the wire format builds (objects key by key).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ChatRequest {

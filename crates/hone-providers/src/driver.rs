@@ -46,7 +46,7 @@ fn stream(
 ) -> EventStream {
     Box::pin(async_stream::stream! {
         let wire_request = match wire.build_request(&config, &request) {
-            Ok(wire_request) => wire_request,
+            Ok(wire_request) => crate::wire::with_extra_body(wire_request, &request),
             Err(error) => {
                 yield StreamEvent::Failed { error };
                 return;

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use hone_protocol::{
     ChatRequest, ContentBlock, ErrorCategory, ImageRef, Message, ResponseCollector, Role,
-    StopReason, StreamEvent, ThinkingConfig, ToolResult, ToolSpec, Usage,
+    StopReason, StreamEvent, Thinking, ToolResult, ToolSpec, Usage,
 };
 use hone_testkit::{MockResponse, MockServer, Reply, ReplyUsage, sse_event};
 use serde_json::json;
@@ -103,9 +103,7 @@ async fn thinking_streams_deltas_and_a_signature_and_is_requested_without_temper
     );
     let mut request = request();
     request.temperature = Some(0.7);
-    request.thinking = Some(ThinkingConfig {
-        budget_tokens: 2048,
-    });
+    request.thinking = Some(Thinking::Budget(2048));
     let events = collect(provider_for("anthropic", &server).as_ref(), request).await;
 
     assert_eq!(thinking_of(&events), "First, the file.");
@@ -263,9 +261,7 @@ async fn history_round_trip_sends_signed_thinking_tool_use_and_tool_results() {
     server.enqueue(Reply::new().text("It prints hello.").anthropic());
     let provider = provider_for("anthropic", &server);
     let mut request = request();
-    request.thinking = Some(ThinkingConfig {
-        budget_tokens: 1024,
-    });
+    request.thinking = Some(Thinking::Budget(1024));
     let events = collect(provider.as_ref(), request.clone()).await;
     let mut collector = ResponseCollector::new();
     events.iter().for_each(|event| collector.push(event));

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use hone_protocol::{
     ChatRequest, ContentBlock, ErrorCategory, ImageRef, Message, ResponseCollector, Role,
-    StopReason, StreamEvent, ThinkingConfig, ToolResult, ToolSpec, Usage,
+    StopReason, StreamEvent, Thinking, ToolResult, ToolSpec, Usage,
 };
 use hone_testkit::{MockResponse, MockServer, Reply, ReplyUsage};
 use serde_json::{Value, json};
@@ -134,9 +134,7 @@ async fn thought_parts_stream_as_thinking_and_thoughts_are_requested() {
             .gemini(),
     );
     let mut request = request();
-    request.thinking = Some(ThinkingConfig {
-        budget_tokens: 4096,
-    });
+    request.thinking = Some(Thinking::Budget(4096));
     let events = collect(provider_for("gemini", &server).as_ref(), request).await;
 
     assert_eq!(thinking_of(&events), "Consider the file.");

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use hone_protocol::{
     ChatRequest, ContentBlock, ErrorCategory, ImageRef, Message, ResponseCollector, Role,
-    StopReason, StreamEvent, ThinkingConfig, ToolCall, ToolResult,
+    StopReason, StreamEvent, Thinking, ToolCall, ToolResult,
 };
 use hone_providers::{Provider, build_provider};
 use hone_testkit::{MockResponse, MockServer, Reply};
@@ -129,9 +129,7 @@ async fn asks_for_thinking_and_streams_it_with_usage() {
         .usage(321, 45);
     server.enqueue(reply.ollama());
     let mut request = request();
-    request.thinking = Some(ThinkingConfig {
-        budget_tokens: 2048,
-    });
+    request.thinking = Some(Thinking::Budget(2048));
     let events = collect(keyless_provider(&server).as_ref(), request).await;
 
     assert_eq!(server.last_request().json()["think"], true);

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use hone_protocol::{
     ContentBlock, ErrorCategory, Message, ResponseCollector, Role, StopReason, StreamEvent,
-    ThinkingConfig, ToolResult,
+    Thinking, ToolResult,
 };
 use hone_testkit::{MockResponse, MockServer, Reply, ReplyUsage, sse_event};
 use serde_json::{Value, json};
@@ -114,9 +114,7 @@ async fn asks_for_reasoning_summaries_and_streams_them_as_thinking() {
         });
     server.enqueue(reply.openai_responses());
     let mut request = request();
-    request.thinking = Some(ThinkingConfig {
-        budget_tokens: 4096,
-    });
+    request.thinking = Some(Thinking::Medium);
     let events = collect(provider_for(PRESET, &server).as_ref(), request).await;
 
     assert_eq!(

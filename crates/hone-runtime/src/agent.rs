@@ -5,7 +5,9 @@
 use hone_config::{
     Config, FlowSetting, LocalizeSetting, PromptProfileSetting, ProviderConfig, RoleSetting,
 };
-use hone_core::{FlowMode, Guidance, LocalizeMode, PromptProfile, RoleModel, RoleModels};
+use hone_core::{
+    ChatSettings, FlowMode, Guidance, LocalizeMode, PromptProfile, RoleModel, RoleModels,
+};
 use hone_policy::{ApprovalMode, CommandPolicy, Permissions, SecretFiles};
 use hone_protocol::HoneError;
 
@@ -91,8 +93,9 @@ pub fn guidance(config: &Config) -> Guidance {
     }
 }
 
-/// The models of `[roles]`. A role on another provider instance, or on the embedded
-/// provider (which serves one model file per provider), gets a provider of its own.
+/// The models of `[roles]` and the settings of the session's own requests (the selected
+/// profile's). A role on another provider instance, or on the embedded provider (which
+/// serves one model file per provider), gets a provider of its own.
 pub async fn roles(
     config: &Config,
     session: &ProviderConfig,
@@ -103,7 +106,7 @@ pub async fn roles(
     for role in [
         settings.coder,
         settings.planner,
-        settings.summary,
+        settings.compaction,
         settings.checker,
     ] {
         built.push(match role {
@@ -111,38 +114,53 @@ pub async fn roles(
             None => None,
         });
     }
-    let [coder, planner, summary, checker]: [Option<RoleModel>; 4] = built
+    let [coder, planner, compaction, checker]: [Option<RoleModel>; 4] = built
         .try_into()
         .map_err(|_| HoneError::config("four roles expected"))?;
     Ok(RoleModels {
+        chat: ChatSettings {
+            generation: config.generation(),
+            system_prompt: config.system_prompt(),
+        },
         coder,
         planner,
-        summary,
+        compaction,
         checker,
     })
 }
 
+/// The model of `role`: its own provider when it names another instance (or another model
+/// file of the embedded provider), else the session's.
 async fn role_model(
     config: &Config,
     session: &ProviderConfig,
     role: RoleSetting,
     interaction: &dyn Interaction,
 ) -> Result<RoleModel, HoneError> {
-    let own_provider =
-        role.provider.is_some() || (session.kind == "local" && role.model != session.model);
+    let model = role.model.clone();
+    let own_provider = role.provider.is_some()
+        || (session.kind == "local" && model.as_ref().is_some_and(|model| *model != session.model));
     if !own_provider {
-        return Ok(RoleModel::named(role.model));
+        return Ok(RoleModel {
+            model: model.unwrap_or_else(|| session.model.clone()),
+            provider: None,
+            generation: role.generation,
+        });
     }
     let instance = role
         .provider
         .clone()
         .unwrap_or_else(|| config.provider_name().to_string());
     let mut settings = config.provider_named(&instance)?;
-    settings.model.clone_from(&role.model);
+    if let Some(model) = &model {
+        settings.model.clone_from(model);
+    }
+    let model = settings.model.clone();
     let provider = crate::provider::build(config, settings, interaction).await?;
     Ok(RoleModel {
-        model: role.model,
+        model,
         provider: Some(provider),
+        generation: role.generation,
     })
 }
 

@@ -6,7 +6,7 @@
 mod decode;
 
 use hone_config::{ANTHROPIC_DEFAULT_VERSION, ProviderConfig};
-use hone_protocol::{ChatRequest, ContentBlock, HoneError, ImageRef, Message, Role};
+use hone_protocol::{ChatRequest, ContentBlock, HoneError, ImageRef, Message, PromptCache, Role};
 use serde_json::{Value, json};
 
 use super::{StreamDecoder, WireFormat, WireRequest, join_url};
@@ -33,21 +33,22 @@ impl WireFormat for Anthropic {
         request: &ChatRequest,
     ) -> Result<WireRequest, HoneError> {
         let mut max_tokens = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let cache = cache_control(request.cache);
         let mut body = json!({
             "model": request.model,
             "stream": true,
-            "messages": messages(&request.messages),
+            "messages": messages(&request.messages, cache.as_ref()),
         });
         if let Some(system) = request
             .system
             .as_deref()
             .filter(|text| !text.trim().is_empty())
         {
-            body["system"] = json!([{
-                "type": "text",
-                "text": system,
-                "cache_control": { "type": "ephemeral" },
-            }]);
+            let mut block = json!({ "type": "text", "text": system });
+            if let Some(cache) = &cache {
+                block["cache_control"] = cache.clone();
+            }
+            body["system"] = json!([block]);
         }
         if !request.tools.is_empty() {
             let mut tools: Vec<Value> = request
@@ -61,16 +62,22 @@ impl WireFormat for Anthropic {
                     })
                 })
                 .collect();
-            if let Some(last) = tools.last_mut() {
-                last["cache_control"] = json!({ "type": "ephemeral" });
+            if let Some(last) = tools.last_mut()
+                && let Some(cache) = &cache
+            {
+                last["cache_control"] = cache.clone();
             }
             body["tools"] = Value::Array(tools);
         }
-        match request.thinking {
+        match request.thinking.filter(|thinking| thinking.is_on()) {
             Some(thinking) => {
                 // Thinking counts against `max_tokens`, which must exceed the budget; the
-                // requested limit then bounds the answer that follows the thinking.
-                let budget = thinking.budget_tokens.max(MIN_THINKING_BUDGET);
+                // requested limit then bounds the answer that follows the thinking. The API
+                // refuses a changed temperature or top_p with thinking, so both stay out.
+                let budget = thinking
+                    .budget_tokens()
+                    .unwrap_or(MIN_THINKING_BUDGET)
+                    .max(MIN_THINKING_BUDGET);
                 if max_tokens <= budget {
                     max_tokens = budget.saturating_add(max_tokens);
                 }
@@ -79,6 +86,9 @@ impl WireFormat for Anthropic {
             None => {
                 if let Some(temperature) = request.temperature {
                     body["temperature"] = json!(temperature);
+                }
+                if let Some(top_p) = request.top_p {
+                    body["top_p"] = json!(top_p);
                 }
             }
         }
@@ -119,6 +129,16 @@ impl WireFormat for Anthropic {
     }
 }
 
+/// The `cache_control` marking a breakpoint: ephemeral by default, with a one-hour lifetime
+/// when asked; `None` when caching is off.
+fn cache_control(cache: Option<PromptCache>) -> Option<Value> {
+    match cache.unwrap_or(PromptCache::FiveMinutes) {
+        PromptCache::Off => None,
+        PromptCache::FiveMinutes => Some(json!({ "type": "ephemeral" })),
+        PromptCache::OneHour => Some(json!({ "type": "ephemeral", "ttl": "1h" })),
+    }
+}
+
 fn api_version(config: &ProviderConfig) -> String {
     config
         .api_version
@@ -130,7 +150,7 @@ fn api_version(config: &ProviderConfig) -> String {
 /// (e.g. only unsigned thinking) are skipped, consecutive messages of one role merged,
 /// tool results moved to the front of their user message (the API requires it), and
 /// the last block marked as a cache breakpoint so the conversation prefix is reused.
-fn messages(history: &[Message]) -> Vec<Value> {
+fn messages(history: &[Message], cache: Option<&Value>) -> Vec<Value> {
     let mut merged: Vec<(Role, Vec<Value>)> = Vec::new();
     for message in history {
         let blocks = content_blocks(message);
@@ -151,8 +171,9 @@ fn messages(history: &[Message]) -> Vec<Value> {
         .last_mut()
         .and_then(|(_, content)| content.last_mut())
         && last["type"] != "thinking"
+        && let Some(cache) = cache
     {
-        last["cache_control"] = json!({ "type": "ephemeral" });
+        last["cache_control"] = cache.clone();
     }
     merged
         .into_iter()
@@ -218,7 +239,7 @@ fn image_source(image: &ImageRef) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hone_protocol::{ThinkingConfig, ToolCall, ToolResult};
+    use hone_protocol::{Thinking, ToolCall, ToolResult};
 
     fn body(request: &ChatRequest) -> Value {
         let config = ProviderConfig::from_preset(hone_config::preset("anthropic").unwrap());
@@ -235,9 +256,7 @@ mod tests {
         assert_eq!(body(&request)["max_tokens"], DEFAULT_MAX_TOKENS);
         request.max_tokens = Some(2000);
         request.temperature = Some(0.5);
-        request.thinking = Some(ThinkingConfig {
-            budget_tokens: 4000,
-        });
+        request.thinking = Some(Thinking::Budget(4000));
         let sent = body(&request);
         assert_eq!(sent["max_tokens"], 6000);
         assert_eq!(sent["thinking"]["budget_tokens"], 4000);

@@ -10,7 +10,9 @@ mod schema;
 use std::collections::HashMap;
 
 use hone_config::ProviderConfig;
-use hone_protocol::{ChatRequest, ContentBlock, HoneError, ImageRef, Message, Role, ToolResult};
+use hone_protocol::{
+    ChatRequest, ContentBlock, HoneError, ImageRef, Message, Role, Thinking, ToolResult,
+};
 use serde_json::{Map, Value, json};
 
 use super::{StreamDecoder, WireFormat, WireRequest, join_url};
@@ -62,20 +64,25 @@ impl WireFormat for Gemini {
         let mut generation = Map::new();
         if let Some(mut max_tokens) = request.max_tokens {
             // Thoughts count against `maxOutputTokens`: leave the answer room after them.
-            if let Some(thinking) = request.thinking
-                && max_tokens <= thinking.budget_tokens
+            if let Some(budget) = request.thinking.and_then(Thinking::budget_tokens)
+                && max_tokens <= budget
             {
-                max_tokens = thinking.budget_tokens.saturating_add(max_tokens);
+                max_tokens = budget.saturating_add(max_tokens);
             }
             generation.insert("maxOutputTokens".into(), json!(max_tokens));
         }
         if let Some(temperature) = request.temperature {
             generation.insert("temperature".into(), json!(temperature));
         }
+        if let Some(top_p) = request.top_p {
+            generation.insert("topP".into(), json!(top_p));
+        }
         if let Some(thinking) = request.thinking {
+            // Off is a budget of 0, which turns thinking off on the models that allow it.
+            let budget = thinking.budget_tokens().unwrap_or(0);
             generation.insert(
                 "thinkingConfig".into(),
-                json!({ "thinkingBudget": thinking.budget_tokens, "includeThoughts": true }),
+                json!({ "thinkingBudget": budget, "includeThoughts": budget > 0 }),
             );
         }
         if !generation.is_empty() {

@@ -90,6 +90,17 @@ pub(crate) trait StreamDecoder: Send {
     fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), HoneError>;
 }
 
+/// `wire_request` with the request's [`ChatRequest::extra_body`] merged into its body
+/// (objects key by key, so `options.top_k` joins Ollama's `options` instead of replacing them).
+pub(crate) fn with_extra_body(mut wire_request: WireRequest, request: &ChatRequest) -> WireRequest {
+    if let Some(body) = &mut wire_request.body
+        && !request.extra_body.is_empty()
+    {
+        hone_protocol::merge_json(body, &serde_json::Value::Object(request.extra_body.clone()));
+    }
+    wire_request
+}
+
 /// The adapter for `api`; `None` for [`WireApi::Local`], which has no wire.
 pub(crate) fn for_api(api: WireApi) -> Option<Arc<dyn WireFormat>> {
     Some(match api {

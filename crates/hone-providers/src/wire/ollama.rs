@@ -39,6 +39,9 @@ impl WireFormat for Ollama {
         if let Some(temperature) = request.temperature {
             options["temperature"] = json!(temperature);
         }
+        if let Some(top_p) = request.top_p {
+            options["top_p"] = json!(top_p);
+        }
         let mut body = json!({
             "model": request.model,
             "messages": messages(request)?,
@@ -61,8 +64,8 @@ impl WireFormat for Ollama {
                 })
                 .collect();
         }
-        if request.thinking.is_some() {
-            body["think"] = json!(true);
+        if let Some(thinking) = request.thinking {
+            body["think"] = json!(thinking.is_on());
         }
         Ok(WireRequest::post(
             join_url(&config.base_url, "api/chat"),

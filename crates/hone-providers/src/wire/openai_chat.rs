@@ -3,7 +3,7 @@
 
 use hone_config::{MaxTokensField, ProviderConfig};
 use hone_protocol::{
-    ChatRequest, ContentBlock, HoneError, Message, Role, StopReason, StreamEvent, Usage,
+    ChatRequest, ContentBlock, HoneError, Message, Role, StopReason, StreamEvent, Thinking, Usage,
 };
 use serde_json::{Value, json};
 
@@ -60,6 +60,12 @@ impl WireFormat for OpenAiChat {
         }
         if let Some(temperature) = request.temperature {
             body["temperature"] = json!(temperature);
+        }
+        if let Some(top_p) = request.top_p {
+            body["top_p"] = json!(top_p);
+        }
+        if let Some(effort) = request.thinking.and_then(Thinking::effort) {
+            body["reasoning_effort"] = json!(effort);
         }
         Ok(WireRequest::post(chat_url(config), body))
     }

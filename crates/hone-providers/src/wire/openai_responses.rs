@@ -4,7 +4,7 @@
 use hone_config::ProviderConfig;
 use hone_protocol::{
     ChatRequest, ContentBlock, ErrorCategory, HoneError, Message, Role, StopReason, StreamEvent,
-    Usage,
+    Thinking, Usage,
 };
 use serde_json::{Value, json};
 
@@ -66,8 +66,11 @@ impl WireFormat for OpenAiResponses {
         if let Some(temperature) = request.temperature {
             body["temperature"] = json!(temperature);
         }
-        if request.thinking.is_some() {
-            body["reasoning"] = json!({ "effort": "medium", "summary": "auto" });
+        if let Some(top_p) = request.top_p {
+            body["top_p"] = json!(top_p);
+        }
+        if let Some(effort) = request.thinking.and_then(Thinking::effort) {
+            body["reasoning"] = json!({ "effort": effort, "summary": "auto" });
         }
         Ok(WireRequest::post(
             join_url(&config.base_url, "responses"),

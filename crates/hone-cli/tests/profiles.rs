@@ -1,0 +1,94 @@
+//! End-to-end tests of profiles and roles: the real binary, a mock model server; the request
+//! bodies carry the profile's settings.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{hone, stderr};
+use hone_testkit::{MockServer, Reply};
+
+/// A user file with a `deep` profile (thinking, temperature, a body field, a system prompt)
+/// on LM Studio at `url`, with `extra` appended; returns its directory and path.
+fn user_file(url: &str, extra: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[providers.lmstudio]\nbase_url = \"{url}\"\n\
+             [profiles.deep]\nprovider = \"lmstudio\"\nmodel = \"deep-model\"\n\
+             thinking = \"high\"\ntemperature = 0.3\n\
+             system_prompt = \"Always answer in haiku.\"\n\
+             [profiles.deep.body]\nseed = 42\n{extra}"
+        ),
+    )
+    .unwrap();
+    let path = path.to_string_lossy().into_owned();
+    (dir, path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_sends_the_profile_settings_and_the_thinking_flag_wins() {
+    let project = tempfile::tempdir().unwrap();
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("Done.").openai_chat());
+    let (_dir, config) = user_file(&server.url(), "");
+    let output = hone(
+        project.path(),
+        &[("HONE_CONFIG", &config)],
+        &["exec", "--profile", "deep", "--thinking", "low", "say hi"],
+    )
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let body = server.last_request().json();
+    assert_eq!(body["model"], "deep-model");
+    assert_eq!(body["reasoning_effort"], "low", "{body}");
+    assert_eq!(body["temperature"], 0.3);
+    assert_eq!(body["seed"], 42);
+    let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(system.starts_with("You are hone"), "{system}");
+    assert!(
+        system.trim_end().ends_with("Always answer in haiku."),
+        "{system}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_role_selects_the_profile_for_ask() {
+    let project = tempfile::tempdir().unwrap();
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("Hi.").openai_chat());
+    let (_dir, config) = user_file(&server.url(), "[roles]\nchat = \"deep\"\n");
+    let output = hone(project.path(), &[("HONE_CONFIG", &config)], &["ask", "hi"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let body = server.last_request().json();
+    assert_eq!(body["model"], "deep-model");
+    assert_eq!(body["reasoning_effort"], "high", "{body}");
+    assert_eq!(body["messages"][0]["content"], "Always answer in haiku.");
+
+    let shown = hone(
+        project.path(),
+        &[("HONE_CONFIG", &config)],
+        &["config", "show"],
+    )
+    .await;
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("chat = { profile = \"deep\" }"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_thinking_flag_is_refused_with_a_suggestion() {
+    let project = tempfile::tempdir().unwrap();
+    let output = hone(
+        project.path(),
+        &[],
+        &["ask", "--thinking", "hgih", "--provider", "ollama", "hi"],
+    )
+    .await;
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("Did you mean `high`?"),
+        "{}",
+        stderr(&output)
+    );
+}
