@@ -118,7 +118,8 @@ async fn fixes_the_bug_end_to_end(preset: &str, key: &str, render: fn(&Reply) ->
     let turn = of_type(&events, "turn.completed");
     assert_eq!(turn.len(), 1);
     assert_eq!(turn[0]["end"], "answered");
-    assert_eq!(turn[0]["stats"]["tool_calls"], 4);
+    // Every action counts: the model's four tool calls and hone's checks after them.
+    assert_eq!(turn[0]["stats"]["tool_calls"], 5);
     assert_eq!(turn[0]["stats"]["usage"]["input_tokens"], 400);
 
     // The index tools are offered and the repo map is in the system prompt.
