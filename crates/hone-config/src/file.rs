@@ -78,6 +78,9 @@ pub(crate) struct FileConfig {
     /// `[roles]`: the model of each role, validated by [`parse`].
     #[serde(default)]
     pub(crate) roles: crate::roles_settings::RolesSection,
+    /// `[store]`: where the code index is kept, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) store: crate::store_settings::StoreSection,
     /// `[mcp_servers.NAME]`: MCP servers, validated by [`parse`]; spans locate the names.
     #[serde(default)]
     pub(crate) mcp_servers: BTreeMap<Spanned<String>, crate::mcp_settings::McpServerSection>,
@@ -180,6 +183,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::context_settings::validate(path, text, &mut file.context)?;
     crate::checks_settings::validate(path, text, &mut file.checks)?;
     crate::roles_settings::validate(path, text, &mut file.roles)?;
+    crate::store_settings::validate(path, text, &mut file.store)?;
     crate::mcp_settings::validate(path, text, &file.mcp_servers)?;
     Ok(file)
 }
@@ -200,7 +204,7 @@ fn parse_schema(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
              `api_key_env = \"VAR\"` (a variable holding the key) or `api_key_file = \"PATH\"`"
                 .to_string()
         } else {
-            message
+            crate::suggest::unknown_field_hint(message)
         };
         ConfigError::Parse {
             path: path.to_path_buf(),

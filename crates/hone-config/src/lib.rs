@@ -176,6 +176,7 @@ mod sandbox_settings;
 mod show;
 mod source;
 mod sources;
+mod store_settings;
 mod suggest;
 mod trust;
 mod untrusted;
@@ -217,6 +218,9 @@ pub use sandbox_settings::SandboxSettings;
 pub use show::ShownValue;
 pub use source::Source;
 pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};
+pub use store_settings::{
+    NAMESPACE_MAX_CHARS, StoreBackend, StoreSettings, check_namespace, check_url,
+};
 
 /// A complete, commented example configuration file.
 pub const EXAMPLE_CONFIG: &str = include_str!("example.toml");
