@@ -235,9 +235,7 @@ impl IndexStore for RedisStore {
 
     fn stats(&self) -> Result<IndexStats, IndexError> {
         type Snapshot = (Vec<String>, Vec<String>, Vec<String>, Option<i64>);
-        let (records, metrics, edges): (Vec<String>, Vec<String>, Vec<String>);
-        let last_indexed_ms;
-        (records, metrics, edges, last_indexed_ms) = self.run(|connection| {
+        let (records, metrics, edges, last_indexed_ms): Snapshot = self.run(|connection| {
             redis::pipe()
                 .atomic()
                 .cmd("HVALS")
@@ -249,7 +247,7 @@ impl IndexStore for RedisStore {
                 .cmd("HGET")
                 .arg(&self.keys.meta)
                 .arg("last_indexed_ms")
-                .query::<Snapshot>(connection)
+                .query(connection)
         })?;
         let mut stats = IndexStats {
             files: records.len(),
