@@ -4,7 +4,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use hone_store_redis::test_server::RedisServer;
 use serde_json::Value;
@@ -80,8 +80,14 @@ fn two_clones_share_one_index_and_the_second_parses_nothing() {
     )
     .unwrap();
     std::fs::write(second.join("extra.py"), "def extra():\n    pass\n").unwrap();
-    let one = hone(&first, &fresh, &["index", "--json"]).spawn().unwrap();
-    let two = hone(&second, &fresh, &["index", "--json"]).spawn().unwrap();
+    let spawn = |root: &Path| {
+        hone(root, &fresh, &["index", "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (one, two) = (spawn(&first), spawn(&second));
     let (one, two) = (one.wait_with_output().unwrap(), two.wait_with_output().unwrap());
     let (one, two) = (summary(&one), summary(&two));
     let parsed = one["parsed"].as_u64().unwrap() + two["parsed"].as_u64().unwrap();
