@@ -12,7 +12,10 @@ use serde_json::Value;
 /// One clone of the project: three Python modules.
 fn clone_of_project(root: &Path) {
     for (name, text) in [
-        ("app.py", "from util import helper\n\ndef main():\n    return helper(1)\n"),
+        (
+            "app.py",
+            "from util import helper\n\ndef main():\n    return helper(1)\n",
+        ),
         ("util.py", "def helper(x):\n    return x\n"),
         ("models.py", "class User:\n    pass\n"),
     ] {
@@ -64,9 +67,17 @@ fn two_clones_share_one_index_and_the_second_parses_nothing() {
         clone_of_project(root);
     }
 
-    let built = summary(&hone(&first, &config, &["index", "--json"]).output().unwrap());
+    let built = summary(
+        &hone(&first, &config, &["index", "--json"])
+            .output()
+            .unwrap(),
+    );
     assert_eq!(built["parsed"], 3);
-    let shared = summary(&hone(&second, &config, &["index", "--json"]).output().unwrap());
+    let shared = summary(
+        &hone(&second, &config, &["index", "--json"])
+            .output()
+            .unwrap(),
+    );
     assert_eq!(shared["parsed"], 0, "{shared}");
     assert_eq!(shared["files"], 3);
     // Nothing was written into the clones: the index lives on the server.
@@ -76,7 +87,10 @@ fn two_clones_share_one_index_and_the_second_parses_nothing() {
     let fresh = work.path().join("fresh.toml");
     std::fs::write(
         &fresh,
-        format!("[store]\nbackend = \"redis\"\nurl = \"{}\"\nnamespace = \"fresh\"\n", server.url()),
+        format!(
+            "[store]\nbackend = \"redis\"\nurl = \"{}\"\nnamespace = \"fresh\"\n",
+            server.url()
+        ),
     )
     .unwrap();
     std::fs::write(second.join("extra.py"), "def extra():\n    pass\n").unwrap();
@@ -88,7 +102,10 @@ fn two_clones_share_one_index_and_the_second_parses_nothing() {
             .unwrap()
     };
     let (one, two) = (spawn(&first), spawn(&second));
-    let (one, two) = (one.wait_with_output().unwrap(), two.wait_with_output().unwrap());
+    let (one, two) = (
+        one.wait_with_output().unwrap(),
+        two.wait_with_output().unwrap(),
+    );
     let (one, two) = (summary(&one), summary(&two));
     let parsed = one["parsed"].as_u64().unwrap() + two["parsed"].as_u64().unwrap();
     assert!((4..=7).contains(&parsed), "{one} {two}");
