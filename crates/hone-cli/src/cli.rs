@@ -317,6 +317,11 @@ pub struct IndexArgs {
     /// Do not ask (or warn) before indexing more than 10,000 new files.
     #[arg(long, short = 'y')]
     pub yes: bool,
+
+    /// The store for this run instead of `[store]`'s: `sqlite`, or a Redis server shared by a
+    /// team (`redis://HOST[:PORT][/DB]`; the password comes from `[store] password_env`).
+    #[arg(long, value_name = "STORE", global = true)]
+    pub store: Option<String>,
 }
 
 /// `hone index …` subcommands.

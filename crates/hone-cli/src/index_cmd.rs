@@ -28,7 +28,13 @@ pub(crate) async fn run_index(
     global: &GlobalArgs,
     args: &IndexArgs,
 ) -> Result<ExitCode, HoneError> {
-    let (root, settings) = settings(global)?;
+    let (root, mut settings) = settings(global)?;
+    if let Some(store) = &args.store {
+        settings.store = settings
+            .store
+            .overridden(store)
+            .map_err(|reason| HoneError::config(format!("invalid --store: {reason}")))?;
+    }
     if matches!(args.command, Some(IndexCommand::Status)) {
         let summary = indexing::status(&root, &settings)?;
         print_summary(

@@ -78,6 +78,9 @@ pub(crate) struct FileConfig {
     /// `[roles]`: the model of each role, validated by [`parse`].
     #[serde(default)]
     pub(crate) roles: crate::roles_settings::RolesSection,
+    /// `[store]`: where the code index is kept, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) store: crate::store_settings::StoreSection,
     /// `[mcp_servers.NAME]`: MCP servers, validated by [`parse`]; spans locate the names.
     #[serde(default)]
     pub(crate) mcp_servers: BTreeMap<Spanned<String>, crate::mcp_settings::McpServerSection>,
@@ -170,6 +173,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::context_settings::validate(path, text, &mut file.context)?;
     crate::checks_settings::validate(path, text, &mut file.checks)?;
     crate::roles_settings::validate(path, text, &mut file.roles)?;
+    crate::store_settings::validate(path, text, &mut file.store)?;
     crate::mcp_settings::validate(path, text, &file.mcp_servers)?;
     Ok(file)
 }
@@ -190,7 +194,7 @@ fn parse_schema(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
              `api_key_env = \"VAR\"` (a variable holding the key) or `api_key_file = \"PATH\"`"
                 .to_string()
         } else {
-            with_key_hint(message)
+            crate::suggest::unknown_field_hint(message.to_string())
         };
         ConfigError::Parse {
             path: path.to_path_buf(),
@@ -199,22 +203,6 @@ fn parse_schema(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
             message,
         }
     })
-}
-
-/// `message` (a schema error) followed by `. Did you mean `KEY`?` when it is about an
-/// unknown key close to one of the keys it lists as expected.
-pub(crate) fn with_key_hint(message: &str) -> String {
-    let Some(rest) = message.strip_prefix("unknown field `") else {
-        return message.to_string();
-    };
-    let Some((unknown, expected)) = rest.split_once('`') else {
-        return message.to_string();
-    };
-    let known = expected.split('`').skip(1).step_by(2);
-    match crate::suggest::closest(unknown, known) {
-        Some(key) => format!("{message}. Did you mean `{key}`?"),
-        None => message.to_string(),
-    }
 }
 
 /// A parse error at byte `offset` of `text`, the contents of `path`, naming its line and

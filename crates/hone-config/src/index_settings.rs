@@ -89,6 +89,8 @@ pub struct IndexSettings {
     pub extra_ignores: Vec<String>,
     /// How long `hone index --watch` lets changes settle before re-indexing.
     pub watch_debounce: Duration,
+    /// Which store keeps the index (`[store]`, see [`Config::store_settings`]).
+    pub store: crate::StoreSettings,
 }
 
 impl Default for IndexSettings {
@@ -98,6 +100,7 @@ impl Default for IndexSettings {
             map_budget: DEFAULT_MAP_BUDGET,
             extra_ignores: Vec::new(),
             watch_debounce: Duration::from_millis(DEFAULT_WATCH_DEBOUNCE_MS),
+            store: crate::StoreSettings::default(),
         }
     }
 }
@@ -327,6 +330,7 @@ impl Config {
                 .map_or(defaults.watch_debounce, |value| {
                     Duration::from_millis(value.value)
                 }),
+            store: self.store_settings(),
         }
     }
 

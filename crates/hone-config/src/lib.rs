@@ -178,6 +178,7 @@ mod sandbox_settings;
 mod show;
 mod source;
 mod sources;
+mod store_settings;
 mod suggest;
 mod trust;
 mod untrusted;
@@ -222,6 +223,9 @@ pub use sandbox_settings::SandboxSettings;
 pub use show::ShownValue;
 pub use source::Source;
 pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};
+pub use store_settings::{
+    NAMESPACE_MAX_CHARS, StoreBackend, StoreSettings, check_namespace, check_url,
+};
 
 /// A complete, commented example configuration file.
 pub const EXAMPLE_CONFIG: &str = include_str!("example.toml");

@@ -48,6 +48,7 @@ pub struct Config {
     pub(crate) roles: crate::roles_settings::RolesLayers,
     pub(crate) mcp: crate::mcp_settings::McpLayers,
     pub(crate) profiles: ProfileLayers,
+    pub(crate) store: crate::store_settings::StoreLayers,
     /// Settings of an untrusted project file dropped by the `untrusted` module, in words.
     pub(crate) untrusted_ignored: Vec<String>,
 }
@@ -251,6 +252,7 @@ struct Builder {
     context: ContextLayers,
     roles: crate::roles_settings::RolesLayers,
     mcp: crate::mcp_settings::McpLayers,
+    store: crate::store_settings::StoreLayers,
     untrusted_ignored: Vec<String>,
 }
 
@@ -317,6 +319,7 @@ impl Builder {
         self.context.merge(&file.context, source);
         self.roles.merge(&file.roles, source);
         self.mcp.merge(&file.mcp_servers, source, base);
+        self.store.merge(&file.store, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
                 .into_inner()
@@ -577,6 +580,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         roles: builder.roles,
         mcp: builder.mcp,
         profiles: builder.profiles,
+        store: builder.store,
         untrusted_ignored: builder.untrusted_ignored,
     })
 }

@@ -290,7 +290,8 @@ pub(crate) fn read_agents_dir(
         })?;
         let mut section: ProfileSection = toml::from_str(&text).map_err(|error| {
             let offset = error.span().map_or(0, |span| span.start);
-            let message = crate::file::with_key_hint(error.message().trim_end());
+            let message =
+                crate::suggest::unknown_field_hint(error.message().trim_end().to_string());
             crate::file::error_at(&path, &text, offset, message)
         })?;
         crate::profile_section::validate(&path, &text, [(&name, &mut section)])?;

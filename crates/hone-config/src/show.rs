@@ -235,6 +235,7 @@ impl Config {
         self.local.show(&mut values);
         self.show_memory(&mut values);
         self.show_logs(&mut values);
+        self.show_store(&mut values);
         self.show_sandbox(&mut values);
         self.show_checks(&mut values);
         self.show_context(&mut values);

@@ -43,9 +43,36 @@ pub(crate) fn closest<'a>(
         .map(|(_, candidate)| candidate.to_string())
 }
 
+/// serde's "unknown field `x`, expected one of `a`, `b`" with ". Did you mean `a`?" added when
+/// one of the expected names is close to `x`; other messages unchanged.
+pub(crate) fn unknown_field_hint(message: String) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message;
+    };
+    let Some((field, expected)) = rest.split_once('`') else {
+        return message;
+    };
+    let candidates = expected.split('`').skip(1).step_by(2);
+    match closest(field, candidates) {
+        Some(name) => format!("{message}. Did you mean `{name}`?"),
+        None => message,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_fields_get_the_closest_expected_name() {
+        let message =
+            "unknown field `namspace`, expected one of `backend`, `namespace`".to_string();
+        assert!(unknown_field_hint(message).ends_with("Did you mean `namespace`?"));
+        let far = "unknown field `zzz`, expected `backend`".to_string();
+        assert_eq!(unknown_field_hint(far.clone()), far);
+        let other = "invalid type".to_string();
+        assert_eq!(unknown_field_hint(other.clone()), other);
+    }
 
     #[test]
     fn distance_counts_edits() {

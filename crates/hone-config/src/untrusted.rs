@@ -58,6 +58,7 @@ pub(crate) fn restrict(file: &mut FileConfig, below: &Config) -> Vec<String> {
         .restrict_untrusted(&below.checks_settings(), &mut ignored);
     file.index
         .restrict_untrusted(&below.index_settings(), &mut ignored);
+    file.store.restrict_untrusted(&mut ignored);
     ignored
 }
 

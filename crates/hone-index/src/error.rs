@@ -90,6 +90,24 @@ pub enum IndexError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A store on a server (`[store] backend = "redis"`) cannot be reached.
+    #[error(
+        "cannot reach the index store at {store}: {reason} (is the server running? check `[store] url`, or use `hone index --store`)"
+    )]
+    Unreachable {
+        /// The server's address, without its password.
+        store: String,
+        /// Why.
+        reason: String,
+    },
+    /// A store on a server failed or holds what this hone cannot use.
+    #[error("the index store at {store} failed: {reason}")]
+    Store {
+        /// The server's address, without its password.
+        store: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The file watcher could not be started on the project.
     #[error("cannot watch {root} for changes: {reason}")]
     Watch {
@@ -102,17 +120,19 @@ pub enum IndexError {
 
 impl IndexError {
     /// The category a front end reports: a bad root, ignore pattern or scope is the user's
-    /// to fix ([`ErrorCategory::Config`]); everything else is the index's
-    /// ([`ErrorCategory::Storage`]).
+    /// to fix ([`ErrorCategory::Config`]); a store server out of reach is
+    /// [`ErrorCategory::Network`]; everything else is the index's ([`ErrorCategory::Storage`]).
     pub fn category(&self) -> ErrorCategory {
         match self {
             Self::Root { .. } | Self::Pattern { .. } | Self::Scope { .. } => ErrorCategory::Config,
+            Self::Unreachable { .. } => ErrorCategory::Network,
             Self::CreateDir { .. }
             | Self::Locked { .. }
             | Self::Corrupt { .. }
             | Self::NewerSchema { .. }
             | Self::Database { .. }
             | Self::InvalidRecord { .. }
+            | Self::Store { .. }
             | Self::Watch { .. } => ErrorCategory::Storage,
         }
     }

@@ -34,6 +34,9 @@ pub async fn report(config: &Config, interaction: &dyn Interaction) -> Report {
     servers(config, &mut out, &mut usable).await;
     embedded(config, &mut out, &mut usable);
     sandbox(config, &mut out, interaction);
+    if let Ok(root) = std::env::current_dir() {
+        crate::index_store::doctor_lines(&root, &config.store_settings(), &mut out);
+    }
     let _ = writeln!(
         out,
         "\nusable now: {}",

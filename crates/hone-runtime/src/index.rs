@@ -40,10 +40,11 @@ pub fn index_options(root: &Path, settings: &IndexSettings) -> Result<IndexOptio
     })
 }
 
-/// Opens the index of the project at `root` as `settings` say (not updated yet).
+/// Opens the index of the project at `root` as `settings` say (not updated yet), in the
+/// store `[store]` chooses.
 pub fn open_index(root: &Path, settings: &IndexSettings) -> Result<Indexer, HoneError> {
     let options = index_options(root, settings)?;
-    Indexer::open(root, &options).map_err(index_error)
+    crate::index_store::open_indexer(root, &options, &settings.store)
 }
 
 /// The warning about a large index, without the `hone:` prefix.

@@ -41,6 +41,7 @@ pub mod document;
 mod error;
 pub mod index;
 mod index_build;
+pub mod index_store;
 pub mod indexing;
 pub mod init;
 mod interaction;

@@ -172,6 +172,41 @@ impl SymbolTable {
         builder.finish(files.keys().cloned().collect())
     }
 
+    /// The table of the names `files` define: their definitions and the references to
+    /// them (references to names defined nowhere in `files` are left out), as
+    /// [`crate::IndexStore::defined_symbols`] returns it. For stores that keep whole outlines.
+    pub fn of_defined(files: &BTreeMap<String, FileOutline>) -> Self {
+        let mut builder = SymbolTableBuilder::default();
+        let positions = (0u32..).zip(files.values());
+        for (file, outline) in positions.clone() {
+            for symbol in &outline.symbols {
+                if symbol.role == SymbolRole::Definition {
+                    builder.push(
+                        file,
+                        &symbol.name,
+                        symbol.role,
+                        (symbol.line, symbol.column),
+                        symbol.kind,
+                    );
+                }
+            }
+        }
+        for (file, outline) in positions {
+            for symbol in &outline.symbols {
+                if symbol.role == SymbolRole::Reference && builder.defines(&symbol.name) {
+                    builder.push(
+                        file,
+                        &symbol.name,
+                        symbol.role,
+                        (symbol.line, symbol.column),
+                        symbol.kind,
+                    );
+                }
+            }
+        }
+        builder.finish(files.keys().cloned().collect())
+    }
+
     /// Where `name` is defined, in path order.
     pub fn definitions(&self, name: &str) -> impl Iterator<Item = SymbolSite<'_>> {
         self.sites(name, |occurrences| occurrences.definitions)

@@ -76,6 +76,33 @@ impl PreparedOutline {
         })
     }
 
+    /// The whole outline back, symbols in their original order (for stores that keep
+    /// outlines whole).
+    ///
+    /// # Errors
+    /// When the stored parts cannot be read back (they were made by [`PreparedOutline::new`],
+    /// so only a bug makes this fail).
+    pub fn to_outline(&self) -> Result<FileOutline, String> {
+        let mut outline: FileOutline =
+            serde_json::from_str(&self.json).map_err(|error| error.to_string())?;
+        let definitions = self
+            .definitions
+            .iter()
+            .map(|(position, symbol)| references::Positioned {
+                position: u32::try_from(*position).unwrap_or(u32::MAX),
+                symbol: symbol.clone(),
+            })
+            .collect();
+        let references = match &self.references {
+            Some(json) => {
+                references::decode_occurrences(json).map_err(|error| format!("{error:?}"))?
+            }
+            None => Vec::new(),
+        };
+        outline.symbols = references::merge(definitions, references);
+        Ok(outline)
+    }
+
     /// The distinct names referred to, sorted.
     pub(crate) fn reference_names(&self) -> impl Iterator<Item = &str> {
         let starts = std::iter::once(0).chain(self.name_ends.iter().copied());
@@ -121,7 +148,12 @@ mod tests {
         assert_eq!(prepared.definitions.len(), 1);
         assert_eq!(prepared.definitions[0].0, 1);
         assert_eq!(prepared.reference_count(), 4);
+        assert_eq!(prepared.to_outline().unwrap(), outline);
         let none = PreparedOutline::new(&FileOutline::empty(Language::Python)).unwrap();
+        assert_eq!(
+            none.to_outline().unwrap(),
+            FileOutline::empty(Language::Python)
+        );
         assert_eq!(none.reference_names().count(), 0);
         assert_eq!(none.references, None);
     }

@@ -14,6 +14,10 @@ use crate::index::index_options;
 /// Whether the project's index database exists (where `[index] database` puts it), so
 /// that looking creates nothing for a project never indexed.
 pub fn index_exists(root: &Path, settings: &IndexSettings) -> Result<bool, HoneError> {
+    if settings.store.backend == hone_config::StoreBackend::Redis {
+        // A shared store is looked at where it is: an empty namespace reports zeros.
+        return Ok(true);
+    }
     let options = index_options(root, settings)?;
     let path = options
         .db_path
