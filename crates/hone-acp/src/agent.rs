@@ -92,6 +92,8 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
         Arc::clone(&state),
     );
     let pump = Arc::clone(&state);
+    let disconnected = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let editor_gone = Arc::clone(&disconnected);
     let result = Agent
         .v1()
         .name("hone")
@@ -214,7 +216,9 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
         .connect_with(agent_client_protocol::Stdio::new(), async move |cx| {
             let closed = cx.clone();
             tokio::select! {
-                () = closed.incoming_closed() => {}
+                () = closed.incoming_closed() => {
+                    editor_gone.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
                 () = pump.pump(events, cx) => {}
             }
             Ok(())
@@ -222,7 +226,16 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
         .await;
     state.hone.disconnect();
     server.idle().await;
-    result
+    match result {
+        // The editor closed stdin, which ends the session as it should, even when a reply or
+        // an update of a turn still winding down then found the connection gone: nobody is
+        // left to tell, so it goes to the log.
+        Err(error) if disconnected.load(std::sync::atomic::Ordering::SeqCst) => {
+            tracing::warn!(error = %error.message, "acp: error after the editor disconnected");
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 impl State {

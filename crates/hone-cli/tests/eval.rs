@@ -101,7 +101,8 @@ async fn a_suite_runs_against_a_scripted_model() {
     assert_eq!(lines[0]["task"], "fix-add");
     assert_eq!(lines[0]["solved"], true);
     assert_eq!(lines[0]["end"], "answered");
-    assert_eq!(lines[0]["tool_calls"], 1);
+    // The edit and the checks after it.
+    assert_eq!(lines[0]["tool_calls"], 2);
     assert_eq!(lines[0]["model_requests"], 2);
     assert_eq!(lines[0]["tokens"], 235);
     assert_eq!(lines[0]["language"], "python");

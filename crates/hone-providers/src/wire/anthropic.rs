@@ -85,10 +85,10 @@ impl WireFormat for Anthropic {
             }
             None => {
                 if let Some(temperature) = request.temperature {
-                    body["temperature"] = json!(temperature);
+                    body["temperature"] = super::decimal(temperature);
                 }
                 if let Some(top_p) = request.top_p {
-                    body["top_p"] = json!(top_p);
+                    body["top_p"] = super::decimal(top_p);
                 }
             }
         }

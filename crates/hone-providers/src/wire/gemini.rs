@@ -72,10 +72,10 @@ impl WireFormat for Gemini {
             generation.insert("maxOutputTokens".into(), json!(max_tokens));
         }
         if let Some(temperature) = request.temperature {
-            generation.insert("temperature".into(), json!(temperature));
+            generation.insert("temperature".into(), super::decimal(temperature));
         }
         if let Some(top_p) = request.top_p {
-            generation.insert("topP".into(), json!(top_p));
+            generation.insert("topP".into(), super::decimal(top_p));
         }
         if let Some(thinking) = request.thinking {
             // Off is a budget of 0, which turns thinking off on the models that allow it.

@@ -264,6 +264,17 @@ impl ToolCallAssembler {
 }
 
 /// Joins `base` and `path` with exactly one slash.
+/// A sampling setting as the JSON number the user wrote: `0.3`, not the
+/// `0.30000001192092896` its `f32` widens to.
+pub(crate) fn decimal(value: f32) -> serde_json::Value {
+    value
+        .to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(|exact| serde_json::Number::from_f64(exact))
+        .map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
 pub(crate) fn join_url(base: &str, path: &str) -> String {
     format!(
         "{}/{}",
@@ -298,6 +309,13 @@ pub(crate) fn decode_frames(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sampling_settings_keep_their_decimal() {
+        assert_eq!(super::decimal(0.3).to_string(), "0.3");
+        assert_eq!(super::decimal(1.0).to_string(), "1.0");
+        assert_eq!(super::decimal(f32::NAN), serde_json::Value::Null);
+    }
+
     use super::*;
 
     #[test]

@@ -37,10 +37,10 @@ impl WireFormat for Ollama {
             options["num_predict"] = json!(max_tokens);
         }
         if let Some(temperature) = request.temperature {
-            options["temperature"] = json!(temperature);
+            options["temperature"] = super::decimal(temperature);
         }
         if let Some(top_p) = request.top_p {
-            options["top_p"] = json!(top_p);
+            options["top_p"] = super::decimal(top_p);
         }
         let mut body = json!({
             "model": request.model,

@@ -59,10 +59,10 @@ impl WireFormat for OpenAiChat {
             body[field] = json!(max_tokens);
         }
         if let Some(temperature) = request.temperature {
-            body["temperature"] = json!(temperature);
+            body["temperature"] = super::decimal(temperature);
         }
         if let Some(top_p) = request.top_p {
-            body["top_p"] = json!(top_p);
+            body["top_p"] = super::decimal(top_p);
         }
         if let Some(effort) = request.thinking.and_then(Thinking::effort) {
             body["reasoning_effort"] = json!(effort);

@@ -64,10 +64,10 @@ impl WireFormat for OpenAiResponses {
             body["max_output_tokens"] = json!(max_tokens);
         }
         if let Some(temperature) = request.temperature {
-            body["temperature"] = json!(temperature);
+            body["temperature"] = super::decimal(temperature);
         }
         if let Some(top_p) = request.top_p {
-            body["top_p"] = json!(top_p);
+            body["top_p"] = super::decimal(top_p);
         }
         if let Some(effort) = request.thinking.and_then(Thinking::effort) {
             body["reasoning"] = json!({ "effort": effort, "summary": "auto" });
