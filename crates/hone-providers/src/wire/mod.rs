@@ -271,7 +271,7 @@ pub(crate) fn decimal(value: f32) -> serde_json::Value {
         .to_string()
         .parse::<f64>()
         .ok()
-        .and_then(|exact| serde_json::Number::from_f64(exact))
+        .and_then(serde_json::Number::from_f64)
         .map_or(serde_json::Value::Null, serde_json::Value::Number)
 }
 
