@@ -333,6 +333,11 @@ impl View {
             eprintln!("hone: {}", display::flat(&error.message));
             return;
         }
+        if let Event::Warning { message } = event {
+            self.close_answer();
+            eprintln!("hone: warning: {}", display::flat(message));
+            return;
+        }
         if self.quiet {
             return;
         }

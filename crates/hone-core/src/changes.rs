@@ -27,12 +27,27 @@ struct Seen {
     /// Edits written in this turn, and the files they wrote, in order.
     edits: usize,
     paths: Vec<String>,
+    /// Notices of protected files (instruction files, hone's own) a command wrote straight.
+    protected: Vec<String>,
 }
 
 impl TurnChanges {
     /// A new turn: nothing proposed or applied yet.
     pub(crate) fn start_turn(&self) {
         *self.seen() = Seen::default();
+    }
+
+    /// Notes that a command wrote protected files straight to the project; `notice` says so.
+    pub(crate) fn note_protected(&self, notice: String) {
+        let mut seen = self.seen();
+        if !seen.protected.contains(&notice) {
+            seen.protected.push(notice);
+        }
+    }
+
+    /// The notices of protected files written in this turn, taken once (at its end).
+    pub(crate) fn take_protected(&self) -> Vec<String> {
+        std::mem::take(&mut self.seen().protected)
     }
 
     /// Notes a proposed or applied change.

@@ -191,6 +191,15 @@ impl Agent {
     /// Records changes the command already wrote (the snapshot fallback) as one journal
     /// entry and shows them.
     fn record_written(&mut self, call: &ToolCall, changes: CommandChanges, diff: String) -> String {
+        let protected: Vec<String> = changes
+            .paths()
+            .into_iter()
+            .filter(|path| hone_policy::protected_write(path).is_some())
+            .collect();
+        if !protected.is_empty() {
+            self.changes
+                .note_protected(protected_notice(&command_text(call), &protected));
+        }
         if !changes.plan.changes.is_empty() {
             let pending = self.begin_edit(&changes.plan);
             let applied = AppliedEdit {
@@ -205,5 +214,87 @@ impl Agent {
             });
         }
         changes.report("made in the project and recorded (undo takes them back)")
+    }
+}
+
+/// The longest command shown in a notice, in characters.
+const NOTICE_COMMAND_CHARS: usize = 80;
+
+/// The command a call ran (its `command` argument), shortened for a notice; the tool's
+/// name when the arguments hold none.
+fn command_text(call: &ToolCall) -> String {
+    let command = serde_json::from_str::<serde_json::Value>(&call.arguments)
+        .ok()
+        .and_then(|arguments| {
+            arguments
+                .get("command")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| call.name.clone());
+    let flat = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > NOTICE_COMMAND_CHARS {
+        let cut: String = flat.chars().take(NOTICE_COMMAND_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+/// What the user is told when a command wrote hone's own files or an instruction file
+/// straight to the project (the snapshot fallback, where nothing could ask first).
+fn protected_notice(command: &str, paths: &[String]) -> String {
+    let why = paths
+        .first()
+        .and_then(|path| hone_policy::protected_write(path))
+        .unwrap_or_default();
+    let (files, verb) = if paths.len() == 1 {
+        (paths[0].clone(), "it")
+    } else {
+        (paths.join(", "), "each")
+    };
+    format!(
+        "the command `{command}` changed {files} straight in the project (commands here run \
+         without a copy-on-write view, so nothing could ask first); {verb} {why}. Review the \
+         change (`git diff`) or take it back with `hone undo`"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(arguments: &str) -> ToolCall {
+        ToolCall {
+            id: "c1".into(),
+            name: "run_command".into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    #[test]
+    fn the_notice_names_the_command_and_each_file() {
+        let command = command_text(&call(r#"{"command": "echo hi >>\n  AGENTS.md"}"#));
+        assert_eq!(command, "echo hi >> AGENTS.md");
+        let one = protected_notice(&command, &["AGENTS.md".to_string()]);
+        assert!(
+            one.contains("`echo hi >> AGENTS.md` changed AGENTS.md straight"),
+            "{one}"
+        );
+        assert!(one.contains("it holds project instructions"), "{one}");
+        let two = protected_notice(&command, &["HONE.md".into(), ".hone/config.toml".into()]);
+        assert!(
+            two.contains("changed HONE.md, .hone/config.toml straight"),
+            "{two}"
+        );
+    }
+
+    #[test]
+    fn a_long_or_missing_command_is_shortened_or_named_by_its_tool() {
+        let long = format!(r#"{{"command": "{}"}}"#, "x".repeat(200));
+        let shown = command_text(&call(&long));
+        assert_eq!(shown.chars().count(), NOTICE_COMMAND_CHARS + 1);
+        assert!(shown.ends_with('…'));
+        assert_eq!(command_text(&call("not json")), "run_command");
     }
 }

@@ -35,6 +35,7 @@ mod guided;
 mod guided_rename;
 mod localize;
 mod natural;
+mod notices;
 mod persist;
 mod profile;
 mod prompt;

@@ -131,6 +131,18 @@ impl Recorder {
     pub(crate) fn session_id(&self) -> &str {
         &self.session_id
     }
+
+    /// Leaves `text` for the next session of this project.
+    pub(crate) fn leave_notice(&self, text: &str) -> Result<(), hone_memory::MemoryError> {
+        lock(&self.store).push_notice(&self.project, &self.session_id, text)
+    }
+
+    /// The notices earlier sessions left for this project, taken once.
+    pub(crate) fn take_notices(
+        &self,
+    ) -> Result<Vec<hone_memory::Notice>, hone_memory::MemoryError> {
+        lock(&self.store).take_notices(&self.project)
+    }
 }
 
 /// The undo depth of a session (`Persistence::undo_depth`, or the default without one).
@@ -338,7 +350,7 @@ impl Agent {
     }
 
     /// Tells the front end, once per session, that saving failed; the session goes on.
-    fn storage_failed(&self, error: &hone_memory::MemoryError) {
+    pub(crate) fn storage_failed(&self, error: &hone_memory::MemoryError) {
         let Some(recorder) = &self.recorder else {
             return;
         };

@@ -325,6 +325,7 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
             .map(|recorder| recorder.session_id().to_string()),
         forked_from: None,
     });
+    agent.show_notices();
     while let Some(frame) = queue.recv().await {
         agent.request_id = Some(frame.id);
         let frame_method = frame.request.method();

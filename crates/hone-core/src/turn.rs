@@ -59,6 +59,7 @@ impl Agent {
             },
             Ending::Cancelled => Event::TurnCancelled { stats },
         };
+        self.announce_protected_changes();
         // Saved before the turn's end is announced: a front end may exit on that event.
         self.save_context();
         self.emit(event);

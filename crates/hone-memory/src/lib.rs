@@ -13,7 +13,8 @@
 //!   capped per project);
 //! - **the undo journal**: each applied edit with the before content and hash of every file
 //!   and what was written, taken back by [`undo_latest`] only while the files still hold
-//!   what the edit wrote.
+//!   what the edit wrote;
+//! - **notices** for the project's next session ([`SessionStore::take_notices`]), shown once.
 //!
 //! [`resume_history`] turns a stored conversation back into a history every provider
 //! accepts; [`SessionStore::export`] renders one as Markdown or JSON.
@@ -38,6 +39,7 @@ mod id;
 mod journal;
 mod messages;
 mod migrations;
+mod notices;
 mod resume;
 mod store;
 mod undo;
@@ -51,6 +53,7 @@ pub use id::ID_LEN;
 pub use journal::{EditState, JournalEntry, UndoEntry};
 pub use messages::{MessageStats, StoredMessage};
 pub use migrations::SCHEMA_VERSION;
+pub use notices::Notice;
 pub use resume::{INTERRUPTED_RESULT, repair_history, resume_history};
 pub use store::{DB_FILE, NewSession, SessionInfo, SessionStats, SessionStore, UNANSWERED_KEPT_MS};
 pub use undo::{RevertError, UndoError, UndoReport, revert, undo_latest};

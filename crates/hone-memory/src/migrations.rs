@@ -6,6 +6,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("schema/001_initial.sql"),
     include_str!("schema/002_failed_runs.sql"),
     include_str!("schema/003_conversations.sql"),
+    include_str!("schema/004_notices.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).
