@@ -310,7 +310,7 @@ impl State {
         lock(&self.turns).insert(id.to_string(), tx);
         if let Err(error) = self
             .hone
-            .call_as(id.clone(), Some(&key), Request::UserMessage { text })
+            .call_as(id.clone(), Some(&key), Request::user_message(text))
             .await
         {
             lock(&self.turns).remove(&id.to_string());

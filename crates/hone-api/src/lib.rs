@@ -10,7 +10,7 @@
 //! ```
 //! use hone_api::{Event, EventFrame, Request, RequestFrame};
 //!
-//! let request = RequestFrame::new("1", Request::UserMessage { text: "hi".into() });
+//! let request = RequestFrame::new("1", Request::user_message("hi"));
 //! assert_eq!(
 //!     serde_json::to_string(&request).unwrap(),
 //!     r#"{"id":"1","type":"user.message","text":"hi"}"#
@@ -28,6 +28,7 @@
 
 pub mod display;
 mod event;
+mod image;
 pub mod reference;
 mod request;
 pub mod rpc;
@@ -36,6 +37,7 @@ mod status;
 mod types;
 
 pub use event::{Event, EventFrame};
+pub use image::ImageAttachment;
 pub use request::{Request, RequestFrame};
 pub use status::{HistoryEntry, McpServerState, McpServerStatus, SessionSettings, SymbolMatch};
 pub use types::{

@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::ImageAttachment;
 use crate::types::{ApprovalDecision, ConflictChoice, ErrorChoice};
 
 /// One request with the id the front end gave it. On the wire the id sits beside the
@@ -37,6 +38,9 @@ pub enum Request {
     UserMessage {
         /// What the user typed.
         text: String,
+        /// Images attached to the message, sent to the model after the text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImageAttachment>,
     },
     /// Answer an `approval.needed` event.
     #[serde(rename = "approval.answer")]
@@ -281,6 +285,14 @@ impl Request {
         "mcp.prompt",
         "settings.get",
     ];
+
+    /// A user message of `text` without images.
+    pub fn user_message(text: impl Into<String>) -> Self {
+        Request::UserMessage {
+            text: text.into(),
+            images: Vec::new(),
+        }
+    }
 
     /// The request's wire name (its `type`, the JSON-RPC `method`).
     pub fn method(&self) -> &'static str {

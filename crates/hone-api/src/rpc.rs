@@ -14,7 +14,7 @@
 //! use hone_api::Request;
 //!
 //! let call = decode_call(r#"{"jsonrpc":"2.0","id":7,"method":"user.message","params":{"text":"hi"}}"#).unwrap();
-//! assert_eq!(call.request, Request::UserMessage { text: "hi".into() });
+//! assert_eq!(call.request, Request::user_message("hi"));
 //! assert_eq!(call.id.unwrap().to_string(), "7");
 //! ```
 

@@ -47,7 +47,7 @@ fn requests_carry_their_id_beside_a_dotted_type() {
 #[test]
 fn every_kind_of_request_round_trips() {
     let requests = [
-        Request::UserMessage { text: "hi".into() },
+        Request::user_message("hi"),
         Request::Cancel,
         Request::Undo { count: 2 },
         Request::ListUndo,

@@ -100,9 +100,9 @@ async fn start(
     }
     handle.submit(RequestFrame::new(
         json_lines::PROMPT_ID,
-        Request::UserMessage {
-            text: crate::input::attach_mentions(runtime.expand_mentions(&prompt)),
-        },
+        Request::user_message(crate::input::attach_mentions(
+            runtime.expand_mentions(&prompt),
+        )),
     ));
 
     let index = runtime.code_index().clone();

@@ -140,9 +140,7 @@ async fn exec_and_the_tui_resume_the_same_session_through_the_runtime() {
     assert_eq!(texts(&started.history, Role::Assistant), ["answer one"]);
     assert_eq!(started.summary.provider, "lmstudio");
     assert_eq!(started.summary.approval, "full-auto");
-    started.handle.send(Request::UserMessage {
-        text: "second task".into(),
-    });
+    started.handle.send(Request::user_message("second task"));
     while let Some(event) = started.events.recv().await {
         match event.event {
             Event::TurnCompleted { .. } => break,

@@ -41,6 +41,7 @@ mod document;
 mod error;
 mod files;
 mod history;
+pub mod images;
 mod instructions;
 pub mod localize;
 mod manager;

@@ -124,9 +124,9 @@ impl Bench {
         }
 
         let started = Instant::now();
-        handle.send(Request::UserMessage {
-            text: "Read notes.txt a few times, then answer.".into(),
-        });
+        handle.send(Request::user_message(
+            "Read notes.txt a few times, then answer.",
+        ));
         let mut tools = 0;
         let elapsed = loop {
             match events

@@ -33,6 +33,7 @@ mod flow;
 mod guidance;
 mod guided;
 mod guided_rename;
+mod images;
 mod localize;
 mod natural;
 mod notices;

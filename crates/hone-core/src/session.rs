@@ -330,7 +330,7 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
         agent.request_id = Some(frame.id);
         let frame_method = frame.request.method();
         match frame.request {
-            Request::UserMessage { text } => agent.run_turn(text).await,
+            Request::UserMessage { text, images } => agent.run_turn(text, &images).await,
             Request::WriteFile { path, content } => agent.write_for_user(path, content).await,
             Request::Undo { count } => {
                 agent.undo(count);

@@ -27,18 +27,30 @@ enum Reply {
 }
 
 impl Agent {
-    /// Runs one turn for `text` and emits its events; always ends with exactly one of
+    /// Runs one turn for `text` (and its attached `images`) and emits its events; always
+    /// ends with exactly one of
     /// `turn.completed`, `turn.failed` or `turn.cancelled`.
-    pub(crate) async fn run_turn(&mut self, text: String) {
+    pub(crate) async fn run_turn(&mut self, text: String, images: &[hone_api::ImageAttachment]) {
         self.turns += 1;
         let started = Instant::now();
         let cancel = self.cancel_slot.fresh();
         let mut stats = TurnStats::default();
         self.emit(Event::TurnStarted { turn: self.turns });
+        let images = match self.image_blocks(images) {
+            Ok(blocks) => blocks,
+            Err(error) => {
+                self.emit(Event::TurnFailed {
+                    error: crate::api::error_info(error),
+                    stats,
+                });
+                return;
+            }
+        };
         self.checks.start_turn();
         self.changes.start_turn();
         let planned = self.plan_step(&text, &cancel, &mut stats).await;
         let mut request = self.request_message(text);
+        request.content.extend(images);
         crate::localize::attach(&mut request, &planned.attachment, planned.note);
         self.push_history(request);
         let turn_start = self.history.len();

@@ -81,9 +81,7 @@ async fn run(
         roles: hone_core::RoleModels::default(),
     })
     .unwrap();
-    handle.send(Request::UserMessage {
-        text: "fix add in calc.py".into(),
-    });
+    handle.send(Request::user_message("fix add in calc.py"));
     let mut seen = Vec::new();
     loop {
         let event = tokio::time::timeout(Duration::from_secs(60), events.recv())

@@ -126,7 +126,7 @@ impl Harness {
 
     /// Sends `text` and returns the events until the turn ends.
     async fn turn(&mut self, text: &str) -> Vec<Event> {
-        self.handle.send(Request::UserMessage { text: text.into() });
+        self.handle.send(Request::user_message(text));
         self.until(turn_ended).await
     }
 
@@ -413,9 +413,7 @@ async fn failing_turn(choice: Option<ErrorChoice>, interactive: bool) -> (Harnes
         ],
     )
     .await;
-    h.handle.send(Request::UserMessage {
-        text: "hello".into(),
-    });
+    h.handle.send(Request::user_message("hello"));
     let events = h
         .until(|event| turn_ended(event) || matches!(event, Event::TurnError { .. }))
         .await;

@@ -56,9 +56,7 @@ async fn an_approved_edit_reports_its_run_time_without_the_approval_wait() {
     })
     .unwrap();
 
-    handle.send(Request::UserMessage {
-        text: "shout beta".into(),
-    });
+    handle.send(Request::user_message("shout beta"));
     let mut reported = None;
     loop {
         let event = tokio::time::timeout(Duration::from_secs(20), events.recv())

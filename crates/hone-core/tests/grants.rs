@@ -83,7 +83,7 @@ impl Session {
     /// Runs a turn, answering every question "always"; returns its events and the
     /// commands asked about.
     async fn turn(&mut self, text: &str) -> (Vec<Event>, Vec<String>) {
-        self.handle.send(Request::UserMessage { text: text.into() });
+        self.handle.send(Request::user_message(text));
         let mut seen = Vec::new();
         let mut asked = Vec::new();
         loop {

@@ -117,7 +117,7 @@ impl Session {
 
     /// Sends `text` and returns every event up to the turn's end.
     async fn turn(&mut self, text: &str) -> Vec<Event> {
-        self.handle.send(Request::UserMessage { text: text.into() });
+        self.handle.send(Request::user_message(text));
         let mut seen = Vec::new();
         loop {
             let event = self.next().await;

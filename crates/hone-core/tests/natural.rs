@@ -128,7 +128,7 @@ async fn harness(
 
 impl Harness {
     async fn turn(&mut self, text: &str, answer: Option<ApprovalDecision>) -> Vec<Event> {
-        self.handle.send(Request::UserMessage { text: text.into() });
+        self.handle.send(Request::user_message(text));
         let mut seen = Vec::new();
         loop {
             let event = tokio::time::timeout(Duration::from_secs(20), self.events.recv())

@@ -101,12 +101,7 @@ async fn every_event_of_a_turn_carries_the_user_message_id() {
     let started = next(&mut events).await;
     assert!(matches!(started.event, Event::SessionStarted { .. }));
     assert_eq!(started.request_id, None);
-    assert!(handle.submit(RequestFrame::new(
-        "u1",
-        Request::UserMessage {
-            text: "run it".into()
-        }
-    )));
+    assert!(handle.submit(RequestFrame::new("u1", Request::user_message("run it"))));
     let frames = turn(&handle, &mut events).await;
     assert!(frames.len() > 4, "{frames:?}");
     for frame in &frames {

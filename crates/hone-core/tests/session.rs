@@ -73,7 +73,7 @@ impl Harness {
         text: &str,
         mut answer: impl FnMut(&Event) -> Option<ApprovalDecision>,
     ) -> Vec<Event> {
-        self.handle.send(Request::UserMessage { text: text.into() });
+        self.handle.send(Request::user_message(text));
         let mut seen = Vec::new();
         loop {
             let event = tokio::time::timeout(Duration::from_secs(20), self.events.recv())

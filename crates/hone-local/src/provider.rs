@@ -227,6 +227,11 @@ impl Provider for LocalProvider {
         };
         Box::pin(async move { Ok(vec![info]) })
     }
+
+    /// The embedded engine reads text only.
+    fn accepts_images(&self, _model: &str) -> Option<bool> {
+        Some(false)
+    }
 }
 
 /// Runs one chat request and sends its events, always ending with exactly one terminal event.

@@ -118,7 +118,7 @@ pub(crate) async fn run_turn(
     hone.call(session, Request::SetApproval { mode: mode.into() })
         .await
         .map_err(|error| error.message)?;
-    hone.call(session, Request::UserMessage { text })
+    hone.call(session, Request::user_message(text))
         .await
         .map_err(|error| error.message)?;
     let mut outcome = TurnOutcome::default();

@@ -44,6 +44,13 @@ pub trait Provider: Send + Sync {
 
     /// Lists the models the provider offers.
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, HoneError>>;
+
+    /// Whether `model` accepts images, when the provider knows; `None` leaves it to the
+    /// model table, then to the API.
+    fn accepts_images(&self, model: &str) -> Option<bool> {
+        let _ = model;
+        None
+    }
 }
 
 #[cfg(test)]

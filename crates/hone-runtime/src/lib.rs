@@ -28,7 +28,7 @@
 //!         mcp_servers: false,
 //!     })
 //!     .await?;
-//! session.handle.send(hone_api::Request::UserMessage { text: "hello".into() });
+//! session.handle.send(hone_api::Request::user_message("hello"));
 //! # Ok(())
 //! # }
 //! ```

@@ -62,9 +62,7 @@ fn request(choice: SessionChoice) -> SessionRequest {
 
 /// Sends `text`, waits for the turn to end, shuts the session down.
 async fn turn(mut session: StartedSession, text: &str) {
-    session
-        .handle
-        .send(Request::UserMessage { text: text.into() });
+    session.handle.send(Request::user_message(text));
     while let Some(event) = session.events.recv().await {
         match event.event {
             Event::TurnCompleted { .. } => break,

@@ -116,9 +116,7 @@ async fn two_clients_on_one_session_receive_the_same_events() {
         .call_as(
             id.clone(),
             None,
-            Request::UserMessage {
-                text: "what do the notes say?".into(),
-            },
+            Request::user_message("what do the notes say?"),
         )
         .await
         .unwrap();
@@ -218,7 +216,7 @@ async fn requests_without_a_session_or_for_a_missing_one_are_refused() {
     let server = server(dir.path(), &model);
     let (client, _events) = Client::connect(&server);
     let error = client
-        .call(None, Request::UserMessage { text: "hi".into() })
+        .call(None, Request::user_message("hi"))
         .await
         .unwrap_err();
     assert_eq!(error.code, RpcError::UNKNOWN_SESSION);

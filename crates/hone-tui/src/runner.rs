@@ -188,12 +188,10 @@ impl Run {
         let mut queue = std::collections::VecDeque::from(effects);
         while let Some(effect) = queue.pop_front() {
             match effect {
-                Effect::Send(Request::UserMessage { text }) => {
+                Effect::Send(Request::UserMessage { text, .. }) => {
                     let mentions = self.host.expand_mentions(&text);
                     app.mentions_expanded(&mentions);
-                    let request = Request::UserMessage {
-                        text: mentions.text,
-                    };
+                    let request = Request::user_message(mentions.text);
                     if self.session.handle.send(request).is_none() {
                         tracing::warn!("the session is gone; request dropped");
                     }

@@ -43,9 +43,7 @@ fn enter_sends_the_message_and_remembers_it() {
     let effects = command(&mut app, "explain src/math.js");
     assert_eq!(
         sent(&effects),
-        [Request::UserMessage {
-            text: "explain src/math.js".into()
-        }]
+        [Request::user_message("explain src/math.js")]
     );
     assert!(effects.contains(&Effect::RememberInput("explain src/math.js".into())));
     assert!(screen(&draw(&mut app, 80, 24)).contains("› explain src/math.js"));
@@ -58,12 +56,7 @@ fn alt_enter_adds_a_line_instead_of_sending() {
     let newline = TermEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT));
     assert!(app.on_terminal_event(newline).is_empty());
     let effects = command(&mut app, "two");
-    assert_eq!(
-        sent(&effects),
-        [Request::UserMessage {
-            text: "one\ntwo".into()
-        }]
-    );
+    assert_eq!(sent(&effects), [Request::user_message("one\ntwo")]);
 }
 
 #[test]
@@ -255,7 +248,7 @@ fn eval_asks_the_model_about_its_last_answer() {
     command(&mut app, "how does add work?");
     let effects = command(&mut app, "/eval");
     let requests = sent(&effects);
-    let [Request::UserMessage { text }] = requests.as_slice() else {
+    let [Request::UserMessage { text, .. }] = requests.as_slice() else {
         panic!("one message expected: {effects:?}");
     };
     assert!(text.contains("does not support"), "{text}");
@@ -315,12 +308,7 @@ fn without_core_choices_a_failed_turn_can_be_retried() {
         ],
     );
     let effects = app.on_terminal_event(key(KeyCode::Char('r')));
-    assert_eq!(
-        sent(&effects),
-        [Request::UserMessage {
-            text: "hello".into()
-        }]
-    );
+    assert_eq!(sent(&effects), [Request::user_message("hello")]);
 }
 
 #[test]
@@ -428,9 +416,7 @@ fn pasted_text_keeps_its_lines() {
     let effects = app.on_terminal_event(key(KeyCode::Enter));
     assert_eq!(
         sent(&effects),
-        [Request::UserMessage {
-            text: "fn a() {}\nfn b() {}".into()
-        }]
+        [Request::user_message("fn a() {}\nfn b() {}")]
     );
 }
 
@@ -576,10 +562,5 @@ fn server_prompts_are_slash_commands() {
             .any(|effect| matches!(effect, Effect::McpPrompt { .. }))
     );
     let request = app.send_prompt_text("Tell me about Lisbon".into());
-    assert_eq!(
-        request,
-        Request::UserMessage {
-            text: "Tell me about Lisbon".into()
-        }
-    );
+    assert_eq!(request, Request::user_message("Tell me about Lisbon"));
 }

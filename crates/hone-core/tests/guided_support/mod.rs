@@ -126,7 +126,7 @@ pub async fn harness_with(
 
 impl Harness {
     pub async fn turn(&mut self, text: &str) -> Vec<Event> {
-        self.handle.send(Request::UserMessage { text: text.into() });
+        self.handle.send(Request::user_message(text));
         let mut seen = Vec::new();
         loop {
             let event = tokio::time::timeout(Duration::from_secs(20), self.events.recv())

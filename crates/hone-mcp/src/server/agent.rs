@@ -71,9 +71,7 @@ pub(crate) async fn run(
         Ok(session) => session,
         Err(why) => return failure(&format!("could not start a hone session: {why}")),
     };
-    handle.send(Request::UserMessage {
-        text: prompt.to_string(),
-    });
+    handle.send(Request::user_message(prompt));
     let mut turn = Turn::default();
     let mut step = 0.0;
     let outcome = loop {

@@ -291,7 +291,7 @@ impl App {
         self.scroll = 0;
         self.last_message = Some(text.clone());
         self.transcript.push(Entry::User(text.clone()));
-        Self::send(effects, Request::UserMessage { text });
+        Self::send(effects, Request::user_message(text));
     }
 
     fn tab(&mut self, effects: &mut Vec<Effect>) {

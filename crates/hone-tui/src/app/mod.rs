@@ -309,7 +309,7 @@ impl App {
         self.scroll = 0;
         self.last_message = Some(text.clone());
         self.transcript.push(Entry::User(text.clone()));
-        Request::UserMessage { text }
+        Request::user_message(text)
     }
 
     /// The saved sessions, for the `/sessions` dialog.
