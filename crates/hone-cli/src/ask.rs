@@ -35,14 +35,24 @@ async fn answer(
         ..crate::overrides(global)
     };
     let config = crate::load_config_with(global, overrides)?;
-    let prompt = crate::input::attach_mentions(hone_runtime::expand_mentions(
-        &crate::project_dir(global)?,
-        &hone_runtime::agent::secret_files(&config),
-        &prompt,
-    ));
+    let (prompt, images) = crate::input::attach_mentions(
+        hone_runtime::expand_mentions(
+            &crate::project_dir(global)?,
+            &hone_runtime::agent::secret_files(&config),
+            &prompt,
+        ),
+        &args.images,
+    )?;
     let terminal = crate::terminal::Terminal::detect(args.json);
     let provider = hone_runtime::provider::build(&config, config.provider()?, &terminal).await?;
-    let mut request = ChatRequest::new(provider.default_model(), prompt);
+    let model = provider.default_model().to_string();
+    let images =
+        hone_context::images::image_blocks(&model, provider.accepts_images(&model), &images)
+            .map_err(|error| HoneError::validation(error.to_string()))?;
+    let mut request = ChatRequest::new(model, prompt);
+    if let Some(message) = request.messages.last_mut() {
+        message.content.extend(images);
+    }
     // The profile's system prompt, unless `--system` gives one (ask has no built-in prompt).
     request.system = args
         .system

@@ -244,6 +244,12 @@ pub struct AskArgs {
     /// Reasoning for this run: off, low, medium, high or a token budget (over the profile's).
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
+
+    /// Attach an image to the prompt: PNG, JPEG, WebP or GIF (repeatable). Large images are
+    /// downscaled; a model that does not accept images refuses them. `@shot.png` in the
+    /// prompt attaches a project image too.
+    #[arg(long = "image", value_name = "FILE")]
+    pub images: Vec<std::path::PathBuf>,
 }
 
 /// `hone exec`.
@@ -291,6 +297,12 @@ pub struct ExecArgs {
     /// 'src/**/*.rs' (repeatable). They are refreshed whenever the agent changes them.
     #[arg(long = "file", value_name = "GLOB")]
     pub files: Vec<String>,
+
+    /// Attach an image to the prompt: PNG, JPEG, WebP or GIF (repeatable). Large images are
+    /// downscaled; a model that does not accept images refuses them. `@shot.png` in the
+    /// prompt attaches a project image too.
+    #[arg(long = "image", value_name = "FILE")]
+    pub images: Vec<std::path::PathBuf>,
 }
 
 /// `hone index`.

@@ -98,11 +98,11 @@ async fn start(
             },
         ));
     }
+    let (text, images) =
+        crate::input::attach_mentions(runtime.expand_mentions(&prompt), &args.images)?;
     handle.submit(RequestFrame::new(
         json_lines::PROMPT_ID,
-        Request::user_message(crate::input::attach_mentions(
-            runtime.expand_mentions(&prompt),
-        )),
+        Request::UserMessage { text, images },
     ));
 
     let index = runtime.code_index().clone();

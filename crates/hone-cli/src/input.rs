@@ -1,7 +1,9 @@
 //! Reading the prompt from arguments and stdin.
 
 use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
 
+use hone_api::ImageAttachment;
 use hone_protocol::HoneError;
 
 /// The prompt: `words`, followed by what was piped on stdin (`cat log | hone ask "why"`);
@@ -20,10 +22,25 @@ pub(crate) fn prompt_text(words: &[String]) -> Result<String, HoneError> {
     combine(words, piped)
 }
 
-/// The prompt with its `@path` mentions `expanded`; stderr names each attachment (not with
-/// `--quiet`) and each mention that could not be attached.
-pub(crate) fn attach_mentions(expanded: hone_context::at_mentions::Expanded) -> String {
+/// The prompt with its `@path` mentions `expanded`, and the images the message carries: those
+/// `--image` names (read as given, relative to the working directory), then the mentioned
+/// ones. stderr names each attachment (not with `--quiet`) and each mention that could not be
+/// attached; an `--image` that cannot be read is an error.
+pub(crate) fn attach_mentions(
+    expanded: hone_context::at_mentions::Expanded,
+    image_files: &[PathBuf],
+) -> Result<(String, Vec<ImageAttachment>), HoneError> {
+    let mut images = image_files
+        .iter()
+        .map(|path| {
+            hone_context::images::read_image_file(path)
+                .map_err(|error| HoneError::config(format!("--image: {error}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     if !crate::term::quiet() {
+        for path in image_files {
+            eprintln!("hone: attached {} (image)", path.display());
+        }
         for attached in &expanded.attached {
             eprintln!("hone: attached {}", attached.describe());
         }
@@ -31,7 +48,8 @@ pub(crate) fn attach_mentions(expanded: hone_context::at_mentions::Expanded) -> 
     for problem in &expanded.problems {
         eprintln!("hone: warning: {problem}");
     }
-    expanded.text
+    images.extend(expanded.images);
+    Ok((expanded.text, images))
 }
 
 /// Joins the words and the piped text: the words first, a blank line, then the piped text.

@@ -9,6 +9,8 @@
 //! git-ignored files and files that may hold secrets (`hone_policy::SecretFiles`: `.env`,
 //! keys, credentials, configured globs) are refused. What cannot
 //! be attached is reported, never dropped silently; the prompt's text is kept as written.
+//! A mentioned PNG, JPEG, WebP or GIF file (told by its bytes) is attached as an image
+//! ([`Expanded::images`]) for the message to carry, not as text.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -46,11 +48,16 @@ pub struct Attachment {
     pub total: usize,
     /// Whether it is a directory listing.
     pub directory: bool,
+    /// Whether it is an image (carried by the message beside its text).
+    pub image: bool,
 }
 
 impl Attachment {
     /// One line for people: `src/a.rs (40 lines)`, `src/ (12 entries)`, `big.rs (lines 1-300 of 4000)`.
     pub fn describe(&self) -> String {
+        if self.image {
+            return format!("{} (image)", self.path);
+        }
         let unit = match (self.directory, self.total) {
             (true, 1) => "entry",
             (true, _) => "entries",
@@ -129,6 +136,8 @@ pub struct Expanded {
     pub attached: Vec<Attachment>,
     /// Mentions that were not attached.
     pub problems: Vec<MentionError>,
+    /// The images mentioned, in mention order, for the message to carry.
+    pub images: Vec<hone_api::ImageAttachment>,
 }
 
 /// The `@path` mentions in `text`, in order, each path once.
@@ -173,9 +182,13 @@ pub fn expand(guard: &PathGuard, text: &str, budget_tokens: usize) -> Expanded {
     let mut left = budget_tokens;
     for mention in find(text) {
         match attach(guard, &mention.path, left, budget_tokens) {
-            Ok((attachment, piece)) => {
+            Ok(Piece::Text(attachment, piece)) => {
                 left = left.saturating_sub(estimate_tokens(&piece));
                 body.push_str(&piece);
+                expanded.attached.push(attachment);
+            }
+            Ok(Piece::Image(attachment, image)) => {
+                expanded.images.push(image);
                 expanded.attached.push(attachment);
             }
             Err(problem) => expanded.problems.push(problem),
@@ -190,12 +203,20 @@ pub fn expand(guard: &PathGuard, text: &str, budget_tokens: usize) -> Expanded {
     expanded
 }
 
+/// What one mention attaches.
+enum Piece {
+    /// Text for the prompt.
+    Text(Attachment, String),
+    /// An image for the message.
+    Image(Attachment, hone_api::ImageAttachment),
+}
+
 fn attach(
     guard: &PathGuard,
     written: &str,
     left: usize,
     budget: usize,
-) -> Result<(Attachment, String), MentionError> {
+) -> Result<Piece, MentionError> {
     let path = written.to_string();
     let resolved = guard
         .resolve_read(written)
@@ -213,7 +234,8 @@ fn attach(
         return Err(MentionError::OverBudget { path, budget });
     }
     if metadata.is_dir() {
-        return Ok(listing(guard, &resolved.absolute, &relative, left));
+        let (attachment, piece) = listing(guard, &resolved.absolute, &relative, left);
+        return Ok(Piece::Text(attachment, piece));
     }
     if guard.is_secret(&relative) {
         return Err(MentionError::Secret { path });
@@ -222,13 +244,27 @@ fn attach(
         path: path.clone(),
         reason,
     };
+    if crate::images::is_image_file(&resolved.absolute) {
+        let mut image = crate::images::read_image_file(&resolved.absolute)
+            .map_err(|error| unreadable(error.to_string()))?;
+        image.name = Some(relative.clone());
+        let attachment = Attachment {
+            path: relative,
+            count: 0,
+            total: 0,
+            directory: false,
+            image: true,
+        };
+        return Ok(Piece::Image(attachment, image));
+    }
     let bytes = std::fs::read(&resolved.absolute).map_err(|error| unreadable(error.to_string()))?;
     if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
         return Err(unreadable("a binary file, not attached".into()));
     }
     let content =
         String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text, not attached".into()))?;
-    Ok(numbered(&relative, &content, left))
+    let (attachment, piece) = numbered(&relative, &content, left);
+    Ok(Piece::Text(attachment, piece))
 }
 
 /// `content` with numbered lines in a fenced block, cut to `left` tokens.
@@ -263,6 +299,7 @@ fn numbered(relative: &str, content: &str, left: usize) -> (Attachment, String) 
             count,
             total,
             directory: false,
+            image: false,
         },
         piece,
     )
@@ -320,6 +357,7 @@ fn listing(
             count,
             total,
             directory: true,
+            image: false,
         },
         piece,
     )

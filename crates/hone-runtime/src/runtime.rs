@@ -315,6 +315,7 @@ pub fn expand_mentions(
                     reason: error.to_string(),
                 })
                 .collect(),
+            images: Vec::new(),
         },
     }
 }

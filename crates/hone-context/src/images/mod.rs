@@ -16,6 +16,7 @@ use std::path::Path;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hone_api::ImageAttachment;
+use hone_protocol::{ContentBlock, ImageRef};
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 
 /// The largest image file taken, in bytes (before any downscaling).
@@ -87,6 +88,18 @@ pub enum ImageError {
         /// How many were attached.
         count: usize,
     },
+    /// The model does not accept images.
+    #[error(
+        "{model} does not accept images, so the {} attached cannot be sent; choose a model \
+         that sees (`--model`, or /model in the terminal UI), or describe the image in words",
+        if *count == 1 { "image".to_string() } else { format!("{count} images") }
+    )]
+    ModelBlind {
+        /// The model.
+        model: String,
+        /// How many images were attached.
+        count: usize,
+    },
 }
 
 /// An image ready for a model.
@@ -126,6 +139,45 @@ pub fn read_image_file(path: &Path) -> Result<ImageAttachment, ImageError> {
         name: Some(name),
         data: STANDARD.encode(&bytes),
     })
+}
+
+/// Whether the file at `path` starts like a PNG, JPEG, WebP or GIF image (its first bytes
+/// only are read; an unreadable file is not one).
+pub fn is_image_file(path: &Path) -> bool {
+    let mut head = [0_u8; 16];
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let read = file.read(&mut head).unwrap_or(0);
+    media_type(&head[..read]).is_some()
+}
+
+/// The content blocks that carry `images` to `model`: refused when the model does not
+/// accept images (`provider_says`, from the provider, then hone's model table [`known_vision`];
+/// a model neither knows gets them and the API decides), else each prepared ([`prepare`]).
+pub fn image_blocks(
+    model: &str,
+    provider_says: Option<bool>,
+    images: &[ImageAttachment],
+) -> Result<Vec<ContentBlock>, ImageError> {
+    if images.is_empty() {
+        return Ok(Vec::new());
+    }
+    if provider_says.or_else(|| known_vision(model)) == Some(false) {
+        return Err(ImageError::ModelBlind {
+            model: model.to_string(),
+            count: images.len(),
+        });
+    }
+    Ok(prepare_all(images)?
+        .into_iter()
+        .map(|image| {
+            ContentBlock::Image(ImageRef::Base64 {
+                media_type: image.media_type.to_string(),
+                data: image.data,
+            })
+        })
+        .collect())
 }
 
 /// Checks the attachments of one message and prepares each (see [`prepare`]).
@@ -325,6 +377,28 @@ mod tests {
         truncated.truncate(40);
         let error = prepare("cut.png", &STANDARD.encode(truncated)).unwrap_err();
         assert!(error.to_string().contains("cut.png"), "{error}");
+    }
+
+    #[test]
+    fn a_model_that_does_not_see_gets_no_image() {
+        let image = ImageAttachment {
+            name: Some("shot.png".into()),
+            data: encoded(gradient(4, 4), ImageFormat::Png),
+        };
+        let images = [image];
+        let refused = image_blocks("qwen2.5-coder:7b", None, &images).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("qwen2.5-coder:7b does not accept images, so the image attached"),
+            "{refused}"
+        );
+        assert!(image_blocks("gpt-4o", Some(false), &images).is_err());
+        let blocks = image_blocks("my-own-model", None, &images).unwrap();
+        assert!(
+            matches!(&blocks[..], [ContentBlock::Image(ImageRef::Base64 { media_type, .. })] if media_type == "image/png")
+        );
+        assert!(image_blocks("qwen2.5-coder", None, &[]).unwrap().is_empty());
     }
 
     #[test]
