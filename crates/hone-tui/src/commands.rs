@@ -84,6 +84,11 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
         help: "stop keeping matching files in the context",
     },
     SlashCommand {
+        name: "/image",
+        args: "PATH|clear",
+        help: "attach an image (PNG, JPEG, WebP, GIF) to the next message",
+    },
+    SlashCommand {
         name: "/quit",
         args: "",
         help: "leave hone (the session is kept)",
@@ -130,6 +135,9 @@ pub(crate) enum Command {
         summary: bool,
     },
     Drop(Vec<String>),
+    /// `/image PATH` attaches, `/image clear` drops what was attached.
+    Image(String),
+    ImageClear,
     Quit,
 }
 
@@ -203,6 +211,11 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
         "/drop" => Ok(Command::Drop(
             rest.split_whitespace().map(str::to_string).collect(),
         )),
+        "/image" => match rest {
+            "" => Err("/image needs the path of a picture, e.g. `/image ~/shot.png`".into()),
+            "clear" => Ok(Command::ImageClear),
+            path => Ok(Command::Image(path.trim_matches(['\'', '"']).to_string())),
+        },
         "/quit" | "/exit" | "/q" => no_args(Command::Quit),
         _ => {
             let close = matching(&name[..name.len().min(3)]);

@@ -40,6 +40,8 @@ pub struct Mentions {
     pub attached: Vec<String>,
     /// Mentions that were not attached, and why.
     pub problems: Vec<String>,
+    /// The images the message carries.
+    pub images: Vec<hone_api::ImageAttachment>,
 }
 
 /// A saved session, as `/sessions` lists it.
@@ -93,9 +95,11 @@ pub trait Host: Send + Sync + 'static {
     /// Stores one input in the project's history.
     fn remember_input(&self, text: &str);
 
-    /// `text` with its `@path` mentions expanded (files and listings attached); by
-    /// default the text unchanged.
-    fn expand_mentions(&self, text: &str) -> Mentions {
+    /// `text` with its `@path` mentions expanded (files and listings attached), and the
+    /// images it carries: `image_paths` (from `/image`), image files mentioned, and paths of
+    /// image files pasted into it; by default the text unchanged.
+    fn expand_mentions(&self, text: &str, image_paths: &[String]) -> Mentions {
+        let _ = image_paths;
         Mentions {
             text: text.to_string(),
             ..Mentions::default()

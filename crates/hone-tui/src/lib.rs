@@ -25,6 +25,7 @@ mod git;
 mod highlight;
 mod history;
 mod host;
+mod images;
 mod input;
 mod markdown;
 mod modal;

@@ -189,9 +189,12 @@ impl Run {
         while let Some(effect) = queue.pop_front() {
             match effect {
                 Effect::Send(Request::UserMessage { text, .. }) => {
-                    let mentions = self.host.expand_mentions(&text);
+                    let mentions = self.host.expand_mentions(&text, &app.take_images());
                     app.mentions_expanded(&mentions);
-                    let request = Request::user_message(mentions.text);
+                    let request = Request::UserMessage {
+                        text: mentions.text,
+                        images: mentions.images,
+                    };
                     if self.session.handle.send(request).is_none() {
                         tracing::warn!("the session is gone; request dropped");
                     }

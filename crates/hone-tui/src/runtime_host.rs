@@ -189,13 +189,26 @@ impl Host for RuntimeHost {
             .map_err(|message| HoneError::new(ErrorCategory::Tool, message))
     }
 
-    fn expand_mentions(&self, text: &str) -> Mentions {
+    fn expand_mentions(&self, text: &str, image_paths: &[String]) -> Mentions {
         let expanded = self.runtime.expand_mentions(text);
-        Mentions {
+        let mut mentions = Mentions {
             text: expanded.text,
             attached: expanded.attached.iter().map(|a| a.describe()).collect(),
             problems: expanded.problems.iter().map(ToString::to_string).collect(),
+            images: Vec::new(),
+        };
+        let pasted = crate::images::pasted_image_paths(text);
+        for path in image_paths.iter().chain(&pasted) {
+            match hone_context::images::read_image_file(&crate::images::expand_home(path)) {
+                Ok(image) => {
+                    mentions.attached.push(format!("{path} (image)"));
+                    mentions.images.push(image);
+                }
+                Err(error) => mentions.problems.push(error.to_string()),
+            }
         }
+        mentions.images.extend(expanded.images);
+        mentions
     }
 
     fn remember_input(&self, text: &str) {

@@ -564,3 +564,26 @@ fn server_prompts_are_slash_commands() {
     let request = app.send_prompt_text("Tell me about Lisbon".into());
     assert_eq!(request, Request::user_message("Tell me about Lisbon"));
 }
+
+#[test]
+fn slash_image_attaches_a_picture_to_the_next_message_only() {
+    let mut app = app();
+    assert!(sent(&command(&mut app, "/image ~/shot.png")).is_empty());
+    assert!(
+        screen(&draw(&mut app, 100, 24)).contains("image ~/shot.png goes with your next message")
+    );
+    command(&mut app, "/image '/tmp/two.png'");
+    command(&mut app, "/image clear");
+    assert!(app.take_images().is_empty());
+    command(&mut app, "/image /tmp/three.png");
+    let effects = command(&mut app, "what is wrong here?");
+    assert_eq!(
+        sent(&effects),
+        [Request::user_message("what is wrong here?")]
+    );
+    // The runner reads the attached paths when it sends the message; then they are gone.
+    assert_eq!(app.take_images(), ["/tmp/three.png"]);
+    assert!(app.take_images().is_empty());
+    command(&mut app, "/image");
+    assert!(screen(&draw(&mut app, 100, 24)).contains("/image needs the path of a picture"));
+}

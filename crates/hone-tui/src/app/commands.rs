@@ -158,6 +158,16 @@ impl App {
                 Self::send(effects, Request::TrackFiles { patterns, summary });
             }
             Command::Drop(patterns) => Self::send(effects, Request::UntrackFiles { patterns }),
+            Command::Image(path) => {
+                self.notice(format!(
+                    "image {path} goes with your next message (/image clear drops it)"
+                ));
+                self.images.push(path);
+            }
+            Command::ImageClear => {
+                let count = std::mem::take(&mut self.images).len();
+                self.notice(format!("{count} attached image(s) dropped"));
+            }
             Command::Quit => {
                 self.quit = true;
                 effects.push(Effect::Quit);

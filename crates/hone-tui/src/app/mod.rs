@@ -144,6 +144,8 @@ pub struct App {
     auto_apply: bool,
     running: bool,
     last_message: Option<String>,
+    /// Image paths `/image` attached to the next message.
+    images: Vec<String>,
     interrupt_armed: bool,
     note: Option<String>,
     applied: Vec<String>,
@@ -180,6 +182,7 @@ impl App {
             auto_apply,
             running: false,
             last_message: None,
+            images: Vec::new(),
             interrupt_armed: false,
             note: None,
             applied: Vec::new(),
@@ -238,6 +241,11 @@ impl App {
     /// Adds an error line to the conversation.
     pub fn error(&mut self, text: impl Into<String>) {
         self.transcript.push(Entry::Error(text.into()));
+    }
+
+    /// The image paths `/image` attached, taken for the message being sent.
+    pub fn take_images(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.images)
     }
 
     /// Shows what a message's `@path` mentions attached, and what they could not.
