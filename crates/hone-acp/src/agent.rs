@@ -10,7 +10,8 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Agent, Client as Editor, ErrorCode};
 use hone_api::rpc::{RpcError, SessionEvent};
 use hone_api::{
-    ApprovalDecision, ConflictChoice, ErrorChoice, Event, HistoryEntry, Request, TurnEnd,
+    ApprovalDecision, ConflictChoice, ErrorChoice, Event, HistoryEntry, ImageAttachment, Request,
+    TurnEnd,
 };
 use hone_server::{Client, Server};
 use tokio::sync::{mpsc, oneshot};
@@ -107,7 +108,9 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
                         acp::AgentCapabilities::new()
                             .load_session(true)
                             .prompt_capabilities(
-                                acp::PromptCapabilities::new().embedded_context(true),
+                                acp::PromptCapabilities::new()
+                                    .embedded_context(true)
+                                    .image(true),
                             ),
                     )
                     .agent_info(
@@ -310,7 +313,14 @@ impl State {
         lock(&self.turns).insert(id.to_string(), tx);
         if let Err(error) = self
             .hone
-            .call_as(id.clone(), Some(&key), Request::user_message(text))
+            .call_as(
+                id.clone(),
+                Some(&key),
+                Request::UserMessage {
+                    text,
+                    images: prompt_images(&request.prompt),
+                },
+            )
             .await
         {
             lock(&self.turns).remove(&id.to_string());
@@ -491,6 +501,8 @@ fn prompt_text(blocks: &[acp::ContentBlock]) -> String {
     for block in blocks {
         match block {
             acp::ContentBlock::Text(text) => parts.push(text.text.clone()),
+            // Carried beside the text ([`prompt_images`]).
+            acp::ContentBlock::Image(_) => {}
             acp::ContentBlock::ResourceLink(link) => {
                 let path = link.uri.strip_prefix("file://").unwrap_or(&link.uri);
                 parts.push(format!("@{path}"));
@@ -506,6 +518,20 @@ fn prompt_text(blocks: &[acp::ContentBlock]) -> String {
         }
     }
     parts.join("\n")
+}
+
+/// The images of a prompt, for the message to carry (the session checks their format).
+fn prompt_images(blocks: &[acp::ContentBlock]) -> Vec<ImageAttachment> {
+    blocks
+        .iter()
+        .filter_map(|block| match block {
+            acp::ContentBlock::Image(image) => Some(ImageAttachment {
+                name: image.uri.clone(),
+                data: image.data.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// hone's approval modes as the session's modes, `current` selected.

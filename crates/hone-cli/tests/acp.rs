@@ -102,6 +102,32 @@ async fn the_typescript_sdk_client_drives_hone_acp() {
     assert_eq!(seen["init"]["agentInfo"]["name"], "hone");
     assert!(seen["init"]["agentInfo"]["version"].is_string());
     assert_eq!(seen["init"]["agentCapabilities"]["loadSession"], true);
+    assert_eq!(
+        seen["init"]["agentCapabilities"]["promptCapabilities"]["image"],
+        true
+    );
+    // The prompt's image reached the model as an image part of the user message.
+    let first = model.requests()[0].json();
+    let user = first["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "user")
+        .unwrap()
+        .clone();
+    let image = user["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "image_url")
+        .unwrap_or_else(|| panic!("no image in {user}"))
+        .clone();
+    assert!(
+        image["image_url"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,iVBORw0KGgo")
+    );
     // session/new: the approval modes, `ask` by default.
     assert_eq!(seen["session"]["modes"]["currentModeId"], "ask");
     let modes: Vec<&str> = seen["session"]["modes"]["availableModes"]

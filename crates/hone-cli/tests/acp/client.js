@@ -44,7 +44,15 @@ const { pathToFileURL } = require("url");
     const sessionId = out.session.sessionId;
     out.prompt = await ctx.request(acp.methods.agent.session.prompt, {
       sessionId,
-      prompt: [{ type: "text", text: "greet the whole world in greet.txt" }],
+      prompt: [
+        { type: "text", text: "greet the whole world in greet.txt" },
+        // A 1x1 PNG: the image reaches the model beside the text.
+        {
+          type: "image",
+          mimeType: "image/png",
+          data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        },
+      ],
     });
     out.greeting = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
 
