@@ -256,8 +256,14 @@ pub fn summary_line(
     } else {
         String::new()
     };
+    // Reasoning is part of the output (and of its cost); how much of it is said.
+    let reasoning = if usage.reasoning_tokens > 0 {
+        format!(", {} reasoning", thousands(usage.reasoning_tokens))
+    } else {
+        String::new()
+    };
     format!(
-        "{what} in {:.1}s · {} tokens ({} in, {} out){drafts}{cost} · {} tool calls · {} model requests{attempts}",
+        "{what} in {:.1}s · {} tokens ({} in, {} out{reasoning}){drafts}{cost} · {} tool calls · {} model requests{attempts}",
         elapsed.as_secs_f64(),
         thousands(usage.input_tokens + usage.output_tokens),
         thousands(usage.input_tokens),
@@ -301,6 +307,30 @@ mod tests {
             notice(&done).as_deref(),
             Some("  ✗ run_command (12 ms) FAIL add")
         );
+    }
+
+    #[test]
+    fn the_summary_says_how_much_of_the_output_was_reasoning() {
+        let mut stats = TurnStats {
+            model_requests: 1,
+            ..TurnStats::default()
+        };
+        stats.usage.input_tokens = 1_000;
+        stats.usage.output_tokens = 500;
+        stats.usage.reasoning_tokens = 300;
+        let price = ModelPrice {
+            input: 1.0,
+            cached_input: 0.1,
+            output: 10.0,
+        };
+        let line = summary_line("done", &stats, Duration::from_secs(2), Some(price));
+        assert!(
+            line.contains("1,500 tokens (1,000 in, 500 out, 300 reasoning) · $0.0060"),
+            "{line}"
+        );
+        stats.usage.reasoning_tokens = 0;
+        let line = summary_line("done", &stats, Duration::from_secs(2), None);
+        assert!(line.contains("(1,000 in, 500 out) ·"), "{line}");
     }
 
     #[test]
