@@ -405,6 +405,12 @@ pub enum Event {
         /// `read-only`, `ask`, `auto-edit` or `full-auto`.
         mode: String,
     },
+    /// The session's reasoning level, answering `session.set_thinking`.
+    #[serde(rename = "thinking.level")]
+    ThinkingLevel {
+        /// `off`, `low`, `medium`, `high`, or a token budget.
+        level: String,
+    },
     /// A message with its `@path` mentions expanded, answering `mentions.expand`.
     #[serde(rename = "mentions.expanded")]
     MentionsExpanded {

@@ -186,6 +186,13 @@ pub enum Request {
         /// `read-only`, `ask`, `auto-edit` or `full-auto`.
         mode: String,
     },
+    /// Change how much the model reasons in the running session's agent requests (a guided
+    /// step's role keeps its own profile). Answered by `thinking.level`.
+    #[serde(rename = "session.set_thinking")]
+    SetThinking {
+        /// `off`, `low`, `medium`, `high`, or a token budget such as `4096`.
+        level: String,
+    },
     /// Expand the `@path` mentions of a message (files and directory listings of the
     /// project, within the mention budget). Answered by `mentions.expanded`.
     #[serde(rename = "mentions.expand")]
@@ -318,6 +325,7 @@ impl Request {
             Request::History => "session.history",
             Request::ExportSession { .. } => "session.export",
             Request::SetApproval { .. } => "session.set_approval",
+            Request::SetThinking { .. } => "session.set_thinking",
             Request::ExpandMentions { .. } => "mentions.expand",
             Request::InputHistory { .. } => "history.list",
             Request::RememberInput { .. } => "history.add",

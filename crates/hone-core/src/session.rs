@@ -236,6 +236,25 @@ pub(crate) fn start(
 impl Agent {
     /// Switches the approval mode (`session.set_approval`); the command sandbox stays as
     /// the session started.
+    /// Sets how much the model reasons in this session's agent requests.
+    fn set_thinking(&mut self, level: &str) {
+        match hone_protocol::Thinking::parse(level) {
+            Some(thinking) => {
+                self.roles.chat.generation.thinking = Some(thinking);
+                self.emit(Event::ThinkingLevel {
+                    level: thinking.to_string(),
+                });
+            }
+            None => self.emit(Event::Error {
+                error: crate::api::error_info(HoneError::validation(format!(
+                    "`{level}` is not a reasoning level: use one of {}, or a token budget \
+                     such as 4096",
+                    hone_protocol::THINKING_LEVELS.join(", ")
+                ))),
+            }),
+        }
+    }
+
     fn set_approval(&mut self, mode: &str) {
         match mode.parse::<hone_policy::ApprovalMode>() {
             Ok(mode) => {
@@ -283,6 +302,7 @@ async fn route_requests(
             }
             Request::UserMessage { .. }
             | Request::SetApproval { .. }
+            | Request::SetThinking { .. }
             | Request::History
             | Request::ExportSession { .. }
             | Request::ExpandMentions { .. }
@@ -351,6 +371,7 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
             }
             Request::Shutdown => break,
             Request::SetApproval { mode } => agent.set_approval(&mode),
+            Request::SetThinking { level } => agent.set_thinking(&level),
             Request::NewSession { .. }
             | Request::ResumeSession { .. }
             | Request::ForkSession { .. }

@@ -578,3 +578,46 @@ async fn cancelling_while_an_approval_is_pending_ends_the_turn() {
     );
     assert!(!h.root.join("n.txt").exists());
 }
+
+#[tokio::test]
+async fn set_thinking_changes_the_next_requests_and_a_bad_level_is_refused() {
+    let mut h = harness(
+        ApprovalMode::Ask,
+        vec![Reply::new().text("one"), Reply::new().text("two")],
+    )
+    .await;
+    h.turn("first", |_| None).await;
+    assert!(
+        h.server
+            .last_request()
+            .json()
+            .get("reasoning_effort")
+            .is_none()
+    );
+    h.handle.send(Request::SetThinking {
+        level: "nonsense".into(),
+    });
+    h.handle.send(Request::SetThinking {
+        level: "high".into(),
+    });
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let event = tokio::time::timeout(Duration::from_secs(20), h.events.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .event;
+        match event {
+            Event::Error { error } => answers.push(error.message),
+            Event::ThinkingLevel { level } => answers.push(format!("level {level}")),
+            _ => {}
+        }
+    }
+    assert!(
+        answers[0].contains("`nonsense` is not a reasoning level"),
+        "{answers:?}"
+    );
+    assert_eq!(answers[1], "level high");
+    h.turn("second", |_| None).await;
+    assert_eq!(h.server.last_request().json()["reasoning_effort"], "high");
+}

@@ -138,7 +138,8 @@ impl Connection {
             | Request::Compact
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
-            | Request::SetApproval { .. } => Ok(Answer::Forward(self.target(session)?, request)),
+            | Request::SetApproval { .. }
+            | Request::SetThinking { .. } => Ok(Answer::Forward(self.target(session)?, request)),
             Request::Shutdown => {
                 let live = self.target(session)?;
                 live.unsubscribe(&self.state);

@@ -84,6 +84,11 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
         help: "stop keeping matching files in the context",
     },
     SlashCommand {
+        name: "/think",
+        args: "off|low|medium|high|TOKENS",
+        help: "how much the model reasons in this session",
+    },
+    SlashCommand {
         name: "/image",
         args: "PATH|clear",
         help: "attach an image (PNG, JPEG, WebP, GIF) to the next message",
@@ -135,6 +140,8 @@ pub(crate) enum Command {
         summary: bool,
     },
     Drop(Vec<String>),
+    /// `/think LEVEL`: the session's reasoning level (checked by the session).
+    Think(String),
     /// `/image PATH` attaches, `/image clear` drops what was attached.
     Image(String),
     ImageClear,
@@ -211,6 +218,10 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
         "/drop" => Ok(Command::Drop(
             rest.split_whitespace().map(str::to_string).collect(),
         )),
+        "/think" => match rest {
+            "" => Err("/think needs a level: off, low, medium, high, or a token budget".into()),
+            level => Ok(Command::Think(level.to_ascii_lowercase())),
+        },
         "/image" => match rest {
             "" => Err("/image needs the path of a picture, e.g. `/image ~/shot.png`".into()),
             "clear" => Ok(Command::ImageClear),

@@ -587,3 +587,24 @@ fn slash_image_attaches_a_picture_to_the_next_message_only() {
     command(&mut app, "/image");
     assert!(screen(&draw(&mut app, 100, 24)).contains("/image needs the path of a picture"));
 }
+
+#[test]
+fn slash_think_asks_the_session_and_shows_its_answer() {
+    let mut app = app();
+    let effects = command(&mut app, "/think HIGH");
+    assert_eq!(
+        sent(&effects),
+        [Request::SetThinking {
+            level: "high".into()
+        }]
+    );
+    feed(
+        &mut app,
+        vec![Event::ThinkingLevel {
+            level: "high".into(),
+        }],
+    );
+    assert!(screen(&draw(&mut app, 100, 24)).contains("reasoning: high for this session"));
+    assert!(sent(&command(&mut app, "/think")).is_empty());
+    assert!(screen(&draw(&mut app, 100, 24)).contains("/think needs a level"));
+}

@@ -158,6 +158,7 @@ impl App {
                 Self::send(effects, Request::TrackFiles { patterns, summary });
             }
             Command::Drop(patterns) => Self::send(effects, Request::UntrackFiles { patterns }),
+            Command::Think(level) => Self::send(effects, Request::SetThinking { level }),
             Command::Image(path) => {
                 self.notice(format!(
                     "image {path} goes with your next message (/image clear drops it)"

@@ -253,6 +253,9 @@ impl App {
                 }
             }
             Event::ApprovalMode { mode } => self.options.session.approval = mode,
+            Event::ThinkingLevel { level } => {
+                self.notice(format!("reasoning: {level} for this session"));
+            }
             // Sessions are listed and deleted through the `Host`; `result` ends one-shot runs;
             // the other answers are for clients of hone-server.
             Event::ChecksStarted { .. }
