@@ -92,3 +92,57 @@ async fn a_bad_thinking_flag_is_refused_with_a_suggestion() {
         stderr(&output)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_s_disabled_tools_are_neither_offered_nor_run() {
+    let project = tempfile::tempdir().unwrap();
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .tool_call("run_command", serde_json::json!({"command": "touch ran"}))
+            .openai_chat(),
+    );
+    server.enqueue(
+        Reply::new()
+            .text("I cannot run commands here.")
+            .openai_chat(),
+    );
+    let (_dir, config) = user_file(
+        &server.url(),
+        "[profiles.reader]\nextends = \"deep\"\ndisabled_tools = [\"run_command\", \"serch_files\"]\n",
+    );
+    let output = hone(
+        project.path(),
+        &[("HONE_CONFIG", &config)],
+        &[
+            "exec",
+            "--profile",
+            "reader",
+            "--approval",
+            "full-auto",
+            "--json",
+            "run it",
+        ],
+    )
+    .await;
+    assert!(!project.path().join("ran").exists());
+    let requests = server.requests();
+    let offered: Vec<String> = requests[0].json()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(offered.contains(&"read_file".to_string()), "{offered:?}");
+    assert!(!offered.contains(&"run_command".to_string()), "{offered:?}");
+    let told = requests[1].json().to_string();
+    assert!(
+        told.contains("the tool `run_command` is turned off"),
+        "{told}"
+    );
+    let said = stderr(&output);
+    assert!(
+        said.contains("names `serch_files`, which is no tool (did you mean `search_files`?)"),
+        "{said}"
+    );
+}

@@ -226,6 +226,7 @@ pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};
 pub use store_settings::{
     NAMESPACE_MAX_CHARS, StoreBackend, StoreSettings, check_namespace, check_url,
 };
+pub use suggest::closest;
 
 /// A complete, commented example configuration file.
 pub const EXAMPLE_CONFIG: &str = include_str!("example.toml");

@@ -13,6 +13,8 @@
 //! cache = "1h"                   # off, 5m, 1h
 //! system_prompt = "Answer in French."
 //! system_prompt_mode = "append"  # or "replace"
+//! tools = ["read_file", "search"] # offer only these tools (MCP tools by their names too)
+//! disabled_tools = ["run_command"] # never offer these
 //!
 //! [profiles.deep.body]           # merged into the request body
 //! seed = 7
@@ -57,6 +59,8 @@ pub(crate) struct ProfileSection {
     pub(crate) body: Option<Spanned<toml::Table>>,
     pub(crate) system_prompt: Option<String>,
     system_prompt_mode: Option<Spanned<String>>,
+    pub(crate) tools: Option<Vec<String>>,
+    pub(crate) disabled_tools: Option<Vec<String>>,
     /// The values above, checked; filled in by [`validate`].
     #[serde(skip)]
     pub(crate) checked: CheckedProfile,

@@ -36,6 +36,10 @@ pub struct ProfileSettings {
     pub generation: GenerationSettings,
     /// The system prompt it sets.
     pub system_prompt: Option<SystemPrompt>,
+    /// The only tools offered (`tools`); `None`: every tool.
+    pub tools: Option<Vec<String>>,
+    /// Tools never offered (`disabled_tools`).
+    pub disabled_tools: Vec<String>,
 }
 
 /// One profile merged over the files, before or after `extends` is resolved.
@@ -49,6 +53,8 @@ pub(crate) struct MergedProfile {
     generation: GenerationSettings,
     system_prompt: Option<Sourced<String>>,
     system_prompt_mode: Option<SystemPromptMode>,
+    tools: Option<Vec<String>>,
+    disabled_tools: Option<Vec<String>>,
 }
 
 /// A profile's `extends` and where it is written.
@@ -94,6 +100,8 @@ impl MergedProfile {
         set(&mut self.context_window, section.context_window, &source);
         set(&mut self.system_prompt, section.system_prompt, &source);
         self.system_prompt_mode = checked.system_prompt_mode.or(self.system_prompt_mode);
+        self.tools = section.tools.or(self.tools.take());
+        self.disabled_tools = section.disabled_tools.or(self.disabled_tools.take());
         self.generation = self.generation.overlaid(&GenerationSettings {
             thinking: checked.thinking,
             temperature: checked.temperature,
@@ -115,6 +123,8 @@ impl MergedProfile {
             generation: base.generation.overlaid(&self.generation),
             system_prompt: or(&self.system_prompt, &base.system_prompt),
             system_prompt_mode: self.system_prompt_mode.or(base.system_prompt_mode),
+            tools: or(&self.tools, &base.tools),
+            disabled_tools: or(&self.disabled_tools, &base.disabled_tools),
         }
     }
 
@@ -128,6 +138,8 @@ impl MergedProfile {
                 text: text.value.clone(),
                 mode: self.system_prompt_mode.unwrap_or_default(),
             }),
+            tools: self.tools.clone(),
+            disabled_tools: self.disabled_tools.clone().unwrap_or_default(),
         }
     }
 }
@@ -330,6 +342,13 @@ impl Config {
     pub fn system_prompt(&self) -> Option<SystemPrompt> {
         self.selected_profile()
             .and_then(|profile| profile.system_prompt)
+    }
+
+    /// The tools the selected profile offers: `(only these, never these)`.
+    pub fn tool_selection(&self) -> (Option<Vec<String>>, Vec<String>) {
+        self.selected_profile()
+            .map(|profile| (profile.tools, profile.disabled_tools))
+            .unwrap_or_default()
     }
 
     fn selected_profile(&self) -> Option<ProfileSettings> {

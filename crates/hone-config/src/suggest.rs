@@ -29,10 +29,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate closest to `name` (case-insensitively), when it is close enough to be a typo.
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<String> {
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let name = name.to_lowercase();
     let threshold = (name.chars().count() / 3).clamp(1, 3);
     candidates

@@ -109,6 +109,28 @@ pub struct ChatSettings {
     pub generation: GenerationSettings,
     /// A system prompt added to, or put instead of, the built-in one.
     pub system_prompt: Option<hone_protocol::SystemPrompt>,
+    /// The tools the profile offers the model.
+    pub tools: ToolSelection,
+}
+
+/// Which tools a profile offers the model (`tools`, `disabled_tools`); by default all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolSelection {
+    /// Only these (built-in and MCP tools by name); `None`: every tool.
+    pub only: Option<Vec<String>>,
+    /// Never these.
+    pub disabled: Vec<String>,
+}
+
+impl ToolSelection {
+    /// Whether the tool `name` is offered.
+    pub fn allows(&self, name: &str) -> bool {
+        !self.disabled.iter().any(|disabled| disabled == name)
+            && self
+                .only
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|allowed| allowed == name))
+    }
 }
 
 impl fmt::Debug for RoleModel {

@@ -67,7 +67,7 @@ pub use checks::{
 };
 pub use guidance::{
     ChatSettings, DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel,
-    RoleModels, step_notice,
+    RoleModels, ToolSelection, step_notice,
 };
 pub use hone_context::localize::Localizer;
 pub use hone_context::{ContextConfig, ContextSettings, Instructions, Outliner, TrackMode};

@@ -138,7 +138,8 @@ pub(crate) fn start(
         config.extra_tools,
         config.tool_sources,
         config.prompt_profile,
-    );
+    )
+    .selecting(config.roles.chat.tools.clone());
     let (request_tx, request_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let (approval_tx, approval_rx) = mpsc::unbounded_channel();

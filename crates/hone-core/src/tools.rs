@@ -8,6 +8,7 @@ use hone_protocol::{ToolCall, ToolSpec};
 use hone_tools::{Tool, ToolSource};
 use serde_json::Value;
 
+use crate::ToolSelection;
 use crate::profile::PromptProfile;
 
 /// The tools a session offers, by name.
@@ -16,6 +17,8 @@ pub(crate) struct ToolRegistry {
     /// Tools that come and go while the session runs (MCP servers' tools once ready).
     sources: Vec<Arc<dyn ToolSource>>,
     profile: PromptProfile,
+    /// The tools the session's profile allows.
+    selection: ToolSelection,
 }
 
 impl ToolRegistry {
@@ -40,7 +43,14 @@ impl ToolRegistry {
                 .collect(),
             sources,
             profile,
+            selection: ToolSelection::default(),
         }
+    }
+
+    /// Offers only the tools `selection` allows (a profile's `tools`, `disabled_tools`).
+    pub(crate) fn selecting(mut self, selection: ToolSelection) -> Self {
+        self.selection = selection;
+        self
     }
 
     /// The prompt profile the tools are offered under.
@@ -70,7 +80,8 @@ impl ToolRegistry {
     /// Whether the model is offered `tool`: the profile's choice for fixed tools, always
     /// for tools of sources (the user configured them).
     fn offered(&self, tool: &dyn Tool) -> bool {
-        self.profile.offers(tool.name()) || !self.tools.contains_key(tool.name())
+        self.selection.allows(tool.name())
+            && (self.profile.offers(tool.name()) || !self.tools.contains_key(tool.name()))
     }
 
     /// Every tool, fixed and dynamic.
@@ -93,11 +104,35 @@ impl ToolRegistry {
         self.tools
             .keys()
             .map(String::as_str)
-            .filter(|name| self.profile.offers(name))
+            .filter(|name| self.profile.offers(name) && self.selection.allows(name))
     }
 
-    /// Looks a call up, explaining unknown names.
+    /// Looks a call up, explaining unknown names; a tool the profile turned off is refused.
     pub(crate) fn resolve(&self, name: &str) -> Result<Arc<dyn Tool>, String> {
+        let tool = self.lookup(name)?;
+        if self.selection.allows(tool.name()) {
+            Ok(tool)
+        } else {
+            Err(format!(
+                "the tool `{}` is turned off in this session's profile (`tools`, \
+                 `disabled_tools`). Available tools: {}.",
+                tool.name(),
+                self.names()
+                    .map(str::to_string)
+                    .chain(
+                        self.dynamic()
+                            .iter()
+                            .filter(|tool| self.selection.allows(tool.name()))
+                            .map(|tool| tool.name().to_string())
+                    )
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    }
+
+    /// Looks a call's name up among every tool, explaining unknown names.
+    fn lookup(&self, name: &str) -> Result<Arc<dyn Tool>, String> {
         if let Some(tool) = self.tools.get(name) {
             return Ok(Arc::clone(tool));
         }
@@ -143,6 +178,10 @@ impl ToolRegistry {
             Ok(tool) => return Ok((tool, None)),
             Err(explanation) => explanation,
         };
+        // A tool the profile turned off gets no stand-in.
+        if self.lookup(&call.name).is_ok() {
+            return Err(explanation);
+        }
         let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(&call.arguments) else {
             return Err(explanation);
         };
@@ -304,6 +343,36 @@ mod tests {
             name: "read_file".into(),
             arguments: arguments.into(),
         }
+    }
+
+    #[test]
+    fn a_profile_s_selection_limits_what_is_offered_and_run() {
+        let only = ToolRegistry::builtin().selecting(ToolSelection {
+            only: Some(vec!["read_file".into(), "run_command".into()]),
+            disabled: vec!["run_command".into()],
+        });
+        let offered: Vec<String> = only.specs().into_iter().map(|spec| spec.name).collect();
+        assert_eq!(offered, ["read_file"]);
+        assert!(only.resolve("read_file").is_ok());
+        let refused = only.resolve("run_command").err().unwrap();
+        assert!(
+            refused.starts_with("the tool `run_command` is turned off"),
+            "{refused}"
+        );
+        assert!(
+            refused.ends_with("Available tools: read_file."),
+            "{refused}"
+        );
+        // No other tool stands in for one turned off, even when the arguments fit it.
+        let call = ToolCall {
+            id: "1".into(),
+            name: "run_command".into(),
+            arguments: r#"{"command": "touch x"}"#.into(),
+        };
+        assert!(only.resolve_call(&call).is_err());
+        let all = ToolRegistry::builtin();
+        assert!(all.specs().len() > 3);
+        assert!(ToolSelection::default().allows("anything"));
     }
 
     #[test]

@@ -121,6 +121,10 @@ pub async fn roles(
         chat: ChatSettings {
             generation: config.generation(),
             system_prompt: config.system_prompt(),
+            tools: {
+                let (only, disabled) = config.tool_selection();
+                hone_core::ToolSelection { only, disabled }
+            },
         },
         coder,
         planner,
@@ -189,4 +193,34 @@ pub fn checks(config: &Config) -> hone_core::ChecksConfig {
             .collect(),
         syntax: Some(std::sync::Arc::new(hone_index::syntax::TreeSitterSyntax)),
     }
+}
+
+/// Warnings for the tools a profile's `tools` or `disabled_tools` name that no tool has: not
+/// a built-in tool, not one of `extra` (the code index's), and not an MCP tool's
+/// `server__tool` name (those are known only once their server runs).
+pub(crate) fn unknown_profile_tools(
+    selection: &hone_core::ToolSelection,
+    extra: &[std::sync::Arc<dyn hone_tools::Tool>],
+) -> Vec<String> {
+    let known: Vec<String> = hone_tools::builtin_tools()
+        .iter()
+        .chain(extra)
+        .map(|tool| tool.name().to_string())
+        .collect();
+    selection
+        .only
+        .iter()
+        .flatten()
+        .chain(&selection.disabled)
+        .filter(|name| !name.contains("__") && !known.contains(name))
+        .map(|name| {
+            let hint = hone_config::closest(name, known.iter().map(String::as_str))
+                .map(|close| format!(" (did you mean `{close}`?)"))
+                .unwrap_or_default();
+            format!(
+                "the profile's tool list names `{name}`, which is no tool{hint}; tools: {}",
+                known.join(", ")
+            )
+        })
+        .collect()
 }

@@ -246,6 +246,10 @@ impl Runtime {
         if let Some(warning) = ignored_project_settings(&config) {
             warnings.push(warning);
         }
+        warnings.extend(crate::agent::unknown_profile_tools(
+            &roles.chat.tools,
+            &parts.tools,
+        ));
         let mcp = request
             .mcp_servers
             .then(|| crate::mcp::start_servers(&config, &root, &basics.commands))

@@ -171,3 +171,27 @@ fn the_thinking_flag_beats_the_profile() {
     assert!(message.contains("--thinking"), "{message}");
     assert!(message.contains("Did you mean `high`?"), "{message}");
 }
+
+#[test]
+fn tool_lists_are_inherited_and_replaced_whole() {
+    let text = "[profiles.base]\ntools = [\"read_file\", \"search_files\"]\n\
+                disabled_tools = [\"run_command\"]\n\
+                [profiles.reader]\nextends = \"base\"\ndisabled_tools = [\"write_file\"]\n";
+    let config = load_user(text, &[], &profile_flag("reader")).unwrap();
+    let (only, disabled) = config.tool_selection();
+    assert_eq!(
+        only,
+        Some(vec!["read_file".to_string(), "search_files".to_string()])
+    );
+    assert_eq!(disabled, ["write_file"]);
+    let none = load_user("", &[], &CliOverrides::default()).unwrap();
+    assert_eq!(none.tool_selection(), (None, Vec::new()));
+    let error = load_user(
+        "[profiles.p]\ntools = \"read_file\"\n",
+        &[],
+        &profile_flag("p"),
+    )
+    .err()
+    .unwrap();
+    assert!(error.to_string().contains("line 2, column 9: invalid type"), "{error}");
+}
