@@ -27,6 +27,7 @@
 
 mod driver;
 mod framing;
+mod gemini_cache;
 mod http;
 mod ollama_ctx;
 pub mod pricing;
@@ -35,9 +36,12 @@ mod wire;
 
 use std::sync::Arc;
 
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use hone_config::{ProviderConfig, ToolMode};
 use hone_protocol::{ChatRequest, HoneError};
+
+use crate::gemini_cache::GeminiCache;
 use tokio_util::sync::CancellationToken;
 
 pub use driver::replay;
@@ -76,10 +80,13 @@ pub fn build_provider(config: ProviderConfig) -> Result<Arc<dyn Provider>, HoneE
         )));
     }
     let client = http::build_client(&config)?;
+    let gemini_cache =
+        (config.wire == hone_config::WireApi::Gemini).then(|| Arc::new(GeminiCache::default()));
     Ok(Arc::new(WireProvider {
         config: Arc::new(config),
         wire,
         client,
+        gemini_cache,
     }))
 }
 
@@ -88,6 +95,8 @@ struct WireProvider {
     config: Arc<ProviderConfig>,
     wire: Arc<dyn wire::WireFormat>,
     client: reqwest::Client,
+    /// Gemini's explicit cache of the prompt start (Gemini instances only).
+    gemini_cache: Option<Arc<GeminiCache>>,
 }
 
 impl Provider for WireProvider {
@@ -102,6 +111,24 @@ impl Provider for WireProvider {
     fn stream(&self, mut request: ChatRequest, cancel: CancellationToken) -> EventStream {
         if request.model.trim().is_empty() {
             request.model.clone_from(&self.config.model);
+        }
+        if let Some(cache) = &self.gemini_cache
+            && request.cache.is_some()
+            && self.config.tool_mode == ToolMode::Native
+        {
+            let (cache, client, config, wire) = (
+                Arc::clone(cache),
+                self.client.clone(),
+                Arc::clone(&self.config),
+                Arc::clone(&self.wire),
+            );
+            return Box::pin(
+                futures::stream::once(async move {
+                    let request = cache.apply(&client, &config, &wire, request, &cancel).await;
+                    driver::run(client, config, wire, request, cancel)
+                })
+                .flatten(),
+            );
         }
         match self.config.tool_mode {
             ToolMode::Native => driver::run(

@@ -378,3 +378,118 @@ async fn error_bodies_wrapped_in_an_array_keep_what_gemini_said() {
     };
     assert!(error.message.contains("API key not valid"), "{error:?}");
 }
+
+/// A request asking for a five-minute cache, with a system prompt long enough to cache.
+fn cached_request(system: &str) -> ChatRequest {
+    let mut request = request();
+    request.system = Some(system.repeat(3_000));
+    request.cache = Some(hone_protocol::PromptCache::FiveMinutes);
+    request
+}
+
+#[tokio::test]
+async fn a_long_stable_start_is_cached_once_and_named_by_later_requests() {
+    let server = MockServer::start().await;
+    server.route(
+        "/cachedContents",
+        MockResponse::json(200, &json!({ "name": "cachedContents/abc123" })),
+    );
+    server.enqueue(Reply::new().text("one").gemini());
+    server.enqueue(Reply::new().text("two").gemini());
+    server.enqueue(Reply::new().text("three").gemini());
+    let provider = provider_for("gemini", &server);
+    collect(provider.as_ref(), cached_request("Rules. ")).await;
+    collect(provider.as_ref(), cached_request("Rules. ")).await;
+    let requests = server.requests();
+    let created: Vec<_> = requests
+        .iter()
+        .filter(|sent| sent.path == "/cachedContents")
+        .collect();
+    assert_eq!(created.len(), 1, "the cache is made once");
+    let cache = created[0].json();
+    assert_eq!(cache["model"], "models/mock-model");
+    assert_eq!(cache["ttl"], "300s");
+    assert!(
+        cache["systemInstruction"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Rules. Rules.")
+    );
+    assert_eq!(
+        cache["tools"][0]["functionDeclarations"][0]["name"],
+        "read_file"
+    );
+    let generated: Vec<Value> = requests
+        .iter()
+        .filter(|sent| sent.path.ends_with(":streamGenerateContent"))
+        .map(|sent| sent.json())
+        .collect();
+    assert_eq!(generated.len(), 2);
+    for body in &generated {
+        assert_eq!(body["cachedContent"], "cachedContents/abc123");
+        assert!(body.get("systemInstruction").is_none(), "{body}");
+        assert!(body.get("tools").is_none(), "{body}");
+        assert!(body["contents"].is_array());
+    }
+    // Another system prompt is another start: a new cache, the old one deleted.
+    collect(provider.as_ref(), cached_request("Other rules. ")).await;
+    let made = server
+        .requests()
+        .iter()
+        .filter(|sent| sent.path == "/cachedContents" && sent.method == "POST")
+        .count();
+    assert_eq!(made, 2);
+}
+
+#[tokio::test]
+async fn a_start_the_api_will_not_cache_goes_inline_and_is_not_offered_again() {
+    let server = MockServer::start().await;
+    server.route(
+        "/cachedContents",
+        MockResponse::json(
+            400,
+            &json!({ "error": { "code": 400, "message": "Cached content is too small." } }),
+        ),
+    );
+    server.enqueue(Reply::new().text("one").gemini());
+    server.enqueue(Reply::new().text("two").gemini());
+    let provider = provider_for("gemini", &server);
+    for _ in 0..2 {
+        let events = collect(provider.as_ref(), cached_request("Rules. ")).await;
+        assert!(
+            matches!(events.last(), Some(StreamEvent::Completed { .. })),
+            "{events:?}"
+        );
+    }
+    let requests = server.requests();
+    assert_eq!(
+        requests
+            .iter()
+            .filter(|sent| sent.path == "/cachedContents")
+            .count(),
+        1
+    );
+    let last = server.last_request().json();
+    assert!(last.get("cachedContent").is_none());
+    assert!(last["systemInstruction"]["parts"][0]["text"].is_string());
+}
+
+#[tokio::test]
+async fn short_starts_and_requests_without_caching_never_make_a_cache() {
+    let server = MockServer::start().await;
+    server.enqueue(Reply::new().text("one").gemini());
+    server.enqueue(Reply::new().text("two").gemini());
+    let provider = provider_for("gemini", &server);
+    let mut short = request();
+    short.cache = Some(hone_protocol::PromptCache::OneHour);
+    collect(provider.as_ref(), short).await;
+    let mut uncached = cached_request("Rules. ");
+    uncached.cache = None;
+    collect(provider.as_ref(), uncached).await;
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|sent| sent.path != "/cachedContents")
+    );
+}

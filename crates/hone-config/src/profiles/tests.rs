@@ -193,5 +193,8 @@ fn tool_lists_are_inherited_and_replaced_whole() {
     )
     .err()
     .unwrap();
-    assert!(error.to_string().contains("line 2, column 9: invalid type"), "{error}");
+    assert!(
+        error.to_string().contains("line 2, column 9: invalid type"),
+        "{error}"
+    );
 }

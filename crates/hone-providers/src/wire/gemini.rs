@@ -33,14 +33,18 @@ impl WireFormat for Gemini {
         request: &ChatRequest,
     ) -> Result<WireRequest, HoneError> {
         let mut body = json!({ "contents": contents(&request.messages) });
+        // A named cache holds the system prompt and the tools (see `gemini_cache`).
+        let cached = request
+            .extra_body
+            .contains_key(crate::gemini_cache::CACHED_CONTENT_KEY);
         if let Some(system) = request
             .system
             .as_deref()
-            .filter(|text| !text.trim().is_empty())
+            .filter(|text| !text.trim().is_empty() && !cached)
         {
             body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
         }
-        if !request.tools.is_empty() {
+        if !request.tools.is_empty() && !cached {
             let declarations: Vec<Value> = request
                 .tools
                 .iter()
