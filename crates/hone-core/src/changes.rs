@@ -29,6 +29,9 @@ struct Seen {
     paths: Vec<String>,
     /// Notices of protected files (instruction files, hone's own) a command wrote straight.
     protected: Vec<String>,
+    /// Model requests made beside the turn's own (the checker's), and their usage.
+    side_requests: u32,
+    side_usage: hone_api::Usage,
 }
 
 impl TurnChanges {
@@ -69,6 +72,21 @@ impl TurnChanges {
             Event::ToolRequested { .. } | Event::ChecksStarted { .. } => self.seen().actions += 1,
             _ => {}
         }
+    }
+
+    /// Counts a model request made beside the turn's own (the checker's review).
+    pub(crate) fn note_side_request(&self, usage: Option<hone_protocol::Usage>) {
+        let mut seen = self.seen();
+        seen.side_requests += 1;
+        if let Some(usage) = usage {
+            seen.side_usage = crate::turn::add_usage(seen.side_usage, usage);
+        }
+    }
+
+    /// The requests made beside the turn's own, and their usage.
+    pub(crate) fn side_requests(&self) -> (u32, hone_api::Usage) {
+        let seen = self.seen();
+        (seen.side_requests, seen.side_usage)
     }
 
     /// The actions of this turn so far (see [`TurnChanges::observe`]).

@@ -63,6 +63,9 @@ impl Agent {
         };
         stats.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         stats.tool_calls = self.changes.actions();
+        let (side_requests, side_usage) = self.changes.side_requests();
+        stats.model_requests += side_requests;
+        stats.usage = add_usage(stats.usage, side_usage);
         let event = match ending {
             Ending::Done(end) => Event::TurnCompleted { end, stats },
             Ending::Failed(error) => Event::TurnFailed {

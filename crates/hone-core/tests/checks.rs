@@ -46,6 +46,23 @@ async fn run(
     permissions: Permissions,
     interactive: bool,
 ) -> Run {
+    run_with_roles(
+        replies,
+        checks,
+        permissions,
+        interactive,
+        hone_core::RoleModels::default(),
+    )
+    .await
+}
+
+async fn run_with_roles(
+    replies: Vec<Reply>,
+    checks: ChecksConfig,
+    permissions: Permissions,
+    interactive: bool,
+    roles: hone_core::RoleModels,
+) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("calc.py"), BUGGY).unwrap();
@@ -78,7 +95,7 @@ async fn run(
         commands: Default::default(),
         localizer: None,
         guidance: hone_core::Guidance::default(),
-        roles: hone_core::RoleModels::default(),
+        roles,
     })
     .unwrap();
     handle.send(Request::user_message("fix add in calc.py"));
@@ -387,4 +404,54 @@ async fn syntax_errors_come_first_and_stop_the_other_checks() {
     assert!(told.contains("syntax errors in calc.py"), "{told}");
     assert!(told.contains("calc.py:2:1: unbalanced `(`"), "{told}");
     assert!(!told.contains("unittest"), "{told}");
+}
+
+#[tokio::test]
+async fn a_checker_reads_the_failures_and_the_coder_is_told_what_it_said() {
+    let roles = hone_core::RoleModels {
+        checker: Some(hone_core::RoleModel::named("checker-model")),
+        ..hone_core::RoleModels::default()
+    };
+    let result = run_with_roles(
+        vec![
+            edit("return a - b", "return a * b"),
+            Reply::new().text("Done."),
+            Reply::new().text("add multiplies its arguments; it should return a + b."),
+            edit("return a * b", "return a + b"),
+            Reply::new().text("Fixed."),
+        ],
+        python_checks(2),
+        full_auto(),
+        false,
+        roles,
+    )
+    .await;
+    assert_eq!(end(&result.events), TurnEnd::Answered);
+    assert_eq!(
+        std::fs::read_to_string(result.root.join("calc.py")).unwrap(),
+        "def add(a, b):\n    return a + b\n"
+    );
+    let checker = &result.requests[2];
+    assert_eq!(checker["model"], "checker-model");
+    assert!(
+        checker
+            .to_string()
+            .contains("You review the failing checks"),
+        "{checker}"
+    );
+    assert!(checker.to_string().contains("test_add"), "{checker}");
+    let repair = result.requests[3].to_string();
+    assert!(
+        repair.contains("A reviewer read these failures: add multiplies its arguments"),
+        "{repair}"
+    );
+    let stats = result
+        .events
+        .iter()
+        .find_map(|event| match event {
+            Event::TurnCompleted { stats, .. } => Some(*stats),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(stats.model_requests, 5);
 }

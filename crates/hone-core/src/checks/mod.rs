@@ -13,6 +13,7 @@ mod noise;
 mod places;
 mod report;
 mod requested;
+mod review;
 mod snippets;
 mod testing;
 
@@ -293,16 +294,21 @@ impl Agent {
             repair_round: repair.then_some(self.checks.repairs),
             max_repair_rounds: self.checks.config.max_repair_rounds,
         });
+        // What the model is told: the failures, and the checker's reading of them.
+        let mut told = outcome.failures.clone();
+        if repair && let Some(review) = self.review_failures(&told, cancel).await {
+            told.push(format!("A reviewer read these failures: {review}"));
+        }
         if repair {
             // A guided step whose new answer failed just as the last one starts afresh: a
             // small model shown its own failing code mostly writes it again. An answer
             // that changed what fails is repaired in place.
             let stalled = report::same_failures(&self.checks.last_failures, &outcome.failures);
             if !self.flow.offers_tools() && stalled {
-                self.start_fresh_attempt(&outcome.failures);
+                self.start_fresh_attempt(&told);
             } else {
                 let text = report::repair_message(
-                    &outcome.failures,
+                    &told,
                     self.checks.repairs,
                     self.checks.config.max_repair_rounds,
                     self.flow.offers_tools(),
