@@ -153,3 +153,55 @@ fn an_unreachable_store_is_a_network_error_naming_the_url() {
     assert!(stderr.contains("password_env"), "{stderr}");
     assert!(!stderr.contains("hunter2"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_falls_back_to_the_local_index_when_allowed() {
+    let work = tempfile::tempdir().unwrap();
+    clone_of_project(work.path());
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let model = hone_testkit::MockServer::start().await;
+    model.enqueue(hone_testkit::Reply::new().text("hello").openai_chat());
+    let config = work.path().join("config.toml");
+    let store = format!(
+        "[store]\nbackend = \"redis\"\nurl = \"redis://127.0.0.1:{closed}/0\"\nfallback = \"sqlite\"\n"
+    );
+    std::fs::write(&config, &store).unwrap();
+    let url = model.url();
+    let mut command = hone(
+        work.path(),
+        &config,
+        &["exec", "--provider", "openai", "--base-url", &url, "hi"],
+    );
+    command
+        .env("OPENAI_API_KEY", "test-key-abcdef123456")
+        .env("HONE_DATA_DIR", work.path().join(".home/data"))
+        .stdin(Stdio::null());
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("this session uses the local SQLite index instead"),
+        "{stderr}"
+    );
+    // The model saw the local index's repo map.
+    let body = model.last_request().json().to_string();
+    assert!(body.contains("util.py"), "{body}");
+    // `fallback` takes only `sqlite`.
+    std::fs::write(
+        &config,
+        store.replace("fallback = \"sqlite\"", "fallback = \"memory\""),
+    )
+    .unwrap();
+    let output = hone(work.path(), &config, &["config", "show"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("the only fallback is `sqlite`"), "{stderr}");
+}

@@ -7,6 +7,7 @@
 //! url = "redis://cache.internal:6379/0" # no password here
 //! password_env = "HONE_REDIS_PASSWORD"  # the variable holding the password, if any
 //! namespace = "acme-web"                # keys live under hone:{acme-web}:…
+//! fallback = "sqlite"                   # sessions use the local index when Redis is down
 //! ```
 //!
 //! The password is never written in a file: `password_env` names the variable that holds it,
@@ -74,6 +75,9 @@ pub struct StoreSettings {
     pub password_env: Option<String>,
     /// The namespace the index lives in; `None`: the project directory's name.
     pub namespace: Option<String>,
+    /// `fallback = "sqlite"`: a session whose Redis server is unreachable uses the local
+    /// SQLite index instead (and says so); `hone index` still fails.
+    pub fallback_sqlite: bool,
 }
 
 impl StoreSettings {
@@ -191,6 +195,7 @@ pub(crate) struct StoreSection {
     url: Option<Spanned<String>>,
     password_env: Option<Spanned<String>>,
     namespace: Option<Spanned<String>>,
+    fallback: Option<Spanned<String>>,
     /// `backend`, checked; filled in by [`validate`].
     #[serde(skip)]
     checked_backend: Option<StoreBackend>,
@@ -202,7 +207,8 @@ impl StoreSection {
         let set = self.backend.is_some()
             || self.url.is_some()
             || self.password_env.is_some()
-            || self.namespace.is_some();
+            || self.namespace.is_some()
+            || self.fallback.is_some();
         if set {
             *self = Self::default();
             ignored.push("[store] (chooses the server the index and its password go to)".into());
@@ -251,6 +257,17 @@ pub(crate) fn validate(
             ));
         }
     }
+    if let Some(value) = &section.fallback
+        && value.get_ref() != StoreBackend::Sqlite.as_str()
+    {
+        return Err(error(
+            value,
+            format!(
+                "invalid `store.fallback` {:?}: the only fallback is `sqlite`",
+                value.get_ref()
+            ),
+        ));
+    }
     if let Some(value) = &section.namespace {
         check_namespace(value.get_ref()).map_err(|reason| {
             error(
@@ -269,6 +286,7 @@ pub(crate) struct StoreLayers {
     url: Option<Sourced<String>>,
     password_env: Option<Sourced<String>>,
     namespace: Option<Sourced<String>>,
+    fallback: Option<Sourced<String>>,
 }
 
 impl StoreLayers {
@@ -286,6 +304,7 @@ impl StoreLayers {
             (&mut self.url, sourced(&section.url)),
             (&mut self.password_env, sourced(&section.password_env)),
             (&mut self.namespace, sourced(&section.namespace)),
+            (&mut self.fallback, sourced(&section.fallback)),
         ] {
             if value.is_some() {
                 *slot = value;
@@ -307,6 +326,7 @@ impl Config {
             url: value(&store.url),
             password_env: value(&store.password_env),
             namespace: value(&store.namespace),
+            fallback_sqlite: store.fallback.is_some(),
         }
     }
 
@@ -331,6 +351,7 @@ impl Config {
             ("url", &store.url),
             ("password_env", &store.password_env),
             ("namespace", &store.namespace),
+            ("fallback", &store.fallback),
         ] {
             if let Some(value) = slot {
                 push(key, quote(&value.value), Some(value.source.clone()));

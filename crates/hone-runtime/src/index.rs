@@ -157,7 +157,13 @@ impl CodeIndex {
     pub fn open(root: &Path, settings: &IndexSettings, interaction: &dyn Interaction) -> Self {
         let indexer = match open_index(root, settings) {
             Ok(indexer) => indexer,
-            Err(error) => return Self::none(error.message),
+            Err(error) => match crate::index_store::fall_back(root, settings, &error) {
+                Some((indexer, warning)) => {
+                    interaction.warn(&warning);
+                    indexer
+                }
+                None => return Self::none(error.message),
+            },
         };
         let home = is_home(root);
         let new_files = files_to_add(&indexer);

@@ -27,6 +27,28 @@ pub(crate) fn open_indexer(
     }
 }
 
+/// The local SQLite index a session uses when its Redis store could not be opened
+/// (`error`) and `[store] fallback = "sqlite"` allows it, with the warning to show; `None`
+/// when there is no fallback or it fails too.
+pub(crate) fn fall_back(
+    root: &Path,
+    settings: &hone_config::IndexSettings,
+    error: &HoneError,
+) -> Option<(Indexer, String)> {
+    let store = &settings.store;
+    if store.backend != StoreBackend::Redis || !store.fallback_sqlite {
+        return None;
+    }
+    let options = crate::index::index_options(root, settings).ok()?;
+    let indexer = Indexer::open(root, &options).ok()?;
+    let warning = format!(
+        "{}; this session uses the local SQLite index instead ([store] fallback = \"sqlite\"), \
+         which other clones do not share",
+        error.message
+    );
+    Some((indexer, warning))
+}
+
 /// Where the Redis store of the project at `root` is: the URL, the password from its
 /// variable, the namespace, and this clone's name (from the host and the project's path,
 /// so two clones on one machine keep their modification times apart).
