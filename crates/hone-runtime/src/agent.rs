@@ -224,3 +224,60 @@ pub(crate) fn unknown_profile_tools(
         })
         .collect()
 }
+
+/// The roles `roles` sets, one `role = what` line each: a profile, or a model with its
+/// provider when it is not the session's.
+pub(crate) fn role_lines(roles: &hone_config::RolesSettings) -> Vec<String> {
+    [
+        ("chat", &roles.chat),
+        ("completion", &roles.completion),
+        ("compaction", &roles.compaction),
+        ("refactor", &roles.refactor),
+        ("planner", &roles.planner),
+        ("coder", &roles.coder),
+        ("checker", &roles.checker),
+        ("explore", &roles.explore),
+    ]
+    .into_iter()
+    .filter_map(|(name, role)| {
+        let role = role.as_ref()?;
+        let what = match (&role.profile, &role.model, &role.provider) {
+            (Some(profile), _, _) => format!("profile {profile}"),
+            (None, Some(model), Some(provider)) => format!("{model} on {provider}"),
+            (None, Some(model), None) => model.clone(),
+            (None, None, Some(provider)) => format!("{provider}'s model"),
+            (None, None, None) => "the session's model".to_string(),
+        };
+        Some(format!("{name} = {what}"))
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod role_tests {
+    use super::*;
+
+    #[test]
+    fn each_set_role_is_one_line() {
+        let roles = hone_config::RolesSettings {
+            coder: Some(hone_config::RoleSetting {
+                model: Some("qwen2.5-coder-7b".into()),
+                provider: None,
+                profile: None,
+                generation: Default::default(),
+            }),
+            checker: Some(hone_config::RoleSetting {
+                model: Some("m".into()),
+                provider: Some("work".into()),
+                profile: Some("strict".into()),
+                generation: Default::default(),
+            }),
+            ..Default::default()
+        };
+        assert_eq!(
+            role_lines(&roles),
+            ["coder = qwen2.5-coder-7b", "checker = profile strict"]
+        );
+        assert!(role_lines(&hone_config::RolesSettings::default()).is_empty());
+    }
+}

@@ -85,6 +85,8 @@ pub struct SessionSummary {
     /// The model's price (`hone_providers::pricing`): known, free (embedded, Ollama) or
     /// `None` (front ends show tokens only).
     pub price: Option<hone_api::ModelPrice>,
+    /// The `[roles]` set, one `role = what` each (`coder = qwen2.5-coder-7b`).
+    pub roles: Vec<String>,
 }
 
 /// A running session.
@@ -241,6 +243,7 @@ impl Runtime {
             index: index_status,
             sandbox: basics.sandbox_status,
             price,
+            roles: crate::agent::role_lines(&config.roles()),
         };
         let root = self.options.root.clone();
         if let Some(warning) = ignored_project_settings(&config) {

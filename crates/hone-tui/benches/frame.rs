@@ -72,6 +72,7 @@ fn options() -> AppOptions {
             index: "none".into(),
             sandbox: "workspace-write, network off".into(),
             price: None,
+            roles: vec!["coder = qwen2.5-coder-7b".into()],
         },
         ..AppOptions::default()
     }

@@ -608,3 +608,12 @@ fn slash_think_asks_the_session_and_shows_its_answer() {
     assert!(sent(&command(&mut app, "/think")).is_empty());
     assert!(screen(&draw(&mut app, 100, 24)).contains("/think needs a level"));
 }
+
+#[test]
+fn slash_status_lists_the_roles() {
+    let mut app = app();
+    command(&mut app, "/status");
+    let shown = screen(&draw(&mut app, 120, 40));
+    assert!(shown.contains("roles"), "{shown}");
+    assert!(shown.contains("coder = qwen2.5-coder-7b"), "{shown}");
+}

@@ -268,6 +268,14 @@ impl App {
             ("project", self.options.root.display().to_string()),
             ("index", session.index.clone()),
             ("sandbox", session.sandbox.clone()),
+            (
+                "roles",
+                if session.roles.is_empty() {
+                    "none set (the session's model for every job)".to_string()
+                } else {
+                    session.roles.join(", ")
+                },
+            ),
             ("context", context),
             ("session time", clock(self.elapsed)),
             ("turns", totals.turns.to_string()),

@@ -29,6 +29,7 @@ pub fn app_with(approval: &str) -> App {
             index: "12 files indexed".into(),
             sandbox: "workspace-write, network off".into(),
             price: None,
+            roles: vec!["coder = qwen2.5-coder-7b".into()],
         },
         history: vec!["an earlier question".into()],
         external_editor: false,
