@@ -146,3 +146,76 @@ async fn a_profile_s_disabled_tools_are_neither_offered_nor_run() {
         "{said}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explore_role_answers_the_explore_tool_from_a_read_only_helper() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("util.py"),
+        "def helper(x):\n    return x\n",
+    )
+    .unwrap();
+    let server = MockServer::start().await;
+    for reply in [
+        Reply::new().tool_call(
+            "explore",
+            serde_json::json!({"question": "Where is helper defined?"}),
+        ),
+        Reply::new().tool_call("search_files", serde_json::json!({"pattern": "def helper"})),
+        Reply::new().text("helper is defined in util.py at line 1."),
+        Reply::new().text("It is in util.py."),
+    ] {
+        server.enqueue(reply.openai_chat());
+    }
+    let (_dir, config) = user_file(&server.url(), "[roles]\nexplore = \"explore-model\"\n");
+    let output = hone(
+        project.path(),
+        &[("HONE_CONFIG", &config)],
+        &["exec", "--profile", "deep", "where is helper?"],
+    )
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let requests: Vec<serde_json::Value> = server
+        .requests()
+        .iter()
+        .map(|request| request.json())
+        .collect();
+    assert_eq!(requests.len(), 4);
+    let names = |body: &serde_json::Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["function"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(names(&requests[0]).contains(&"explore".to_string()));
+    // The helper: the explore model, read tools only, the question in its prompt.
+    assert_eq!(requests[1]["model"], "explore-model");
+    let helper_tools = names(&requests[1]);
+    assert!(
+        helper_tools.contains(&"search_files".to_string()),
+        "{helper_tools:?}"
+    );
+    for write in ["write_file", "edit_file", "run_command", "explore"] {
+        assert!(
+            !helper_tools.contains(&write.to_string()),
+            "{helper_tools:?}"
+        );
+    }
+    assert!(
+        requests[1]
+            .to_string()
+            .contains("Question: Where is helper defined?")
+    );
+    // Only the helper's answer reaches the main conversation.
+    let back = requests[3].to_string();
+    assert!(
+        back.contains("[explored with explore-model]\\nhelper is defined in util.py at line 1."),
+        "{back}"
+    );
+    // The helper's own search result stays with the helper.
+    assert!(requests[2].to_string().contains("util.py:1:"), "{}", requests[2]);
+    assert!(!back.contains("util.py:1:"), "{back}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("It is in util.py."));
+}

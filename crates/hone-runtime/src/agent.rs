@@ -93,6 +93,19 @@ pub fn guidance(config: &Config) -> Guidance {
     }
 }
 
+/// The model of `[roles] explore`, when set (with a provider of its own as for the other
+/// roles).
+pub(crate) async fn explore_role(
+    config: &Config,
+    session: &ProviderConfig,
+    interaction: &dyn Interaction,
+) -> Result<Option<RoleModel>, HoneError> {
+    match config.roles().explore {
+        Some(role) => Ok(Some(role_model(config, session, role, interaction).await?)),
+        None => Ok(None),
+    }
+}
+
 /// The models of `[roles]` and the settings of the session's own requests (the selected
 /// profile's). A role on another provider instance, or on the embedded provider (which
 /// serves one model file per provider), gets a provider of its own.

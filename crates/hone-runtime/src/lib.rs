@@ -39,6 +39,7 @@ pub mod dialog;
 pub mod doctor;
 pub mod document;
 mod error;
+mod explore;
 pub mod index;
 mod index_build;
 pub mod index_store;

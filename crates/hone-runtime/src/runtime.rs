@@ -210,6 +210,7 @@ impl Runtime {
         let basics = crate::agent::basics(&config, &provider_config, interaction)?;
         let context_window = crate::context::context_window(&config, &provider_config);
         let roles = crate::agent::roles(&config, &provider_config, interaction).await?;
+        let explore = crate::agent::explore_role(&config, &provider_config, interaction).await?;
         let price = hone_providers::pricing::price(provider_config.wire, &basics.model);
         let provider = crate::provider::build(&config, provider_config, interaction).await?;
         let opened = self.sessions.open_session(
@@ -257,6 +258,17 @@ impl Runtime {
             .mcp_servers
             .then(|| crate::mcp::start_servers(&config, &root, &basics.commands))
             .flatten();
+        let mut extra_tools = parts.tools;
+        if let Some(role) = explore {
+            let explorer = crate::explore::Explorer {
+                root: root.clone(),
+                provider: role.provider.clone().unwrap_or_else(|| provider.clone()),
+                role,
+                secrets: basics.secrets.clone(),
+                index_tools: extra_tools.clone(),
+            };
+            extra_tools.push(Arc::new(crate::explore::ExploreTool::new(explorer)));
+        }
         let (handle, events) = hone_core::start_session(SessionConfig {
             context: crate::context::session_context(
                 &config,
@@ -273,7 +285,7 @@ impl Runtime {
             audit: true,
             secrets: basics.secrets,
             commands: basics.commands,
-            extra_tools: parts.tools,
+            extra_tools,
             tool_sources: crate::mcp::tool_sources(mcp.as_ref()),
             repo_map: parts.repo_map,
             prompt_profile: basics.prompt_profile,
