@@ -128,6 +128,7 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
                         .open(Request::NewSession {
                             model: None,
                             cwd: Some(request.cwd.display().to_string()),
+                            role: None,
                         })
                         .await;
                     let _ = match opened {

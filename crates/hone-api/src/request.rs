@@ -120,6 +120,10 @@ pub enum Request {
         /// it (found as `hone` finds it). Absent: the server's project.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
+        /// Run the session as this role of `[roles]` (e.g. `refactor`): its profile, or its
+        /// model and provider. A role that is not set leaves the session as configured.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<String>,
     },
     /// Continue a saved session, replacing the running one. Answered by `session.started`,
     /// or an `error` when no session matches. On `hone app-server`, a session another

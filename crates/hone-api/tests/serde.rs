@@ -62,6 +62,7 @@ fn every_kind_of_request_round_trips() {
         Request::NewSession {
             model: None,
             cwd: None,
+            role: None,
         },
         Request::ResumeSession {
             session_id: "last".into(),

@@ -77,6 +77,7 @@ async fn start(
             focus: prompt.clone(),
             show_history: false,
             mcp_servers: true,
+            role: None,
         })
         .await
         .map_err(session_error)?;

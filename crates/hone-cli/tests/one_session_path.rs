@@ -109,6 +109,7 @@ fn tui_resume() -> SessionRequest {
         focus: String::new(),
         show_history: true,
         mcp_servers: false,
+        role: None,
     }
 }
 

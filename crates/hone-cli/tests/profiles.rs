@@ -215,7 +215,11 @@ async fn the_explore_role_answers_the_explore_tool_from_a_read_only_helper() {
         "{back}"
     );
     // The helper's own search result stays with the helper.
-    assert!(requests[2].to_string().contains("util.py:1:"), "{}", requests[2]);
+    assert!(
+        requests[2].to_string().contains("util.py:1:"),
+        "{}",
+        requests[2]
+    );
     assert!(!back.contains("util.py:1:"), "{back}");
     assert!(String::from_utf8_lossy(&output.stdout).contains("It is in util.py."));
 }

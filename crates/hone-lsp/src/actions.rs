@@ -108,6 +108,7 @@ pub(crate) async fn run_turn(
             Request::NewSession {
                 model: None,
                 cwd: Some(root.display().to_string()),
+                role: Some("refactor".to_string()),
             },
         )
         .await

@@ -238,6 +238,25 @@ pub(crate) fn unknown_profile_tools(
         .collect()
 }
 
+/// The role called `name` (`refactor`, `explore`, …) when `roles` sets it.
+pub(crate) fn role_named(
+    roles: &hone_config::RolesSettings,
+    name: &str,
+) -> Option<hone_config::RoleSetting> {
+    let role = match name {
+        "chat" => &roles.chat,
+        "completion" => &roles.completion,
+        "compaction" => &roles.compaction,
+        "refactor" => &roles.refactor,
+        "planner" => &roles.planner,
+        "coder" => &roles.coder,
+        "checker" => &roles.checker,
+        "explore" => &roles.explore,
+        _ => return None,
+    };
+    role.clone()
+}
+
 /// The roles `roles` sets, one `role = what` line each: a profile, or a model with its
 /// provider when it is not the session's.
 pub(crate) fn role_lines(roles: &hone_config::RolesSettings) -> Vec<String> {

@@ -26,6 +26,7 @@
 //!         focus: String::new(),
 //!         show_history: false,
 //!         mcp_servers: false,
+//!         role: None,
 //!     })
 //!     .await?;
 //! session.handle.send(hone_api::Request::user_message("hello"));

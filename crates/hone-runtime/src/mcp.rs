@@ -97,6 +97,7 @@ impl AgentSessions for AgentRuntime {
                     focus: String::new(),
                     show_history: false,
                     mcp_servers: false,
+                    role: None,
                 })
                 .await
                 .map_err(|error: RuntimeError| error.to_string())?;

@@ -65,6 +65,10 @@ pub struct SessionRequest {
     /// Whether to start the configured MCP servers, whose tools join the session's as they
     /// become ready ([`StartedSession::mcp`]).
     pub mcp_servers: bool,
+    /// The `[roles]` role the session plays (`refactor` for an editor's quick refactor): its
+    /// profile, or its model and provider, over the configuration; `None` or a role that is
+    /// not set: the session as configured.
+    pub role: Option<String>,
 }
 
 /// What a front end shows about a running session.
@@ -197,6 +201,24 @@ impl Runtime {
         Ok(hone_config::load(&self.options.sources, &overrides)?)
     }
 
+    /// The configuration for a session playing `role` (see [`SessionRequest::role`]).
+    fn reload_as(&self, model: Option<&str>, role: Option<&str>) -> Result<Config, RuntimeError> {
+        let config = self.reload(model)?;
+        let Some(setting) = role.and_then(|name| crate::agent::role_named(&config.roles(), name))
+        else {
+            return Ok(config);
+        };
+        let mut overrides = self.options.overrides.clone();
+        match setting.profile {
+            Some(profile) => overrides.profile = Some(profile),
+            None => {
+                overrides.provider = setting.provider.or(overrides.provider);
+                overrides.model = setting.model.or_else(|| model.map(str::to_string));
+            }
+        }
+        Ok(hone_config::load(&self.options.sources, &overrides)?)
+    }
+
     /// Starts the session `request` names: the provider (and those of the roles), the
     /// policy, the saved session, the code index's tools, map and localizer, and the
     /// context configuration.
@@ -204,7 +226,7 @@ impl Runtime {
         &self,
         request: SessionRequest,
     ) -> Result<StartedSession, RuntimeError> {
-        let config = self.reload(request.model.as_deref())?;
+        let config = self.reload_as(request.model.as_deref(), request.role.as_deref())?;
         let provider_config = config.provider()?;
         let interaction = self.interaction.as_ref();
         let basics = crate::agent::basics(&config, &provider_config, interaction)?;

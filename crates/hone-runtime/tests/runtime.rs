@@ -57,6 +57,7 @@ fn request(choice: SessionChoice) -> SessionRequest {
         focus: String::new(),
         show_history: true,
         mcp_servers: false,
+        role: None,
     }
 }
 

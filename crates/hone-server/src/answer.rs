@@ -148,9 +148,11 @@ impl Connection {
                 }
                 Ok(Answer::Now(Value::Null, Vec::new()))
             }
-            Request::NewSession { model, cwd } => {
+            Request::NewSession { model, cwd, role } => {
                 let runtime = self.server.runtime_for(cwd.as_deref())?;
-                self.open(id, runtime, SessionChoice::New, model).await
+                let mut request = session_request(SessionChoice::New, model);
+                request.role = role;
+                self.open(id, runtime, request).await
             }
             Request::ResumeSession {
                 session_id,
@@ -178,15 +180,23 @@ impl Connection {
                         ),
                     )),
                     None => {
-                        self.open(id, runtime, SessionChoice::Resume(full), model)
-                            .await
+                        self.open(
+                            id,
+                            runtime,
+                            session_request(SessionChoice::Resume(full), model),
+                        )
+                        .await
                     }
                 }
             }
             Request::ForkSession { session_id } => {
                 let runtime = self.runtime(session);
-                self.open(id, runtime, SessionChoice::Fork(session_id), None)
-                    .await
+                self.open(
+                    id,
+                    runtime,
+                    session_request(SessionChoice::Fork(session_id), None),
+                )
+                .await
             }
             Request::SetModel { model } => {
                 let live = self.target(session)?;
@@ -381,17 +391,16 @@ impl Connection {
         }
     }
 
-    /// Starts a session for this client and makes it the current one; the result is its
-    /// `session.started`, followed by its warnings.
+    /// Starts the session `request` asks for, for this client, and makes it the current
+    /// one; the result is its `session.started`, followed by its warnings.
     async fn open(
         &self,
         id: &str,
         runtime: Arc<Runtime>,
-        choice: SessionChoice,
-        model: Option<String>,
+        request: SessionRequest,
     ) -> Result<Answer, RpcError> {
         let started = runtime
-            .start_session(session_request(choice, model))
+            .start_session(request)
             .await
             .map_err(runtime_failed)?;
         if self.state.is_closed() {
@@ -430,6 +439,7 @@ fn session_request(choice: SessionChoice, model: Option<String>) -> SessionReque
         focus: String::new(),
         show_history: false,
         mcp_servers: true,
+        role: None,
     }
 }
 

@@ -18,7 +18,7 @@
 //! let options = hone_runtime::RuntimeOptions::from_process(".".into(), Default::default());
 //! let server = Server::open(options, Arc::new(hone_runtime::Unattended))?;
 //! let (client, mut events) = Client::connect(&server);
-//! client.call(None, hone_api::Request::NewSession { model: None, cwd: None }).await?;
+//! client.call(None, hone_api::Request::NewSession { model: None, cwd: None, role: None }).await?;
 //! client.call(None, hone_api::Request::user_message("hello")).await?;
 //! while let Some(event) = events.recv().await {
 //!     println!("{:?}", event.frame.event);

@@ -89,6 +89,7 @@ async fn two_clients_on_one_session_receive_the_same_events() {
             Request::NewSession {
                 model: None,
                 cwd: None,
+                role: None,
             },
         )
         .await
@@ -240,6 +241,7 @@ async fn requests_without_a_session_or_for_a_missing_one_are_refused() {
             Request::NewSession {
                 model: None,
                 cwd: Some("relative/dir".into()),
+                role: None,
             },
         )
         .await

@@ -101,6 +101,7 @@ impl Host for RuntimeHost {
             focus: String::new(),
             show_history: true,
             mcp_servers: true,
+            role: None,
         };
         let started =
             tokio::runtime::Handle::current().block_on(self.runtime.start_session(request));
