@@ -28,6 +28,7 @@
 
 pub mod display;
 mod event;
+mod inspect;
 pub mod reference;
 mod request;
 pub mod rpc;
@@ -36,6 +37,7 @@ mod status;
 mod types;
 
 pub use event::{Event, EventFrame};
+pub use inspect::{ContextPart, ContextPartKind};
 pub use request::{Request, RequestFrame};
 pub use status::{HistoryEntry, McpServerState, McpServerStatus, SessionSettings, SymbolMatch};
 pub use types::{

@@ -88,6 +88,16 @@ pub enum Request {
     /// nothing to compact).
     #[serde(rename = "context.compact")]
     Compact,
+    /// What the model would receive with the next request, part by part (instructions,
+    /// tools, pinned files, the repo map, localised code, history, tool results) with the
+    /// tokens of each, built as a turn builds it. Answered by `context.inspected`.
+    #[serde(rename = "context.inspect")]
+    InspectContext {
+        /// A message about to be sent: the request as it would be with it (its localised
+        /// code is found only when the turn starts). Absent: the conversation as it stands.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// Pin files into the context by path, directory or glob (`src/**/*.rs`): in full, or
     /// as outlines with `summary`. Their snapshots go with the next message and are
     /// refreshed after tool rounds that change them. Answered by `files.tracked`.
@@ -248,7 +258,7 @@ pub enum Request {
 
 impl Request {
     /// Every request's wire name, in the order of the variants.
-    pub const METHODS: [&'static str; 31] = [
+    pub const METHODS: [&'static str; 32] = [
         "user.message",
         "approval.answer",
         "turn.cancel",
@@ -258,6 +268,7 @@ impl Request {
         "undo.apply",
         "undo.list",
         "context.compact",
+        "context.inspect",
         "files.track",
         "files.untrack",
         "session.new",
@@ -294,6 +305,7 @@ impl Request {
             Request::Undo { .. } => "undo.apply",
             Request::ListUndo => "undo.list",
             Request::Compact => "context.compact",
+            Request::InspectContext { .. } => "context.inspect",
             Request::TrackFiles { .. } => "files.track",
             Request::UntrackFiles { .. } => "files.untrack",
             Request::NewSession { .. } => "session.new",

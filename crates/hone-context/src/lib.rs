@@ -41,6 +41,7 @@ mod document;
 mod error;
 mod files;
 mod history;
+mod inspect;
 mod instructions;
 pub mod localize;
 mod manager;
@@ -59,6 +60,7 @@ pub use history::{
     HONE_NOTE_PREFIX, is_request, pairs_are_valid, repair_pairs, turn_starts, units,
 };
 pub use hone_config::ContextSettings;
+pub use inspect::Inspection;
 pub use instructions::{INSTRUCTION_FILES, InstructionFile, Instructions};
 pub use manager::{ContextManager, ContextUsage};
 pub use outline::{LineOutliner, Outliner};

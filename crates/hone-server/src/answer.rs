@@ -136,6 +136,7 @@ impl Connection {
             | Request::Undo { .. }
             | Request::ListUndo
             | Request::Compact
+            | Request::InspectContext { .. }
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
             | Request::SetApproval { .. } => Ok(Answer::Forward(self.target(session)?, request)),

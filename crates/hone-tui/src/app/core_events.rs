@@ -267,6 +267,7 @@ impl App {
             | Event::InstructionsDrafted { .. }
             | Event::McpPrompt { .. }
             | Event::Settings { .. }
+            | Event::ContextInspected { .. }
             | Event::Result { .. } => {}
             Event::AttemptCompleted { .. } => {
                 if let Some(line) = hone_runtime::report::events::notice(&event) {
