@@ -99,6 +99,9 @@ async fn the_web_ui_in_chromium_drives_a_session() {
             .openai_chat()
             .stall_after(5),
     );
+    // The answer after the context inspector: no usage reported, so the page's "last
+    // request" is hone's estimate of the request the model received.
+    model.enqueue(Reply::new().text("You are welcome.").openai_chat());
 
     let mut server = common::command(&root)
         .env("HONE_DATA_DIR", root.join(".home/data"))
@@ -236,6 +239,30 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         seen["symbols"].to_string().contains("greet_all"),
         "{}",
         seen["symbols"]
+    );
+
+    // The inspector, with the message being typed: its parts add up to its total, and the
+    // request the model then received (the pinned file and the message in it) is the one
+    // it described: hone's estimate of that request is the same number.
+    let parts = seen["inspected"].as_array().unwrap();
+    let total = seen["inspectedTotal"].as_u64().unwrap();
+    let sum: u64 = parts.iter().map(|part| part["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(sum, total, "{parts:?}");
+    let kinds: Vec<&str> = parts.iter().map(|part| part["kind"].as_str().unwrap()).collect();
+    for kind in ["system", "tools", "tracked", "history", "tool_results"] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    assert!(parts.iter().any(|part| part["label"] == "greet.txt"), "{parts:?}");
+    let received = model.requests().last().unwrap().json().to_string();
+    assert!(
+        received.contains("tracked_file path=\\\"greet.txt\\\"") && received.contains("thanks"),
+        "{received}"
+    );
+    let after = seen["usageAfter"].as_str().unwrap();
+    let last = format!("Last request: {total} tokens");
+    assert!(
+        after == last || after.starts_with(&format!("{last} of ")),
+        "inspected {total}, then: {after}"
     );
 
     // Esc cancelled the stalled turn after its first words.

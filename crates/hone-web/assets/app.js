@@ -350,8 +350,10 @@ function onEvent(event) {
       choose("The file changed", event.message, event.choices, (choice) => call("conflict.answer", { choice }));
       break;
     case "approval.mode": $("st-approval").value = event.mode; break;
+    case "context.inspected": showInspection(event); break;
     case "files.tracked":
       showTracked(event.files);
+      refreshInspection();
       if (event.unmatched && event.unmatched.length) notice("nothing matched: " + event.unmatched.join(", "), "error");
       if (event.skipped && event.skipped.length) notice("not pinned: " + event.skipped.join("; "), "error");
       break;
@@ -359,7 +361,10 @@ function onEvent(event) {
     case "checks.completed":
       notice("checks " + (event.passed ? "passed" : "failed") + ": " + event.checks.map((c) => c.name + " " + c.status).join(", "), event.passed ? "ok" : "error");
       break;
-    case "context.compacted": notice("context compacted: " + event.before_tokens + " → " + event.after_tokens + " tokens"); break;
+    case "context.compacted":
+      notice("context compacted: " + event.before_tokens + " → " + event.after_tokens + " tokens");
+      refreshInspection();
+      break;
     case "model.retrying": notice("retrying in " + Math.round(event.delay_ms / 1000) + " s: " + event.reason); break;
     case "session.started": status(event); break;
   }
@@ -370,6 +375,7 @@ function endTurn() {
   state.thinking = null;
   setBusy(false);
   if (!$("sessions").hidden) listSessions();
+  refreshInspection();
 }
 
 async function send() {
@@ -478,6 +484,7 @@ function init() {
     attempt("files.track", { patterns: [pattern], summary: $("cx-outline").checked });
   });
   $("cx-symbols").addEventListener("submit", findSymbols);
+  $("cx-inspect").addEventListener("click", inspectContext);
   $("st-approval").addEventListener("change", (e) => attempt("session.set_approval", { mode: e.target.value }));
   $("ap-approve").addEventListener("click", () => answerApproval({ answer: "approve" }));
   $("ap-always").addEventListener("click", () => answerApproval({ answer: "always_for_session" }));
@@ -502,7 +509,7 @@ function init() {
       e.preventDefault();
       attempt("turn.cancel", {});
     } else if (e.altKey && !e.ctrlKey && !e.metaKey) {
-      const action = { s: toggleSessions, c: toggleContext, n: newSession, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
+      const action = { s: toggleSessions, c: toggleContext, n: newSession, i: inspectContext, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
       if (action) { e.preventDefault(); action(); }
     }
   });

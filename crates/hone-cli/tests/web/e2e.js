@@ -133,7 +133,8 @@ function texts(page, selector) {
     seen.greetingAfterUndo = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
 
     mark("4b");
-    // 4b. The context panel: pin a file (its tokens shown), unpin it, find a symbol.
+    // 4b. The context panel: pin a file (its tokens shown), find a symbol; the inspector
+    // with the message being typed, then that message sent; unpin from the inspector.
     await page.click("#btn-context");
     await page.fill("#cx-pattern", "greet.txt");
     await page.click("#cx-pin button");
@@ -144,8 +145,21 @@ function texts(page, selector) {
     await page.click("#cx-symbols button");
     await page.waitForSelector("#cx-found li", WAIT);
     seen.symbols = await texts(page, "#cx-found li");
+    await page.fill("#input", "thanks");
+    await page.check("#cx-draft");
+    await page.click("#cx-inspect");
+    await page.waitForSelector('#cx-parts li[data-kind="tracked"]', WAIT);
+    seen.inspected = await page.$$eval("#cx-parts li.part", (els) => els.map((li) => ({
+      kind: li.dataset.kind, tokens: Number(li.dataset.tokens), label: li.querySelector(".row > span").textContent,
+    })));
+    seen.inspectedTotal = Number(await page.getAttribute("#cx-total", "data-tokens"));
     await page.screenshot({ path: path.join(shots, "context.png") });
-    await page.click('#cx-files li[data-path="greet.txt"] button');
+    await page.press("#input", "Enter");
+    await turnEnds(page, 6);
+    seen.usageAfter = await page.textContent("#cx-usage");
+    await page.uncheck("#cx-draft");
+    await page.waitForSelector('#cx-parts li[data-kind="tracked"] button', WAIT);
+    await page.click('#cx-parts li[data-kind="tracked"] button');
     await page.waitForSelector("#cx-files li.muted", WAIT);
     await page.click("#btn-context");
 
