@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::inspect::ContextPart;
+use crate::inspect::{ContextPart, OutlineItem};
 use crate::status::{HistoryEntry, McpServerStatus, SessionSettings, SymbolMatch};
 use crate::types::{
     ApprovedBy, CheckResult, CompactionMethod, ConflictChoice, ErrorChoice, ErrorInfo,
@@ -321,6 +321,33 @@ pub enum Event {
         /// Pinned files whose snapshot goes with the next message (not counted yet).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pending: Vec<String>,
+    },
+    /// The project's files, answering `project.files`.
+    #[serde(rename = "project.files")]
+    ProjectFiles {
+        /// Root-relative paths, `/`-separated, sorted.
+        files: Vec<String>,
+        /// Whether there were more than the limit.
+        #[serde(default)]
+        truncated: bool,
+    },
+    /// A project file, answering `file.read`.
+    #[serde(rename = "file.content")]
+    FileContent {
+        /// Root-relative path.
+        path: String,
+        /// Its text.
+        content: String,
+        /// Its definitions in order (empty when the language is not known).
+        outline: Vec<OutlineItem>,
+    },
+    /// The repository map, answering `project.map`.
+    #[serde(rename = "project.map")]
+    RepoMap {
+        /// The map as the system prompt holds it; absent when the session has none (no
+        /// code index when it started).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        map: Option<String>,
     },
     /// How full the context window is, after each model response.
     #[serde(rename = "context.usage")]

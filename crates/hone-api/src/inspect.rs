@@ -1,5 +1,5 @@
-//! The context inspector's vocabulary: what the model receives with the next request, part
-//! by part, with the tokens of each.
+//! The context inspector's vocabulary (what the model receives with the next request, part
+//! by part, with the tokens of each) and the project view's (a file's outline).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -45,4 +45,17 @@ pub struct ContextPart {
     /// For a pinned file: its root-relative path (to unpin it with `files.untrack`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+}
+
+/// One definition in a file's outline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OutlineItem {
+    /// Its name (`add`, `Cart`, `Display for Cart`).
+    pub name: String,
+    /// `function`, `class`, `type` or `field`.
+    pub kind: String,
+    /// The 1-based line its declaration starts on.
+    pub line: u32,
+    /// 0 for a top-level definition, 1 for a member, …
+    pub depth: u32,
 }

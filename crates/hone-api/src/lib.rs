@@ -37,7 +37,7 @@ mod status;
 mod types;
 
 pub use event::{Event, EventFrame};
-pub use inspect::{ContextPart, ContextPartKind};
+pub use inspect::{ContextPart, ContextPartKind, OutlineItem};
 pub use request::{Request, RequestFrame};
 pub use status::{HistoryEntry, McpServerState, McpServerStatus, SessionSettings, SymbolMatch};
 pub use types::{

@@ -37,6 +37,7 @@ mod localize;
 mod natural;
 mod persist;
 mod profile;
+mod project;
 mod prompt;
 mod recovery;
 mod repeats;

@@ -303,6 +303,9 @@ async fn route_requests(
             | Request::ListUndo
             | Request::Compact
             | Request::InspectContext { .. }
+            | Request::ProjectFiles { .. }
+            | Request::ReadFile { .. }
+            | Request::RepoMap
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
             | Request::NewSession { .. }
@@ -345,6 +348,9 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
                 agent.save_context();
             }
             Request::InspectContext { message } => agent.inspect_context(message),
+            Request::ProjectFiles { limit } => agent.list_project_files(limit),
+            Request::ReadFile { path } => agent.show_file(&path),
+            Request::RepoMap => agent.show_repo_map(),
             Request::TrackFiles { patterns, summary } => {
                 agent.track_files(&patterns, summary);
                 agent.save_context();

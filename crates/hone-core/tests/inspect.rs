@@ -1,5 +1,6 @@
-//! The context inspector in a running session against a mock model: the parts add up to
-//! the request the model then receives, and an inspection changes nothing.
+//! What a face shows of a running session besides the conversation, against a mock model:
+//! the context inspector (its parts add up to the request the model then receives, and an
+//! inspection changes nothing) and the project (files, one file read-only, the repo map).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -170,5 +171,106 @@ async fn the_parts_add_up_to_the_request_the_model_receives_next() {
     assert!(
         sent.contains("tracked_file path=\\\"notes.txt\\\""),
         "{sent}"
+    );
+}
+
+async fn answer(
+    handle: &SessionHandle,
+    events: &mut UnboundedReceiver<EventFrame>,
+    request: Request,
+) -> Event {
+    handle.send(request);
+    until(events, |event| {
+        matches!(
+            event,
+            Event::FileContent { .. }
+                | Event::ProjectFiles { .. }
+                | Event::RepoMap { .. }
+                | Event::Error { .. }
+        )
+    })
+    .await
+    .pop()
+    .unwrap()
+}
+
+#[tokio::test]
+async fn project_files_are_listed_and_shown_through_the_path_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "pub fn run() {}\n").unwrap();
+    std::fs::write(root.join(".env"), "API_KEY=abc\n").unwrap();
+    std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    std::fs::write(root.join("build/out.txt"), "x\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "outside\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("link.txt")).unwrap();
+    let server = MockServer::start().await;
+    let (handle, mut events) = session(&root, &server).await;
+
+    let listed = answer(&handle, &mut events, Request::ProjectFiles { limit: None }).await;
+    let Event::ProjectFiles { files, truncated } = listed else {
+        panic!("{listed:?}")
+    };
+    assert!(files.contains(&"src/lib.rs".to_string()), "{files:?}");
+    assert!(
+        !files.iter().any(|file| file.starts_with("build/")),
+        "{files:?}"
+    );
+    assert!(!truncated);
+    let one = answer(
+        &handle,
+        &mut events,
+        Request::ProjectFiles { limit: Some(1) },
+    )
+    .await;
+    assert!(
+        matches!(one, Event::ProjectFiles { ref files, truncated: true } if files.len() == 1),
+        "{one:?}"
+    );
+
+    let shown = answer(
+        &handle,
+        &mut events,
+        Request::ReadFile {
+            path: "src/lib.rs".into(),
+        },
+    )
+    .await;
+    assert_eq!(
+        shown,
+        Event::FileContent {
+            path: "src/lib.rs".into(),
+            content: "pub fn run() {}\n".into(),
+            outline: Vec::new(),
+        }
+    );
+    for (path, why) in [
+        (".env", "may hold secrets"),
+        ("../etc/passwd", "cannot show"),
+        ("link.txt", "cannot show"),
+        ("missing.rs", "cannot show"),
+    ] {
+        let refused = answer(
+            &handle,
+            &mut events,
+            Request::ReadFile { path: path.into() },
+        )
+        .await;
+        match refused {
+            Event::Error { error } => {
+                assert!(error.message.contains(why), "{path}: {}", error.message)
+            }
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+    let map = answer(&handle, &mut events, Request::RepoMap).await;
+    assert_eq!(
+        map,
+        Event::RepoMap {
+            map: Some(MAP.to_string())
+        }
     );
 }

@@ -137,6 +137,9 @@ impl Connection {
             | Request::ListUndo
             | Request::Compact
             | Request::InspectContext { .. }
+            | Request::ProjectFiles { .. }
+            | Request::ReadFile { .. }
+            | Request::RepoMap
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
             | Request::SetApproval { .. } => Ok(Answer::Forward(self.target(session)?, request)),

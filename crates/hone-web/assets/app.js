@@ -351,6 +351,9 @@ function onEvent(event) {
       break;
     case "approval.mode": $("st-approval").value = event.mode; break;
     case "context.inspected": showInspection(event); break;
+    case "project.files": showFiles(event); break;
+    case "file.content": showFile(event); break;
+    case "project.map": showMap(event); break;
     case "files.tracked":
       showTracked(event.files);
       refreshInspection();
@@ -485,6 +488,9 @@ function init() {
   });
   $("cx-symbols").addEventListener("submit", findSymbols);
   $("cx-inspect").addEventListener("click", inspectContext);
+  $("btn-project").addEventListener("click", toggleProject);
+  $("pj-refresh").addEventListener("click", listFiles);
+  $("vw-close").addEventListener("click", () => $("viewer").close());
   $("st-approval").addEventListener("change", (e) => attempt("session.set_approval", { mode: e.target.value }));
   $("ap-approve").addEventListener("click", () => answerApproval({ answer: "approve" }));
   $("ap-always").addEventListener("click", () => answerApproval({ answer: "always_for_session" }));
@@ -509,7 +515,7 @@ function init() {
       e.preventDefault();
       attempt("turn.cancel", {});
     } else if (e.altKey && !e.ctrlKey && !e.metaKey) {
-      const action = { s: toggleSessions, c: toggleContext, n: newSession, i: inspectContext, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
+      const action = { s: toggleSessions, c: toggleContext, n: newSession, i: inspectContext, p: toggleProject, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
       if (action) { e.preventDefault(); action(); }
     }
   });

@@ -163,6 +163,31 @@ function texts(page, selector) {
     await page.waitForSelector("#cx-files li.muted", WAIT);
     await page.click("#btn-context");
 
+    mark("4c");
+    // 4c. The project: the tree, a file opened read-only with its outline, a secret file
+    // refused, the repository map.
+    await page.click("#btn-project");
+    await page.waitForSelector('#pj-tree li[data-path="util.py"]', WAIT);
+    seen.tree = await page.$$eval("#pj-tree li[data-path]", (els) => els.map((li) => li.dataset.path));
+    await page.click('#pj-tree li[data-path="util.py"] button');
+    await page.waitForSelector("#viewer[open] #vw-text .l", WAIT);
+    seen.viewerPath = await page.textContent("#vw-path");
+    seen.viewerLines = await texts(page, "#vw-text .l");
+    seen.outline = await texts(page, "#vw-outline button");
+    if (seen.outline.length) {
+      await page.click("#vw-outline button");
+      seen.outlineLine = await page.$eval("#vw-text .l.at .n", (el) => el.textContent);
+    }
+    await page.screenshot({ path: path.join(shots, "project.png") });
+    await page.click("#vw-close");
+    await page.click('#pj-tree li[data-path=".env"] button');
+    await page.waitForFunction(() => [...document.querySelectorAll(".line.error")].some((l) => l.textContent.includes("may hold secrets")), null, WAIT);
+    seen.secretOpen = await page.evaluate(() => !!document.querySelector("#viewer[open]"));
+    await page.click("#pj-map-box summary");
+    await page.waitForFunction(() => document.getElementById("pj-map").textContent !== "Not loaded.", null, WAIT);
+    seen.map = await page.textContent("#pj-map");
+    await page.click("#btn-project");
+
     mark("5");
     // 5. A new session, then the first one resumed from the list, then a reload.
     const first = sessionUrl.split("#session=")[1];

@@ -268,6 +268,9 @@ impl App {
             | Event::McpPrompt { .. }
             | Event::Settings { .. }
             | Event::ContextInspected { .. }
+            | Event::ProjectFiles { .. }
+            | Event::FileContent { .. }
+            | Event::RepoMap { .. }
             | Event::Result { .. } => {}
             Event::AttemptCompleted { .. } => {
                 if let Some(line) = hone_runtime::report::events::notice(&event) {
