@@ -105,6 +105,16 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     // The answer after the context inspector: no usage reported, so the page's "last
     // request" is hone's estimate of the request the model received.
     model.enqueue(Reply::new().text("You are welcome.").openai_chat());
+    // A file proposed, then approved in an edited version.
+    model.enqueue(
+        Reply::new()
+            .tool_call(
+                "write_file",
+                json!({"path": "poem.txt", "content": "roses are red\n"}),
+            )
+            .openai_chat(),
+    );
+    model.enqueue(Reply::new().text("Written.").openai_chat());
 
     let mut server = common::command(&root)
         .env("HONE_DATA_DIR", root.join(".home/data"))
@@ -200,6 +210,13 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     assert_eq!(seen["diffAdded"], json!(["+hello, world"]));
     assert_eq!(seen["greetingAfterApprove"], "hello, world\n");
     assert_eq!(seen["secondDialogClosed"], true);
+    // Side by side: the old line on the left, the new on the right, in one row.
+    let side = seen["sideBySide"].to_string();
+    assert!(side.contains("\"-hello\",\"+hello, world\""), "{side}");
+
+    // The proposed file approved in the version the user edited.
+    assert_eq!(seen["editProposed"], "roses are red\n");
+    assert_eq!(seen["poem"], "violets are blue\n");
 
     // The denied write: no file, and the model was told why.
     assert_eq!(seen["notesExist"], false);
@@ -265,9 +282,14 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         parts.iter().any(|part| part["label"] == "greet.txt"),
         "{parts:?}"
     );
-    let received = model.requests().last().unwrap().json().to_string();
+    let received = model
+        .requests()
+        .iter()
+        .map(|request| request.json().to_string())
+        .find(|body| body.contains("thanks\"}],"))
+        .unwrap();
     assert!(
-        received.contains("tracked_file path=\\\"greet.txt\\\"") && received.contains("thanks"),
+        received.contains("tracked_file path=\\\"greet.txt\\\""),
         "{received}"
     );
     let after = seen["usageAfter"].as_str().unwrap();
@@ -343,6 +365,7 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     );
     for shot in [
         "approval.png",
+        "approval-side.png",
         "conversation.png",
         "context.png",
         "project.png",

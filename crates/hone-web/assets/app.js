@@ -410,10 +410,40 @@ function nextApproval() {
   const command = $("ap-command");
   command.hidden = !event.command;
   command.textContent = event.command || "";
-  $("ap-diff").replaceChildren(...(event.diff ? [renderDiff(event.diff)] : []));
+  showApprovalDiff(event);
+  $("ap-view").hidden = !event.diff;
+  const editable = event.content != null || event.command != null;
+  $("ap-edit-start").hidden = !editable;
+  $("ap-edit").hidden = true;
+  $("ap-edit").value = event.content != null ? event.content : (event.command || "");
+  $("ap-approve").textContent = "Approve";
   $("ap-deny-reason").value = "";
   if (!dialog.open) dialog.showModal();
   $("ap-approve").focus();
+}
+
+// The diff unified or side by side (the choice is remembered).
+function showApprovalDiff(event) {
+  const side = localStorage.getItem("hone-diff") === "side";
+  for (const radio of document.querySelectorAll('input[name="ap-view"]')) radio.checked = radio.value === (side ? "side" : "unified");
+  $("ap-diff").replaceChildren(...(event.diff ? [side ? renderSideBySide(event.diff) : renderDiff(event.diff)] : []));
+}
+
+// "Edit…": the new content (or the command) in a text box; Approve then sends that version.
+function startEdit() {
+  const box = $("ap-edit");
+  box.hidden = false;
+  $("ap-diff").replaceChildren();
+  $("ap-view").hidden = true;
+  $("ap-edit-start").hidden = true;
+  $("ap-approve").textContent = "Approve edited";
+  box.focus();
+}
+
+function approve() {
+  const box = $("ap-edit");
+  if (!box.hidden) answerApproval({ answer: "edit", replacement: box.value });
+  else answerApproval({ answer: "approve" });
 }
 
 async function answerApproval(decision) {
@@ -492,7 +522,19 @@ function init() {
   $("pj-refresh").addEventListener("click", listFiles);
   $("vw-close").addEventListener("click", () => $("viewer").close());
   $("st-approval").addEventListener("change", (e) => attempt("session.set_approval", { mode: e.target.value }));
-  $("ap-approve").addEventListener("click", () => answerApproval({ answer: "approve" }));
+  $("ap-approve").addEventListener("click", approve);
+  $("ap-edit-start").addEventListener("click", startEdit);
+  for (const radio of document.querySelectorAll('input[name="ap-view"]')) {
+    radio.addEventListener("change", () => {
+      localStorage.setItem("hone-diff", radio.value);
+      if (state.approvals[0]) showApprovalDiff(state.approvals[0]);
+    });
+  }
+  $("approval").addEventListener("keydown", (e) => {
+    if (!e.altKey || e.ctrlKey || e.metaKey) return;
+    const action = { a: approve, d: () => $("ap-deny").click(), e: () => { if (!$("ap-edit-start").hidden) startEdit(); } }[e.key.toLowerCase()];
+    if (action) { e.preventDefault(); action(); }
+  });
   $("ap-always").addEventListener("click", () => answerApproval({ answer: "always_for_session" }));
   $("ap-deny").addEventListener("click", () => {
     const message = $("ap-deny-reason").value.trim();

@@ -82,6 +82,11 @@ function texts(page, selector) {
     seen.diffAdded = await texts(page, "#ap-diff .add");
     seen.diffRemoved = await texts(page, "#ap-diff .del");
     await page.screenshot({ path: path.join(shots, "approval.png") });
+    await page.check('input[name="ap-view"][value="side"]');
+    await page.waitForSelector("#ap-diff .diff.side", WAIT);
+    seen.sideBySide = await texts(page, "#ap-diff .diff.side > span");
+    await page.screenshot({ path: path.join(shots, "approval-side.png") });
+    await page.check('input[name="ap-view"][value="unified"]');
     await page.click("#ap-approve");
     await turnEnds(page, 2);
     seen.greetingAfterApprove = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
@@ -162,6 +167,18 @@ function texts(page, selector) {
     await page.click('#cx-parts li[data-kind="tracked"] button');
     await page.waitForSelector("#cx-files li.muted", WAIT);
     await page.click("#btn-context");
+
+    mark("4d");
+    // 4d. A proposed file approved in an edited version (Alt+E opens the editor).
+    await send(page, "write a poem");
+    await page.waitForSelector("#approval[open]", WAIT);
+    await page.keyboard.press("Alt+E");
+    await page.waitForSelector("#ap-edit:not([hidden])", WAIT);
+    seen.editProposed = await page.inputValue("#ap-edit");
+    await page.fill("#ap-edit", "violets are blue\n");
+    await page.click("#ap-approve");
+    await turnEnds(page, 7);
+    seen.poem = fs.readFileSync(path.join(root, "poem.txt"), "utf8");
 
     mark("4c");
     // 4c. The project: the tree, a file opened read-only with its outline, a secret file
