@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::inspect::{ContextPart, OutlineItem};
 use crate::status::{HistoryEntry, McpServerStatus, SessionSettings, SymbolMatch};
 use crate::types::{
     ApprovedBy, CheckResult, CompactionMethod, ConflictChoice, ErrorChoice, ErrorInfo,
@@ -303,6 +304,50 @@ pub enum Event {
         /// Who wrote the summary: the model, or hone's rules (also when only stale tool
         /// results were dropped).
         method: CompactionMethod,
+    },
+    /// What the model would receive with the next request, answering `context.inspect`.
+    #[serde(rename = "context.inspected")]
+    ContextInspected {
+        /// The parts in the order the request holds them; their tokens add up to `tokens`.
+        parts: Vec<ContextPart>,
+        /// hone's estimate of the whole request (calibrated by the provider's reports).
+        tokens: u64,
+        /// The model's context window, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<u32>,
+        /// Older messages left out to fit the window (compaction makes room before that).
+        #[serde(default)]
+        trimmed: u64,
+        /// Pinned files whose snapshot goes with the next message (not counted yet).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pending: Vec<String>,
+    },
+    /// The project's files, answering `project.files`.
+    #[serde(rename = "project.files")]
+    ProjectFiles {
+        /// Root-relative paths, `/`-separated, sorted.
+        files: Vec<String>,
+        /// Whether there were more than the limit.
+        #[serde(default)]
+        truncated: bool,
+    },
+    /// A project file, answering `file.read`.
+    #[serde(rename = "file.content")]
+    FileContent {
+        /// Root-relative path.
+        path: String,
+        /// Its text.
+        content: String,
+        /// Its definitions in order (empty when the language is not known).
+        outline: Vec<OutlineItem>,
+    },
+    /// The repository map, answering `project.map`.
+    #[serde(rename = "project.map")]
+    RepoMap {
+        /// The map as the system prompt holds it; absent when the session has none (no
+        /// code index when it started).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        map: Option<String>,
     },
     /// How full the context window is, after each model response.
     #[serde(rename = "context.usage")]

@@ -29,6 +29,7 @@
 pub mod display;
 mod event;
 mod image;
+mod inspect;
 pub mod reference;
 mod request;
 pub mod rpc;
@@ -38,6 +39,7 @@ mod types;
 
 pub use event::{Event, EventFrame};
 pub use image::ImageAttachment;
+pub use inspect::{ContextPart, ContextPartKind, OutlineItem};
 pub use request::{Request, RequestFrame};
 pub use status::{HistoryEntry, McpServerState, McpServerStatus, SessionSettings, SymbolMatch};
 pub use types::{

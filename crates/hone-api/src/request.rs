@@ -92,6 +92,35 @@ pub enum Request {
     /// nothing to compact).
     #[serde(rename = "context.compact")]
     Compact,
+    /// What the model would receive with the next request, part by part (instructions,
+    /// tools, pinned files, the repo map, localised code, history, tool results) with the
+    /// tokens of each, built as a turn builds it. Answered by `context.inspected`.
+    #[serde(rename = "context.inspect")]
+    InspectContext {
+        /// A message about to be sent: the request as it would be with it (its localised
+        /// code is found only when the turn starts). Absent: the conversation as it stands.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// The project's files as hone's file tools see them (ignored files and `.git/` left
+    /// out), sorted. Answered by `project.files`.
+    #[serde(rename = "project.files")]
+    ProjectFiles {
+        /// At most this many (5000 when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// A project file's text with its outline, read-only, through the same path checks as
+    /// the model's tools (inside the project, symlinks not followed; files that may hold
+    /// secrets refused). Answered by `file.content`, or an `error`.
+    #[serde(rename = "file.read")]
+    ReadFile {
+        /// Path relative to the project root.
+        path: String,
+    },
+    /// The repository map the session's system prompt holds. Answered by `project.map`.
+    #[serde(rename = "project.map")]
+    RepoMap,
     /// Pin files into the context by path, directory or glob (`src/**/*.rs`): in full, or
     /// as outlines with `summary`. Their snapshots go with the next message and are
     /// refreshed after tool rounds that change them. Answered by `files.tracked`.
@@ -263,7 +292,7 @@ pub enum Request {
 
 impl Request {
     /// Every request's wire name, in the order of the variants.
-    pub const METHODS: [&'static str; 31] = [
+    pub const METHODS: [&'static str; 35] = [
         "user.message",
         "approval.answer",
         "turn.cancel",
@@ -273,6 +302,10 @@ impl Request {
         "undo.apply",
         "undo.list",
         "context.compact",
+        "context.inspect",
+        "project.files",
+        "file.read",
+        "project.map",
         "files.track",
         "files.untrack",
         "session.new",
@@ -317,6 +350,10 @@ impl Request {
             Request::Undo { .. } => "undo.apply",
             Request::ListUndo => "undo.list",
             Request::Compact => "context.compact",
+            Request::InspectContext { .. } => "context.inspect",
+            Request::ProjectFiles { .. } => "project.files",
+            Request::ReadFile { .. } => "file.read",
+            Request::RepoMap => "project.map",
             Request::TrackFiles { .. } => "files.track",
             Request::UntrackFiles { .. } => "files.untrack",
             Request::NewSession { .. } => "session.new",

@@ -1,7 +1,9 @@
 //! `hone web` in a real browser: Debian's Chromium driven by `playwright-core` against a
 //! scripted model. A prompt and its streamed answer (in a second tab too), an edit approved
-//! in the diff dialog, a write denied with a reason, undo, a new session, the first resumed
-//! from the list, a reload, and requests without the token or from another origin refused.
+//! in the diff dialog, a write denied with a reason, undo, the context inspector against the
+//! request the model then received, the project tree with a file and its outline, a new
+//! session, the first resumed from the list, a reload, and requests without the token or
+//! from another origin refused.
 //! `playwright-core` comes from `HONE_MCP_NODE_MODULES` (`.ci/run` installs it beside the
 //! MCP peers, and `chromium` with apt); without them the test prints a note and passes,
 //! unless `HONE_REQUIRE_MCP_PEERS=1`. Screenshots go to `HONE_WEB_SCREENSHOTS` when set.
@@ -51,6 +53,7 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     std::fs::create_dir_all(root.join(".home")).unwrap();
     std::fs::write(root.join("greet.txt"), "hello\n").unwrap();
     std::fs::write(root.join("util.py"), "def greet_all():\n    return 1\n").unwrap();
+    std::fs::write(root.join(".env"), "API_TOKEN=do-not-show-me\n").unwrap();
     common::commit_all(&root);
     let shots = match std::env::var_os("HONE_WEB_SCREENSHOTS") {
         Some(shots) => PathBuf::from(shots),
@@ -99,6 +102,19 @@ async fn the_web_ui_in_chromium_drives_a_session() {
             .openai_chat()
             .stall_after(5),
     );
+    // The answer after the context inspector: no usage reported, so the page's "last
+    // request" is hone's estimate of the request the model received.
+    model.enqueue(Reply::new().text("You are welcome.").openai_chat());
+    // A file proposed, then approved in an edited version.
+    model.enqueue(
+        Reply::new()
+            .tool_call(
+                "write_file",
+                json!({"path": "poem.txt", "content": "roses are red\n"}),
+            )
+            .openai_chat(),
+    );
+    model.enqueue(Reply::new().text("Written.").openai_chat());
 
     let mut server = common::command(&root)
         .env("HONE_DATA_DIR", root.join(".home/data"))
@@ -194,6 +210,13 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     assert_eq!(seen["diffAdded"], json!(["+hello, world"]));
     assert_eq!(seen["greetingAfterApprove"], "hello, world\n");
     assert_eq!(seen["secondDialogClosed"], true);
+    // Side by side: the old line on the left, the new on the right, in one row.
+    let side = seen["sideBySide"].to_string();
+    assert!(side.contains("\"-hello\",\"+hello, world\""), "{side}");
+
+    // The proposed file approved in the version the user edited.
+    assert_eq!(seen["editProposed"], "roses are red\n");
+    assert_eq!(seen["poem"], "violets are blue\n");
 
     // The denied write: no file, and the model was told why.
     assert_eq!(seen["notesExist"], false);
@@ -238,6 +261,64 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         seen["symbols"]
     );
 
+    // The inspector, with the message being typed: its parts add up to its total, and the
+    // request the model then received (the pinned file and the message in it) is the one
+    // it described: hone's estimate of that request is the same number.
+    let parts = seen["inspected"].as_array().unwrap();
+    let total = seen["inspectedTotal"].as_u64().unwrap();
+    let sum: u64 = parts
+        .iter()
+        .map(|part| part["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, total, "{parts:?}");
+    let kinds: Vec<&str> = parts
+        .iter()
+        .map(|part| part["kind"].as_str().unwrap())
+        .collect();
+    for kind in ["system", "tools", "tracked", "history", "tool_results"] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    assert!(
+        parts.iter().any(|part| part["label"] == "greet.txt"),
+        "{parts:?}"
+    );
+    let received = model
+        .requests()
+        .iter()
+        .map(|request| request.json().to_string())
+        .find(|body| body.contains("thanks\"}],"))
+        .unwrap();
+    assert!(
+        received.contains("tracked_file path=\\\"greet.txt\\\""),
+        "{received}"
+    );
+    let after = seen["usageAfter"].as_str().unwrap();
+    let last = format!("Last request: {total} tokens");
+    assert!(
+        after == last || after.starts_with(&format!("{last} of ")),
+        "inspected {total}, then: {after}"
+    );
+
+    // The project: the tree, util.py read-only with its outline, .env refused, the map.
+    let tree = seen["tree"].to_string();
+    assert!(
+        tree.contains("\"util.py\"") && tree.contains("\"greet.txt\""),
+        "{tree}"
+    );
+    assert_eq!(seen["viewerPath"], "util.py");
+    assert_eq!(
+        seen["viewerLines"],
+        json!(["1def greet_all():", "2    return 1"])
+    );
+    assert_eq!(seen["outline"], json!(["greet_all"]));
+    assert_eq!(seen["outlineLine"], "1");
+    assert_eq!(seen["secretOpen"], false);
+    assert!(
+        seen["map"].as_str().unwrap().contains("util.py"),
+        "{}",
+        seen["map"]
+    );
+
     // Esc cancelled the stalled turn after its first words.
     assert!(
         seen["partial"].as_str().unwrap().starts_with("Thinking"),
@@ -278,10 +359,16 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     let frames = seen["frames"].to_string();
     assert!(frames.contains("session.started"), "no frames recorded");
     assert!(!frames.contains(KEY), "the API key reached the page");
+    assert!(
+        !frames.contains("do-not-show-me"),
+        "a secret file reached the page"
+    );
     for shot in [
         "approval.png",
+        "approval-side.png",
         "conversation.png",
         "context.png",
+        "project.png",
         "sessions-dark.png",
     ] {
         assert!(shots.join(shot).is_file(), "{shot}");

@@ -12,7 +12,7 @@ use crate::tokens::TokenCounter;
 use crate::tracked::{self, snapshot_path, superseded_stub, untracked_stub};
 
 /// Tokens of the request framing (see [`TokenCounter::request_raw`]).
-const REQUEST_OVERHEAD: usize = 3;
+pub(crate) const REQUEST_OVERHEAD: usize = 3;
 /// Tokens allowed for the blank lines between system-prompt sections.
 const SECTION_SEPARATOR_TOKENS: usize = 2;
 /// Blocks are never shortened below this many bytes.
@@ -40,6 +40,22 @@ pub struct Built {
     pub trimmed: usize,
     /// Blocks shortened to fit the window.
     pub shortened: usize,
+    /// The sections of the system prompt as sent, with their raw tokens (separators
+    /// included): what the context inspector breaks the prompt into.
+    pub(crate) sections: Vec<(Section, usize)>,
+}
+
+/// A section of the system prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    /// The base prompt (with the repo map when there is one).
+    Base,
+    /// The project's instruction files.
+    Instructions,
+    /// The task memory.
+    Task,
+    /// The summary of compacted turns.
+    Summary,
 }
 
 /// The parts of the system prompt, in order.
@@ -51,29 +67,50 @@ pub(crate) struct SystemParts<'a> {
 }
 
 impl SystemParts<'_> {
-    fn sections(&self, with_summary: bool) -> Vec<&str> {
-        let mut sections = vec![self.base.trim_end()];
-        for part in [self.instructions, self.task.as_str()] {
+    fn sections(&self, with_summary: bool) -> Vec<(Section, &str)> {
+        let mut sections = vec![(Section::Base, self.base.trim_end())];
+        for (section, part) in [
+            (Section::Instructions, self.instructions),
+            (Section::Task, self.task.as_str()),
+        ] {
             if !part.trim().is_empty() {
-                sections.push(part.trim_end());
+                sections.push((section, part.trim_end()));
             }
         }
         if with_summary && let Some(summary) = &self.summary {
-            sections.push(summary.trim_end());
+            sections.push((Section::Summary, summary.trim_end()));
         }
         sections
     }
 
+    /// Raw tokens of each section of the rendered prompt (cached), separators included.
+    fn counted(&self, counter: &mut TokenCounter, with_summary: bool) -> Vec<(Section, usize)> {
+        self.sections(with_summary)
+            .into_iter()
+            .map(|(section, text)| {
+                (
+                    section,
+                    counter.text_cached(text) + SECTION_SEPARATOR_TOKENS,
+                )
+            })
+            .collect()
+    }
+
     /// Raw tokens of the rendered prompt, counted per section (cached) plus separators.
     pub(crate) fn raw(&self, counter: &mut TokenCounter, with_summary: bool) -> usize {
-        self.sections(with_summary)
+        self.counted(counter, with_summary)
             .iter()
-            .map(|section| counter.text_cached(section) + SECTION_SEPARATOR_TOKENS)
+            .map(|(_, tokens)| tokens)
             .sum()
     }
 
-    pub(crate) fn render(&self, with_summary: bool) -> String {
-        let mut system = self.sections(with_summary).join("\n\n");
+    fn render(&self, with_summary: bool) -> String {
+        let texts: Vec<&str> = self
+            .sections(with_summary)
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        let mut system = texts.join("\n\n");
         system.push('\n');
         system
     }
@@ -206,7 +243,7 @@ pub(crate) fn fit(
     budget: Option<(usize, u32)>,
 ) -> Result<Built, ContextError> {
     let Some((budget, window)) = budget else {
-        return Ok(finish(counter, parts.render(true), messages, (0, 0), 0, 0));
+        return Ok(finish(counter, parts, true, messages, (0, 0), (0, 0)));
     };
     let tools_raw = counter.tools_raw(tools);
     let mut with_summary = true;
@@ -221,11 +258,11 @@ pub(crate) fn fit(
     if fits(counter, fixed + kept) {
         return Ok(finish(
             counter,
-            parts.render(true),
+            parts,
+            true,
             messages,
             (untrimmed, untrimmed),
-            0,
-            0,
+            (0, 0),
         ));
     }
     let note_raw = counter.message_raw(&Message::user(TRIM_NOTE));
@@ -299,24 +336,25 @@ pub(crate) fn fit(
             .sum::<usize>();
     Ok(finish(
         counter,
-        parts.render(with_summary),
+        parts,
+        with_summary,
         messages,
         (raw, untrimmed),
-        trimmed,
-        shortened,
+        (trimmed, shortened),
     ))
 }
 
 fn finish(
-    counter: &TokenCounter,
-    system: String,
+    counter: &mut TokenCounter,
+    parts: &SystemParts<'_>,
+    with_summary: bool,
     messages: Vec<Message>,
     (raw, untrimmed): (usize, usize),
-    trimmed: usize,
-    shortened: usize,
+    (trimmed, shortened): (usize, usize),
 ) -> Built {
     Built {
-        system,
+        system: parts.render(with_summary),
+        sections: parts.counted(counter, with_summary),
         messages,
         tokens: counter.calibrated(raw),
         raw_tokens: raw,

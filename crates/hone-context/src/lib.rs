@@ -42,6 +42,7 @@ mod error;
 mod files;
 mod history;
 pub mod images;
+mod inspect;
 mod instructions;
 pub mod localize;
 mod manager;
@@ -60,6 +61,7 @@ pub use history::{
     HONE_NOTE_PREFIX, is_request, pairs_are_valid, repair_pairs, turn_starts, units,
 };
 pub use hone_config::ContextSettings;
+pub use inspect::Inspection;
 pub use instructions::{INSTRUCTION_FILES, InstructionFile, Instructions};
 pub use manager::{ContextManager, ContextUsage};
 pub use outline::{LineOutliner, Outliner};

@@ -8,7 +8,7 @@ use hone_protocol::{ContentBlock, IMAGE_TOKENS, Message, ToolSpec};
 use serde::{Deserialize, Serialize};
 
 /// Tokens added per message for role markers and separators.
-const MESSAGE_OVERHEAD: usize = 4;
+pub(crate) const MESSAGE_OVERHEAD: usize = 4;
 /// Tokens added per request (priming of the reply).
 const REQUEST_OVERHEAD: usize = 3;
 /// Texts longer than this are tokenized in part and extrapolated (tiktoken's regex gets slow
@@ -206,7 +206,7 @@ impl TokenCounter {
         tokens
     }
 
-    fn block_raw(&self, block: &ContentBlock) -> usize {
+    pub(crate) fn block_raw(&self, block: &ContentBlock) -> usize {
         match block {
             ContentBlock::Text { text } | ContentBlock::Thinking { text, .. } => {
                 self.text_raw(text)

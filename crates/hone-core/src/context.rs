@@ -204,6 +204,47 @@ impl Agent {
         self.compact(true, &cancel, &mut stats).await;
     }
 
+    /// Handles [`hone_api::Request::InspectContext`]: the request the agent loop would send
+    /// next, built as a turn builds it, part by part. With `message`, as it would be with
+    /// that message (and the pinned files that go with it); the context state is put back
+    /// afterwards.
+    pub(crate) fn inspect_context(&mut self, message: Option<String>) {
+        let tools = self.registry.specs();
+        let saved = message.as_ref().map(|_| self.context_manager.snapshot());
+        let mut history = std::borrow::Cow::Borrowed(self.history.as_slice());
+        if let Some(text) = message {
+            self.context_manager.on_request(&text);
+            let mut request = Message::user(text);
+            self.context_manager.refresh_changed(&mut request);
+            history.to_mut().push(request);
+        }
+        // A profile's own system prompt may leave the map out.
+        let repo_map = self
+            .repo_map
+            .as_deref()
+            .filter(|map| self.system_prompt.contains(map.trim_end()));
+        let inspected =
+            self.context_manager
+                .inspect(&self.system_prompt, repo_map, &history, &tools);
+        if let Some(saved) = saved
+            && let Err(error) = self.context_manager.restore(saved)
+        {
+            tracing::warn!(%error, "context state not put back after an inspection");
+        }
+        match inspected {
+            Ok((_, inspection)) => self.emit(Event::ContextInspected {
+                parts: inspection.parts,
+                tokens: inspection.tokens as u64,
+                window: self.context_manager.window(),
+                trimmed: inspection.trimmed as u64,
+                pending: inspection.pending,
+            }),
+            Err(error) => self.emit(Event::Error {
+                error: crate::api::error_info(HoneError::validation(error.to_string())),
+            }),
+        }
+    }
+
     /// Handles [`hone_api::Request::TrackFiles`].
     pub(crate) fn track_files(&mut self, patterns: &[String], summary: bool) {
         let mode = if summary {

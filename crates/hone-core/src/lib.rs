@@ -39,6 +39,7 @@ mod natural;
 mod notices;
 mod persist;
 mod profile;
+mod project;
 mod prompt;
 mod recovery;
 mod repeats;

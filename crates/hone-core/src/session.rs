@@ -79,6 +79,8 @@ pub(crate) struct Agent {
     pub(crate) interactive: bool,
     pub(crate) history: Vec<Message>,
     pub(crate) system_prompt: String,
+    /// The repository map the system prompt holds, when there is one.
+    pub(crate) repo_map: Option<String>,
     pub(crate) events: mpsc::UnboundedSender<EventFrame>,
     /// The request being handled (for a turn: its user message), whose id the events carry.
     pub(crate) request_id: Option<String>,
@@ -182,6 +184,7 @@ pub(crate) fn start(
             context.root(),
             config.roles.chat.system_prompt.as_ref(),
         ),
+        repo_map: config.repo_map,
         provider: config.provider,
         model,
         registry,
@@ -320,6 +323,10 @@ async fn route_requests(
             | Request::Undo { .. }
             | Request::ListUndo
             | Request::Compact
+            | Request::InspectContext { .. }
+            | Request::ProjectFiles { .. }
+            | Request::ReadFile { .. }
+            | Request::RepoMap
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
             | Request::NewSession { .. }
@@ -362,6 +369,10 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
                 agent.compact_now().await;
                 agent.save_context();
             }
+            Request::InspectContext { message } => agent.inspect_context(message),
+            Request::ProjectFiles { limit } => agent.list_project_files(limit),
+            Request::ReadFile { path } => agent.show_file(&path),
+            Request::RepoMap => agent.show_repo_map(),
             Request::TrackFiles { patterns, summary } => {
                 agent.track_files(&patterns, summary);
                 agent.save_context();

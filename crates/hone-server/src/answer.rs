@@ -136,6 +136,10 @@ impl Connection {
             | Request::Undo { .. }
             | Request::ListUndo
             | Request::Compact
+            | Request::InspectContext { .. }
+            | Request::ProjectFiles { .. }
+            | Request::ReadFile { .. }
+            | Request::RepoMap
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
             | Request::SetApproval { .. }

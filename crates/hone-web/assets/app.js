@@ -350,8 +350,13 @@ function onEvent(event) {
       choose("The file changed", event.message, event.choices, (choice) => call("conflict.answer", { choice }));
       break;
     case "approval.mode": $("st-approval").value = event.mode; break;
+    case "context.inspected": showInspection(event); break;
+    case "project.files": showFiles(event); break;
+    case "file.content": showFile(event); break;
+    case "project.map": showMap(event); break;
     case "files.tracked":
       showTracked(event.files);
+      refreshInspection();
       if (event.unmatched && event.unmatched.length) notice("nothing matched: " + event.unmatched.join(", "), "error");
       if (event.skipped && event.skipped.length) notice("not pinned: " + event.skipped.join("; "), "error");
       break;
@@ -359,7 +364,10 @@ function onEvent(event) {
     case "checks.completed":
       notice("checks " + (event.passed ? "passed" : "failed") + ": " + event.checks.map((c) => c.name + " " + c.status).join(", "), event.passed ? "ok" : "error");
       break;
-    case "context.compacted": notice("context compacted: " + event.before_tokens + " → " + event.after_tokens + " tokens"); break;
+    case "context.compacted":
+      notice("context compacted: " + event.before_tokens + " → " + event.after_tokens + " tokens");
+      refreshInspection();
+      break;
     case "model.retrying": notice("retrying in " + Math.round(event.delay_ms / 1000) + " s: " + event.reason); break;
     case "session.started": status(event); break;
   }
@@ -370,6 +378,7 @@ function endTurn() {
   state.thinking = null;
   setBusy(false);
   if (!$("sessions").hidden) listSessions();
+  refreshInspection();
 }
 
 async function send() {
@@ -401,10 +410,40 @@ function nextApproval() {
   const command = $("ap-command");
   command.hidden = !event.command;
   command.textContent = event.command || "";
-  $("ap-diff").replaceChildren(...(event.diff ? [renderDiff(event.diff)] : []));
+  showApprovalDiff(event);
+  $("ap-view").hidden = !event.diff;
+  const editable = event.content != null || event.command != null;
+  $("ap-edit-start").hidden = !editable;
+  $("ap-edit").hidden = true;
+  $("ap-edit").value = event.content != null ? event.content : (event.command || "");
+  $("ap-approve").textContent = "Approve";
   $("ap-deny-reason").value = "";
   if (!dialog.open) dialog.showModal();
   $("ap-approve").focus();
+}
+
+// The diff unified or side by side (the choice is remembered).
+function showApprovalDiff(event) {
+  const side = localStorage.getItem("hone-diff") === "side";
+  for (const radio of document.querySelectorAll('input[name="ap-view"]')) radio.checked = radio.value === (side ? "side" : "unified");
+  $("ap-diff").replaceChildren(...(event.diff ? [side ? renderSideBySide(event.diff) : renderDiff(event.diff)] : []));
+}
+
+// "Edit…": the new content (or the command) in a text box; Approve then sends that version.
+function startEdit() {
+  const box = $("ap-edit");
+  box.hidden = false;
+  $("ap-diff").replaceChildren();
+  $("ap-view").hidden = true;
+  $("ap-edit-start").hidden = true;
+  $("ap-approve").textContent = "Approve edited";
+  box.focus();
+}
+
+function approve() {
+  const box = $("ap-edit");
+  if (!box.hidden) answerApproval({ answer: "edit", replacement: box.value });
+  else answerApproval({ answer: "approve" });
 }
 
 async function answerApproval(decision) {
@@ -478,8 +517,24 @@ function init() {
     attempt("files.track", { patterns: [pattern], summary: $("cx-outline").checked });
   });
   $("cx-symbols").addEventListener("submit", findSymbols);
+  $("cx-inspect").addEventListener("click", inspectContext);
+  $("btn-project").addEventListener("click", toggleProject);
+  $("pj-refresh").addEventListener("click", listFiles);
+  $("vw-close").addEventListener("click", () => $("viewer").close());
   $("st-approval").addEventListener("change", (e) => attempt("session.set_approval", { mode: e.target.value }));
-  $("ap-approve").addEventListener("click", () => answerApproval({ answer: "approve" }));
+  $("ap-approve").addEventListener("click", approve);
+  $("ap-edit-start").addEventListener("click", startEdit);
+  for (const radio of document.querySelectorAll('input[name="ap-view"]')) {
+    radio.addEventListener("change", () => {
+      localStorage.setItem("hone-diff", radio.value);
+      if (state.approvals[0]) showApprovalDiff(state.approvals[0]);
+    });
+  }
+  $("approval").addEventListener("keydown", (e) => {
+    if (!e.altKey || e.ctrlKey || e.metaKey) return;
+    const action = { a: approve, d: () => $("ap-deny").click(), e: () => { if (!$("ap-edit-start").hidden) startEdit(); } }[e.key.toLowerCase()];
+    if (action) { e.preventDefault(); action(); }
+  });
   $("ap-always").addEventListener("click", () => answerApproval({ answer: "always_for_session" }));
   $("ap-deny").addEventListener("click", () => {
     const message = $("ap-deny-reason").value.trim();
@@ -502,7 +557,7 @@ function init() {
       e.preventDefault();
       attempt("turn.cancel", {});
     } else if (e.altKey && !e.ctrlKey && !e.metaKey) {
-      const action = { s: toggleSessions, c: toggleContext, n: newSession, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
+      const action = { s: toggleSessions, c: toggleContext, n: newSession, i: inspectContext, p: toggleProject, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
       if (action) { e.preventDefault(); action(); }
     }
   });

@@ -58,3 +58,38 @@ function renderDiff(text) {
   }
   return pre;
 }
+
+// The same diff side by side: the old lines on the left, the new on the right, a run of
+// removed lines beside the added ones that replace it (changed words marked when paired).
+function renderSideBySide(text) {
+  const grid = document.createElement("div");
+  grid.className = "diff side";
+  const row = (left, right) => {
+    grid.append(left || lineSpan("empty", ""), right || lineSpan("empty", ""));
+  };
+  const lines = text.replace(/\n$/, "").split("\n");
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    if (line.startsWith("---") || line.startsWith("+++") || line.startsWith("@@")) {
+      const span = lineSpan(line.startsWith("@@") ? "hunk wide" : "file wide", line);
+      grid.appendChild(span);
+      i++;
+    } else if (line.startsWith("-") || line.startsWith("+")) {
+      const removed = [];
+      while (i < lines.length && lines[i].startsWith("-") && !lines[i].startsWith("---")) removed.push(lines[i++]);
+      const added = [];
+      while (i < lines.length && lines[i].startsWith("+") && !lines[i].startsWith("+++")) added.push(lines[i++]);
+      const paired = removed.length === added.length;
+      for (let n = 0; n < Math.max(removed.length, added.length); n++) {
+        const left = removed[n] === undefined ? null : (paired ? markedLine("del", removed[n], added[n]) : lineSpan("del", removed[n]));
+        const right = added[n] === undefined ? null : (paired ? markedLine("add", added[n], removed[n]) : lineSpan("add", added[n]));
+        row(left, right);
+      }
+    } else {
+      row(lineSpan("ctx", line), lineSpan("ctx", line));
+      i++;
+    }
+  }
+  return grid;
+}

@@ -1,5 +1,5 @@
 // The side panels of hone web: the saved sessions (resume, fork, export, delete) and the
-// context (the window's use, pinned files, compaction, the index's symbols). Loaded before
+// context (the window's use, the inspector, pinned files, compaction, the index's symbols). Loaded before
 // app.js, whose helpers ($, attempt, button, div, state) these functions use when called.
 "use strict";
 
@@ -100,6 +100,66 @@ function showUsage(event) {
   }
 }
 
+// Asks for the next request part by part (answered by a `context.inspected` event).
+async function inspectContext() {
+  const draft = $("cx-draft").checked ? input.value : "";
+  await attempt("context.inspect", draft.trim() ? { message: draft } : {});
+}
+
+// The inspector: the total against the window, then a bar per part (its share of the
+// request); pinned files can be unpinned here.
+function showInspection(event) {
+  const size = event.window || state.window;
+  const total = $("cx-total");
+  total.dataset.tokens = event.tokens;
+  total.replaceChildren(document.createTextNode(event.tokens + " tokens" +
+    (size ? " of " + size + " (" + (100 * event.tokens / size).toFixed(1) + "%)" : "") +
+    (event.trimmed ? " · " + event.trimmed + " older messages left out to fit" : "")));
+  if (size) {
+    const meter = div("meter");
+    const fill = document.createElement("span");
+    fill.style.width = Math.min(100, 100 * event.tokens / size) + "%";
+    meter.appendChild(fill);
+    total.appendChild(meter);
+  }
+  const list = $("cx-parts");
+  list.replaceChildren();
+  const scale = event.tokens || 1;
+  for (const part of event.parts) {
+    const li = document.createElement("li");
+    li.className = "part kind-" + part.kind;
+    li.dataset.kind = part.kind;
+    li.dataset.tokens = part.tokens;
+    li.title = part.why;
+    const row = div("row");
+    const name = document.createElement("span");
+    name.className = part.path ? "path" : "label";
+    name.textContent = part.label;
+    const count = document.createElement("span");
+    count.className = "muted";
+    count.textContent = part.tokens + " tokens · " + Math.round(100 * part.tokens / scale) + "%";
+    row.append(name, count);
+    if (part.path) row.appendChild(button("Unpin", () => attempt("files.untrack", { patterns: [part.path] })));
+    const meter = div("meter");
+    const fill = document.createElement("span");
+    fill.style.width = Math.max(0.5, Math.min(100, 100 * part.tokens / scale)) + "%";
+    meter.appendChild(fill);
+    li.append(row, meter);
+    list.appendChild(li);
+  }
+  if (event.pending && event.pending.length) {
+    list.appendChild(Object.assign(document.createElement("li"), {
+      className: "muted pending",
+      textContent: "With the next message: " + event.pending.join(", "),
+    }));
+  }
+}
+
+// Keeps an open inspector current.
+function refreshInspection() {
+  if (!$("context").hidden) inspectContext();
+}
+
 function showTracked(files) {
   const list = $("cx-files");
   list.replaceChildren();
@@ -146,4 +206,5 @@ async function findSymbols(event) {
 
 function toggleContext() {
   $("context").hidden = !$("context").hidden;
+  refreshInspection();
 }

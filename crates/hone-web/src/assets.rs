@@ -33,6 +33,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/panels.js"),
     ),
     (
+        "project.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/project.js"),
+    ),
+    (
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/app.js"),

@@ -82,6 +82,11 @@ function texts(page, selector) {
     seen.diffAdded = await texts(page, "#ap-diff .add");
     seen.diffRemoved = await texts(page, "#ap-diff .del");
     await page.screenshot({ path: path.join(shots, "approval.png") });
+    await page.check('input[name="ap-view"][value="side"]');
+    await page.waitForSelector("#ap-diff .diff.side", WAIT);
+    seen.sideBySide = await texts(page, "#ap-diff .diff.side > span");
+    await page.screenshot({ path: path.join(shots, "approval-side.png") });
+    await page.check('input[name="ap-view"][value="unified"]');
     await page.click("#ap-approve");
     await turnEnds(page, 2);
     seen.greetingAfterApprove = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
@@ -133,7 +138,8 @@ function texts(page, selector) {
     seen.greetingAfterUndo = fs.readFileSync(path.join(root, "greet.txt"), "utf8");
 
     mark("4b");
-    // 4b. The context panel: pin a file (its tokens shown), unpin it, find a symbol.
+    // 4b. The context panel: pin a file (its tokens shown), find a symbol; the inspector
+    // with the message being typed, then that message sent; unpin from the inspector.
     await page.click("#btn-context");
     await page.fill("#cx-pattern", "greet.txt");
     await page.click("#cx-pin button");
@@ -144,10 +150,60 @@ function texts(page, selector) {
     await page.click("#cx-symbols button");
     await page.waitForSelector("#cx-found li", WAIT);
     seen.symbols = await texts(page, "#cx-found li");
+    await page.fill("#input", "thanks");
+    await page.check("#cx-draft");
+    await page.click("#cx-inspect");
+    await page.waitForSelector('#cx-parts li[data-kind="tracked"]', WAIT);
+    seen.inspected = await page.$$eval("#cx-parts li.part", (els) => els.map((li) => ({
+      kind: li.dataset.kind, tokens: Number(li.dataset.tokens), label: li.querySelector(".row > span").textContent,
+    })));
+    seen.inspectedTotal = Number(await page.getAttribute("#cx-total", "data-tokens"));
     await page.screenshot({ path: path.join(shots, "context.png") });
-    await page.click('#cx-files li[data-path="greet.txt"] button');
+    await page.press("#input", "Enter");
+    await turnEnds(page, 6);
+    seen.usageAfter = await page.textContent("#cx-usage");
+    await page.uncheck("#cx-draft");
+    await page.waitForSelector('#cx-parts li[data-kind="tracked"] button', WAIT);
+    await page.click('#cx-parts li[data-kind="tracked"] button');
     await page.waitForSelector("#cx-files li.muted", WAIT);
     await page.click("#btn-context");
+
+    mark("4d");
+    // 4d. A proposed file approved in an edited version (Alt+E opens the editor).
+    await send(page, "write a poem");
+    await page.waitForSelector("#approval[open]", WAIT);
+    await page.keyboard.press("Alt+E");
+    await page.waitForSelector("#ap-edit:not([hidden])", WAIT);
+    seen.editProposed = await page.inputValue("#ap-edit");
+    await page.fill("#ap-edit", "violets are blue\n");
+    await page.click("#ap-approve");
+    await turnEnds(page, 7);
+    seen.poem = fs.readFileSync(path.join(root, "poem.txt"), "utf8");
+
+    mark("4c");
+    // 4c. The project: the tree, a file opened read-only with its outline, a secret file
+    // refused, the repository map.
+    await page.click("#btn-project");
+    await page.waitForSelector('#pj-tree li[data-path="util.py"]', WAIT);
+    seen.tree = await page.$$eval("#pj-tree li[data-path]", (els) => els.map((li) => li.dataset.path));
+    await page.click('#pj-tree li[data-path="util.py"] button');
+    await page.waitForSelector("#viewer[open] #vw-text .l", WAIT);
+    seen.viewerPath = await page.textContent("#vw-path");
+    seen.viewerLines = await texts(page, "#vw-text .l");
+    seen.outline = await texts(page, "#vw-outline button");
+    if (seen.outline.length) {
+      await page.click("#vw-outline button");
+      seen.outlineLine = await page.$eval("#vw-text .l.at .n", (el) => el.textContent);
+    }
+    await page.screenshot({ path: path.join(shots, "project.png") });
+    await page.click("#vw-close");
+    await page.click('#pj-tree li[data-path=".env"] button');
+    await page.waitForFunction(() => [...document.querySelectorAll(".line.error")].some((l) => l.textContent.includes("may hold secrets")), null, WAIT);
+    seen.secretOpen = await page.evaluate(() => !!document.querySelector("#viewer[open]"));
+    await page.click("#pj-map-box summary");
+    await page.waitForFunction(() => document.getElementById("pj-map").textContent !== "Not loaded.", null, WAIT);
+    seen.map = await page.textContent("#pj-map");
+    await page.click("#btn-project");
 
     mark("5");
     // 5. A new session, then the first one resumed from the list, then a reload.

@@ -6,6 +6,15 @@ use super::Candidate;
 use crate::history::HONE_NOTE_PREFIX;
 use crate::tokens::Tokenizer;
 
+/// How the attached code's note begins (after [`HONE_NOTE_PREFIX`]).
+const LOCALIZED_OPENING: &str = "Code from the project that this request is about";
+
+/// Whether `text` is localised code attached to a request.
+pub(crate) fn is_localized(text: &str) -> bool {
+    text.strip_prefix(HONE_NOTE_PREFIX)
+        .is_some_and(|rest| rest.trim_start().starts_with(LOCALIZED_OPENING))
+}
+
 /// Lines of context kept around a definition.
 pub const CONTEXT_LINES: u32 = 3;
 /// A file of at most this many lines whose numbered text takes at most half the budget is
@@ -200,8 +209,8 @@ fn render(
         )
     });
     let mut text = format!(
-        "{HONE_NOTE_PREFIX} Code from the project that this request is about, found by hone \
-         (line numbers are not part of the files):\n"
+        "{HONE_NOTE_PREFIX} {LOCALIZED_OPENING}, found by hone (line numbers are not part of \
+         the files):\n"
     );
     let mut items = Vec::new();
     for piece in sorted {

@@ -13,6 +13,7 @@ mod frames;
 mod mentions;
 mod tests_rule;
 
+pub(crate) use attach::is_localized;
 pub use attach::{Attachment, CONTEXT_LINES, LocalizedItem, plan_attachment, without_line_numbers};
 pub use frames::{Frame, frames};
 pub use mentions::{Mention, MentionKind, extract_mentions, is_stop_word, variants};

@@ -270,6 +270,10 @@ impl App {
             | Event::InstructionsDrafted { .. }
             | Event::McpPrompt { .. }
             | Event::Settings { .. }
+            | Event::ContextInspected { .. }
+            | Event::ProjectFiles { .. }
+            | Event::FileContent { .. }
+            | Event::RepoMap { .. }
             | Event::Result { .. } => {}
             Event::AttemptCompleted { .. } => {
                 if let Some(line) = hone_runtime::report::events::notice(&event) {
