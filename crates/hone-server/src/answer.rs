@@ -165,7 +165,7 @@ impl Connection {
             } => {
                 let runtime = self.server.runtime_for(cwd.as_deref())?;
                 let full = resolve(&runtime, &session_id)?;
-                match self.server.session(&full) {
+                match self.server.settled_session(&full).await {
                     Some(live) if model.is_none() => {
                         if self.state.is_closed() {
                             return Err(RpcError::new(RpcError::INTERNAL_ERROR, "client left"));

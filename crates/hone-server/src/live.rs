@@ -1,6 +1,7 @@
 //! One running session: its core, what faces show about it, and its subscribers, to whom
 //! every event goes.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hone_api::rpc::{ServerMessage, SessionEvent};
@@ -19,6 +20,9 @@ pub(crate) struct LiveSession {
     pub(crate) runtime: Arc<Runtime>,
     core: Mutex<Core>,
     subscribers: Mutex<Vec<Arc<ClientState>>>,
+    /// Set when the last subscriber left and the core was told to shut down: the session
+    /// is ending and nobody may join it any more.
+    closing: AtomicBool,
 }
 
 /// The core session behind a [`LiveSession`] (replaced by `session.set_model`).
@@ -47,6 +51,7 @@ impl LiveSession {
             runtime,
             core: Mutex::new(core),
             subscribers: Mutex::new(vec![first]),
+            closing: AtomicBool::new(false),
         });
         server.add_session(Arc::clone(&live));
         live.pump(server, events, mcp);
@@ -140,8 +145,14 @@ impl LiveSession {
         let mut subscribers = lock(&self.subscribers);
         subscribers.retain(|known| known.id != client.id);
         if subscribers.is_empty() {
+            self.closing.store(true, Ordering::SeqCst);
             self.submit(RequestFrame::new("shutdown", hone_api::Request::Shutdown));
         }
+    }
+
+    /// Whether the session is ending (its last subscriber left).
+    pub(crate) fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
     }
 
     /// Passes a request to the core; false when it has ended.

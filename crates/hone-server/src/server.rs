@@ -12,6 +12,12 @@ use tokio::sync::{mpsc, watch};
 use crate::client::{ClientState, Connection};
 use crate::live::LiveSession;
 
+/// How long a resume waits for a session that is ending to end.
+const CLOSING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How often it looks.
+const CLOSING_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The sessions of one process and the clients attached to them.
 pub struct Server {
     /// Sources, overrides and store of every runtime; the root of the default one.
@@ -129,6 +135,24 @@ impl Server {
     }
 
     /// Forgets `session` once its core ended (unless a newer one took its key).
+    /// The running session `key` names, once a session that is ending has ended (within
+    /// [`CLOSING_WAIT`]): a client resuming a session whose last client just left gets it
+    /// opened again from the store, never a session that is shutting down.
+    pub(crate) async fn settled_session(&self, key: &str) -> Option<Arc<LiveSession>> {
+        let deadline = tokio::time::Instant::now() + CLOSING_WAIT;
+        loop {
+            match self.session(key) {
+                Some(live) if live.is_closing() => {
+                    if tokio::time::Instant::now() >= deadline {
+                        return None;
+                    }
+                    tokio::time::sleep(CLOSING_POLL).await;
+                }
+                found => return found,
+            }
+        }
+    }
+
     pub(crate) fn remove_session(&self, session: &Arc<LiveSession>) {
         let mut sessions = lock(&self.sessions);
         if sessions

@@ -248,3 +248,65 @@ async fn requests_without_a_session_or_for_a_missing_one_are_refused() {
         .unwrap_err();
     assert_eq!(relative.code, RpcError::INVALID_PARAMS);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_a_session_whose_last_client_just_left_opens_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = MockServer::start().await;
+    model.enqueue(Reply::new().text("first").openai_chat());
+    model.enqueue(Reply::new().text("second").openai_chat());
+    let server = server(dir.path(), &model);
+    let (page, mut page_events) = Client::connect(&server);
+    let opened = page
+        .call(
+            None,
+            Request::NewSession {
+                model: None,
+                cwd: None,
+                role: None,
+            },
+        )
+        .await
+        .unwrap();
+    let session = opened["session"].as_str().unwrap().to_string();
+    page.call(None, Request::user_message("hello"))
+        .await
+        .unwrap();
+    turn(&mut page_events).await;
+    // The page reloads: its old connection leaves (the session starts shutting down) and
+    // the new one resumes at once.
+    page.disconnect();
+    let (reloaded, mut reloaded_events) = Client::connect(&server);
+    let resumed = reloaded
+        .call(
+            None,
+            Request::ResumeSession {
+                session_id: session.clone(),
+                model: None,
+                cwd: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(resumed["session"], session.as_str());
+    reloaded
+        .call(None, Request::user_message("again"))
+        .await
+        .unwrap();
+    let seen = turn(&mut reloaded_events).await;
+    assert!(
+        matches!(
+            seen.last().unwrap().frame.event,
+            Event::TurnCompleted { .. }
+        ),
+        "{seen:?}"
+    );
+    let history = reloaded.call(None, Request::History).await.unwrap();
+    let texts: Vec<&str> = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|entry| entry["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["hello", "first", "again", "second"]);
+}
