@@ -91,6 +91,7 @@ impl Completer {
 
 fn cache_key(prompt: &FimPrompt) -> u64 {
     let mut hasher = DefaultHasher::new();
+    prompt.files.hash(&mut hasher);
     prompt.prefix.hash(&mut hasher);
     prompt.suffix.hash(&mut hasher);
     hasher.finish()

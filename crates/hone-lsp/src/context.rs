@@ -26,15 +26,22 @@ const COMMON: [&str; 24] = [
     "import", "from",
 ];
 
-/// The text before and after byte `offset` of `text`, at most the budgets, each cut at
-/// a line start (the prefix) or a line end (the suffix) when it had to be shortened.
+/// The text before and after byte `offset` of `text`: before it, the whole lines above
+/// the cursor's line that fit the budget and that line up to the cursor (so the prompt
+/// starts at the same place while the user types on one line); after it, at most the
+/// budget, cut at a line end when it had to be shortened.
 pub(crate) fn around(text: &str, offset: usize) -> (String, String) {
     let offset = floor_char_boundary(text, offset);
-    let mut start = floor_char_boundary(text, offset.saturating_sub(PREFIX_BUDGET));
+    let line_start = text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
+    let mut start = floor_char_boundary(text, line_start.saturating_sub(PREFIX_BUDGET));
     if start > 0 {
-        start = text[start..offset]
+        start = text[start..line_start]
             .find('\n')
-            .map_or(offset, |newline| start + newline + 1);
+            .map_or(line_start, |newline| start + newline + 1);
+    }
+    if offset - line_start > PREFIX_BUDGET {
+        // One very long line: its last bytes.
+        start = floor_char_boundary(text, offset - PREFIX_BUDGET);
     }
     let mut end = floor_char_boundary(text, (offset + SUFFIX_BUDGET).min(text.len()));
     if end < text.len() {
@@ -131,22 +138,42 @@ fn definition_line(documents: &Documents, root: &Path, location: &str) -> Option
     (!line.is_empty()).then(|| (place.to_string(), line.to_string()))
 }
 
+/// The line comment marker of `language`.
+fn comment_of(language: &str) -> &'static str {
+    match language {
+        "python" | "ruby" | "shellscript" | "bash" | "sh" | "toml" | "yaml" | "perl" | "r"
+        | "elixir" => "#",
+        "lua" | "sql" | "haskell" => "--",
+        _ => "//",
+    }
+}
+
 /// The definitions as comment lines of `language`, to put above the prefix.
 pub(crate) fn header(language: &str, definitions: &[(String, String)]) -> String {
     if definitions.is_empty() {
         return String::new();
     }
-    let comment = match language {
-        "python" | "ruby" | "shellscript" | "bash" | "sh" | "toml" | "yaml" | "perl" | "r"
-        | "elixir" => "#",
-        "lua" | "sql" | "haskell" => "--",
-        _ => "//",
-    };
+    let comment = comment_of(language);
     let mut text = format!("{comment} Definitions used below:\n");
     for (place, line) in definitions {
         text.push_str(&format!("{comment} {line}  ({place})\n"));
     }
     text.push('\n');
+    text
+}
+
+/// Chunks of other files `(path, text)` as comment lines of `language`, each under its
+/// path, for models that take only text before the cursor.
+pub(crate) fn files_as_comments(language: &str, files: &[(String, String)]) -> String {
+    let comment = comment_of(language);
+    let mut text = String::new();
+    for (path, chunk) in files {
+        text.push_str(&format!("{comment} {path}:\n"));
+        for line in chunk.lines() {
+            text.push_str(&format!("{comment} {line}\n"));
+        }
+        text.push('\n');
+    }
     text
 }
 
@@ -164,10 +191,16 @@ mod tests {
         let offset = text.find("cursor").unwrap() + 3;
         let (prefix, suffix) = around(&text, offset);
         assert!(
-            prefix.len() <= PREFIX_BUDGET && prefix.starts_with("line\n"),
+            prefix.len() <= PREFIX_BUDGET + 3 && prefix.starts_with("line\n"),
             "{prefix:.20}"
         );
-        assert!(prefix.ends_with("cur"));
+        assert!(prefix.ends_with("\ncur"));
+        // Typing on the line: the prompt starts at the same line.
+        let (later, _) = around(&text, offset + 2);
+        assert_eq!(later.len(), prefix.len() + 2);
+        // One huge line: its end.
+        let long = "x".repeat(3 * PREFIX_BUDGET);
+        assert_eq!(around(&long, long.len()).0.len(), PREFIX_BUDGET);
         assert!(suffix.len() <= SUFFIX_BUDGET && suffix.starts_with("sor\n"));
         assert!(suffix.ends_with('\n'));
         assert_eq!(around("ab", 1), ("a".into(), "b".into()));

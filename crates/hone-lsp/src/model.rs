@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use hone_config::{Config, WireApi};
-use hone_local::LocalProvider;
+use hone_local::{FimRequest, LocalProvider};
 use hone_protocol::{ChatRequest, StreamEvent};
 use hone_provider_api::Provider;
 use hone_runtime::Runtime;
@@ -30,9 +30,14 @@ pub enum CompletionError {
     Cancelled,
 }
 
-/// What the model is asked: the code before and after the cursor.
+/// What the model is asked: the code before and after the cursor, and chunks of other
+/// files.
 #[derive(Debug, Clone)]
 pub(crate) struct FimPrompt {
+    /// Chunks of other recently opened or edited files as `(path, text)`, oldest first.
+    pub(crate) files: Vec<(String, String)>,
+    /// The root-relative path of the document.
+    pub(crate) path: String,
     /// Text before the cursor (with the definitions header).
     pub(crate) prefix: String,
     /// Text after the cursor.
@@ -60,6 +65,18 @@ pub(crate) enum CompletionModel {
         settings: Box<hone_config::ProviderConfig>,
         built: tokio::sync::Mutex<Option<Arc<dyn Provider>>>,
     },
+}
+
+impl FimPrompt {
+    /// The prefix with the other files above it as comments, for models asked with text
+    /// only.
+    pub(crate) fn prefix_with_files(&self) -> String {
+        format!(
+            "{}{}",
+            crate::context::files_as_comments(&self.language, &self.files),
+            self.prefix
+        )
+    }
 }
 
 impl CompletionModel {
@@ -140,7 +157,14 @@ impl CompletionModel {
                 };
                 let token = cancel.clone();
                 let filled = tokio::task::spawn_blocking(move || {
-                    provider.complete_fim(&prompt.prefix, &prompt.suffix, prompt.max_tokens, token)
+                    let request = FimRequest {
+                        files: &prompt.files,
+                        path: &prompt.path,
+                        prefix: &prompt.prefix,
+                        suffix: &prompt.suffix,
+                        max_tokens: prompt.max_tokens,
+                    };
+                    provider.complete_fim(&request, token)
                 })
                 .await
                 .map_err(|error| CompletionError::Model(error.to_string()))?;
@@ -192,7 +216,7 @@ fn instruction(prompt: &FimPrompt) -> String {
          <CURSOR>: no explanation, no code fence, nothing that is already before or after \
          it.\n\n{prefix}<CURSOR>{suffix}",
         language = prompt.language,
-        prefix = prompt.prefix,
+        prefix = prompt.prefix_with_files(),
         suffix = prompt.suffix,
     )
 }
@@ -251,6 +275,8 @@ mod tests {
     #[test]
     fn the_instruction_marks_the_cursor() {
         let prompt = FimPrompt {
+            files: vec![("src/b.rs".into(), "fn b() {}\n".into())],
+            path: "src/a.rs".into(),
             prefix: "fn a() {".into(),
             suffix: "}".into(),
             language: "rust".into(),
@@ -259,5 +285,6 @@ mod tests {
         let text = instruction(&prompt);
         assert!(text.contains("fn a() {<CURSOR>}"), "{text}");
         assert!(text.contains("rust"), "{text}");
+        assert!(text.contains("// src/b.rs:\n// fn b() {}\n"), "{text}");
     }
 }
