@@ -179,7 +179,10 @@ impl LocalProvider {
         };
         engine.generate(tokenizer, job, &settings, &cancel, &mut |text| {
             middle.push_str(text);
-            Flow::Continue
+            match request.finished {
+                Some(finished) if finished(&middle) => Flow::Stop,
+                _ => Flow::Continue,
+            }
         })?;
         Ok(middle)
     }
@@ -201,7 +204,7 @@ impl LocalProvider {
 
 /// A fill-in-the-middle request: the code around the cursor, and other files of the
 /// project as context.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct FimRequest<'a> {
     /// Other files as `(path, text)` (whole or in part), in the order they are given.
     pub files: &'a [(String, String)],
@@ -213,6 +216,21 @@ pub struct FimRequest<'a> {
     pub suffix: &'a str,
     /// Tokens generated at most.
     pub max_tokens: u32,
+    /// Told the middle written so far after each piece of it; generation stops as soon
+    /// as it answers `true` (the caller has all it will use).
+    pub finished: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
+}
+
+impl std::fmt::Debug for FimRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FimRequest")
+            .field("files", &self.files)
+            .field("path", &self.path)
+            .field("prefix", &self.prefix)
+            .field("suffix", &self.suffix)
+            .field("max_tokens", &self.max_tokens)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The sampling seed of a provider's `index`th chat request (from 0): `base` for the

@@ -242,6 +242,7 @@ fn fill_in_the_middle_completes_code() {
         prefix: "def add(a, b):\n    return ",
         suffix: "\n\n\nprint(add(2, 3))\n",
         max_tokens: 16,
+        finished: None,
     };
     let middle = provider
         .complete_fim(&request, CancellationToken::new())
@@ -265,6 +266,7 @@ fn fill_in_the_middle_while_typing_computes_only_the_new_tokens() {
         prefix: "fn main() {\n    let size = area(3, 4);\n    let twice = si",
         suffix: "\n    println!(\"{twice}\");\n}\n",
         max_tokens: 4,
+        finished: None,
     };
     provider
         .complete_fim(&request, CancellationToken::new())
@@ -286,6 +288,14 @@ fn fill_in_the_middle_while_typing_computes_only_the_new_tokens() {
         second.reused_tokens + second.computed_tokens,
         second.prompt_tokens
     );
+    // The caller has what it needs after the first piece: generation stops there.
+    let finished = |_: &str| true;
+    request.finished = Some(&finished);
+    request.max_tokens = 16;
+    provider
+        .complete_fim(&request, CancellationToken::new())
+        .unwrap();
+    assert_eq!(provider.last_stats().generated_tokens, 1);
 }
 
 #[test]

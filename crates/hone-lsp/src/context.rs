@@ -11,10 +11,29 @@ use hone_server::Client;
 
 use crate::documents::{Documents, floor_char_boundary};
 
-/// Bytes of code before the cursor sent at most.
-pub(crate) const PREFIX_BUDGET: usize = 6_000;
-/// Bytes of code after the cursor sent at most.
-pub(crate) const SUFFIX_BUDGET: usize = 2_000;
+/// How much code around the cursor a model is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Budget {
+    /// Bytes before the cursor at most (the cursor's line beyond it aside).
+    pub(crate) prefix: usize,
+    /// Bytes after the cursor at most.
+    pub(crate) suffix: usize,
+}
+
+/// For a model server: a GPU reads a long prompt quickly.
+pub(crate) const SERVER_BUDGET: Budget = Budget {
+    prefix: 6_000,
+    suffix: 2_000,
+};
+/// For the embedded engine on a laptop CPU: what follows the cursor is read again on every
+/// keystroke (it comes after the text typed), so it is kept short.
+pub(crate) const EMBEDDED_BUDGET: Budget = Budget {
+    prefix: 3_000,
+    suffix: 300,
+};
+/// The prompt starts on a line whose number is a multiple of this, so moving the cursor
+/// a few lines keeps the start the engine has cached.
+const ANCHOR_LINES: usize = 16;
 /// Lines around the cursor whose names are looked up.
 const NEAR_LINES: usize = 12;
 /// At most this many names are looked up.
@@ -26,24 +45,30 @@ const COMMON: [&str; 24] = [
     "import", "from",
 ];
 
-/// The text before and after byte `offset` of `text`: before it, the whole lines above
-/// the cursor's line that fit the budget and that line up to the cursor (so the prompt
-/// starts at the same place while the user types on one line); after it, at most the
-/// budget, cut at a line end when it had to be shortened.
-pub(crate) fn around(text: &str, offset: usize) -> (String, String) {
+/// The text before and after byte `offset` of `text`: before it, whole lines above the
+/// cursor's line within `budget.prefix`, starting on a line numbered a multiple of
+/// [`ANCHOR_LINES`], and that line up to the cursor (so the prompt starts at the same
+/// place while the user types, or moves a few lines); after it, at most `budget.suffix`
+/// bytes, cut at a line end when it had to be shortened.
+pub(crate) fn around(text: &str, offset: usize, budget: Budget) -> (String, String) {
     let offset = floor_char_boundary(text, offset);
     let line_start = text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
-    let mut start = floor_char_boundary(text, line_start.saturating_sub(PREFIX_BUDGET));
+    let mut start = floor_char_boundary(text, line_start.saturating_sub(budget.prefix));
     if start > 0 {
         start = text[start..line_start]
             .find('\n')
             .map_or(line_start, |newline| start + newline + 1);
+        let mut line = text[..start].matches('\n').count();
+        while line % ANCHOR_LINES != 0 && start < line_start {
+            start += text[start..].find('\n').map_or(0, |newline| newline + 1);
+            line += 1;
+        }
     }
-    if offset - line_start > PREFIX_BUDGET {
+    if offset - line_start > budget.prefix {
         // One very long line: its last bytes.
-        start = floor_char_boundary(text, offset - PREFIX_BUDGET);
+        start = floor_char_boundary(text, offset - budget.prefix);
     }
-    let mut end = floor_char_boundary(text, (offset + SUFFIX_BUDGET).min(text.len()));
+    let mut end = floor_char_boundary(text, (offset + budget.suffix).min(text.len()));
     if end < text.len() {
         end = text[offset..end]
             .rfind('\n')
@@ -188,23 +213,37 @@ mod tests {
             "line\n".repeat(3_000),
             "\nafter".repeat(1_000)
         );
+        let budget = SERVER_BUDGET;
         let offset = text.find("cursor").unwrap() + 3;
-        let (prefix, suffix) = around(&text, offset);
+        let (prefix, suffix) = around(&text, offset, budget);
         assert!(
-            prefix.len() <= PREFIX_BUDGET + 3 && prefix.starts_with("line\n"),
+            prefix.len() <= budget.prefix + 3 && prefix.starts_with("line\n"),
             "{prefix:.20}"
         );
         assert!(prefix.ends_with("\ncur"));
+        // The prompt starts on an anchor line.
+        let first_line = text[..offset - prefix.len()].matches('\n').count();
+        assert_eq!(first_line % ANCHOR_LINES, 0);
+        assert!(
+            prefix.len() + 5 * ANCHOR_LINES > budget.prefix,
+            "{}",
+            prefix.len()
+        );
         // Typing on the line: the prompt starts at the same line.
-        let (later, _) = around(&text, offset + 2);
+        let (later, _) = around(&text, offset + 2, budget);
         assert_eq!(later.len(), prefix.len() + 2);
+        // Moving up a line: still the same start.
+        let (above, _) = around(&text, offset - 8, budget);
+        assert!(prefix.starts_with(&above), "{above:.20}");
         // One huge line: its end.
-        let long = "x".repeat(3 * PREFIX_BUDGET);
-        assert_eq!(around(&long, long.len()).0.len(), PREFIX_BUDGET);
-        assert!(suffix.len() <= SUFFIX_BUDGET && suffix.starts_with("sor\n"));
+        let long = "x".repeat(3 * budget.prefix);
+        assert_eq!(around(&long, long.len(), budget).0.len(), budget.prefix);
+        assert!(suffix.len() <= budget.suffix && suffix.starts_with("sor\n"));
         assert!(suffix.ends_with('\n'));
-        assert_eq!(around("ab", 1), ("a".into(), "b".into()));
-        assert_eq!(around("ab", 99), ("ab".into(), String::new()));
+        let (_, short) = around(&text, offset, EMBEDDED_BUDGET);
+        assert!(short.len() <= EMBEDDED_BUDGET.suffix && short.starts_with("sor\n"));
+        assert_eq!(around("ab", 1, budget), ("a".into(), "b".into()));
+        assert_eq!(around("ab", 99, budget), ("ab".into(), String::new()));
     }
 
     #[test]

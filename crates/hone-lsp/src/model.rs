@@ -4,7 +4,9 @@
 //! that take a suffix are asked through their completion endpoints (`wire`); a model that
 //! only chats gets an instruction with the code around the cursor.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use hone_config::{Config, WireApi};
@@ -18,6 +20,10 @@ use crate::wire::{FimWire, HttpFim};
 
 /// The catalog model completions use when `[roles] completion` is not set.
 pub const DEFAULT_COMPLETION_MODEL: &str = "qwen2.5-coder-0.5b";
+
+/// After its first line, the embedded model writes more only while its answer has taken
+/// less than this (on a laptop CPU a block would take seconds).
+const LINE_TIME: Duration = Duration::from_millis(300);
 
 /// Why a completion failed.
 #[derive(Debug, thiserror::Error)]
@@ -115,6 +121,14 @@ impl CompletionModel {
         }
     }
 
+    /// How much code around the cursor this model is sent.
+    pub(crate) fn budget(&self) -> crate::context::Budget {
+        match self {
+            Self::Local { .. } => crate::context::EMBEDDED_BUDGET,
+            Self::Http(_) | Self::Chat { .. } => crate::context::SERVER_BUDGET,
+        }
+    }
+
     /// How completions are made, for the log and `initialize`'s server info.
     pub(crate) fn describe(&self) -> String {
         match self {
@@ -157,14 +171,34 @@ impl CompletionModel {
                 };
                 let token = cancel.clone();
                 let filled = tokio::task::spawn_blocking(move || {
+                    // The model stops as soon as the answer reaches where it is cut, or
+                    // at a line end once it has written for a while.
+                    let line_before = prompt.prefix.rsplit('\n').next().unwrap_or("");
+                    let first_piece = OnceLock::new();
+                    let timed_out = AtomicBool::new(false);
+                    let finished = |text: &str| {
+                        if crate::trim::finished(text, line_before, &prompt.suffix) {
+                            return true;
+                        }
+                        let late = first_piece.get_or_init(Instant::now).elapsed() > LINE_TIME;
+                        let stop = late && text.contains('\n');
+                        timed_out.store(stop, Ordering::Relaxed);
+                        stop
+                    };
                     let request = FimRequest {
                         files: &prompt.files,
                         path: &prompt.path,
                         prefix: &prompt.prefix,
                         suffix: &prompt.suffix,
                         max_tokens: prompt.max_tokens,
+                        finished: Some(&finished),
                     };
-                    provider.complete_fim(&request, token)
+                    let mut middle = provider.complete_fim(&request, token)?;
+                    if timed_out.load(Ordering::Relaxed) {
+                        // Only whole lines: the last one was cut off.
+                        middle.truncate(middle.rfind('\n').unwrap_or(middle.len()));
+                    }
+                    Ok::<_, hone_local::LocalError>(middle)
                 })
                 .await
                 .map_err(|error| CompletionError::Model(error.to_string()))?;

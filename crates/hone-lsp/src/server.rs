@@ -70,7 +70,7 @@ impl HoneLsp {
         };
         let relative = document.relative.clone().unwrap_or_default();
         let offset = documents::offset(&document.text, position);
-        let (prefix, suffix) = crate::context::around(&document.text, offset);
+        let (prefix, suffix) = crate::context::around(&document.text, offset, completer.budget());
         let line_before = prefix.rsplit('\n').next().unwrap_or("").to_string();
         let word_start = line_before
             .trim_end_matches(|character: char| character.is_alphanumeric() || character == '_')
