@@ -19,8 +19,6 @@ pub(crate) const RING_CHUNKS: usize = 16;
 const CHUNK_LINES: usize = 32;
 /// Bytes of a chunk at most.
 pub(crate) const CHUNK_BYTES: usize = 1_500;
-/// Bytes of chunks one completion is given at most.
-pub(crate) const RING_BUDGET: usize = 3_000;
 
 /// Lines of one document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,10 +161,7 @@ mod tests {
         let paths = |chunks: Vec<Chunk>| -> Vec<String> {
             chunks.into_iter().map(|chunk| chunk.path).collect()
         };
-        assert_eq!(
-            paths(ring.context("current.rs", RING_BUDGET)),
-            ["b.rs", "a.rs"]
-        );
+        assert_eq!(paths(ring.context("current.rs", 3_000)), ["b.rs", "a.rs"]);
         // The budget counts bytes of text: only what fits is given.
         assert_eq!(paths(ring.context("current.rs", 12)), ["b.rs"]);
         assert!(ring.context("current.rs", 5).is_empty());

@@ -17,7 +17,7 @@ use crate::actions::{self, ActionArgs, COMMANDS};
 use crate::complete::Completer;
 use crate::documents::{self, Documents};
 use crate::model::{CompletionError, FimPrompt};
-use crate::ring::{RING_BUDGET, Ring};
+use crate::ring::Ring;
 
 /// Tokens one completion may take.
 const MAX_TOKENS: u32 = 128;
@@ -70,7 +70,8 @@ impl HoneLsp {
         };
         let relative = document.relative.clone().unwrap_or_default();
         let offset = documents::offset(&document.text, position);
-        let (prefix, suffix) = crate::context::around(&document.text, offset, completer.budget());
+        let budget = completer.budget();
+        let (prefix, suffix) = crate::context::around(&document.text, offset, budget);
         let line_before = prefix.rsplit('\n').next().unwrap_or("").to_string();
         let word_start = line_before
             .trim_end_matches(|character: char| character.is_alphanumeric() || character == '_')
@@ -90,7 +91,7 @@ impl HoneLsp {
                 .collect();
         let files = self
             .ring
-            .context(&relative, RING_BUDGET)
+            .context(&relative, budget.files)
             .into_iter()
             .rev()
             .map(|chunk| (chunk.path, chunk.text))
