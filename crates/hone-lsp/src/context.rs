@@ -20,6 +20,9 @@ pub(crate) struct Budget {
     pub(crate) suffix: usize,
     /// Bytes of other files (the ring of recent chunks) at most.
     pub(crate) files: usize,
+    /// Whether the names on the cursor's line are looked up too (they change while the
+    /// user types, and with them the definitions early in the prompt).
+    pub(crate) cursor_line_names: bool,
 }
 
 /// For a model server: a GPU reads a long prompt quickly.
@@ -27,6 +30,7 @@ pub(crate) const SERVER_BUDGET: Budget = Budget {
     prefix: 6_000,
     suffix: 2_000,
     files: 3_000,
+    cursor_line_names: true,
 };
 /// For the embedded engine on a laptop CPU (about 130 prompt tokens a second on two
 /// cores for the 0.5B): what follows the cursor is read again on every keystroke (it
@@ -36,6 +40,7 @@ pub(crate) const EMBEDDED_BUDGET: Budget = Budget {
     prefix: 2_000,
     suffix: 150,
     files: 1_500,
+    cursor_line_names: false,
 };
 /// The prompt starts on a line whose number is a multiple of this, so moving the cursor
 /// a few lines keeps the start the engine has cached.
@@ -86,9 +91,9 @@ pub(crate) fn around(text: &str, offset: usize, budget: Budget) -> (String, Stri
     )
 }
 
-/// The names used in the lines around `offset`, nearest first, without repeats and
-/// without keywords and very short names.
-pub(crate) fn names_near(text: &str, offset: usize) -> Vec<String> {
+/// The names used in the lines around `offset` (its own line only when `cursor_line`),
+/// nearest first, without repeats and without keywords and very short names.
+pub(crate) fn names_near(text: &str, offset: usize, cursor_line: bool) -> Vec<String> {
     let offset = floor_char_boundary(text, offset);
     let line_of = text[..offset].matches('\n').count();
     let lines: Vec<&str> = text.lines().collect();
@@ -96,6 +101,9 @@ pub(crate) fn names_near(text: &str, offset: usize) -> Vec<String> {
     let to = (line_of + 3).min(lines.len());
     let mut ordered: Vec<(usize, String)> = Vec::new();
     for (number, line) in lines.iter().enumerate().take(to).skip(from) {
+        if number == line_of && !cursor_line {
+            continue;
+        }
         for name in line
             .split(|character: char| !(character.is_alphanumeric() || character == '_'))
             .filter(|name| name.len() >= 3)
@@ -255,11 +263,13 @@ mod tests {
     #[test]
     fn nearest_names_come_first() {
         let text = "fn far_away() {}\nlet total = compute_sum(items);\n";
-        let names = names_near(text, text.len() - 3);
+        let names = names_near(text, text.len() - 3, true);
         assert_eq!(names[0], "total");
         assert!(names.contains(&"compute_sum".to_string()));
         assert!(names.contains(&"far_away".to_string()));
         assert!(!names.contains(&"let".to_string()));
+        // Without the cursor's line: only the line above.
+        assert_eq!(names_near(text, text.len() - 3, false), ["far_away"]);
     }
 
     #[test]

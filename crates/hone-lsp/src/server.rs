@@ -77,9 +77,11 @@ impl HoneLsp {
             .trim_end_matches(|character: char| character.is_alphanumeric() || character == '_')
             .len();
         let word = line_before[word_start..].to_string();
-        // The word being typed is left out: the definitions (early in the prompt) then
-        // stay the same from one keystroke to the next.
-        let mut names = crate::context::names_near(&document.text, offset);
+        // The word being typed is left out (for the embedded engine, the cursor's whole
+        // line): the definitions, early in the prompt, then stay the same from one
+        // keystroke to the next.
+        let mut names =
+            crate::context::names_near(&document.text, offset, budget.cursor_line_names);
         names.retain(|name| *name != word);
         let definitions: Vec<(String, String)> =
             crate::context::definitions(&self.hone, &self.documents, &self.root, &names)
