@@ -70,7 +70,7 @@ pub(crate) fn around(text: &str, offset: usize, budget: Budget) -> (String, Stri
             .find('\n')
             .map_or(line_start, |newline| start + newline + 1);
         let mut line = text[..start].matches('\n').count();
-        while line % ANCHOR_LINES != 0 && start < line_start {
+        while !line.is_multiple_of(ANCHOR_LINES) && start < line_start {
             start += text[start..].find('\n').map_or(0, |newline| newline + 1);
             line += 1;
         }
@@ -237,7 +237,7 @@ mod tests {
         assert!(prefix.ends_with("\ncur"));
         // The prompt starts on an anchor line.
         let first_line = text[..offset - prefix.len()].matches('\n').count();
-        assert_eq!(first_line % ANCHOR_LINES, 0);
+        assert!(first_line.is_multiple_of(ANCHOR_LINES));
         assert!(
             prefix.len() + 5 * ANCHOR_LINES > budget.prefix,
             "{}",
