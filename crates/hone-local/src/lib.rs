@@ -51,4 +51,4 @@ pub use engine::GenerationStats;
 pub use error::LocalError;
 pub use model::WeightLayout;
 pub use options::{LocalOptions, kernel_threads};
-pub use provider::LocalProvider;
+pub use provider::{FimRequest, LocalProvider};

@@ -128,13 +128,15 @@ impl LocalProvider {
         self.loaded.tokenizer.encode(&prompt)
     }
 
-    /// Fill-in-the-middle: the code that belongs between `prefix` and `suffix`, at most
-    /// `max_tokens` tokens. Blocking; runs on the same engine (and cache) as chat.
+    /// Fill-in-the-middle: the code that belongs between `request.prefix` and
+    /// `request.suffix`, at most `request.max_tokens` tokens. Blocking; runs on the same
+    /// engine (and cache) as chat. The other files come first in the prompt (with
+    /// `<|file_sep|>` when the vocabulary has it, as in a repository-level prompt), so
+    /// while the user types at the cursor they stay the start the engine reuses from the
+    /// previous request; [`Self::last_stats`] then says how few tokens were computed.
     pub fn complete_fim(
         &self,
-        prefix: &str,
-        suffix: &str,
-        max_tokens: u32,
+        request: &FimRequest<'_>,
         cancel: CancellationToken,
     ) -> Result<String, LocalError> {
         let tokenizer = &self.loaded.tokenizer;
@@ -144,12 +146,29 @@ impl LocalProvider {
                 self.model_name
             ))
         })?;
-        let mut prompt = vec![fim.prefix];
-        prompt.extend(tokenizer.encode(prefix)?);
+        let mut prompt = Vec::new();
+        let mut prefix = String::new();
+        for (path, text) in request.files {
+            let text = text.trim_end_matches('\n');
+            match fim.file_separator {
+                Some(separator) => {
+                    prompt.push(separator);
+                    prompt.extend(tokenizer.encode(&format!("{path}\n{text}\n"))?);
+                }
+                None => prefix.push_str(&format!("{text}\n\n")),
+            }
+        }
+        if let (Some(separator), false) = (fim.file_separator, request.files.is_empty()) {
+            prompt.push(separator);
+            prompt.extend(tokenizer.encode(&format!("{}\n", request.path))?);
+        }
+        prefix.push_str(request.prefix);
+        prompt.push(fim.prefix);
+        prompt.extend(tokenizer.encode(&prefix)?);
         prompt.push(fim.suffix);
-        prompt.extend(tokenizer.encode(suffix)?);
+        prompt.extend(tokenizer.encode(request.suffix)?);
         prompt.push(fim.middle);
-        let settings = self.settings(Some(max_tokens), None);
+        let settings = self.settings(Some(request.max_tokens), None);
         let mut middle = String::new();
         let mut engine = wait_for(&self.loaded.engine, &cancel)?;
         let job = Job {
@@ -160,7 +179,10 @@ impl LocalProvider {
         };
         engine.generate(tokenizer, job, &settings, &cancel, &mut |text| {
             middle.push_str(text);
-            Flow::Continue
+            match request.finished {
+                Some(finished) if finished(&middle) => Flow::Stop,
+                _ => Flow::Continue,
+            }
         })?;
         Ok(middle)
     }
@@ -177,6 +199,37 @@ impl LocalProvider {
             speculative: self.options.speculative_decoding,
             draft_row_cost: self.options.draft_row_cost,
         }
+    }
+}
+
+/// A fill-in-the-middle request: the code around the cursor, and other files of the
+/// project as context.
+#[derive(Clone, Copy)]
+pub struct FimRequest<'a> {
+    /// Other files as `(path, text)` (whole or in part), in the order they are given.
+    pub files: &'a [(String, String)],
+    /// The path of the file being completed (named after the other files).
+    pub path: &'a str,
+    /// The code before the cursor.
+    pub prefix: &'a str,
+    /// The code after the cursor.
+    pub suffix: &'a str,
+    /// Tokens generated at most.
+    pub max_tokens: u32,
+    /// Told the middle written so far after each piece of it; generation stops as soon
+    /// as it answers `true` (the caller has all it will use).
+    pub finished: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
+}
+
+impl std::fmt::Debug for FimRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FimRequest")
+            .field("files", &self.files)
+            .field("path", &self.path)
+            .field("prefix", &self.prefix)
+            .field("suffix", &self.suffix)
+            .field("max_tokens", &self.max_tokens)
+            .finish_non_exhaustive()
     }
 }
 

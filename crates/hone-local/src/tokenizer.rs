@@ -43,6 +43,9 @@ pub struct FimTokens {
     pub suffix: u32,
     /// `<|fim_middle|>`.
     pub middle: u32,
+    /// `<|file_sep|>`, which starts each file of a repository-level prompt (other files
+    /// given as context), when the vocabulary has it.
+    pub file_separator: Option<u32>,
 }
 
 /// A tokenizer plus the special token ids generation needs.
@@ -119,6 +122,7 @@ impl ModelTokenizer {
                 prefix,
                 suffix,
                 middle,
+                file_separator: id("<|file_sep|>"),
             }),
             _ => None,
         };

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::executor::block_on;
-use hone_local::{LocalOptions, LocalProvider};
+use hone_local::{FimRequest, LocalOptions, LocalProvider};
 use hone_protocol::{
     ChatRequest, Message, ResponseCollector, StopReason, StreamEvent, ToolSpec, Usage,
 };
@@ -236,16 +236,66 @@ fn a_new_load_reads_the_prompt_start_from_disk_and_answers_alike() {
 #[test]
 fn fill_in_the_middle_completes_code() {
     let Some(provider) = provider() else { return };
+    let request = FimRequest {
+        files: &[],
+        path: "add.py",
+        prefix: "def add(a, b):\n    return ",
+        suffix: "\n\n\nprint(add(2, 3))\n",
+        max_tokens: 16,
+        finished: None,
+    };
     let middle = provider
-        .complete_fim(
-            "def add(a, b):\n    return ",
-            "\n\n\nprint(add(2, 3))\n",
-            16,
-            CancellationToken::new(),
-        )
+        .complete_fim(&request, CancellationToken::new())
         .unwrap();
     let compact: String = middle.split_whitespace().collect();
     assert!(compact.starts_with("a+b"), "{middle:?}");
+}
+
+/// Typing at the cursor: the next request shares all but the end of the previous prompt
+/// (the other files come first), and only the new tokens are computed.
+#[test]
+fn fill_in_the_middle_while_typing_computes_only_the_new_tokens() {
+    let Some(provider) = provider() else { return };
+    let files = [(
+        "src/geo.rs".to_string(),
+        "pub fn area(width: u32, height: u32) -> u32 {\n    width * height\n}\n".repeat(4),
+    )];
+    let mut request = FimRequest {
+        files: &files,
+        path: "src/main.rs",
+        prefix: "fn main() {\n    let size = area(3, 4);\n    let twice = si",
+        suffix: "\n    println!(\"{twice}\");\n}\n",
+        max_tokens: 4,
+        finished: None,
+    };
+    provider
+        .complete_fim(&request, CancellationToken::new())
+        .unwrap();
+    let first = provider.last_stats();
+    assert!(first.prompt_tokens > 100, "{first:?}");
+    let longer = format!("{}z", request.prefix);
+    request.prefix = &longer;
+    provider
+        .complete_fim(&request, CancellationToken::new())
+        .unwrap();
+    let second = provider.last_stats();
+    assert!(second.computed_tokens <= 16, "{second:?}");
+    assert!(
+        second.reused_tokens + 16 >= first.prompt_tokens,
+        "{first:?} then {second:?}"
+    );
+    assert_eq!(
+        second.reused_tokens + second.computed_tokens,
+        second.prompt_tokens
+    );
+    // The caller has what it needs after the first piece: generation stops there.
+    let finished = |_: &str| true;
+    request.finished = Some(&finished);
+    request.max_tokens = 16;
+    provider
+        .complete_fim(&request, CancellationToken::new())
+        .unwrap();
+    assert_eq!(provider.last_stats().generated_tokens, 1);
 }
 
 #[test]

@@ -46,28 +46,36 @@ impl Documents {
     }
 
     /// Applies the editor's changes (full or ranged) to an open document; unknown
-    /// documents are ignored.
+    /// documents are ignored. `changed` is then shown the document with the line
+    /// (0-based) the last change ends on.
     pub(crate) fn change(
         &self,
         uri: &Uri,
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
+        changed: impl FnOnce(&Document, usize),
     ) {
         let mut open = lock(&self.open);
         let Some(document) = open.get_mut(uri) else {
             return;
         };
+        let mut edited = 0;
         for change in changes {
             match change.range {
                 Some(range) => {
                     let start = offset(&document.text, range.start);
                     let end = offset(&document.text, range.end).max(start);
                     document.text.replace_range(start..end, &change.text);
+                    edited = range.start.line as usize + change.text.matches('\n').count();
                 }
-                None => document.text = change.text,
+                None => {
+                    edited = first_difference(&document.text, &change.text);
+                    document.text = change.text;
+                }
             }
         }
         document.version = version;
+        changed(document, edited);
     }
 
     /// Forgets a closed document.
@@ -95,6 +103,14 @@ impl Documents {
             .find(|(_, document)| document.relative.as_deref() == Some(relative))
             .map(|(uri, document)| (uri.clone(), document.clone()))
     }
+}
+
+/// The first line (0-based) where `new` differs from `old`.
+fn first_difference(old: &str, new: &str) -> usize {
+    old.lines()
+        .zip(new.lines())
+        .take_while(|(before, after)| before == after)
+        .count()
 }
 
 /// The root-relative path of `uri` when it is a file inside `root` (symbolic links
@@ -189,6 +205,7 @@ mod tests {
             1,
             "rust".into(),
         );
+        let mut line = usize::MAX;
         documents.change(
             &uri,
             2,
@@ -197,7 +214,9 @@ mod tests {
                 range_length: None,
                 text: "main".into(),
             }],
+            |_, edited| line = edited,
         );
+        assert_eq!(line, 0);
         let document = documents.get(&uri).unwrap();
         assert_eq!(document.text, "fn main() {}\n");
         assert_eq!(document.version, 2);
@@ -208,10 +227,18 @@ mod tests {
             vec![TextDocumentContentChangeEvent {
                 range: None,
                 range_length: None,
-                text: "x".into(),
+                text: "fn main() {}\nx".into(),
             }],
+            |document, edited| {
+                assert_eq!(document.version, 3);
+                line = edited;
+            },
         );
-        assert_eq!(documents.get(&uri).unwrap().text, "x");
+        assert_eq!(line, 1, "the first line that differs");
+        assert_eq!(first_difference("a\nb\n", "a\nb\n"), 2);
+        let unknown: Uri = "file:///nowhere/b.rs".parse().unwrap();
+        documents.change(&unknown, 1, Vec::new(), |_, _| panic!("unknown document"));
+        assert_eq!(documents.get(&uri).unwrap().text, "fn main() {}\nx");
         documents.close(&uri);
         assert!(documents.get(&uri).is_none());
     }

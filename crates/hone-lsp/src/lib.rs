@@ -7,7 +7,8 @@
 //!   embedded small catalog model, whose engine reuses the cache of the previous request).
 //!   The model is asked to fill the middle: the code around the cursor within a budget,
 //!   with the definitions of the names near the cursor from the code index above it
-//!   (`context`); its answer is cut at the end of the block and never repeats what follows
+//!   (`context`), and chunks of the other recently opened and edited documents before it
+//!   (`ring`); its answer is cut at the end of the block and never repeats what follows
 //!   the cursor (`trim`). A newer request or `$/cancelRequest` cancels a running one;
 //!   answers are cached by position (`complete`).
 //! - **Quick refactors**: code actions ("hone: refactor…", "hone: explain", "hone: add
@@ -26,6 +27,7 @@ mod context;
 mod documents;
 mod edits;
 mod model;
+mod ring;
 mod server;
 mod symbols;
 mod trim;
@@ -73,6 +75,7 @@ where
         events: AsyncMutex::new(events),
         root,
         documents: documents::Documents::default(),
+        ring: ring::Ring::default(),
         completer,
         completer_problem,
     })

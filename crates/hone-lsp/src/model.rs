@@ -4,11 +4,13 @@
 //! that take a suffix are asked through their completion endpoints (`wire`); a model that
 //! only chats gets an instruction with the code around the cursor.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use hone_config::{Config, WireApi};
-use hone_local::LocalProvider;
+use hone_local::{FimRequest, LocalProvider};
 use hone_protocol::{ChatRequest, StreamEvent};
 use hone_provider_api::Provider;
 use hone_runtime::Runtime;
@@ -18,6 +20,10 @@ use crate::wire::{FimWire, HttpFim};
 
 /// The catalog model completions use when `[roles] completion` is not set.
 pub const DEFAULT_COMPLETION_MODEL: &str = "qwen2.5-coder-0.5b";
+
+/// After its first line, the embedded model writes more only while its answer has taken
+/// less than this (on a laptop CPU a block would take seconds).
+const LINE_TIME: Duration = Duration::from_millis(300);
 
 /// Why a completion failed.
 #[derive(Debug, thiserror::Error)]
@@ -30,9 +36,14 @@ pub enum CompletionError {
     Cancelled,
 }
 
-/// What the model is asked: the code before and after the cursor.
+/// What the model is asked: the code before and after the cursor, and chunks of other
+/// files.
 #[derive(Debug, Clone)]
 pub(crate) struct FimPrompt {
+    /// Chunks of other recently opened or edited files as `(path, text)`, oldest first.
+    pub(crate) files: Vec<(String, String)>,
+    /// The root-relative path of the document.
+    pub(crate) path: String,
     /// Text before the cursor (with the definitions header).
     pub(crate) prefix: String,
     /// Text after the cursor.
@@ -60,6 +71,18 @@ pub(crate) enum CompletionModel {
         settings: Box<hone_config::ProviderConfig>,
         built: tokio::sync::Mutex<Option<Arc<dyn Provider>>>,
     },
+}
+
+impl FimPrompt {
+    /// The prefix with the other files above it as comments, for models asked with text
+    /// only.
+    pub(crate) fn prefix_with_files(&self) -> String {
+        format!(
+            "{}{}",
+            crate::context::files_as_comments(&self.language, &self.files),
+            self.prefix
+        )
+    }
 }
 
 impl CompletionModel {
@@ -95,6 +118,14 @@ impl CompletionModel {
                 settings: Box::new(settings),
                 built: tokio::sync::Mutex::new(None),
             }),
+        }
+    }
+
+    /// How much code around the cursor this model is sent.
+    pub(crate) fn budget(&self) -> crate::context::Budget {
+        match self {
+            Self::Local { .. } => crate::context::EMBEDDED_BUDGET,
+            Self::Http(_) | Self::Chat { .. } => crate::context::SERVER_BUDGET,
         }
     }
 
@@ -140,7 +171,34 @@ impl CompletionModel {
                 };
                 let token = cancel.clone();
                 let filled = tokio::task::spawn_blocking(move || {
-                    provider.complete_fim(&prompt.prefix, &prompt.suffix, prompt.max_tokens, token)
+                    // The model stops as soon as the answer reaches where it is cut, or
+                    // at a line end once it has written for a while.
+                    let line_before = prompt.prefix.rsplit('\n').next().unwrap_or("");
+                    let first_piece = OnceLock::new();
+                    let timed_out = AtomicBool::new(false);
+                    let finished = |text: &str| {
+                        if crate::trim::finished(text, line_before, &prompt.suffix) {
+                            return true;
+                        }
+                        let late = first_piece.get_or_init(Instant::now).elapsed() > LINE_TIME;
+                        let stop = late && text.contains('\n');
+                        timed_out.store(stop, Ordering::Relaxed);
+                        stop
+                    };
+                    let request = FimRequest {
+                        files: &prompt.files,
+                        path: &prompt.path,
+                        prefix: &prompt.prefix,
+                        suffix: &prompt.suffix,
+                        max_tokens: prompt.max_tokens,
+                        finished: Some(&finished),
+                    };
+                    let mut middle = provider.complete_fim(&request, token)?;
+                    if timed_out.load(Ordering::Relaxed) {
+                        // Only whole lines: the last one was cut off.
+                        middle.truncate(middle.rfind('\n').unwrap_or(middle.len()));
+                    }
+                    Ok::<_, hone_local::LocalError>(middle)
                 })
                 .await
                 .map_err(|error| CompletionError::Model(error.to_string()))?;
@@ -192,7 +250,7 @@ fn instruction(prompt: &FimPrompt) -> String {
          <CURSOR>: no explanation, no code fence, nothing that is already before or after \
          it.\n\n{prefix}<CURSOR>{suffix}",
         language = prompt.language,
-        prefix = prompt.prefix,
+        prefix = prompt.prefix_with_files(),
         suffix = prompt.suffix,
     )
 }
@@ -251,6 +309,8 @@ mod tests {
     #[test]
     fn the_instruction_marks_the_cursor() {
         let prompt = FimPrompt {
+            files: vec![("src/b.rs".into(), "fn b() {}\n".into())],
+            path: "src/a.rs".into(),
             prefix: "fn a() {".into(),
             suffix: "}".into(),
             language: "rust".into(),
@@ -259,5 +319,6 @@ mod tests {
         let text = instruction(&prompt);
         assert!(text.contains("fn a() {<CURSOR>}"), "{text}");
         assert!(text.contains("rust"), "{text}");
+        assert!(text.contains("// src/b.rs:\n// fn b() {}\n"), "{text}");
     }
 }

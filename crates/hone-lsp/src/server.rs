@@ -17,6 +17,7 @@ use crate::actions::{self, ActionArgs, COMMANDS};
 use crate::complete::Completer;
 use crate::documents::{self, Documents};
 use crate::model::{CompletionError, FimPrompt};
+use crate::ring::Ring;
 
 /// Tokens one completion may take.
 const MAX_TOKENS: u32 = 128;
@@ -29,6 +30,8 @@ pub(crate) struct HoneLsp {
     pub(crate) events: AsyncMutex<UnboundedReceiver<SessionEvent>>,
     pub(crate) root: PathBuf,
     pub(crate) documents: Documents,
+    /// Chunks of the recently opened and edited documents, context for completions.
+    pub(crate) ring: Ring,
     pub(crate) completer: Option<Completer>,
     /// Why there is no completer (a configuration error), said on each completion.
     pub(crate) completer_problem: Option<String>,
@@ -65,25 +68,39 @@ impl HoneLsp {
             let problem = self.completer_problem.clone().unwrap_or_default();
             return Err(failed(format!("no completion model: {problem}")));
         };
+        let relative = document.relative.clone().unwrap_or_default();
         let offset = documents::offset(&document.text, position);
-        let (prefix, suffix) = crate::context::around(&document.text, offset);
-        let names = crate::context::names_near(&document.text, offset);
-        let definitions: Vec<(String, String)> =
-            crate::context::definitions(&self.hone, &self.documents, &self.root, &names)
-                .await
-                .into_iter()
-                .filter(|(place, line)| {
-                    !(place
-                        .starts_with(&format!("{}:", document.relative.as_deref().unwrap_or("")))
-                        && prefix.contains(line.as_str()))
-                })
-                .collect();
+        let budget = completer.budget();
+        let (prefix, suffix) = crate::context::around(&document.text, offset, budget);
         let line_before = prefix.rsplit('\n').next().unwrap_or("").to_string();
         let word_start = line_before
             .trim_end_matches(|character: char| character.is_alphanumeric() || character == '_')
             .len();
         let word = line_before[word_start..].to_string();
+        // The word being typed is left out (for the embedded engine, the cursor's whole
+        // line): the definitions, early in the prompt, then stay the same from one
+        // keystroke to the next.
+        let mut names =
+            crate::context::names_near(&document.text, offset, budget.cursor_line_names);
+        names.retain(|name| *name != word);
+        let definitions: Vec<(String, String)> =
+            crate::context::definitions(&self.hone, &self.documents, &self.root, &names)
+                .await
+                .into_iter()
+                .filter(|(place, line)| {
+                    !(place.starts_with(&format!("{relative}:")) && prefix.contains(line.as_str()))
+                })
+                .collect();
+        let files = self
+            .ring
+            .context(&relative, budget.files)
+            .into_iter()
+            .rev()
+            .map(|chunk| (chunk.path, chunk.text))
+            .collect();
         let prompt = FimPrompt {
+            files,
+            path: relative,
             prefix: format!(
                 "{}{prefix}",
                 crate::context::header(&document.language, &definitions)
@@ -247,6 +264,7 @@ impl LanguageServer for HoneLsp {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
+        let uri = document.uri.clone();
         self.documents.open(
             &self.root,
             document.uri,
@@ -254,12 +272,19 @@ impl LanguageServer for HoneLsp {
             document.version,
             document.language_id,
         );
+        if let Some(opened) = self.documents.get(&uri) {
+            self.ring.remember_document(&opened, 0);
+        }
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let document = params.text_document;
-        self.documents
-            .change(&document.uri, document.version, params.content_changes);
+        self.documents.change(
+            &document.uri,
+            document.version,
+            params.content_changes,
+            |changed, line| self.ring.remember_document(changed, line),
+        );
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {

@@ -20,12 +20,7 @@ const END_MARKERS: [&str; 6] = [
 /// before `suffix` (the document after the cursor), cut where it should end. Empty when
 /// nothing of it is worth inserting.
 pub(crate) fn cut(completion: &str, line_before: &str, suffix: &str) -> String {
-    let mut text = completion;
-    for marker in END_MARKERS {
-        if let Some(at) = text.find(marker) {
-            text = &text[..at];
-        }
-    }
+    let text = before_markers(completion);
     let rest_of_line = suffix.split('\n').next().unwrap_or("").trim_end();
     // Text after the cursor on its line: the completion fills that line only.
     if !rest_of_line.trim().is_empty() {
@@ -37,6 +32,48 @@ pub(crate) fn cut(completion: &str, line_before: &str, suffix: &str) -> String {
         };
         return first.trim_end().to_string();
     }
+    let (mut kept, _) = block_lines(text, line_before, suffix);
+    while kept.last().is_some_and(|line| line.trim().is_empty()) {
+        kept.pop();
+    }
+    let joined = kept.join("\n");
+    let joined = joined.strip_suffix(rest_of_line).unwrap_or(&joined);
+    joined.trim_end().to_string()
+}
+
+/// Whether `partial`, the start of a completion still being written, already reaches
+/// where [`cut`] ends it, so the model can stop: at an end marker, at the end of the
+/// cursor's line when text follows the cursor on it, or when a whole line of it ends the
+/// block.
+pub(crate) fn finished(partial: &str, line_before: &str, suffix: &str) -> bool {
+    let text = before_markers(partial);
+    if text.len() < partial.len() {
+        return true;
+    }
+    let rest_of_line = suffix.split('\n').next().unwrap_or("");
+    if !rest_of_line.trim().is_empty() {
+        return text.contains('\n');
+    }
+    let Some(last_newline) = text.rfind('\n') else {
+        return false;
+    };
+    block_lines(&text[..last_newline], line_before, suffix).1
+}
+
+/// `text` up to the first end marker.
+fn before_markers(text: &str) -> &str {
+    let mut text = text;
+    for marker in END_MARKERS {
+        if let Some(at) = text.find(marker) {
+            text = &text[..at];
+        }
+    }
+    text
+}
+
+/// The lines of `text` that belong to the block at the cursor, and whether a line of
+/// `text` ended it (rather than `text` running out).
+fn block_lines<'a>(text: &'a str, line_before: &str, suffix: &str) -> (Vec<&'a str>, bool) {
     let next_line = suffix
         .split('\n')
         .skip(1)
@@ -49,14 +86,14 @@ pub(crate) fn cut(completion: &str, line_before: &str, suffix: &str) -> String {
     let mut blank_run = 0;
     for (index, line) in text.split('\n').enumerate() {
         if index >= MAX_LINES {
-            break;
+            return (kept, true);
         }
         let trimmed = line.trim();
         if index > 0 {
             if trimmed.is_empty() {
                 blank_run += 1;
                 if blank_run >= 2 {
-                    break;
+                    return (kept, true);
                 }
                 kept.push(line);
                 continue;
@@ -64,25 +101,20 @@ pub(crate) fn cut(completion: &str, line_before: &str, suffix: &str) -> String {
             blank_run = 0;
             // What follows the cursor already: the completion ends before it.
             if !next_line.is_empty() && trimmed == next_line {
-                break;
+                return (kept, true);
             }
             if indent_of(line) < base_indent && !closes_only(trimmed) {
-                break;
+                return (kept, true);
             }
         }
         depth += bracket_balance(line);
         kept.push(line);
         // A bracket opened before the cursor closed: the block ends with this line.
         if depth < 0 && index > 0 {
-            break;
+            return (kept, true);
         }
     }
-    while kept.last().is_some_and(|line| line.trim().is_empty()) {
-        kept.pop();
-    }
-    let joined = kept.join("\n");
-    let joined = joined.strip_suffix(rest_of_line).unwrap_or(&joined);
-    joined.trim_end().to_string()
+    (kept, false)
 }
 
 /// The width of `line`'s leading whitespace (a tab counts as four).
@@ -161,6 +193,27 @@ mod tests {
     fn indentation_below_the_cursor_ends_python_blocks() {
         let completion = "return a + b\n\ndef other():\n    pass";
         assert_eq!(cut(completion, "    ", "\n"), "return a + b");
+    }
+
+    #[test]
+    fn generation_stops_once_the_end_is_written() {
+        // Text after the cursor on its line: the first line break ends it.
+        assert!(!finished("value + 1", "let x = add(", ");\n"));
+        assert!(finished("value + 1);\n", "let x = add(", ");\n"));
+        // A block: only a whole line that ends it counts.
+        let line = "fn add(a: i32, b: i32) -> i32 {";
+        assert!(!finished("    a + b\n", line, "\n"));
+        assert!(!finished("    a + b\n}", line, "\n"));
+        assert!(finished("    a + b\n}\n", line, "\n"));
+        assert!(!finished("return a + b\n", "    ", "\n"));
+        assert!(finished("return a + b\n\ndef other():\n", "    ", "\n"));
+        assert!(finished("x<|endoftext|>", "", "\n"));
+        // Whatever stops early is what `cut` keeps anyway.
+        let text = "    a + b\n}\n";
+        assert_eq!(
+            cut(text, line, "\n"),
+            cut(&format!("{text}\nfn b() {{}}"), line, "\n")
+        );
     }
 
     #[test]

@@ -94,7 +94,7 @@ impl HttpFim {
         match self.wire {
             FimWire::OpenAiCompletions | FimWire::Codestral => json!({
                 "model": self.model,
-                "prompt": prompt.prefix,
+                "prompt": prompt.prefix_with_files(),
                 "suffix": prompt.suffix,
                 "max_tokens": prompt.max_tokens,
                 "temperature": 0.2,
@@ -102,7 +102,7 @@ impl HttpFim {
             }),
             FimWire::Ollama => json!({
                 "model": self.model,
-                "prompt": prompt.prefix,
+                "prompt": prompt.prefix_with_files(),
                 "suffix": prompt.suffix,
                 "stream": false,
                 "options": {"num_predict": prompt.max_tokens, "temperature": 0.2},
@@ -110,6 +110,11 @@ impl HttpFim {
             FimWire::LlamaCpp => json!({
                 "input_prefix": prompt.prefix,
                 "input_suffix": prompt.suffix,
+                "input_extra": prompt
+                    .files
+                    .iter()
+                    .map(|(path, text)| json!({"filename": path, "text": text}))
+                    .collect::<Vec<_>>(),
                 "n_predict": prompt.max_tokens,
                 "temperature": 0.2,
                 "stream": false,
@@ -176,6 +181,8 @@ mod tests {
 
     fn prompt() -> FimPrompt {
         FimPrompt {
+            files: vec![("src/lib.rs".into(), "pub const ONE: i32 = 1;\n".into())],
+            path: "src/add.rs".into(),
             prefix: "fn add(a: i32, b: i32) -> i32 {\n    ".into(),
             suffix: "\n}\n".into(),
             language: "rust".into(),
@@ -225,7 +232,19 @@ mod tests {
             assert_eq!(http.fill(&prompt()).await.unwrap(), "a + b", "{kind}");
             let sent = server.last_request();
             assert!(sent.path.ends_with(path), "{kind}: {}", sent.path);
-            assert_eq!(sent.json()[suffix_field], "\n}\n", "{kind}");
+            let body = sent.json();
+            assert_eq!(body[suffix_field], "\n}\n", "{kind}");
+            // Other files: llama.cpp takes them as extra input, the others as comments.
+            if kind == "llamacpp" {
+                assert_eq!(body["input_extra"][0]["filename"], "src/lib.rs");
+                assert_eq!(body["input_extra"][0]["text"], "pub const ONE: i32 = 1;\n");
+            } else {
+                let prompt = body["prompt"].as_str().unwrap();
+                assert!(
+                    prompt.starts_with("// src/lib.rs:\n// pub const ONE: i32 = 1;\n\nfn add("),
+                    "{kind}: {prompt}"
+                );
+            }
         }
     }
 

@@ -1,5 +1,5 @@
 //! `hone lsp` over the protocol, in process, against scripted models: completions with
-//! index context, cancellation, a failing model, documents the server never saw, huge
+//! index context and the ring of recently edited buffers, cancellation, a failing model, documents the server never saw, huge
 //! documents, files outside the project, workspace symbols and a code action's edit.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -68,6 +68,49 @@ async fn inline_completion_sends_index_context_and_cuts_the_answer() {
         .unwrap()
         .to_string();
     assert!(prompt.ends_with("    let twice = "), "{prompt}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recently_edited_buffers_of_the_project_reach_the_prompt() {
+    let mut lsp = Lsp::start().await;
+    // Another document of the project, edited and not saved.
+    let notes = lsp.uri("src/notes.rs");
+    lsp.open(&notes, "pub struct Notes;\n").await;
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": notes, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
+             "text": "pub fn unsaved_helper(notes: &Notes) -> usize {\n    7\n}\n"}
+        ]}),
+    )
+    .await;
+    // A document outside the project: never part of any prompt.
+    let outside_dir = lsp.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&outside_dir).unwrap();
+    let outside = format!(
+        "file://{}/secret.rs",
+        outside_dir.canonicalize().unwrap().display()
+    );
+    lsp.open(&outside, "const SECRET_TOKEN: &str = \"hunter2\";\n")
+        .await;
+    let main = lsp.uri("src/main.rs");
+    lsp.open(&main, MAIN).await;
+    lsp.fim.enqueue(answer("size;"));
+    assert_eq!(items(&lsp.inline(&main, 4, 4).await), ["size;"]);
+    let prompt = lsp.fim.last_request().json()["prompt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.starts_with(
+            "// src/notes.rs:\n// pub struct Notes;\n\
+             // pub fn unsaved_helper(notes: &Notes) -> usize {\n"
+        ),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("SECRET_TOKEN"), "{prompt}");
+    // The document being completed is not given twice.
+    assert!(!prompt.contains("// src/main.rs:"), "{prompt}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -33,17 +33,18 @@ pub struct Lsp {
     pub applied: Vec<Value>,
 }
 
-fn options(dir: &Path, root: &Path, fim: &MockServer, chat: &MockServer) -> RuntimeOptions {
-    let config = dir.join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[roles]\ncompletion = {{ model = \"coder\", provider = \"fim\" }}\n\n\
-             [providers.fim]\nkind = \"ollama\"\nbase_url = \"{}\"\n",
-            fim.url()
-        ),
+/// The configuration naming the scripted fill-in-the-middle server as the completion model.
+fn fim_config(fim: &MockServer) -> String {
+    format!(
+        "[roles]\ncompletion = {{ model = \"coder\", provider = \"fim\" }}\n\n\
+         [providers.fim]\nkind = \"ollama\"\nbase_url = \"{}\"\n",
+        fim.url()
     )
-    .unwrap();
+}
+
+fn options(dir: &Path, root: &Path, config_text: &str, chat: &MockServer) -> RuntimeOptions {
+    let config = dir.join("config.toml");
+    std::fs::write(&config, config_text).unwrap();
     RuntimeOptions {
         sources: ConfigSources {
             user_file: Some(config),
@@ -76,11 +77,18 @@ impl Lsp {
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::write(root.join("src/main.rs"), MAIN).unwrap();
         std::fs::write(root.join("src/geo.rs"), GEO).unwrap();
-        let root = root.canonicalize().unwrap();
         let fim = MockServer::start().await;
+        let config = fim_config(&fim);
+        Self::serve(dir, &root, fim, &config).await
+    }
+
+    /// A server on the project `root` (inside `dir`) with the configuration `config`,
+    /// initialized.
+    pub async fn serve(dir: tempfile::TempDir, root: &Path, fim: MockServer, config: &str) -> Self {
+        let root = root.canonicalize().unwrap();
         let chat = MockServer::start().await;
         let server: Arc<Server> = Server::open(
-            options(dir.path(), &root, &fim, &chat),
+            options(dir.path(), &root, config, &chat),
             Arc::new(Unattended),
         )
         .unwrap();
@@ -202,9 +210,14 @@ impl Lsp {
 
     /// Opens `relative` (or any URI) with `text`.
     pub async fn open(&mut self, uri: &str, text: &str) {
+        self.open_as(uri, text, "rust").await;
+    }
+
+    /// Opens `uri` with `text` in `language`.
+    pub async fn open_as(&mut self, uri: &str, text: &str, language: &str) {
         self.notify(
             "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}),
+            json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
         )
         .await;
     }
