@@ -332,3 +332,35 @@ async fn a_code_action_runs_one_turn_and_applies_its_edit_to_the_buffer() {
     let message = refused["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("save src/geo.rs first"), "{refused}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_refactor_runs_on_the_refactor_role_s_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/geo.rs"), GEO).unwrap();
+    let fim = hone_testkit::MockServer::start().await;
+    let config =
+        common::fim_config(&fim).replace("[roles]\n", "[roles]\nrefactor = \"refactor-model\"\n");
+    let mut lsp = Lsp::serve(dir, &root, fim, &config).await;
+    let geo = lsp.uri("src/geo.rs");
+    lsp.open(&geo, GEO).await;
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 1}});
+    let actions = lsp
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": geo}, "range": range, "context": {"diagnostics": []}}),
+        )
+        .await;
+    let command = actions["result"][0]["command"].clone();
+    lsp.chat
+        .enqueue(Reply::new().text("Nothing needs to change.").openai_chat());
+    let mut arguments = command["arguments"].clone();
+    arguments[0]["instruction"] = json!("Tidy it.");
+    lsp.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": arguments}),
+    )
+    .await;
+    assert_eq!(lsp.chat.last_request().json()["model"], "refactor-model");
+}

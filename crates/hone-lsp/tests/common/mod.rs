@@ -34,7 +34,7 @@ pub struct Lsp {
 }
 
 /// The configuration naming the scripted fill-in-the-middle server as the completion model.
-fn fim_config(fim: &MockServer) -> String {
+pub fn fim_config(fim: &MockServer) -> String {
     format!(
         "[roles]\ncompletion = {{ model = \"coder\", provider = \"fim\" }}\n\n\
          [providers.fim]\nkind = \"ollama\"\nbase_url = \"{}\"\n",
