@@ -241,18 +241,22 @@ async fn workspace_symbols_come_from_the_index() {
     assert_eq!(area["location"]["range"]["start"]["line"], 0);
 }
 
+/// The code actions offered on the whole of `GEO` (open at `uri`), without diagnostics.
+async fn geo_actions(lsp: &mut Lsp, uri: &str) -> Value {
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 1}});
+    lsp.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_code_action_runs_one_turn_and_applies_its_edit_to_the_buffer() {
     let mut lsp = Lsp::start().await;
     let geo = lsp.uri("src/geo.rs");
     lsp.open(&geo, GEO).await;
-    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 1}});
-    let actions = lsp
-        .request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": geo}, "range": range, "context": {"diagnostics": []}}),
-        )
-        .await;
+    let actions = geo_actions(&mut lsp, &geo).await;
     let titles: Vec<&str> = actions["result"]
         .as_array()
         .unwrap()
@@ -345,13 +349,7 @@ async fn a_quick_refactor_runs_on_the_refactor_role_s_model() {
     let mut lsp = Lsp::serve(dir, &root, fim, &config).await;
     let geo = lsp.uri("src/geo.rs");
     lsp.open(&geo, GEO).await;
-    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 1}});
-    let actions = lsp
-        .request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": geo}, "range": range, "context": {"diagnostics": []}}),
-        )
-        .await;
+    let actions = geo_actions(&mut lsp, &geo).await;
     let command = actions["result"][0]["command"].clone();
     lsp.chat
         .enqueue(Reply::new().text("Nothing needs to change.").openai_chat());

@@ -58,6 +58,21 @@ async fn turn(events: &mut UnboundedReceiver<SessionEvent>) -> Vec<SessionEvent>
     panic!("the events ended before the turn: {seen:?}");
 }
 
+/// Opens a new session on the server's project for `client`; returns the result.
+async fn new_session(client: &Client) -> serde_json::Value {
+    client
+        .call(
+            None,
+            Request::NewSession {
+                model: None,
+                cwd: None,
+                role: None,
+            },
+        )
+        .await
+        .unwrap()
+}
+
 fn kinds(events: &[SessionEvent]) -> Vec<String> {
     events
         .iter()
@@ -83,17 +98,7 @@ async fn two_clients_on_one_session_receive_the_same_events() {
     let server = server(dir.path(), &model);
 
     let (editor, mut editor_events) = Client::connect(&server);
-    let opened = editor
-        .call(
-            None,
-            Request::NewSession {
-                model: None,
-                cwd: None,
-                role: None,
-            },
-        )
-        .await
-        .unwrap();
+    let opened = new_session(&editor).await;
     assert_eq!(opened["type"], "session.started");
     let session = opened["session"].as_str().unwrap().to_string();
     assert_eq!(opened["session_id"], session.as_str());
@@ -257,17 +262,7 @@ async fn resuming_a_session_whose_last_client_just_left_opens_it_again() {
     model.enqueue(Reply::new().text("second").openai_chat());
     let server = server(dir.path(), &model);
     let (page, mut page_events) = Client::connect(&server);
-    let opened = page
-        .call(
-            None,
-            Request::NewSession {
-                model: None,
-                cwd: None,
-                role: None,
-            },
-        )
-        .await
-        .unwrap();
+    let opened = new_session(&page).await;
     let session = opened["session"].as_str().unwrap().to_string();
     page.call(None, Request::user_message("hello"))
         .await
