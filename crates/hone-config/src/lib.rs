@@ -203,7 +203,7 @@ pub use index_settings::{
     DEFAULT_MAP_BUDGET, DEFAULT_WATCH_DEBOUNCE_MS, IndexDatabase, IndexSettings, MAP_BUDGET_RANGE,
     WATCH_DEBOUNCE_RANGE_MS, data_dir_database,
 };
-pub use load::{Config, load};
+pub use load::{Config, expand_home, load};
 pub use local_settings::LocalSettings;
 pub use logs_settings::{DEFAULT_LOG_MAX_MB, LOG_MAX_MB_RANGE};
 pub use mcp_settings::{

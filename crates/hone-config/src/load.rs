@@ -121,12 +121,21 @@ fn set<T>(slot: &mut Option<Sourced<T>>, value: Option<T>, source: &Source) {
 
 /// `path` with `~/` expanded and relative paths taken relative to `base` (the config file's directory).
 pub(crate) fn resolve_path(path: &str, base: &Path) -> PathBuf {
+    base.join(expand_home(path))
+}
+
+/// `path` with a leading `~/` replaced by the home directory; other paths unchanged.
+///
+/// ```
+/// assert_eq!(hone_config::expand_home("/a/~/b"), std::path::Path::new("/a/~/b"));
+/// ```
+pub fn expand_home(path: &str) -> PathBuf {
     if let Some(rest) = path.strip_prefix("~/")
         && let Some(home) = dirs::home_dir()
     {
         return home.join(rest);
     }
-    base.join(path)
+    PathBuf::from(path)
 }
 
 impl InstanceSettings {

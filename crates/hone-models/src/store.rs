@@ -211,7 +211,7 @@ impl ModelStore {
             let path = self.path_of(entry.name)?;
             return Ok(ResolvedModel::Catalog { entry, path });
         }
-        let path = expand_home(model);
+        let path = hone_config::expand_home(model);
         if path.is_file() {
             return Ok(ResolvedModel::File(path));
         }
@@ -275,16 +275,6 @@ pub(crate) fn unknown(name: &str, path_hint: &'static str) -> ModelError {
     }
 }
 
-/// `~/x` with the home directory expanded; other paths unchanged.
-fn expand_home(path: &str) -> PathBuf {
-    if let Some(rest) = path.strip_prefix("~/")
-        && let Some(home) = std::env::home_dir()
-    {
-        return home.join(rest);
-    }
-    PathBuf::from(path)
-}
-
 /// `1117320768` as `1.0 GiB`.
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
@@ -313,9 +303,12 @@ mod tests {
 
     #[test]
     fn home_paths_expand() {
-        assert_eq!(expand_home("/a/b.gguf"), PathBuf::from("/a/b.gguf"));
+        assert_eq!(
+            hone_config::expand_home("/a/b.gguf"),
+            PathBuf::from("/a/b.gguf")
+        );
         if let Some(home) = std::env::home_dir() {
-            assert_eq!(expand_home("~/m.gguf"), home.join("m.gguf"));
+            assert_eq!(hone_config::expand_home("~/m.gguf"), home.join("m.gguf"));
         }
     }
 }

@@ -27,25 +27,9 @@ pub(crate) fn pasted_image_paths(text: &str) -> Vec<String> {
     paths
 }
 
-/// `path` with a leading `~/` replaced by the home directory.
-pub(crate) fn expand_home(path: &str) -> std::path::PathBuf {
-    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => Path::new(&home).join(rest),
-        _ => std::path::PathBuf::from(path),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_a_leading_tilde_is_the_home() {
-        assert_eq!(expand_home("/a/~/b.png"), Path::new("/a/~/b.png"));
-        if let Some(home) = std::env::var_os("HOME") {
-            assert_eq!(expand_home("~/b.png"), Path::new(&home).join("b.png"));
-        }
-    }
 
     #[test]
     fn absolute_paths_of_existing_pictures_are_found() {

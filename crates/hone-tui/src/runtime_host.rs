@@ -200,7 +200,7 @@ impl Host for RuntimeHost {
         };
         let pasted = crate::images::pasted_image_paths(text);
         for path in image_paths.iter().chain(&pasted) {
-            match hone_context::images::read_image_file(&crate::images::expand_home(path)) {
+            match hone_context::images::read_image_file(&hone_config::expand_home(path)) {
                 Ok(image) => {
                     mentions.attached.push(format!("{path} (image)"));
                     mentions.images.push(image);
