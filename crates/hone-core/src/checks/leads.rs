@@ -7,6 +7,7 @@ use hone_tools::project::{is_test_path, project_files};
 
 use super::failures::TestFailure;
 use super::places::read_inside;
+use super::reach::order_by_reach;
 
 /// Lead files named, at most.
 const MAX_LEADS: usize = 4;
@@ -80,17 +81,23 @@ pub(super) fn leads(
     // A test file's imports are in the order it wrote them; the tests in the order of
     // their failures (their places were read deepest first).
     tests.reverse();
-    let mut leads = code;
+    let mut imported: Vec<String> = Vec::new();
     for test in &tests {
         let Some(source) = read_inside(guard, test) else {
             continue;
         };
         for path in imports(guard, &mut finder, test, &source, source_dirs) {
-            if !leads.contains(&path) && !is_test_path(&path) {
-                leads.push(path);
+            if !code.contains(&path) && !imported.contains(&path) && !is_test_path(&path) {
+                imported.push(path);
             }
         }
     }
+    // Of the imported modules, the one the failures reach most leads.
+    let imported = order_by_reach(guard, imported, failures, &mut |module, source| {
+        imports(guard, &mut finder, module, source, source_dirs)
+    });
+    let mut leads = code;
+    leads.extend(imported);
     leads.truncate(MAX_LEADS);
     leads
 }
@@ -368,6 +375,41 @@ mod tests {
             &["src".into()],
         );
         assert_eq!(found, ["src/shop/prices.py", "src/shop/cart.py"]);
+    }
+
+    #[test]
+    fn the_shared_module_the_failing_lines_reach_most_leads() {
+        let dir = project(&[
+            ("shop/__init__.py", ""),
+            (
+                "shop/cart.py",
+                "from shop.pricing import apply_discount\n\n\ndef order_total(prices, d=0):\n    return apply_discount(sum(prices), d)\n",
+            ),
+            (
+                "shop/pricing.py",
+                "def apply_discount(total, percent):\n    return float(int(total))\n",
+            ),
+            (
+                "test_shop.py",
+                "import unittest\n\nfrom shop.cart import order_total\nfrom shop.pricing import apply_discount\n\n\nclass T(unittest.TestCase):\n    def test_discount(self):\n        self.assertEqual(apply_discount(19.99, 10), 17.99)\n\n    def test_total(self):\n        self.assertEqual(order_total([10.0, 5.5], 0), 15.5)\n",
+            ),
+        ]);
+        let guard = PathGuard::new(dir.path()).unwrap();
+        let both = [
+            failure(&[("test_shop.py", 9)]),
+            failure(&[("test_shop.py", 12)]),
+        ];
+        // Both failures reach pricing.py: one directly, one through cart.py.
+        assert_eq!(
+            leads(&guard, &both, &[]),
+            ["shop/pricing.py", "shop/cart.py"]
+        );
+        // Only the total fails: cart.py and the pricing it imports are reached alike, and
+        // the test's import order stays.
+        assert_eq!(
+            leads(&guard, &both[1..], &[]),
+            ["shop/cart.py", "shop/pricing.py"]
+        );
     }
 
     #[test]

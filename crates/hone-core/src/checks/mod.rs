@@ -11,6 +11,7 @@ mod hints;
 mod leads;
 mod noise;
 mod places;
+mod reach;
 mod report;
 mod requested;
 mod review;
