@@ -245,6 +245,16 @@ fn describes_wrong_behaviour(request: &str) -> bool {
             .any(|word| matches!(word, "should" | "must"))
 }
 
+/// The identifiers the request writes as code (`count_words`, `Cart.total()`).
+fn code_names(request: &str) -> Vec<String> {
+    extract_mentions(request)
+        .into_iter()
+        .filter(|mention| mention.kind == MentionKind::Symbol)
+        .flat_map(|mention| mention.names)
+        .filter(|name| name.len() > 2)
+        .collect()
+}
+
 /// The first path or file name the request mentions.
 fn new_file_path(request: &str) -> Option<String> {
     extract_mentions(request)
@@ -296,8 +306,17 @@ impl Agent {
         // names the expected values and, through its traceback, the code to change.
         let bug_report =
             guided && by_rules == Some(TaskKind::Change) && describes_wrong_behaviour(text);
+        // Any other change that names code (`count_words`) runs them too, and keeps what
+        // fails only when the failures name that code: they then state what it should do.
+        let named = if guided && by_rules == Some(TaskKind::Change) {
+            code_names(text)
+        } else {
+            Vec::new()
+        };
         let failures = if localizes && (about_failing_tests(text) || bug_report) {
-            self.reproduce_failing_tests(cancel).await
+            self.reproduce_failing_tests(cancel, &[]).await
+        } else if localizes && !named.is_empty() {
+            self.reproduce_failing_tests(cancel, &named).await
         } else {
             None
         };

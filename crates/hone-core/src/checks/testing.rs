@@ -148,10 +148,13 @@ impl Agent {
     /// Runs the project's tests before a turn about failing tests, through the policy like
     /// any check, each command tried shown as a `run_tests` call; returns the failure
     /// report (the failing tests, the output and the code around the places it names),
-    /// `None` when nothing ran, the tests pass, or no command could run them.
+    /// `None` when nothing ran, the tests pass, or no command could run them. With
+    /// `about` (names the request writes as code), failures that name none of them are
+    /// not the request's and are left out.
     pub(crate) async fn reproduce_failing_tests(
         &mut self,
         cancel: &CancellationToken,
+        about: &[String],
     ) -> Option<String> {
         if !self.checks.config.enabled || !self.checks.config.run_tests {
             return None;
@@ -159,6 +162,13 @@ impl Agent {
         let call_id = format!("reproduce_{}", self.turns);
         let run = self.run_tests_announced(&[], Some(&call_id), cancel).await;
         let failure = run.failure?;
+        if !about.is_empty()
+            && !about
+                .iter()
+                .any(|name| failure.text.contains(name.as_str()))
+        {
+            return None;
+        }
         self.checks.reproduced = true;
         // What fails before any change: an answer that leaves it failing just so did not
         // change what fails, and gets a fresh attempt (see `check_and_repair`).

@@ -9,6 +9,7 @@
 //! not guessed.
 
 mod blocks;
+mod imports;
 mod intent;
 mod keep;
 mod merge;

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::json;
 
 use super::blocks::{Block, blocks, extension_of};
+use super::imports::with_missing_imports;
 use super::intent::{asks_for_deletion, elision, is_question};
 use super::merge::{matches, merge};
 use super::workspace::Workspace;
@@ -431,8 +432,8 @@ impl Planner<'_> {
     }
 
     /// The plan, once every changed file parses at least as well as before.
-    fn finish(self) -> NaturalEdit {
-        let changes = match self.workspace.changes() {
+    fn finish(mut self) -> NaturalEdit {
+        let mut changes = match self.workspace.changes() {
             Ok(changes) => changes,
             Err(reason) => return NaturalEdit::Refused(reason),
         };
@@ -443,6 +444,24 @@ impl Planner<'_> {
                 return NaturalEdit::Unchanged { path };
             }
             return NaturalEdit::Nothing;
+        }
+        for change in &mut changes {
+            let Some(after) = change
+                .after
+                .as_deref()
+                .filter(|_| change.path.ends_with(".py"))
+            else {
+                continue;
+            };
+            let (fixed, added) = with_missing_imports(after);
+            if !added.is_empty() {
+                self.actions.push(format!(
+                    "added `import {}` to {}, which its code uses",
+                    added.join("`, `import "),
+                    change.path
+                ));
+                change.after = Some(fixed);
+            }
         }
         if let Some(mapper) = self.mapper {
             for change in &changes {
