@@ -299,10 +299,24 @@ async fn a_guided_bug_report_runs_the_tests_first_and_shows_the_failure() {
     assert_eq!(h.server.request_count(), 1);
 }
 
+/// A change that names code runs the tests first: failing tests that name that code state
+/// what it should do.
 #[tokio::test]
-async fn a_guided_request_that_reports_no_bug_does_not_run_the_tests_first() {
+async fn a_change_naming_code_that_failing_tests_name_runs_them_first() {
     let mut h = harness_with_sub_test(vec![adding("export function sub() {}\n")]).await;
     h.turn("Add a sub function next to add in src/math.ts")
+        .await;
+    let first = h.request(0).to_string();
+    assert!(first.contains("hone ran them"), "{first}");
+    assert!(first.contains("test_sub"), "{first}");
+}
+
+/// Failing tests that name none of the code a request names are not the request's: the
+/// model is not told to fix them.
+#[tokio::test]
+async fn failing_tests_that_name_none_of_the_requested_code_are_left_out() {
+    let mut h = harness_with_sub_test(vec![adding("export function mul() {}\n")]).await;
+    h.turn("Add a mul function next to add in src/math.ts")
         .await;
     let first = h.request(0).to_string();
     assert!(!first.contains("hone ran them"), "{first}");

@@ -162,11 +162,7 @@ impl Agent {
         let call_id = format!("reproduce_{}", self.turns);
         let run = self.run_tests_announced(&[], Some(&call_id), cancel).await;
         let failure = run.failure?;
-        if !about.is_empty()
-            && !about
-                .iter()
-                .any(|name| failure.text.contains(name.as_str()))
-        {
+        if !about.is_empty() && !about.iter().any(|name| names_word(&failure.text, name)) {
             return None;
         }
         self.checks.reproduced = true;
@@ -176,6 +172,17 @@ impl Agent {
         self.checks.leads = failure.leads;
         Some(failure.text)
     }
+}
+
+/// Whether `text` has `name` as a whole identifier (`sub` in `function sub`, not in
+/// `subprocess`).
+fn names_word(text: &str, name: &str) -> bool {
+    let is_part = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(start, _)| {
+        let before = text[..start].chars().next_back();
+        let after = text[start + name.len()..].chars().next();
+        !before.is_some_and(is_part) && !after.is_some_and(is_part)
+    })
 }
 
 /// Whether `output` names one of `paths` (a project path, also as the tail of an absolute
@@ -197,6 +204,14 @@ mod tests {
         assert!(names_any(output, &["src/shop/cart.py".into()]));
         assert!(!names_any(output, &["src/shop/prices.py".into()]));
         assert!(!names_any(output, &[]));
+    }
+
+    #[test]
+    fn a_name_counts_only_as_a_whole_identifier() {
+        assert!(names_word("'function sub' in f.read()", "sub"));
+        assert!(names_word("count_words(\"Hello\")", "count_words"));
+        assert!(!names_word("import subprocess", "sub"));
+        assert!(!names_word("recount_words()", "count_words"));
     }
 
     #[test]
