@@ -413,6 +413,34 @@ mod tests {
     }
 
     #[test]
+    fn a_script_helper_reached_by_more_failures_leads() {
+        let dir = project(&[
+            (
+                "lib/strings.js",
+                "function capitalize(word) {\n  return word;\n}\n\nfunction titleCase(text) {\n  return capitalize(text);\n}\n\nmodule.exports = { capitalize, titleCase };\n",
+            ),
+            (
+                "lib/page.js",
+                "const { titleCase } = require('./strings');\n\nfunction heading(title) {\n  return `# ${titleCase(title)}`;\n}\n",
+            ),
+            (
+                "test/page.test.js",
+                "const test = require('node:test');\nconst assert = require('node:assert');\nconst { heading } = require('../lib/page');\nconst { titleCase } = require('../lib/strings');\n\ntest('every word', () => assert.strictEqual(titleCase('hello big world'), 'Hello Big World'));\ntest('mixed', () => assert.strictEqual(titleCase('hELLO'), 'Hello'));\ntest('heading', () => assert.strictEqual(heading('my notes'), '# My Notes'));\n",
+            ),
+        ]);
+        let guard = PathGuard::new(dir.path()).unwrap();
+        let failures = [
+            failure(&[("test/page.test.js", 6)]),
+            failure(&[("test/page.test.js", 7)]),
+            failure(&[("test/page.test.js", 8)]),
+        ];
+        assert_eq!(
+            leads(&guard, &failures, &[]),
+            ["lib/strings.js", "lib/page.js"]
+        );
+    }
+
+    #[test]
     fn script_imports_resolve_relative_specifiers() {
         let dir = project(&[
             ("src/math.js", ""),

@@ -112,17 +112,29 @@ fn calls(line: &str) -> Vec<String> {
 /// function name`, `pub fn name`, `const name =`), as an export (`exports.name =`), or as a
 /// method of a class (`  name(args) {`).
 fn defines(source: &str, name: &str) -> bool {
+    let is_part = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     source.lines().any(|line| {
-        let words: Vec<&str> = line
-            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'))
-            .filter(|word| !word.is_empty())
-            .collect();
-        let after_keyword = words
-            .windows(2)
-            .any(|pair| DEFINING_WORDS.contains(&pair[0]) && pair[1] == name);
-        let exported = words.first().is_some_and(|first| {
-            first.strip_prefix("module.").unwrap_or(first) == format!("exports.{name}")
+        let after_keyword = line.match_indices(name).any(|(start, _)| {
+            let next = line[start + name.len()..].chars().next();
+            if next.is_some_and(is_part) {
+                return false;
+            }
+            let before = line[..start].trim_end();
+            // The keyword right before the name, with only spaces between.
+            before.len() < line[..start].len()
+                && DEFINING_WORDS.iter().any(|word| {
+                    before
+                        .strip_suffix(word)
+                        .is_some_and(|rest| !rest.chars().next_back().is_some_and(is_part))
+                })
         });
+        let exported = line
+            .trim_start()
+            .strip_prefix("module.")
+            .unwrap_or(line.trim_start())
+            .strip_prefix("exports.")
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
         let trimmed = line.trim_start();
         let method = trimmed
             .strip_prefix(name)
@@ -171,5 +183,10 @@ mod tests {
             "a call at the top level is no method"
         );
         assert!(!defines("def apply_discounts(x):\n", "apply_discount"));
+        assert!(
+            !defines("const { titleCase } = require('./strings');\n", "titleCase"),
+            "an import is no definition"
+        );
+        assert!(!defines("undef titleCase\n", "titleCase"));
     }
 }
