@@ -288,10 +288,12 @@ pub(crate) fn first_error_line(output: &str) -> String {
         .skip(1)
         .find(|line| line.starts_with("not ok "))
         .copied();
+    // hone's own closing note ("The command failed with exit code 1. Read the errors
+    // above, …") is about the run, not one of its errors.
     let lines: Vec<&str> = lines
         .iter()
         .copied()
-        .filter(|line| !line.ends_with(": |-"))
+        .filter(|line| !line.ends_with(": |-") && !line.starts_with("The command failed with"))
         .collect();
     let tiers: [&[&str]; 2] = [
         &["error", "panicked", "exception"],
@@ -424,6 +426,9 @@ mod tests {
         assert_eq!(first_error_line(tap), "not ok 1 - every word");
         let yaml = "exit code 1\n  error: |-\n    Expected 'a' to equal 'b'\n";
         assert_eq!(first_error_line(yaml), "Expected 'a' to equal 'b'");
+        // A main that prints its own failures: hone's note on the exit code is no error.
+        let plain = "exit code 1\n--- stderr ---\nFAIL: new inventory is empty\nThe command failed with exit code 1. Read the errors above, fix the cause, then run it again.\n";
+        assert_eq!(first_error_line(plain), "FAIL: new inventory is empty");
     }
 
     #[test]
