@@ -401,6 +401,10 @@ pub enum Event {
         /// One line per failing check: `name: first error line`.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         failures: Vec<String>,
+        /// The attempt changed no file (the model wrote the code back as it was), so the
+        /// failure it should have fixed is still there.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        unchanged: bool,
     },
     /// The tracked files changed (answering `files.track` or
     /// `files.untrack`).

@@ -44,21 +44,31 @@ impl Agent {
             }
             stats.attempts = self.attempt;
             let (edits, paths) = self.changes.since(mark);
-            let passed = end != TurnEnd::ChecksFailed;
+            // An attempt that changed nothing (the model copied the code back) left the
+            // reproduced failure as it was.
+            let unchanged =
+                edits == 0 && matches!(end, TurnEnd::RepeatedFailure | TurnEnd::NoChange);
+            let passed = end != TurnEnd::ChecksFailed && !unchanged;
             let failures = if passed {
                 Vec::new()
             } else {
                 self.checks.failure_lines().to_vec()
             };
             let last = self.attempt >= allowed || cancel.is_cancelled();
-            if passed || last || edits == 0 || !self.roll_back(edits, &paths) {
-                if edits > 0 {
+            // The last attempt's change stays, as does one the journal could not take back.
+            let stop = passed
+                || last
+                || (edits == 0 && !unchanged)
+                || (edits > 0 && !self.roll_back(edits, &paths));
+            if stop {
+                if edits > 0 || unchanged {
                     self.emit(Event::AttemptCompleted {
                         attempt: self.attempt,
                         attempts: allowed,
                         passed,
                         rolled_back: Vec::new(),
                         failures,
+                        unchanged,
                     });
                 }
                 return Ending::Done(end);
@@ -70,9 +80,10 @@ impl Agent {
                 passed,
                 rolled_back: paths,
                 failures,
+                unchanged,
             });
             self.attempt += 1;
-            self.start_fresh_attempt_after_rollback(allowed);
+            self.start_fresh_attempt_after_rollback(allowed, edits == 0);
         }
     }
 
@@ -109,8 +120,9 @@ impl Agent {
         }
     }
 
-    /// Asks the request afresh after a rolled-back attempt, with what its checks said.
-    fn start_fresh_attempt_after_rollback(&mut self, allowed: u32) {
+    /// Asks the request afresh after a rolled-back attempt (or one that `changed_nothing`),
+    /// with what its checks said.
+    fn start_fresh_attempt_after_rollback(&mut self, allowed: u32, changed_nothing: bool) {
         self.checks.start_attempt();
         let failed = self.attempt - 1;
         // One line per failing check: the full report showed the rolled-back code.
@@ -120,13 +132,22 @@ impl Agent {
             .iter()
             .map(|line| format!("- {line}"))
             .collect();
-        let note = format!(
-            "{} Attempt {failed} of {allowed} did not pass the checks, so hone rolled it back: \
-             the files are exactly as they were before it. What failed:\n{}\n\
-             Make a different change this time.",
-            hone_context::HONE_NOTE_PREFIX,
-            told.join("\n")
-        );
+        let note = if changed_nothing {
+            format!(
+                "{} Attempt {failed} of {allowed} changed no file, and this still fails:\n{}\n\
+                 Write the corrected code this time: it must differ from the current code.",
+                hone_context::HONE_NOTE_PREFIX,
+                told.join("\n")
+            )
+        } else {
+            format!(
+                "{} Attempt {failed} of {allowed} did not pass the checks, so hone rolled it \
+                 back: the files are exactly as they were before it. What failed:\n{}\n\
+                 Make a different change this time.",
+                hone_context::HONE_NOTE_PREFIX,
+                told.join("\n")
+            )
+        };
         match self.flow.guided_mut() {
             Some(step) => {
                 step.restart();

@@ -399,3 +399,45 @@ async fn a_guided_attempt_that_fails_its_checks_is_rolled_back_and_asked_afresh(
     assert!(!fresh.contains("minus"), "{fresh}");
     assert!(h.request(1)["temperature"].as_f64().is_some());
 }
+
+/// A model that writes the code back unchanged until its step ends gets a fresh attempt
+/// when a check reproduced the request: the failure it left is still there.
+#[tokio::test]
+async fn an_attempt_that_changed_nothing_is_followed_by_a_fresh_one() {
+    let checks = hone_core::ChecksConfig {
+        run_tests: true,
+        max_repair_rounds: 0,
+        attempts: 2,
+        ..hone_core::ChecksConfig::default()
+    };
+    let sub = "export function sub(a: number, b: number): number {\n  return a - b;\n}\n";
+    let mut h = guided_harness(vec![adding(""), adding(sub)], checks).await;
+    std::fs::write(
+        h.root.join("test_math.py"),
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        with open('src/math.ts') as f:\n            self.assertTrue('function sub' in f.read())\n",
+    )
+    .unwrap();
+    let events = h
+        .turn("The tests fail: sub is missing next to add() in src/math.ts. Fix it.")
+        .await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    let attempts: Vec<(u32, bool, bool)> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::AttemptCompleted {
+                attempt,
+                passed,
+                unchanged,
+                ..
+            } => Some((*attempt, *passed, *unchanged)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(attempts, [(1, false, true), (2, true, false)]);
+    // The fresh attempt was told what still fails.
+    let second = h.request(1).to_string();
+    assert!(second.contains("changed no file"), "{second}");
+    assert!(second.contains("False is not true"), "{second}");
+    let math = std::fs::read_to_string(h.root.join("src/math.ts")).unwrap();
+    assert_eq!(math, format!("{MATH_TS}{sub}"));
+}

@@ -110,6 +110,10 @@ impl Agent {
                 let failure = run
                     .failure
                     .map_or_else(|| run.output.clone(), |failure| failure.text);
+                self.checks.failure_lines.push(format!(
+                    "request check: {}",
+                    super::report::first_error_line(&failure)
+                ));
                 reproduced.push(format!("`{claim}`:\n{failure}"));
                 self.checks.requested.push(check);
                 self.checks.reproduced = true;

@@ -166,6 +166,14 @@ impl Agent {
             return None;
         }
         self.checks.reproduced = true;
+        // What an attempt that changes nothing is told still fails.
+        let summary = failure
+            .summary
+            .clone()
+            .unwrap_or_else(|| super::report::first_error_line(&failure.text));
+        self.checks
+            .failure_lines
+            .push(format!("the tests: {summary}"));
         // What fails before any change: an answer that leaves it failing just so did not
         // change what fails, and gets a fresh attempt (see `check_and_repair`).
         self.checks.last_failures = vec![failure.text.clone()];

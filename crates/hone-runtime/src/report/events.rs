@@ -189,6 +189,7 @@ fn attempt_line(event: &Event) -> Option<String> {
         passed,
         rolled_back,
         failures,
+        unchanged,
     } = event
     else {
         return None;
@@ -196,6 +197,10 @@ fn attempt_line(event: &Event) -> Option<String> {
     let which = format!("hone: attempt {attempt} of {attempts}");
     Some(match (passed, rolled_back.is_empty()) {
         (true, _) => format!("{which} passed every check: kept"),
+        (false, _) if *unchanged => format!(
+            "{which} changed no file and still fails ({})",
+            compact(&failures.join("; "), 120)
+        ),
         (false, true) => format!(
             "{which} still fails its checks ({}): its change stays",
             compact(&failures.join("; "), 120)
@@ -345,6 +350,7 @@ mod tests {
             } else {
                 vec!["request check: add(2, 3) returned 6".into()]
             },
+            unchanged: false,
         };
         assert_eq!(
             notice(&attempt(false, vec!["src/math.js".into()])).as_deref(),
@@ -361,6 +367,21 @@ mod tests {
             notice(&attempt(false, Vec::new()))
                 .unwrap()
                 .ends_with("its change stays")
+        );
+        let copied = hone_api::Event::AttemptCompleted {
+            attempt: 1,
+            attempts: 3,
+            passed: false,
+            rolled_back: Vec::new(),
+            failures: vec!["request check: add(2, 3) returned 6".into()],
+            unchanged: true,
+        };
+        assert_eq!(
+            notice(&copied).as_deref(),
+            Some(
+                "hone: attempt 1 of 3 changed no file and still fails (request check: add(2, 3) \
+                 returned 6)"
+            )
         );
         let stats = TurnStats {
             attempts: 2,
