@@ -96,9 +96,22 @@ impl RunEnd {
 fn turn_end(end: TurnEnd) -> (RunStatus, u8, &'static str) {
     match end {
         TurnEnd::Answered => (RunStatus::Completed, 0, "done"),
-        TurnEnd::RoundLimit | TurnEnd::RepeatedFailure | TurnEnd::Skipped => {
-            (RunStatus::Failed, NOT_ANSWERED, "done")
-        }
+        // A failed turn never reads "done".
+        TurnEnd::RoundLimit => (
+            RunStatus::Failed,
+            NOT_ANSWERED,
+            "stopped at the round limit",
+        ),
+        TurnEnd::RepeatedFailure => (
+            RunStatus::Failed,
+            NOT_ANSWERED,
+            "stopped (the same failure again, or no answer changed a file)",
+        ),
+        TurnEnd::Skipped => (
+            RunStatus::Failed,
+            NOT_ANSWERED,
+            "skipped (the rest of the turn)",
+        ),
         TurnEnd::Unverified => (
             RunStatus::Unverified,
             UNVERIFIED,
@@ -304,8 +317,17 @@ mod tests {
                 end: TurnEnd::RoundLimit,
                 stats
             }),
-            Some((RunStatus::Failed, NOT_ANSWERED, "done"))
+            Some((
+                RunStatus::Failed,
+                NOT_ANSWERED,
+                "stopped at the round limit"
+            ))
         );
+        for failed in [TurnEnd::RepeatedFailure, TurnEnd::Skipped] {
+            let (status, code, what) = end(Event::TurnCompleted { end: failed, stats }).unwrap();
+            assert_eq!((status, code), (RunStatus::Failed, NOT_ANSWERED));
+            assert_ne!(what, "done", "{failed:?}");
+        }
         assert_eq!(
             end(Event::TurnCancelled { stats }),
             Some((RunStatus::Cancelled, INTERRUPTED, "interrupted"))
