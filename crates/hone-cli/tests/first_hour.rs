@@ -225,6 +225,12 @@ async fn usage_a_server_does_not_report_is_estimated_and_marked() {
     let json = hone(dir.path(), &[], &json_args).await;
     let result = result(&json);
     assert_eq!(result["usage"]["estimated"], true, "{result}");
-    assert!(result["usage"]["input_tokens"].as_u64().unwrap() > 0, "{result}");
-    assert!(result["usage"]["output_tokens"].as_u64().unwrap() > 0, "{result}");
+    assert!(
+        result["usage"]["input_tokens"].as_u64().unwrap() > 0,
+        "{result}"
+    );
+    assert!(
+        result["usage"]["output_tokens"].as_u64().unwrap() > 0,
+        "{result}"
+    );
 }

@@ -153,7 +153,10 @@ async fn pull_with_no_reachable_source_names_both_and_leaves_nothing() {
         .find("the file is used only if it has exactly 491400064 bytes and sha256 1d9614638d")
         .expect(&message);
     let first_try = message.find("hone: trying Hugging Face").expect(&message);
-    assert!(plan < rule && rule < first_try, "named before anything is fetched: {message}");
+    assert!(
+        plan < rule && rule < first_try,
+        "named before anything is fetched: {message}"
+    );
     assert!(message.contains("neither source is reachable"), "{message}");
     assert!(
         message.contains("hone: trying pip: ")

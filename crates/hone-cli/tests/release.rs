@@ -36,9 +36,11 @@ fn binstall_fetches_the_archive_the_workflow_publishes() {
     let manifest = read("crates/hone-cli/Cargo.toml");
     let workflow = read(".github/workflows/release.yml");
     assert!(manifest.contains("[package.metadata.binstall]"));
-    assert!(manifest.contains(
-        "pkg-url = \"{ repo }/releases/download/v{ version }/hone-{ target }.tar.gz\""
-    ));
+    assert!(
+        manifest.contains(
+            "pkg-url = \"{ repo }/releases/download/v{ version }/hone-{ target }.tar.gz\""
+        )
+    );
     assert!(manifest.contains("bin-dir = \"hone-{ target }/{ bin }{ binary-ext }\""));
     // The workflow packs hone-TARGET/hone into hone-TARGET.tar.gz.
     assert!(workflow.contains("name=\"hone-${{ matrix.target }}\""));

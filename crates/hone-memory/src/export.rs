@@ -116,7 +116,9 @@ fn is_hone_note(message: &hone_protocol::Message) -> bool {
         ContentBlock::Text { text } => Some(text),
         _ => None,
     });
-    texts.next().is_some_and(|first| first.starts_with("[hone]"))
+    texts
+        .next()
+        .is_some_and(|first| first.starts_with("[hone]"))
         && texts.all(|text| text.starts_with("[hone]"))
 }
 

@@ -108,7 +108,9 @@ impl ModelStore {
         };
         let source = Source::HuggingFaceCache;
         let download = self.dir().join(entry.file);
-        let part = self.dir().join(format!("{}.hf-cache{PART_SUFFIX}", entry.file));
+        let part = self
+            .dir()
+            .join(format!("{}.hf-cache{PART_SUFFIX}", entry.file));
         for cached in candidates(hub, entry) {
             progress(PullEvent::Trying {
                 source,

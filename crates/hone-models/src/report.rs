@@ -302,7 +302,11 @@ fn plan_text(name: &str, size: u64, sha256: &str, sources: &[(Source, String)]) 
         human_bytes(size)
     );
     for (number, (source, detail)) in sources.iter().enumerate() {
-        out.push_str(&format!("hone:   {}. {}: {detail}\n", number + 1, source.label()));
+        out.push_str(&format!(
+            "hone:   {}. {}: {detail}\n",
+            number + 1,
+            source.label()
+        ));
     }
     out.push_str(&format!(
         "hone: whatever the source, the file is used only if it has exactly {size} bytes and \

@@ -401,10 +401,16 @@ async fn a_matching_file_in_the_hugging_face_cache_is_linked_without_a_download(
         std::fs::metadata(&blob).unwrap().ino(),
         "hard-linked, not copied"
     );
-    assert_eq!(std::fs::read(&blob).unwrap(), bytes, "the cache is left intact");
+    assert_eq!(
+        std::fs::read(&blob).unwrap(),
+        bytes,
+        "the cache is left intact"
+    );
     let events = events.lock().unwrap();
     match &events[0] {
-        PullEvent::Plan { sources, sha256, .. } => {
+        PullEvent::Plan {
+            sources, sha256, ..
+        } => {
             let order: Vec<Source> = sources.iter().map(|(source, _)| *source).collect();
             assert_eq!(
                 order,
