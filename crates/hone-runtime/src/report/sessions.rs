@@ -100,7 +100,7 @@ pub fn show(session: &SessionInfo, messages: &[StoredMessage], now: i64) -> Stri
                 (Role::User, ContentBlock::Text { text })
                     if text.starts_with(hone_context::HONE_NOTE_PREFIX) =>
                 {
-                    let note = &text[hone_context::HONE_NOTE_PREFIX.len()..];
+                    let note = text.trim_start_matches(hone_context::HONE_NOTE_PREFIX);
                     format!("     (hone to the model) {}", cut(note.trim_start(), 100))
                 }
                 (Role::User, ContentBlock::Text { text }) => format!("you  {}", cut(text, 200)),
