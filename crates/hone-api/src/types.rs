@@ -23,6 +23,14 @@ pub struct Usage {
     /// Drafted tokens the model confirmed: generated without a forward pass of their own.
     #[serde(default)]
     pub accepted_tokens: u64,
+    /// Whether some of these counts are hone's estimate, because a server reported no usage
+    /// for a request (shown as `~1,200 tokens`); absent when every count was reported.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub estimated: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl Usage {
@@ -37,6 +45,7 @@ impl Usage {
             reasoning_tokens: self.reasoning_tokens.max(other.reasoning_tokens),
             drafted_tokens: self.drafted_tokens.max(other.drafted_tokens),
             accepted_tokens: self.accepted_tokens.max(other.accepted_tokens),
+            estimated: self.estimated || other.estimated,
         }
     }
 }

@@ -155,7 +155,7 @@ impl Output {
             StreamEvent::ThinkingDelta { text } if self.show_thinking => {
                 if !self.in_thinking {
                     if self.dim_thinking {
-                        eprint!("\x1b[2m");
+                        eprint!("{}", anstyle::Style::new().dimmed().render());
                     }
                     self.in_thinking = true;
                 }
@@ -170,7 +170,7 @@ impl Output {
         if self.in_thinking {
             eprint!("{}", self.thinking.finish());
             if self.dim_thinking {
-                eprint!("\x1b[0m");
+                eprint!("{}", anstyle::Style::new().dimmed().render_reset());
             }
             eprintln!();
             self.in_thinking = false;

@@ -1,5 +1,6 @@
 //! Coloured unified diffs for the terminal.
 
+use anstyle::{AnsiColor, Style};
 use hone_api::display;
 
 /// `diff` with added lines green, removed red and hunk headers cyan when `color` is set.
@@ -9,21 +10,21 @@ pub(crate) fn render(diff: &str, color: bool) -> String {
     let diff = display::text(diff);
     let mut out = String::with_capacity(diff.len() + 64);
     for line in diff.lines() {
-        let code = if !color {
+        let style = if !color {
             None
         } else if line.starts_with("+++") || line.starts_with("---") {
-            Some("1")
+            Some(Style::new().bold())
         } else if line.starts_with('+') {
-            Some("32")
+            Some(Style::new().fg_color(Some(AnsiColor::Green.into())))
         } else if line.starts_with('-') {
-            Some("31")
+            Some(Style::new().fg_color(Some(AnsiColor::Red.into())))
         } else if line.starts_with("@@") {
-            Some("36")
+            Some(Style::new().fg_color(Some(AnsiColor::Cyan.into())))
         } else {
             None
         };
-        match code {
-            Some(code) => out.push_str(&format!("\x1b[{code}m{line}\x1b[0m\n")),
+        match style {
+            Some(style) => out.push_str(&format!("{style}{line}{style:#}\n")),
             None => {
                 out.push_str(line);
                 out.push('\n');

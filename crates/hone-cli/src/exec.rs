@@ -408,7 +408,8 @@ impl View {
 
     fn dim(&self, text: &str) -> String {
         if self.color {
-            format!("\x1b[2m{text}\x1b[0m")
+            let dim = anstyle::Style::new().dimmed();
+            format!("{dim}{text}{dim:#}")
         } else {
             text.to_string()
         }

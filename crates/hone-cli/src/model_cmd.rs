@@ -89,6 +89,9 @@ pub(crate) async fn pull_with_progress(
     let pulled = pulled.map_err(model_error)?;
     match &pulled.source {
         None => eprintln!("hone: `{name}` is already downloaded and verified"),
+        Some(source) if source == hone_models::Source::HuggingFaceCache.as_str() => {
+            eprintln!("hone: `{name}` reused from the Hugging Face cache and verified")
+        }
         Some(source) => eprintln!("hone: `{name}` downloaded from {source} and verified"),
     }
     Ok(pulled.path)

@@ -159,6 +159,7 @@ async fn a_known_model_costs_money_and_an_unknown_one_only_tokens() {
     let result = result(&json);
     assert!(result["cost"].is_null(), "{result}");
     assert_eq!(result["usage"]["input_tokens"], 1_000);
+    assert!(result["usage"].get("estimated").is_none(), "{result}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -192,4 +193,44 @@ async fn the_json_result_carries_the_cost_of_a_known_model() {
     // 2M × $2 + 1M × $8.
     let cost = result["cost"].as_f64().unwrap();
     assert!((cost - 12.0).abs() < 1e-9, "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_a_server_does_not_report_is_estimated_and_marked() {
+    let dir = project();
+    let server = MockServer::start().await;
+    // No usage in either reply: the server says nothing about tokens.
+    server.enqueue(Reply::new().text("It adds two numbers.").openai_chat());
+    server.enqueue(Reply::new().text("It adds two numbers.").openai_chat());
+    let url = server.url();
+    let args = |json: bool| {
+        let mut args = vec!["exec", "--provider", "lmstudio", "--base-url", &url];
+        if json {
+            args.push("--json");
+        }
+        args.push("what does src/math.js do?");
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let plain_args = args(false);
+    let plain_args: Vec<&str> = plain_args.iter().map(String::as_str).collect();
+    let plain = hone(dir.path(), &[], &plain_args).await;
+    let stderr = String::from_utf8_lossy(&plain.stderr);
+    assert!(plain.status.success(), "{stderr}");
+    assert!(stderr.contains(" · ~"), "{stderr}");
+    assert!(stderr.contains(" out, estimated)"), "{stderr}");
+    assert!(!stderr.contains("· 0 tokens"), "{stderr}");
+
+    let json_args = args(true);
+    let json_args: Vec<&str> = json_args.iter().map(String::as_str).collect();
+    let json = hone(dir.path(), &[], &json_args).await;
+    let result = result(&json);
+    assert_eq!(result["usage"]["estimated"], true, "{result}");
+    assert!(
+        result["usage"]["input_tokens"].as_u64().unwrap() > 0,
+        "{result}"
+    );
+    assert!(
+        result["usage"]["output_tokens"].as_u64().unwrap() > 0,
+        "{result}"
+    );
 }

@@ -129,14 +129,34 @@ async fn pull_with_no_reachable_source_names_both_and_leaves_nothing() {
     let home = tempfile::tempdir().unwrap();
     let hf = closed_url();
     let python = offline_python(home.path());
+    let hf_home = home.path().join("hf");
     let env = [
         ("HONE_HF_ENDPOINT", hf.as_str()),
         ("HONE_PIP_PYTHON", python.to_str().unwrap()),
+        ("HF_HOME", hf_home.to_str().unwrap()),
     ];
     let output = hone(home.path(), &env, &["model", "pull", "qwen2.5-coder-0.5b"]).await;
     assert_eq!(output.status.code(), Some(5), "{}", stderr(&output));
     assert!(stdout(&output).is_empty());
     let message = stderr(&output);
+    let cache = hf_home.join("hub/models--Qwen--Qwen2.5-Coder-0.5B-Instruct-GGUF");
+    let plan = message
+        .find("from the first of these sources that has it:\nhone:   1. the Hugging Face cache: ")
+        .expect(&message);
+    assert!(
+        message.contains(&format!("1. the Hugging Face cache: {}\n", cache.display()))
+            && message.contains("hone:   2. Hugging Face: ")
+            && message.contains("hone:   3. pip: "),
+        "{message}"
+    );
+    let rule = message
+        .find("the file is used only if it has exactly 491400064 bytes and sha256 1d9614638d")
+        .expect(&message);
+    let first_try = message.find("hone: trying Hugging Face").expect(&message);
+    assert!(
+        plan < rule && rule < first_try,
+        "named before anything is fetched: {message}"
+    );
     assert!(message.contains("neither source is reachable"), "{message}");
     assert!(
         message.contains("hone: trying pip: ")

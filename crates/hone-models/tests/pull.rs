@@ -365,3 +365,96 @@ fn the_catalog_lists_missing_models_and_unknown_names_are_explained() {
         hone_models::ResolvedModel::File(file)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_matching_file_in_the_hugging_face_cache_is_linked_without_a_download() {
+    let bytes = data(3 * CHUNK + 11);
+    let entry = entry("cached", &bytes, 1, false);
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dir.path().join("hub");
+    let repo = hub.join("models--test--Tiny-GGUF");
+    // A stale revision with other contents, and the current one linking to its blob.
+    let stale = repo.join("snapshots/0000stale");
+    std::fs::create_dir_all(&stale).unwrap();
+    let other: Vec<u8> = bytes.iter().map(|byte| byte ^ 1).collect();
+    std::fs::write(stale.join(entry.file), other).unwrap();
+    std::fs::create_dir_all(repo.join("blobs")).unwrap();
+    let blob = repo.join("blobs").join(entry.sha256);
+    std::fs::write(&blob, &bytes).unwrap();
+    let current = repo.join("snapshots/1111current");
+    std::fs::create_dir_all(&current).unwrap();
+    std::os::unix::fs::symlink(&blob, current.join(entry.file)).unwrap();
+
+    let store = ModelStore::new(dir.path().join("models"));
+    let server = MockServer::start().await;
+    let mut options = options(&server.url(), &dir.path().join("no-python"));
+    options.hf_cache = Some(hub.clone());
+    let (progress, events) = recorder();
+    let pulled = store.pull_entry(entry, &options, progress).await.unwrap();
+
+    assert_eq!(server.request_count(), 0, "nothing is downloaded");
+    assert_eq!(pulled.source.as_deref(), Some("huggingface cache"));
+    assert_eq!(std::fs::read(&pulled.path).unwrap(), bytes);
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(
+        std::fs::metadata(&pulled.path).unwrap().ino(),
+        std::fs::metadata(&blob).unwrap().ino(),
+        "hard-linked, not copied"
+    );
+    assert_eq!(
+        std::fs::read(&blob).unwrap(),
+        bytes,
+        "the cache is left intact"
+    );
+    let events = events.lock().unwrap();
+    match &events[0] {
+        PullEvent::Plan {
+            sources, sha256, ..
+        } => {
+            let order: Vec<Source> = sources.iter().map(|(source, _)| *source).collect();
+            assert_eq!(
+                order,
+                [Source::HuggingFaceCache, Source::HuggingFace, Source::Pip]
+            );
+            assert_eq!(sources[0].1, repo.display().to_string());
+            assert_eq!(sha256, entry.sha256);
+        }
+        other => panic!("the plan comes first, got {other:?}"),
+    }
+    assert_eq!(
+        store.status(entry).state,
+        ModelState::Verified {
+            source: "huggingface cache".into()
+        }
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cached_file_that_does_not_match_is_left_alone_and_downloaded_instead() {
+    let bytes = data(2 * CHUNK);
+    let entry = entry("badcache", &bytes, 1, false);
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dir.path().join("hub");
+    let snapshot = hub.join("models--test--Tiny-GGUF/snapshots/rev");
+    std::fs::create_dir_all(&snapshot).unwrap();
+    let mut tampered = bytes.clone();
+    tampered[7] ^= 0xff;
+    std::fs::write(snapshot.join(entry.file), &tampered).unwrap();
+
+    let store = ModelStore::new(dir.path().join("models"));
+    let server = MockServer::start().await;
+    server.route(&hf_path(entry), MockResponse::file(bytes.clone()));
+    let mut options = options(&server.url(), &dir.path().join("no-python"));
+    options.hf_cache = Some(hub);
+    let (progress, events) = recorder();
+    let pulled = store.pull_entry(entry, &options, progress).await.unwrap();
+
+    assert_eq!(server.request_count(), 1);
+    assert_eq!(pulled.source.as_deref(), Some("huggingface"));
+    assert_eq!(std::fs::read(&pulled.path).unwrap(), bytes);
+    assert_eq!(std::fs::read(snapshot.join(entry.file)).unwrap(), tampered);
+    assert!(events.lock().unwrap().iter().any(|event| matches!(
+        event,
+        PullEvent::Failed { source: Source::HuggingFaceCache, reason } if reason.contains("sha256")
+    )));
+}

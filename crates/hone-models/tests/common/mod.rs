@@ -56,6 +56,7 @@ pub fn options(hf: &str, python: &Path) -> PullOptions {
         python: python.display().to_string(),
         connect_timeout: std::time::Duration::from_secs(2),
         read_timeout: std::time::Duration::from_secs(10),
+        hf_cache: None,
     }
 }
 

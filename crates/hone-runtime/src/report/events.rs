@@ -267,8 +267,14 @@ pub fn summary_line(
     } else {
         String::new()
     };
+    // Counts the server did not report are hone's estimates, and say so.
+    let (about, estimated) = if usage.estimated {
+        ("~", ", estimated")
+    } else {
+        ("", "")
+    };
     format!(
-        "{what} in {:.1}s · {} tokens ({} in, {} out{reasoning}){drafts}{cost} · {} tool calls · {} model requests{attempts}",
+        "{what} in {:.1}s · {about}{} tokens ({about}{} in, {about}{} out{reasoning}{estimated}){drafts}{cost} · {} tool calls · {} model requests{attempts}",
         elapsed.as_secs_f64(),
         thousands(usage.input_tokens + usage.output_tokens),
         thousands(usage.input_tokens),
@@ -312,6 +318,25 @@ mod tests {
             notice(&done).as_deref(),
             Some("  ✗ run_command (12 ms) FAIL add")
         );
+    }
+
+    #[test]
+    fn usage_the_server_did_not_report_is_marked_as_an_estimate() {
+        let mut stats = TurnStats {
+            model_requests: 1,
+            ..TurnStats::default()
+        };
+        stats.usage.input_tokens = 1_000;
+        stats.usage.output_tokens = 200;
+        stats.usage.estimated = true;
+        let line = summary_line("done", &stats, Duration::from_secs(1), None);
+        assert!(
+            line.contains("~1,200 tokens (~1,000 in, ~200 out, estimated)"),
+            "{line}"
+        );
+        stats.usage.estimated = false;
+        let line = summary_line("done", &stats, Duration::from_secs(1), None);
+        assert!(line.contains(" 1,200 tokens (1,000 in, 200 out)"), "{line}");
     }
 
     #[test]

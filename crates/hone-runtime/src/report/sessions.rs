@@ -96,6 +96,13 @@ pub fn show(session: &SessionInfo, messages: &[StoredMessage], now: i64) -> Stri
     for stored in messages {
         for block in &stored.message.content {
             let line = match (stored.message.role, block) {
+                // hone's own notes to the model are not the user's words.
+                (Role::User, ContentBlock::Text { text })
+                    if text.starts_with(hone_context::HONE_NOTE_PREFIX) =>
+                {
+                    let note = text.trim_start_matches(hone_context::HONE_NOTE_PREFIX);
+                    format!("     (hone to the model) {}", cut(note.trim_start(), 100))
+                }
                 (Role::User, ContentBlock::Text { text }) => format!("you  {}", cut(text, 200)),
                 (Role::Assistant, ContentBlock::Text { text }) => {
                     format!("hone {}", cut(text, 200))
@@ -244,6 +251,29 @@ mod tests {
         assert!(text.contains(r"touch pwned\r\x1b[2Kls src"), "{text}");
         let table = table(&[session("\r\x1b[2Kinnocent")], true, 0);
         assert!(table.contains(r"\r\x1b[2Kinnocent"), "{table}");
+    }
+
+    #[test]
+    fn hone_s_notes_to_the_model_are_not_shown_as_the_user_s() {
+        let stored = |message| StoredMessage {
+            seq: 1,
+            message,
+            stats: hone_memory::MessageStats::default(),
+            created_ms: 0,
+        };
+        let messages = [
+            stored(hone_protocol::Message::user("fix the bug")),
+            stored(hone_protocol::Message::user(
+                "[hone] If that completes the request, answer the user now.",
+            )),
+        ];
+        let text = show(&session("t"), &messages, 0);
+        assert!(text.contains("you  fix the bug"), "{text}");
+        assert!(
+            text.contains("(hone to the model) If that completes the request"),
+            "{text}"
+        );
+        assert!(!text.contains("you  [hone]"), "{text}");
     }
 
     #[test]

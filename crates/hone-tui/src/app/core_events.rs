@@ -492,8 +492,10 @@ fn stats_line(stats: &TurnStats, price: Option<hone_api::ModelPrice>) -> String 
         1 => "1 tool call".to_string(),
         n => format!("{n} tool calls"),
     };
+    // Counts the server did not report are hone's estimates, and say so.
+    let about = if stats.usage.estimated { "~" } else { "" };
     let mut line = format!(
-        "⏱ {} │ {} tokens │ {calls}",
+        "⏱ {} │ {about}{} tokens │ {calls}",
         seconds(stats.duration_ms),
         thousands(tokens)
     );
@@ -548,6 +550,12 @@ mod tests {
         assert_eq!(
             stats_line(&stats, Some(price)),
             "⏱ 3.2s │ 1,247 tokens │ 3 tool calls │ $0.0040"
+        );
+        let mut estimated = stats;
+        estimated.usage.estimated = true;
+        assert_eq!(
+            stats_line(&estimated, None),
+            "⏱ 3.2s │ ~1,247 tokens │ 3 tool calls"
         );
     }
 }
