@@ -50,7 +50,13 @@ impl Clone {
             .unwrap()
     }
 
-    async fn exec(&self, config: &Path, server: &MockServer, extra: &[&str], prompt: &str) -> Output {
+    async fn exec(
+        &self,
+        config: &Path,
+        server: &MockServer,
+        extra: &[&str],
+        prompt: &str,
+    ) -> Output {
         let url = server.url();
         let mut args = vec![
             "exec",
@@ -147,7 +153,11 @@ async fn a_session_of_one_clone_is_listed_and_resumed_in_another() {
         .exec(&config, &server, &["--resume", "last"], "third task")
         .await;
     assert_eq!(failed.status.code(), Some(5), "{}", stderr(&failed));
-    assert!(stderr(&failed).contains(&redis.url()), "{}", stderr(&failed));
+    assert!(
+        stderr(&failed).contains(&redis.url()),
+        "{}",
+        stderr(&failed)
+    );
     redis.restart();
     let listed = second.sessions(&config, true).await;
     assert_eq!(listed.len(), 1);

@@ -230,6 +230,11 @@ impl RedisStore {
 
 /// A client for `target`'s URL with its password.
 pub(crate) fn client_for(target: &RedisTarget) -> redis::RedisResult<Client> {
+    if target.url.starts_with("rediss:") {
+        // rustls needs one process-wide crypto provider; another part of hone (or an earlier
+        // store) may have installed it already, which is as good.
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    }
     let mut info = target.url.as_str().into_connection_info()?;
     if let Some(password) = &target.password {
         let settings = info.redis_settings().clone().set_password(password);
