@@ -26,8 +26,8 @@ pub struct UndoArgs {
 pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, HoneError> {
     let root = crate::project_dir(global)?;
     let config = crate::load_config(global)?;
-    let mut journal =
-        ProjectJournal::open(&root, config.undo_depth(), &config.index_settings().store)?;
+    let depth = config.undo_depth();
+    let mut journal = ProjectJournal::open(&root, depth, &config.index_settings().store)?;
     let project = journal.project();
     if args.list {
         let stack = journal.stack()?;
