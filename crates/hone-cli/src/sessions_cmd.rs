@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use hone_memory::ExportFormat;
 use hone_protocol::HoneError;
 use hone_runtime::report::sessions::{now_ms, show, table, title};
-use hone_runtime::sessions::open_store_to_read;
+use hone_runtime::sessions::open_project_store;
 use hone_runtime::store_error;
 
 use crate::cli::GlobalArgs;
@@ -65,14 +65,16 @@ pub struct ExportArgs {
 
 /// Runs `hone sessions …`.
 pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<ExitCode, HoneError> {
-    let mut store = open_store_to_read()?;
+    let root = crate::project_dir(global)?;
+    let settings = crate::load_config(global)?.index_settings().store;
+    let opened = open_project_store(&root, &settings, true)?;
+    if let Some(warning) = &opened.warning {
+        eprintln!("warning: {warning}");
+    }
+    let mut store = opened.store;
     match command {
         SessionsCommand::List(args) => {
-            let project = if args.all {
-                None
-            } else {
-                Some(hone_memory::project_key(&crate::project_dir(global)?))
-            };
+            let project = if args.all { None } else { Some(opened.project) };
             let sessions = store
                 .list(project.as_deref(), args.limit)
                 .map_err(store_error)?;

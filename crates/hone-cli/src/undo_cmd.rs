@@ -25,8 +25,9 @@ pub struct UndoArgs {
 /// a file changed after the edit (nothing is changed then).
 pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, HoneError> {
     let root = crate::project_dir(global)?;
-    let depth = crate::load_config(global)?.undo_depth();
-    let mut journal = ProjectJournal::open(&root, depth)?;
+    let config = crate::load_config(global)?;
+    let depth = config.undo_depth();
+    let mut journal = ProjectJournal::open(&root, depth, &config.index_settings().store)?;
     let project = journal.project();
     if args.list {
         let stack = journal.stack()?;

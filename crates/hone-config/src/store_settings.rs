@@ -151,21 +151,18 @@ pub fn check_namespace(namespace: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks a store URL: `redis://`, `redis+unix://` or `unix://`, with no password in it.
+/// Checks a store URL: `redis://`, `rediss://` (TLS), `redis+unix://` or `unix://`, with no
+/// password in it.
 pub fn check_url(url: &str) -> Result<(), String> {
     let Some((scheme, rest)) = url.split_once("://") else {
         return Err(format!(
-            "{url:?} is not a Redis URL: expected `redis://HOST[:PORT][/DB]` or `redis+unix:///PATH`"
+            "{url:?} is not a Redis URL: expected `redis://HOST[:PORT][/DB]`, \
+             `rediss://HOST[:PORT][/DB]` (TLS) or `redis+unix:///PATH`"
         ));
     };
-    if !matches!(scheme, "redis" | "redis+unix" | "unix") {
-        let hint = if scheme == "rediss" {
-            " (TLS is not supported yet: reach the server through a tunnel or a socket)"
-        } else {
-            ""
-        };
+    if !matches!(scheme, "redis" | "rediss" | "redis+unix" | "unix") {
         return Err(format!(
-            "unsupported scheme `{scheme}`: expected `redis` or `redis+unix`{hint}"
+            "unsupported scheme `{scheme}`: expected `redis`, `rediss` (TLS) or `redis+unix`"
         ));
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
@@ -181,7 +178,9 @@ pub fn check_url(url: &str) -> Result<(), String> {
                 .to_string(),
         );
     }
-    if scheme == "redis" && authority.rsplit('@').next().unwrap_or_default().is_empty() {
+    if matches!(scheme, "redis" | "rediss")
+        && authority.rsplit('@').next().unwrap_or_default().is_empty()
+    {
         return Err(format!("{url:?} names no host"));
     }
     Ok(())
@@ -450,12 +449,15 @@ mod tests {
             "redis://127.0.0.1:6379/3",
             "redis://team-user@cache:6379",
             "redis+unix:///run/redis.sock",
+            "rediss://cache.internal:6380/0",
         ] {
             assert_eq!(check_url(good), Ok(()), "{good}");
         }
         for bad in [
             "localhost:6379",
-            "rediss://host",
+            "rediss://:pw@host",
+            "rediss:///0",
+            "https://host",
             "redis://:pw@host",
             "redis:///0",
             "redis+unix:///run/redis.sock?pass=x",

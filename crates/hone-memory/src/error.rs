@@ -71,6 +71,22 @@ pub enum MemoryError {
         /// The decoder's message.
         detail: String,
     },
+    /// A store on a server (such as Redis) failed or holds something this hone cannot use.
+    #[error("the session store {store} failed: {reason}")]
+    Remote {
+        /// The server and namespace (never a password).
+        store: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A store on a server cannot be reached (refused, dropped or timed out).
+    #[error("the session store {store} cannot be reached: {reason}")]
+    Unreachable {
+        /// The server and namespace (never a password).
+        store: String,
+        /// The connection's error.
+        reason: String,
+    },
     /// Any other database failure.
     #[error("the session store {path} failed: {source}")]
     Database {
@@ -84,16 +100,18 @@ pub enum MemoryError {
 impl MemoryError {
     /// The category a front end reports: an unknown or ambiguous session id is the user's
     /// to fix ([`ErrorCategory::Config`]); everything else is the store's
-    /// ([`ErrorCategory::Storage`]).
+    /// ([`ErrorCategory::Storage`]), except a server out of reach ([`ErrorCategory::Network`]).
     pub fn category(&self) -> ErrorCategory {
         match self {
             Self::NotFound { .. } | Self::Ambiguous { .. } => ErrorCategory::Config,
+            Self::Unreachable { .. } => ErrorCategory::Network,
             Self::NoDataDir
             | Self::CreateDir { .. }
             | Self::Locked { .. }
             | Self::Corrupt { .. }
             | Self::NewerSchema { .. }
             | Self::Decode { .. }
+            | Self::Remote { .. }
             | Self::Database { .. } => ErrorCategory::Storage,
         }
     }

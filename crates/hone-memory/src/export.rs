@@ -7,8 +7,9 @@ use hone_protocol::{ContentBlock, ImageRef, Role};
 use serde::Serialize;
 
 use crate::error::MemoryError;
+use crate::facade::SessionStore;
 use crate::messages::StoredMessage;
-use crate::store::{SessionInfo, SessionStore};
+use crate::store::SessionInfo;
 
 /// Export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,8 +49,11 @@ impl SessionStore {
                     session: &session,
                     messages: &messages,
                 };
-                hone_api::display::json_pretty(&export)
-                    .map_err(|error| self.decode(format!("session {}", session.id), &error))
+                hone_api::display::json_pretty(&export).map_err(|error| MemoryError::Decode {
+                    path: self.describe().into(),
+                    what: format!("session {}", session.id),
+                    detail: error.to_string(),
+                })
             }
             ExportFormat::Markdown => Ok(markdown(&session, &messages)),
         }

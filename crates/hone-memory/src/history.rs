@@ -4,12 +4,12 @@ use rusqlite::{OptionalExtension, params};
 
 use crate::error::MemoryError;
 use crate::id::now_ms;
-use crate::store::SessionStore;
+use crate::store::SqliteSessions;
 
 /// Entries kept per project by default.
 pub const DEFAULT_INPUT_HISTORY_CAP: usize = 1000;
 
-impl SessionStore {
+impl SqliteSessions {
     /// Adds `text` to the project's input history unless it repeats the latest entry or is
     /// blank; keeps the newest `cap` entries. Returns whether it was added.
     pub fn push_input(

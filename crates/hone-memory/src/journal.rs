@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::MemoryError;
 use crate::id::now_ms;
-use crate::store::SessionStore;
+use crate::store::SqliteSessions;
 
 /// Where an edit stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +26,7 @@ pub enum EditState {
 }
 
 impl EditState {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",
             Self::Applied => "applied",
@@ -34,7 +34,7 @@ impl EditState {
         }
     }
 
-    fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         match name {
             "pending" => Some(Self::Pending),
             "applied" => Some(Self::Applied),
@@ -82,33 +82,9 @@ impl JournalEntry {
 
 pub use hone_api::UndoEntry;
 
-impl SessionStore {
-    /// Records an edit of `project` by `session_id` about to be written; mark it with
-    /// [`SessionStore::mark_applied`] once written, or drop it with
-    /// [`SessionStore::discard_edit`] if the write failed.
-    pub fn record_pending(
-        &mut self,
-        project: &str,
-        session_id: &str,
-        edit: &AppliedEdit,
-    ) -> Result<i64, MemoryError> {
-        self.insert_edit(project, session_id, edit, EditState::Pending)
-    }
-
-    /// Records an edit already written, keeping the project's newest `keep` undoable entries.
-    pub fn record_edit(
-        &mut self,
-        project: &str,
-        session_id: &str,
-        edit: &AppliedEdit,
-        keep: usize,
-    ) -> Result<i64, MemoryError> {
-        let seq = self.insert_edit(project, session_id, edit, EditState::Applied)?;
-        self.prune_journal(project, keep)?;
-        Ok(seq)
-    }
-
-    fn insert_edit(
+impl SqliteSessions {
+    /// Records an edit in state `state`; returns its journal position.
+    pub fn insert_edit(
         &mut self,
         project: &str,
         session_id: &str,
@@ -226,7 +202,7 @@ impl SessionStore {
 
     /// Deletes the project's entries older than its newest `keep` undoable ones (undone
     /// entries among those older ones included).
-    fn prune_journal(&mut self, project: &str, keep: usize) -> Result<(), MemoryError> {
+    pub fn prune_journal(&mut self, project: &str, keep: usize) -> Result<(), MemoryError> {
         let keep = i64::try_from(keep.max(1)).unwrap_or(i64::MAX);
         self.connection
             .execute(

@@ -32,8 +32,10 @@
 //! # Ok::<(), hone_memory::MemoryError>(())
 //! ```
 
+mod backend;
 mod error;
 mod export;
+mod facade;
 mod history;
 mod id;
 mod journal;
@@ -41,13 +43,16 @@ mod messages;
 mod migrations;
 mod notices;
 mod resume;
+mod sqlite;
 mod store;
 mod undo;
 
 use std::path::Path;
 
+pub use backend::{SessionBackend, new_session_id, now_ms, session_title};
 pub use error::MemoryError;
 pub use export::{ExportFormat, markdown};
+pub use facade::SessionStore;
 pub use history::DEFAULT_INPUT_HISTORY_CAP;
 pub use id::ID_LEN;
 pub use journal::{EditState, JournalEntry, UndoEntry};
@@ -55,7 +60,7 @@ pub use messages::{MessageStats, StoredMessage};
 pub use migrations::SCHEMA_VERSION;
 pub use notices::Notice;
 pub use resume::{INTERRUPTED_RESULT, repair_history, resume_history};
-pub use store::{DB_FILE, NewSession, SessionInfo, SessionStats, SessionStore, UNANSWERED_KEPT_MS};
+pub use store::{DB_FILE, NewSession, SessionInfo, SessionStats, UNANSWERED_KEPT_MS};
 pub use undo::{RevertError, UndoError, UndoReport, revert, undo_latest};
 
 /// The undo stack depth when the configuration sets none (`[memory] undo_depth`).

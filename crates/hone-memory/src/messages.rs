@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::MemoryError;
 use crate::id::now_ms;
-use crate::store::SessionStore;
+use crate::store::SqliteSessions;
 
 /// Longest title kept, in characters.
 const TITLE_CHARS: usize = 80;
@@ -35,7 +35,7 @@ pub struct StoredMessage {
     pub created_ms: i64,
 }
 
-impl SessionStore {
+impl SqliteSessions {
     /// Appends `message` to session `id` in one transaction (and makes the first user text
     /// the session's title); returns its position.
     pub fn append_message(
@@ -152,7 +152,7 @@ const HONE_NOTE: &str = "[hone]";
 /// The first non-empty line of a user message's own text (not hone's notes in it, such as
 /// located code), cut to [`TITLE_CHARS`]; `None` for messages without such text (tool
 /// results, hone's notes).
-fn title_of(message: &Message) -> Option<String> {
+pub(crate) fn title_of(message: &Message) -> Option<String> {
     let line = message.content.iter().find_map(|block| match block {
         ContentBlock::Text { text } if !text.trim_start().starts_with(HONE_NOTE) => {
             text.lines().map(str::trim).find(|line| !line.is_empty())

@@ -1,13 +1,13 @@
 //! Notices for a project's next session: something the user must hear about when they next
 //! start hone there, such as a command that changed an instruction file, which that session's
-//! prompt will carry. Each notice is shown once: [`SessionStore::take_notices`] returns and
+//! prompt will carry. Each notice is shown once: [`crate::SessionStore::take_notices`] returns and
 //! deletes them in one transaction.
 
 use rusqlite::params;
 
 use crate::error::MemoryError;
 use crate::id::now_ms;
-use crate::store::SessionStore;
+use crate::store::SqliteSessions;
 
 /// Notices kept per project (the oldest are dropped beyond it).
 const NOTICES_KEPT: i64 = 50;
@@ -23,7 +23,7 @@ pub struct Notice {
     pub created_ms: i64,
 }
 
-impl SessionStore {
+impl SqliteSessions {
     /// Leaves `text` for the next session of `project`, from session `session_id`.
     pub fn push_notice(
         &mut self,
@@ -87,6 +87,7 @@ impl SessionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SessionStore;
 
     #[test]
     fn a_notice_is_taken_once_by_its_own_project() {

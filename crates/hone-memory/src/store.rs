@@ -7,19 +7,19 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
 use crate::error::MemoryError;
-use crate::id::{ID_LEN, new_id, normalize, now_ms};
+use crate::id::{new_id, now_ms};
 use crate::migrations::MIGRATIONS;
 
 /// The database file under hone's data directory.
 pub const DB_FILE: &str = "sessions.db";
 
 /// A session whose turn failed before the model's first answer
-/// ([`SessionStore::mark_failed_if_unanswered`]) and that has no answer since. Such sessions
+/// ([`crate::SessionStore::mark_failed_if_unanswered`]) and that has no answer since. Such sessions
 /// are left out of lists, and deleted once they are [`UNANSWERED_KEPT_MS`] old.
 const UNANSWERED: &str = "(s.failed_unanswered = 1 AND \
      NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.role = 'assistant'))";
 
-/// How long a failed, unanswered session is kept (one day) before [`SessionStore::create`]
+/// How long a failed, unanswered session is kept (one day) before [`crate::SessionStore::create`]
 /// deletes it.
 pub const UNANSWERED_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
 
@@ -86,19 +86,19 @@ pub struct SessionInfo {
     pub stats: SessionStats,
 }
 
-/// The session store: one SQLite database (WAL journal) holding every project's sessions,
+/// The SQLite session store: one database (WAL journal) holding every project's sessions,
 /// messages, input history and undo journal. Each write is one transaction, so a killed
 /// process loses at most the write it was making.
 #[derive(Debug)]
-pub struct SessionStore {
+pub(crate) struct SqliteSessions {
     pub(crate) connection: Connection,
     pub(crate) path: PathBuf,
 }
 
-impl SessionStore {
+impl SqliteSessions {
     /// Opens (creating it and its directory if needed) the store at `path` and brings its
     /// schema up to date.
-    pub fn open(path: &Path) -> Result<Self, MemoryError> {
+    pub(crate) fn open(path: &Path) -> Result<Self, MemoryError> {
         let connection = hone_sqlite::open(path, &Setup::new(MIGRATIONS))?;
         Ok(Self {
             connection,
@@ -106,30 +106,13 @@ impl SessionStore {
         })
     }
 
-    /// Opens the store at `sessions.db` in hone's data directory (`HONE_DATA_DIR` overrides).
-    pub fn open_default() -> Result<Self, MemoryError> {
-        Self::open(&Self::default_path()?)
-    }
-
-    /// Where [`SessionStore::open_default`] keeps the store.
-    pub fn default_path() -> Result<PathBuf, MemoryError> {
-        hone_config::data_dir()
-            .map(|dir| dir.join(DB_FILE))
-            .ok_or(MemoryError::NoDataDir)
-    }
-
-    /// A fresh store in memory (for tests).
-    pub fn open_in_memory() -> Result<Self, MemoryError> {
+    /// A fresh store in memory.
+    pub(crate) fn open_in_memory() -> Result<Self, MemoryError> {
         let connection = hone_sqlite::open_in_memory(&Setup::new(MIGRATIONS))?;
         Ok(Self {
             connection,
             path: PathBuf::from(":memory:"),
         })
-    }
-
-    /// The database file (`:memory:` for an in-memory store).
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     pub(crate) fn database(&self, error: rusqlite::Error) -> MemoryError {
@@ -163,7 +146,7 @@ impl SessionStore {
                 params![id, new.project, now, new.provider, new.model],
             )
             .map_err(|error| self.database(error))?;
-        self.find(&id)
+        self.get(&id)?.ok_or(MemoryError::NotFound { id })
     }
 
     /// The session `id`, if stored.
@@ -175,39 +158,25 @@ impl SessionStore {
             .map_err(|error| self.database(error))
     }
 
-    /// The session whose id is `id` or starts with it (case-insensitive).
-    pub fn find(&self, id: &str) -> Result<SessionInfo, MemoryError> {
-        let prefix = normalize(id);
-        let not_found = || MemoryError::NotFound { id: id.to_string() };
-        if prefix.is_empty() {
-            return Err(not_found());
-        }
-        if prefix.len() == ID_LEN {
-            return self.get(&prefix)?.ok_or_else(not_found);
-        }
-        let sql = format!("{SESSION_COLUMNS} WHERE s.id >= ?1 AND s.id < ?2 ORDER BY s.id LIMIT 4");
+    /// Up to `limit` sessions whose id starts with `prefix` (normalised), in id order.
+    pub fn find_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<SessionInfo>, MemoryError> {
+        let sql =
+            format!("{SESSION_COLUMNS} WHERE s.id >= ?1 AND s.id < ?2 ORDER BY s.id LIMIT ?3");
         let upper = format!("{prefix}\u{7f}");
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut statement = self
             .connection
             .prepare_cached(&sql)
             .map_err(|error| self.database(error))?;
-        let found: Vec<SessionInfo> = statement
-            .query_map(params![prefix, upper], session_from_row)
+        statement
+            .query_map(params![prefix, upper, limit], session_from_row)
             .and_then(Iterator::collect)
-            .map_err(|error| self.database(error))?;
-        match found.as_slice() {
-            [] => Err(not_found()),
-            [one] => Ok(one.clone()),
-            several => Err(MemoryError::Ambiguous {
-                prefix: id.to_string(),
-                matches: several.iter().map(|session| session.id.clone()).collect(),
-            }),
-        }
+            .map_err(|error| self.database(error))
     }
 
     /// Marks session `id` as a run that failed before the model's first answer, unless it
     /// has an answer; returns whether it was marked. Lists leave it out from then on (until an
-    /// answer is stored), and [`SessionStore::create`] deletes it a day later.
+    /// answer is stored), and [`crate::SessionStore::create`] deletes it a day later.
     pub fn mark_failed_if_unanswered(&mut self, id: &str) -> Result<bool, MemoryError> {
         let marked = self
             .connection
@@ -243,11 +212,6 @@ impl SessionStore {
             .map_err(|error| self.database(error))
     }
 
-    /// The project's most recently active session.
-    pub fn latest_for_project(&self, project: &str) -> Result<Option<SessionInfo>, MemoryError> {
-        Ok(self.list(Some(project), 1)?.into_iter().next())
-    }
-
     /// Marks session `id` as a conversation (held in the terminal UI, not a one-shot run);
     /// false when there is no such session.
     pub fn mark_conversation(&mut self, id: &str) -> Result<bool, MemoryError> {
@@ -258,7 +222,7 @@ impl SessionStore {
         Ok(marked > 0)
     }
 
-    /// The project's most recently active conversation ([`SessionStore::mark_conversation`]),
+    /// The project's most recently active conversation ([`crate::SessionStore::mark_conversation`]),
     /// leaving out one-shot runs.
     pub fn latest_conversation(&self, project: &str) -> Result<Option<SessionInfo>, MemoryError> {
         let sql = format!(
@@ -283,7 +247,9 @@ impl SessionStore {
     /// Copies session `id` and its messages (and context state) into a new session; the
     /// original is unchanged. Returns the copy.
     pub fn fork(&mut self, id: &str) -> Result<SessionInfo, MemoryError> {
-        let source = self.find(id)?;
+        let source = self
+            .get(id)?
+            .ok_or_else(|| MemoryError::NotFound { id: id.to_string() })?;
         let now = now_ms();
         let new = new_id(now);
         let path = self.path.clone();
@@ -307,7 +273,7 @@ impl SessionStore {
             )
             .map_err(database)?;
         transaction.commit().map_err(database)?;
-        self.find(&new)
+        self.get(&new)?.ok_or(MemoryError::NotFound { id: new })
     }
 
     /// Adds `delta` to the session's totals and marks it active now.

@@ -5,8 +5,8 @@ use hone_tools::files::hash_bytes;
 use hone_tools::{EditPlan, ToolContext, ToolError, ToolErrorKind};
 
 use crate::error::MemoryError;
+use crate::facade::SessionStore;
 use crate::journal::{EditState, JournalEntry, UndoEntry};
-use crate::store::SessionStore;
 
 /// Why edits could not be taken back. Nothing was changed on disk in either case.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -133,7 +133,11 @@ impl Runtime {
     ) -> Result<Self, RuntimeError> {
         let config = hone_config::load(&options.sources, &options.overrides)?;
         hone_core::set_audit_max_bytes(config.log_max_bytes());
-        let sessions = SessionManager::open(&options.root, options.store_path.as_deref());
+        let sessions = SessionManager::open(
+            &options.root,
+            options.store_path.as_deref(),
+            &config.index_settings().store,
+        );
         Ok(Self {
             options,
             config,
@@ -247,7 +251,12 @@ impl Runtime {
             &config.index_settings(),
             basics.prompt_profile,
         );
-        let mut warnings = Vec::new();
+        let mut warnings: Vec<String> = self
+            .sessions
+            .warning()
+            .map(str::to_string)
+            .into_iter()
+            .collect();
         let mut index_status = index.status().to_string();
         if let Some(problem) = index.problem() {
             warnings.push(format!(

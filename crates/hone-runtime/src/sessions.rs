@@ -4,9 +4,11 @@
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use hone_config::{StoreBackend, StoreSettings};
 use hone_core::Persistence;
 use hone_memory::{DEFAULT_INPUT_HISTORY_CAP, NewSession, SessionInfo, SessionStore};
-use hone_protocol::{HoneError, Message};
+use hone_protocol::{ErrorCategory, HoneError, Message};
+use hone_store_redis::RedisSessions;
 
 use crate::error::{RuntimeError, store_error};
 use crate::runtime::SessionRequest;
@@ -22,6 +24,65 @@ pub fn open_store_to_read() -> Result<SessionStore, HoneError> {
     match SessionStore::default_path() {
         Ok(path) if !path.exists() => SessionStore::open_in_memory().map_err(store_error),
         _ => open_store(),
+    }
+}
+
+/// The session store `[store]` chooses for a project, with the key its sessions are filed
+/// under.
+#[derive(Debug)]
+pub struct ProjectStore {
+    /// The store.
+    pub store: SessionStore,
+    /// The project's key in it: the canonical root on SQLite; on Redis the namespace, which
+    /// every clone of the project shares, so each lists and resumes the others' sessions.
+    pub project: String,
+    /// Why the store is not the one configured (Redis down, `fallback = "sqlite"`).
+    pub warning: Option<String>,
+}
+
+/// The session store `store` chooses for the project at `root`: the SQLite database in
+/// hone's data directory (`sqlite`: one to read only when `read_only`, in memory when
+/// there is none yet), or the Redis namespace. Redis out of reach is a network error
+/// naming the URL, unless `fallback = "sqlite"`, which keeps sessions locally with a
+/// warning.
+pub fn open_project_store(
+    root: &Path,
+    store: &StoreSettings,
+    read_only: bool,
+) -> Result<ProjectStore, HoneError> {
+    let sqlite = |warning: Option<String>| -> Result<ProjectStore, HoneError> {
+        Ok(ProjectStore {
+            store: if read_only {
+                open_store_to_read()?
+            } else {
+                open_store()?
+            },
+            project: hone_memory::project_key(root),
+            warning,
+        })
+    };
+    if store.backend != StoreBackend::Redis {
+        return sqlite(None);
+    }
+    let target = crate::index_store::redis_target(root, store)?;
+    match RedisSessions::open(&target) {
+        Ok(redis) => Ok(ProjectStore {
+            store: SessionStore::with_backend(Box::new(redis)),
+            project: target.namespace,
+            warning: None,
+        }),
+        Err(error) => {
+            let error = store_error(error);
+            if store.fallback_sqlite && error.category == ErrorCategory::Network {
+                sqlite(Some(format!(
+                    "{}; sessions are kept in the local SQLite store instead ([store] \
+                     fallback = \"sqlite\"), which other clones do not see",
+                    error.message
+                )))
+            } else {
+                Err(error)
+            }
+        }
     }
 }
 
@@ -77,24 +138,41 @@ pub(crate) struct Opened {
 pub struct SessionManager {
     project: String,
     /// The store, or why it could not be opened.
-    store: Mutex<Result<SessionStore, String>>,
+    store: Mutex<Result<SessionStore, HoneError>>,
+    /// Why the store is not the one configured.
+    warning: Option<String>,
 }
 
 impl SessionManager {
-    /// The sessions of the project at `root` in the store at `store_path` (`None`: the
-    /// store in hone's data directory). A store that cannot be opened leaves new sessions
-    /// unsaved.
-    pub fn open(root: &Path, store_path: Option<&Path>) -> Self {
-        let store = match store_path {
-            Some(path) => SessionStore::open(path).map_err(store_error),
-            None => open_store(),
+    /// The sessions of the project at `root` in the SQLite store at `store_path`, or (when
+    /// `None`) the store `settings` choose ([`open_project_store`]). A store that cannot be
+    /// opened leaves new sessions unsaved, except a Redis server out of reach, which fails
+    /// every session (exit 5) rather than losing it quietly.
+    pub fn open(root: &Path, store_path: Option<&Path>, settings: &StoreSettings) -> Self {
+        let opened = match store_path {
+            Some(path) => SessionStore::open(path)
+                .map(|store| ProjectStore {
+                    store,
+                    project: hone_memory::project_key(root),
+                    warning: None,
+                })
+                .map_err(store_error),
+            None => open_project_store(root, settings, false),
         };
-        if let Err(error) = &store {
-            tracing::warn!("sessions will not be saved: {}", error.message);
-        }
-        Self {
-            project: hone_memory::project_key(root),
-            store: Mutex::new(store.map_err(|error| error.message)),
+        match opened {
+            Ok(opened) => Self {
+                project: opened.project,
+                store: Mutex::new(Ok(opened.store)),
+                warning: opened.warning,
+            },
+            Err(error) => {
+                tracing::warn!("sessions will not be saved: {}", error.message);
+                Self {
+                    project: hone_memory::project_key(root),
+                    store: Mutex::new(Err(error)),
+                    warning: None,
+                }
+            }
         }
     }
 
@@ -105,10 +183,18 @@ impl SessionManager {
 
     /// Why there is no store, when there is none.
     pub fn unavailable(&self) -> Option<String> {
-        self.lock().as_ref().err().cloned()
+        self.lock()
+            .as_ref()
+            .err()
+            .map(|error| error.message.clone())
     }
 
-    fn lock(&self) -> MutexGuard<'_, Result<SessionStore, String>> {
+    /// Why the store is not the one configured (a fallback), to show once per session.
+    pub fn warning(&self) -> Option<&str> {
+        self.warning.as_deref()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Result<SessionStore, HoneError>> {
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -118,9 +204,12 @@ impl SessionManager {
     ) -> Result<T, RuntimeError> {
         match self.lock().as_mut() {
             Ok(store) => work(store),
-            Err(reason) => {
-                Err(HoneError::config(format!("saved sessions are not available: {reason}")).into())
-            }
+            Err(error) if error.category == ErrorCategory::Network => Err(error.clone().into()),
+            Err(error) => Err(HoneError::config(format!(
+                "saved sessions are not available: {}",
+                error.message
+            ))
+            .into()),
         }
     }
 
@@ -214,7 +303,11 @@ impl SessionManager {
         let mut guard = self.lock();
         let store = match guard.as_mut() {
             Ok(store) => store,
-            Err(reason) => {
+            Err(error) if error.category == ErrorCategory::Network => {
+                return Err(error.clone().into());
+            }
+            Err(error) => {
+                let reason = &error.message;
                 return match choice {
                     SessionChoice::New | SessionChoice::LatestOrNew | SessionChoice::Unsaved => {
                         Ok(Opened {
@@ -252,7 +345,7 @@ impl SessionManager {
             }
         };
         // The core owns its own connection to the store.
-        let session_store = SessionStore::open(store.path())?;
+        let session_store = store.reopen()?;
         let (info, opening) = match existing {
             Some(found) => found,
             None => {

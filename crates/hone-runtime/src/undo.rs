@@ -7,7 +7,7 @@ use hone_protocol::{ErrorCategory, HoneError};
 use hone_tools::ToolContext;
 
 use crate::error::store_error;
-use crate::sessions::open_store_to_read;
+use crate::sessions::open_project_store;
 
 /// The undo journal of the project at a root, with the session store it lives in (in
 /// memory when no store was ever written, so looking creates nothing).
@@ -18,8 +18,14 @@ pub struct ProjectJournal {
 }
 
 impl ProjectJournal {
-    /// The journal of the project at `root`, keeping `depth` edits (`[memory] undo_depth`).
-    pub fn open(root: &Path, depth: usize) -> Result<Self, HoneError> {
+    /// The journal of the project at `root`, keeping `depth` edits (`[memory] undo_depth`),
+    /// in the session store `store` chooses. (On Redis too the journal is this clone's: its
+    /// entries are filed under the clone's own root.)
+    pub fn open(
+        root: &Path,
+        depth: usize,
+        store: &hone_config::StoreSettings,
+    ) -> Result<Self, HoneError> {
         let context = ToolContext::new(root).map_err(|error| {
             HoneError::config(format!(
                 "cannot use {} as the project root: {error}",
@@ -28,7 +34,7 @@ impl ProjectJournal {
         })?;
         Ok(Self {
             context,
-            store: open_store_to_read()?,
+            store: open_project_store(root, store, true)?.store,
             depth,
         })
     }

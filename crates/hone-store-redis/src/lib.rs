@@ -30,6 +30,7 @@
 mod codec;
 mod keys;
 mod read;
+mod sessions;
 #[cfg(feature = "test-server")]
 pub mod test_server;
 mod write;
@@ -43,6 +44,7 @@ use hone_index::IndexStore;
 use redis::{Client, Connection, IntoConnectionInfo, RedisError};
 
 use keys::Keys;
+pub use sessions::{RedisSessions, SESSIONS_SCHEMA_VERSION};
 
 /// The layout version of a namespace this build reads and writes.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -115,16 +117,7 @@ impl RedisStore {
             store: shown.clone(),
             reason: format!("the URL cannot be used: {error}"),
         };
-        let mut info = target
-            .url
-            .as_str()
-            .into_connection_info()
-            .map_err(invalid)?;
-        if let Some(password) = &target.password {
-            let settings = info.redis_settings().clone().set_password(password);
-            info = info.set_redis_settings(settings);
-        }
-        let client = Client::open(info).map_err(invalid)?;
+        let client = client_for(target).map_err(invalid)?;
         let connection = connect(&client).map_err(|error| unreachable(&shown, &error))?;
         let store = Self {
             client,
@@ -235,8 +228,23 @@ impl RedisStore {
     }
 }
 
+/// A client for `target`'s URL with its password.
+pub(crate) fn client_for(target: &RedisTarget) -> redis::RedisResult<Client> {
+    if target.url.starts_with("rediss:") {
+        // rustls needs one process-wide crypto provider; another part of hone (or an earlier
+        // store) may have installed it already, which is as good.
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    }
+    let mut info = target.url.as_str().into_connection_info()?;
+    if let Some(password) = &target.password {
+        let settings = info.redis_settings().clone().set_password(password);
+        info = info.set_redis_settings(settings);
+    }
+    Client::open(info)
+}
+
 /// Opens a connection with hone's timeouts.
-fn connect(client: &Client) -> redis::RedisResult<Connection> {
+pub(crate) fn connect(client: &Client) -> redis::RedisResult<Connection> {
     let connection = client.get_connection_with_timeout(CONNECT_TIMEOUT)?;
     connection.set_read_timeout(Some(IO_TIMEOUT))?;
     connection.set_write_timeout(Some(IO_TIMEOUT))?;
@@ -244,7 +252,7 @@ fn connect(client: &Client) -> redis::RedisResult<Connection> {
 }
 
 /// Whether `error` means the server is out of reach (refused, dropped, timed out).
-fn lost(error: &RedisError) -> bool {
+pub(crate) fn lost(error: &RedisError) -> bool {
     error.is_io_error()
         || error.is_connection_refusal()
         || error.is_connection_dropped()

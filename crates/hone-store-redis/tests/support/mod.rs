@@ -1,8 +1,9 @@
 //! A `redis-server` for one test, with helpers to open stores on it.
 #![allow(dead_code)] // each test binary uses part of it
 
+use hone_memory::SessionStore;
 use hone_store_redis::test_server::RedisServer;
-use hone_store_redis::{RedisStore, RedisTarget};
+use hone_store_redis::{RedisSessions, RedisStore, RedisTarget};
 use tempfile::TempDir;
 
 /// A running server and its data directory.
@@ -33,5 +34,12 @@ impl Redis {
     /// The store of `namespace`, as clone `clone`.
     pub fn store(&self, namespace: &str, clone: &str) -> RedisStore {
         RedisStore::open(&self.target(namespace, clone)).unwrap()
+    }
+
+    /// The session store of `namespace`.
+    pub fn sessions(&self, namespace: &str) -> SessionStore {
+        SessionStore::with_backend(Box::new(
+            RedisSessions::open(&self.target(namespace, "c1")).unwrap(),
+        ))
     }
 }
