@@ -360,8 +360,8 @@ pub enum Event {
         /// one answer).
         #[serde(default)]
         truncated: bool,
-        /// Whether this session writes audit logs at all (`[logs]`; helper sessions do
-        /// not).
+        /// Whether this session writes audit logs at all (not when the project's `.hone`
+        /// is a symlink, nor in helper sessions).
         enabled: bool,
     },
     /// How full the context window is, after each model response.

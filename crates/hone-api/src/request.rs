@@ -123,8 +123,8 @@ pub enum Request {
     RepoMap,
     /// This session's entries of an audit log under `.hone/logs/` (the model requests and
     /// responses, or the tool calls with their results), oldest first, as written: secrets
-    /// redacted. The session's entries are those written since it started or was resumed,
-    /// and (for a saved session) those of its earlier runs. Answered by `logs.entries`.
+    /// redacted. The session's entries are those of its current run and, for a saved
+    /// session, of its earlier runs. Answered by `logs.entries`.
     #[serde(rename = "logs.read")]
     ReadLogs {
         /// `comms` or `tools`.

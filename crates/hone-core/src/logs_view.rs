@@ -198,10 +198,10 @@ fn comms_summary(line: &Value) -> (String, String, bool) {
     if let Some(text) = text.filter(|text| !text.trim().is_empty()) {
         parts.push(format!("“{}”", snippet(&text)));
     }
-    if status == "failed" {
-        if let Some(message) = payload["outcome"]["error"]["message"].as_str() {
-            parts.push(snippet(message));
-        }
+    if status == "failed"
+        && let Some(message) = payload["outcome"]["error"]["message"].as_str()
+    {
+        parts.push(snippet(message));
     }
     (direction, parts.join(" · "), status == "failed")
 }

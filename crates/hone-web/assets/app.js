@@ -58,6 +58,7 @@ function connect() {
 function setConnection(text, cls) {
   const pill = $("connection");
   pill.textContent = text;
+  pill.title = "hone web: " + text;
   pill.className = "pill " + cls;
 }
 
@@ -167,6 +168,7 @@ function showContextUse() {
 function status(started) {
   $("st-provider").textContent = started.provider;
   $("st-model").textContent = started.model;
+  $("st-model").title = "Model " + started.model + ": click to switch (the conversation goes on)";
   $("st-approval").value = started.approval;
 }
 
