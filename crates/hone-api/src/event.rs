@@ -349,6 +349,21 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         map: Option<String>,
     },
+    /// Entries of an audit log, answering `logs.read`.
+    #[serde(rename = "logs.entries")]
+    LogEntries {
+        /// The log they come from.
+        kind: crate::LogKind,
+        /// Oldest first.
+        entries: Vec<crate::LogEntry>,
+        /// Whether older entries of the session were left out (the limit, or the size of
+        /// one answer).
+        #[serde(default)]
+        truncated: bool,
+        /// Whether this session writes audit logs at all (not when the project's `.hone`
+        /// is a symlink, nor in helper sessions).
+        enabled: bool,
+    },
     /// How full the context window is, after each model response.
     #[serde(rename = "context.usage")]
     ContextUsage {

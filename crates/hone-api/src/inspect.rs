@@ -59,3 +59,36 @@ pub struct OutlineItem {
     /// 0 for a top-level definition, 1 for a member, …
     pub depth: u32,
 }
+
+/// Which audit log `logs.read` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LogKind {
+    /// `comms.jsonl`: every model request (the messages new since the previous one) and
+    /// response.
+    Comms,
+    /// `tools.jsonl`: every tool call with its full result.
+    Tools,
+}
+
+/// One line of an audit log, as written (secrets already redacted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LogEntry {
+    /// When it was written, in milliseconds since the Unix epoch.
+    pub time_ms: u64,
+    /// For the comms log: `request`, `response`, `compaction request` or `compaction
+    /// response`; for the tools log: the tool's name.
+    pub label: String,
+    /// One line about it: the model and the new messages of a request, the tokens and the
+    /// outcome of a response, the arguments of a tool call.
+    pub summary: String,
+    /// A failed response or a tool call that failed.
+    #[serde(default)]
+    pub is_error: bool,
+    /// The line's size in bytes.
+    pub bytes: u64,
+    /// The whole line as JSON; absent when it is too large to send (then `bytes` says how
+    /// large, and the file under `.hone/logs/` holds it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<serde_json::Value>,
+}

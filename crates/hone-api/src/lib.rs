@@ -39,7 +39,7 @@ mod types;
 
 pub use event::{Event, EventFrame};
 pub use image::ImageAttachment;
-pub use inspect::{ContextPart, ContextPartKind, OutlineItem};
+pub use inspect::{ContextPart, ContextPartKind, LogEntry, LogKind, OutlineItem};
 pub use request::{Request, RequestFrame};
 pub use status::{HistoryEntry, McpServerState, McpServerStatus, SessionSettings, SymbolMatch};
 pub use types::{

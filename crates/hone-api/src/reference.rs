@@ -40,8 +40,8 @@ Every call gets one response. For requests the server answers at once (`session.
 `session.delete`, `session.history`, `session.export`, `mentions.expand`, `history.*`,
 `index.*`, `project.init`, `mcp.*`, `settings.get`) its `result` is the answering event;
 for requests a session works on (`user.message`, the answers, `undo.*`, `files.*`,
-`context.compact`, `file.write`, `session.set_approval`, `turn.cancel`,
-`session.shutdown`) the `result` is `null` and the session's events follow as
+`context.*`, `project.files`, `project.map`, `file.*`, `logs.read`,
+`session.set_approval`, `turn.cancel`, `session.shutdown`) the `result` is `null` and the session's events follow as
 notifications `{"jsonrpc":"2.0","method":"event","params":{"session":"…","request_id":"7",
 "type":"turn.started","turn":1}}`. Every client attached to a session receives all of its
 events; `request_id` is set only on the events answering that client's own calls. A

@@ -121,6 +121,22 @@ pub enum Request {
     /// The repository map the session's system prompt holds. Answered by `project.map`.
     #[serde(rename = "project.map")]
     RepoMap,
+    /// This session's entries of an audit log under `.hone/logs/` (the model requests and
+    /// responses, or the tool calls with their results), oldest first, as written: secrets
+    /// redacted. The session's entries are those of its current run and, for a saved
+    /// session, of its earlier runs. Answered by `logs.entries`.
+    #[serde(rename = "logs.read")]
+    ReadLogs {
+        /// `comms` or `tools`.
+        kind: crate::LogKind,
+        /// Only entries written after this time (milliseconds since the Unix epoch: the
+        /// `time_ms` of the newest entry already shown).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after_ms: Option<u64>,
+        /// At most this many, the newest (200 when absent, at most 1000).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
     /// Pin files into the context by path, directory or glob (`src/**/*.rs`): in full, or
     /// as outlines with `summary`. Their snapshots go with the next message and are
     /// refreshed after tool rounds that change them. Answered by `files.tracked`.
@@ -292,7 +308,7 @@ pub enum Request {
 
 impl Request {
     /// Every request's wire name, in the order of the variants.
-    pub const METHODS: [&'static str; 35] = [
+    pub const METHODS: [&'static str; 36] = [
         "user.message",
         "approval.answer",
         "turn.cancel",
@@ -306,6 +322,7 @@ impl Request {
         "project.files",
         "file.read",
         "project.map",
+        "logs.read",
         "files.track",
         "files.untrack",
         "session.new",
@@ -354,6 +371,7 @@ impl Request {
             Request::ProjectFiles { .. } => "project.files",
             Request::ReadFile { .. } => "file.read",
             Request::RepoMap => "project.map",
+            Request::ReadLogs { .. } => "logs.read",
             Request::TrackFiles { .. } => "files.track",
             Request::UntrackFiles { .. } => "files.untrack",
             Request::NewSession { .. } => "session.new",

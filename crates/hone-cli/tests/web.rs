@@ -2,8 +2,9 @@
 //! scripted model. A prompt and its streamed answer (in a second tab too), an edit approved
 //! in the diff dialog, a write denied with a reason, undo, the context inspector against the
 //! request the model then received, the project tree with a file and its outline, a new
-//! session, the first resumed from the list, a reload, and requests without the token or
-//! from another origin refused.
+//! session, the first resumed from the list, a reload, the logs panel (redacted), the status
+//! bar on one line at 1200 px, a malformed socket message answered with an error, and
+//! requests without the token, for another host or from another origin refused.
 //! `playwright-core` comes from `HONE_MCP_NODE_MODULES` (`.ci/run` installs it beside the
 //! MCP peers, and `chromium` with apt); without them the test prints a note and passes,
 //! unless `HONE_REQUIRE_MCP_PEERS=1`. Screenshots go to `HONE_WEB_SCREENSHOTS` when set.
@@ -20,6 +21,8 @@ use serde_json::{Value, json};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const KEY: &str = "test-key-abcdef123456";
+/// A value shaped like a secret (a GitHub token), in a file the model reads.
+const TOKEN_SHAPED: &str = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
 
 /// The `node_modules` holding playwright-core, or `None` (with a note) when it or
 /// Chromium is not installed.
@@ -54,6 +57,11 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     std::fs::write(root.join("greet.txt"), "hello\n").unwrap();
     std::fs::write(root.join("util.py"), "def greet_all():\n    return 1\n").unwrap();
     std::fs::write(root.join(".env"), "API_TOKEN=do-not-show-me\n").unwrap();
+    std::fs::write(
+        root.join("config.txt"),
+        format!("key = {KEY}\ngithub = {TOKEN_SHAPED}\n"),
+    )
+    .unwrap();
     common::commit_all(&root);
     let shots = match std::env::var_os("HONE_WEB_SCREENSHOTS") {
         Some(shots) => PathBuf::from(shots),
@@ -115,6 +123,14 @@ async fn the_web_ui_in_chromium_drives_a_session() {
             .openai_chat(),
     );
     model.enqueue(Reply::new().text("Written.").openai_chat());
+    // A file holding the API key and a token-shaped value read: the logs panel shows it
+    // redacted.
+    model.enqueue(
+        Reply::new()
+            .tool_call("read_file", json!({"path": "config.txt"}))
+            .openai_chat(),
+    );
+    model.enqueue(Reply::new().text("Read it.").openai_chat());
 
     let mut server = common::command(&root)
         .env("HONE_DATA_DIR", root.join(".home/data"))
@@ -150,6 +166,22 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     let output = tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
         .unwrap();
+
+    // With the token, but for another Host or from another site: refused.
+    let address = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .unwrap()
+        .to_string();
+    let token = url.split("?token=").nth(1).unwrap().to_string();
+    let with_token = format!("/?token={token}");
+    let foreign_host = status_with(&address, &with_token, "Host: attacker.example\r\n");
+    let foreign_origin = status_with(
+        &address,
+        &with_token,
+        &format!("Host: {address}\r\nOrigin: http://attacker.example\r\n"),
+    );
+    let own = status_with(&address, &with_token, &format!("Host: {address}\r\n"));
 
     // SIGTERM stops the server cleanly (the sessions are stored first).
     let stopped = std::process::Command::new("kill")
@@ -329,8 +361,100 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         "{seen}"
     );
 
-    // The model switched from the status bar.
+    // The model switched from the status bar; the window shown is the new model's at once.
     assert_eq!(seen["switchedModel"], "gpt-5-mini");
+    let (before, after) = (
+        seen["usageBeforeSwitch"].as_str().unwrap(),
+        seen["usageAfterSwitch"].as_str().unwrap(),
+    );
+    assert!(after.contains(" of 400000 "), "{before} → {after}");
+    assert_ne!(before, after);
+    assert!(
+        seen["windowAfterSwitch"]
+            .as_str()
+            .unwrap()
+            .starts_with("Context window: 400000 tokens"),
+        "{}",
+        seen["windowAfterSwitch"]
+    );
+    assert_ne!(seen["windowBeforeSwitch"], seen["windowAfterSwitch"]);
+    // At 1200 px the bar is one line.
+    let centres: Vec<f64> = seen["barCentres"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|centre| centre.as_f64().unwrap())
+        .collect();
+    let (low, high) = centres.iter().fold((f64::MAX, f64::MIN), |(low, high), c| {
+        (low.min(*c), high.max(*c))
+    });
+    assert!(centres.len() > 10 && high - low < 4.0, "{centres:?}");
+    assert_eq!(seen["statusClipped"], json!([]), "cut off at 1200 px");
+    assert!(seen["barHeight"].as_f64().unwrap() < 60.0, "{seen}");
+
+    // The logs panel: the tool calls, one more after the turn that read config.txt, its
+    // JSON redacted; the model requests and responses.
+    let before: Vec<&str> = seen["toolLogBefore"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        before.contains(&"edit_file") && !before.contains(&"read_file"),
+        "{before:?}"
+    );
+    let after = seen["toolLogAfter"].as_array().unwrap();
+    assert_eq!(after.len(), before.len() + 1, "{after:?}");
+    assert_eq!(after.last().unwrap(), "read_file");
+    let line = seen["toolLogLine"].as_str().unwrap();
+    assert!(
+        line.contains("read_file") && line.contains("config.txt"),
+        "{line}"
+    );
+    let logged = seen["toolLogJson"].as_str().unwrap();
+    assert!(
+        logged.contains("\"tool\": \"read_file\"") && logged.contains("[REDACTED]"),
+        "{logged}"
+    );
+    let comms = seen["commsLog"].as_array().unwrap();
+    assert!(
+        comms.iter().any(|entry| entry["label"] == "request"
+            && entry["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("gpt-5-mini · ")),
+        "{comms:?}"
+    );
+    assert!(
+        comms.iter().any(|entry| entry["label"] == "response"
+            && entry["summary"]
+                .as_str()
+                .unwrap()
+                .contains("calls read_file")),
+        "{comms:?}"
+    );
+    let request = seen["commsLogJson"].as_str().unwrap();
+    assert!(
+        request.contains("\"direction\": \"request\"") && request.contains("\"messages\""),
+        "{request}"
+    );
+    let panel = seen["logsPanelText"].to_string();
+    for secret in [KEY, TOKEN_SHAPED, "do-not-show-me"] {
+        assert!(
+            !panel.contains(secret) && !logged.contains(secret),
+            "{secret} shown"
+        );
+        assert!(!request.contains(secret), "{secret} shown");
+    }
+
+    // A malformed message on the page's socket: an error line, and the socket goes on.
+    assert!(
+        seen["badMessage"].as_str().unwrap().starts_with("error: "),
+        "{}",
+        seen["badMessage"]
+    );
+    assert_eq!(seen["afterBadMessage"], "settings");
 
     // Undo, a new session, the first one resumed from the list, a reload.
     assert_eq!(seen["greetingAfterUndo"], "hello\n");
@@ -354,11 +478,18 @@ async fn the_web_ui_in_chromium_drives_a_session() {
     assert_eq!(seen["noToken"], 401);
     assert_eq!(seen["noTokenScript"], 401);
     assert_eq!(seen["foreignSocket"], "closed 1006");
+    assert_eq!(foreign_host, "403");
+    assert_eq!(foreign_origin, "403");
+    assert_eq!(own, "303");
 
     // Nothing secret reached the page.
     let frames = seen["frames"].to_string();
     assert!(frames.contains("session.started"), "no frames recorded");
     assert!(!frames.contains(KEY), "the API key reached the page");
+    assert!(
+        !frames.contains(TOKEN_SHAPED),
+        "a token-shaped value reached the page"
+    );
     assert!(
         !frames.contains("do-not-show-me"),
         "a secret file reached the page"
@@ -370,6 +501,9 @@ async fn the_web_ui_in_chromium_drives_a_session() {
         "context.png",
         "project.png",
         "sessions-dark.png",
+        "logs.png",
+        "logs-comms.png",
+        "status-1200.png",
     ] {
         assert!(shots.join(shot).is_file(), "{shot}");
     }
@@ -422,11 +556,16 @@ fn another_host_is_served_with_a_warning_and_still_needs_the_token() {
 
 /// The status code of `GET path` on `address` (`HOST:PORT`), over a plain socket.
 fn status_of(address: &str, path: &str) -> String {
+    status_with(address, path, &format!("Host: {address}\r\n"))
+}
+
+/// The status code of `GET path` on `address` with `headers` (each ending in CRLF).
+fn status_with(address: &str, path: &str, headers: &str) -> String {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut response = String::new();

@@ -50,7 +50,11 @@ struct Logged {
 pub(crate) struct AuditLog {
     dir: Option<PathBuf>,
     redactor: Redactor,
+    /// This run's id (`MILLIS-PID-N`), in every line.
     session: String,
+    /// The saved session's id, in every line when the session is saved: its entries are
+    /// found again after a resume.
+    saved: Option<String>,
     scripts: AtomicU64,
     logged: Mutex<Logged>,
     /// The cap of each log with its rotated copy, fixed when the session starts.
@@ -63,15 +67,43 @@ impl AuditLog {
     /// every value shaped like a secret.
     pub(crate) fn new(root: &Path, enabled: bool, secrets: Vec<String>) -> Self {
         let dir = if enabled { log_dir(root) } else { None };
-        let session = format!("{}-{}", now_millis(), std::process::id());
+        // Unique within the process too: sessions may start in the same millisecond.
+        static STARTED: AtomicU64 = AtomicU64::new(0);
+        let session = format!(
+            "{}-{}-{}",
+            now_millis(),
+            std::process::id(),
+            STARTED.fetch_add(1, Ordering::Relaxed)
+        );
         Self {
             dir,
             redactor: Redactor::with_secrets(secrets),
             session,
+            saved: None,
             scripts: AtomicU64::new(0),
             logged: Mutex::new(Logged::default()),
             max_bytes: MAX_BYTES.load(Ordering::Relaxed),
         }
+    }
+
+    /// Names the saved session in every line (`session_id`).
+    pub(crate) fn for_saved_session(mut self, id: Option<String>) -> Self {
+        self.saved = id;
+        self
+    }
+
+    /// The directory of the logs, `None` when logging is off.
+    pub(crate) fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Whether a logged line belongs to this session: this run's, or the saved session's.
+    pub(crate) fn is_own(&self, line: &Value) -> bool {
+        line["session"].as_str() == Some(self.session.as_str())
+            || self
+                .saved
+                .as_deref()
+                .is_some_and(|saved| line["session_id"].as_str() == Some(saved))
     }
 
     /// Appends a model request to `comms.jsonl`: the messages new since the previous
@@ -138,7 +170,7 @@ impl AuditLog {
     pub(crate) fn comms(&self, direction: &str, payload: Value) {
         self.append(
             "comms.jsonl",
-            json!({ "time_ms": now_millis(), "session": self.session, "direction": direction, "payload": payload }),
+            self.line(json!({ "time_ms": now_millis(), "session": self.session, "direction": direction, "payload": payload })),
         );
     }
 
@@ -153,7 +185,7 @@ impl AuditLog {
     ) {
         self.append(
             "tools.jsonl",
-            json!({
+            self.line(json!({
                 "time_ms": now_millis(),
                 "session": self.session,
                 "call_id": call_id,
@@ -161,8 +193,16 @@ impl AuditLog {
                 "arguments": arguments,
                 "output": output,
                 "is_error": is_error,
-            }),
+            })),
         );
+    }
+
+    /// `line` with the saved session's id, when there is one.
+    fn line(&self, mut line: Value) -> Value {
+        if let Some(saved) = &self.saved {
+            line["session_id"] = json!(saved);
+        }
+        line
     }
 
     /// Saves an approved command as a script file and returns its path.

@@ -35,6 +35,7 @@ mod guided;
 mod guided_rename;
 mod images;
 mod localize;
+mod logs_view;
 mod natural;
 mod notices;
 mod persist;

@@ -188,7 +188,11 @@ pub(crate) fn start(
         provider: config.provider,
         model,
         registry,
-        audit: AuditLog::new(context.root(), config.audit, config.secrets),
+        audit: AuditLog::new(context.root(), config.audit, config.secrets).for_saved_session(
+            recorder
+                .as_ref()
+                .map(|recorder| recorder.session_id().to_string()),
+        ),
         context,
         permissions,
         max_tool_rounds: config.max_tool_rounds.max(1),
@@ -327,6 +331,7 @@ async fn route_requests(
             | Request::ProjectFiles { .. }
             | Request::ReadFile { .. }
             | Request::RepoMap
+            | Request::ReadLogs { .. }
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
             | Request::NewSession { .. }
@@ -373,6 +378,11 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
             Request::ProjectFiles { limit } => agent.list_project_files(limit),
             Request::ReadFile { path } => agent.show_file(&path),
             Request::RepoMap => agent.show_repo_map(),
+            Request::ReadLogs {
+                kind,
+                after_ms,
+                limit,
+            } => agent.show_logs(kind, after_ms, limit),
             Request::TrackFiles { patterns, summary } => {
                 agent.track_files(&patterns, summary);
                 agent.save_context();

@@ -140,6 +140,7 @@ impl Connection {
             | Request::ProjectFiles { .. }
             | Request::ReadFile { .. }
             | Request::RepoMap
+            | Request::ReadLogs { .. }
             | Request::TrackFiles { .. }
             | Request::UntrackFiles { .. }
             | Request::SetApproval { .. }

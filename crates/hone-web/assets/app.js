@@ -19,6 +19,7 @@ const state = {
   approvals: [],        // approval.needed events waiting for the dialog
   tokens: { input: 0, output: 0 },
   window: null,         // the model's context window, when known
+  used: null,           // the tokens of the last request, when one was made
   retry: 500,
 };
 
@@ -57,6 +58,7 @@ function connect() {
 function setConnection(text, cls) {
   const pill = $("connection");
   pill.textContent = text;
+  pill.title = "hone web: " + text;
   pill.className = "pill " + cls;
 }
 
@@ -122,8 +124,8 @@ async function showStarted(started, withHistory) {
   state.assistant = null;
   state.thinking = null;
   state.tokens = { input: 0, output: 0 };
+  state.used = null;
   $("st-tokens").textContent = "0 tokens";
-  $("st-context").textContent = "context –";
   log.replaceChildren();
   status(started);
   if (started.session_id) history.replaceState(null, "", "#session=" + started.session_id);
@@ -133,20 +135,40 @@ async function showStarted(started, withHistory) {
     const past = await attempt("session.history", {});
     if (past) past.entries.forEach(showEntry);
   }
-  $("cx-usage").textContent = "No request yet.";
   showTracked([]);
+  resetLogs();
+  await loadSettings();
+  if (!$("sessions").hidden) listSessions();
+  scrollDown();
+}
+
+// The session's settings: its model's context window (again after a model switch).
+async function loadSettings() {
   const settings = await attempt("settings.get", {});
   if (settings) {
     state.window = settings.settings.context_window || null;
     $("st-context").title = "Context window: " + (state.window || "unknown") + " tokens · sandbox: " + settings.settings.sandbox + " · index: " + settings.settings.index;
   }
-  if (!$("sessions").hidden) listSessions();
-  scrollDown();
+  showContextUse();
+}
+
+// The last request's tokens against the current model's window, in the status bar and
+// the context panel.
+function showContextUse() {
+  const used = state.used;
+  if (used == null) {
+    $("st-context").textContent = "context –";
+    $("cx-usage").textContent = "No request yet.";
+    return;
+  }
+  $("st-context").textContent = "context " + (state.window ? (100 * used / state.window).toFixed(used < state.window / 10 ? 1 : 0) + "%" : used + " tokens");
+  showUsage({ used, window: state.window });
 }
 
 function status(started) {
   $("st-provider").textContent = started.provider;
   $("st-model").textContent = started.model;
+  $("st-model").title = "Model " + started.model + ": click to switch (the conversation goes on)";
   $("st-approval").value = started.approval;
 }
 
@@ -320,8 +342,9 @@ function onEvent(event) {
       $("st-tokens").textContent = state.tokens.input + " in · " + state.tokens.output + " out";
       break;
     case "context.usage":
-      showUsage(event);
-      $("st-context").textContent = "context " + (event.percent == null ? event.used + " tokens" : event.percent.toFixed(event.percent < 10 ? 1 : 0) + "%");
+      state.used = event.used;
+      if (event.window) state.window = event.window;
+      showContextUse();
       break;
     case "turn.completed":
       notice((event.end === "answered" ? "✓ " : "• ") + event.end.replace(/_/g, " ") + " · " + stats(event.stats), "turn-end " + (event.end === "answered" ? "ok" : ""));
@@ -354,6 +377,7 @@ function onEvent(event) {
     case "project.files": showFiles(event); break;
     case "file.content": showFile(event); break;
     case "project.map": showMap(event); break;
+    case "logs.entries": showLogs(event); break;
     case "files.tracked":
       showTracked(event.files);
       refreshInspection();
@@ -369,7 +393,10 @@ function onEvent(event) {
       refreshInspection();
       break;
     case "model.retrying": notice("retrying in " + Math.round(event.delay_ms / 1000) + " s: " + event.reason); break;
-    case "session.started": status(event); break;
+    case "session.started":
+      status(event);
+      loadSettings();
+      break;
   }
 }
 
@@ -379,6 +406,7 @@ function endTurn() {
   setBusy(false);
   if (!$("sessions").hidden) listSessions();
   refreshInspection();
+  refreshLogs();
 }
 
 async function send() {
@@ -487,6 +515,7 @@ async function switchModel() {
   const started = await attempt("session.set_model", { model: model.trim() });
   if (started) {
     status(started);
+    await loadSettings();
     notice("model: " + started.model);
   }
 }
@@ -519,6 +548,7 @@ function init() {
   $("cx-symbols").addEventListener("submit", findSymbols);
   $("cx-inspect").addEventListener("click", inspectContext);
   $("btn-project").addEventListener("click", toggleProject);
+  initLogs();
   $("pj-refresh").addEventListener("click", listFiles);
   $("vw-close").addEventListener("click", () => $("viewer").close());
   $("st-approval").addEventListener("change", (e) => attempt("session.set_approval", { mode: e.target.value }));
@@ -557,7 +587,7 @@ function init() {
       e.preventDefault();
       attempt("turn.cancel", {});
     } else if (e.altKey && !e.ctrlKey && !e.metaKey) {
-      const action = { s: toggleSessions, c: toggleContext, n: newSession, i: inspectContext, p: toggleProject, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
+      const action = { s: toggleSessions, c: toggleContext, n: newSession, i: inspectContext, p: toggleProject, l: toggleLogs, z: () => attempt("undo.apply", { count: 1 }) }[e.key.toLowerCase()];
       if (action) { e.preventDefault(); action(); }
     }
   });

@@ -38,6 +38,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/project.js"),
     ),
     (
+        "logs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/logs.js"),
+    ),
+    (
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/app.js"),

@@ -1,6 +1,7 @@
 //! The HTTP and WebSocket layer of `hone web` in process, against a scripted model: the
 //! token, the Host and Origin checks, the security headers, and the socket speaking the
-//! JSON-RPC protocol (bad messages answered with errors, the connection going on).
+//! JSON-RPC protocol (bad messages answered with errors, the connection going on, the
+//! session's logs read back).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -330,5 +331,46 @@ async fn bad_messages_get_errors_and_the_socket_goes_on_to_a_turn() {
         }
     }
     assert_eq!(streamed, "Hello from the model.");
+
+    // The session's comms log: the request and the response of that turn.
+    stream
+        .send(Message::text(
+            r#"{"jsonrpc":"2.0","id":3,"method":"logs.read","params":{"kind":"secrets"}}"#,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        until_response(&mut stream, &json!(3)).await.0["error"]["code"],
+        -32602
+    );
+    stream
+        .send(Message::text(
+            r#"{"jsonrpc":"2.0","id":4,"method":"logs.read","params":{"kind":"comms"}}"#,
+        ))
+        .await
+        .unwrap();
+    until_response(&mut stream, &json!(4)).await;
+    let logged = loop {
+        let message = next_json(&mut stream).await;
+        if message["params"]["type"] == "logs.entries" {
+            break message["params"].clone();
+        }
+    };
+    assert_eq!(logged["request_id"], "4");
+    assert_eq!(logged["enabled"], true);
+    let labels: Vec<&str> = logged["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["request", "response"], "{logged}");
+    assert!(
+        logged["entries"][1]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("“Hello from the model.”"),
+        "{logged}"
+    );
     web.stop.send(()).unwrap();
 }

@@ -125,11 +125,25 @@ function texts(page, selector) {
     await turnEnds(page, 5);
     seen.cancelled = (await texts(page, ".line.turn-end")).pop();
 
-    // 3d. Switch the model from the status bar.
+    // 3d. Switch the model from the status bar: the window shown is the new model's at once.
+    seen.usageBeforeSwitch = await page.textContent("#cx-usage");
+    seen.windowBeforeSwitch = await page.getAttribute("#st-context", "title");
     page.once("dialog", (dialog) => dialog.accept("gpt-5-mini"));
     await page.click("#st-model");
     await page.waitForFunction(() => document.getElementById("st-model").textContent === "gpt-5-mini", null, WAIT);
     seen.switchedModel = await page.textContent("#st-model");
+    await page.waitForFunction((before) => document.getElementById("cx-usage").textContent !== before, seen.usageBeforeSwitch, WAIT);
+    seen.usageAfterSwitch = await page.textContent("#cx-usage");
+    seen.windowAfterSwitch = await page.getAttribute("#st-context", "title");
+    seen.statusContext = await page.textContent("#st-context");
+    seen.barHeight = await page.$eval("#bar", (el) => el.getBoundingClientRect().height);
+    seen.barCentres = await page.$$eval("#bar > *, #bar .status > *, #bar .actions > *", (els) => els
+      .filter((el) => el.getClientRects().length)
+      .map((el) => { const r = el.getBoundingClientRect(); return r.top + r.height / 2; }));
+    seen.statusClipped = await page.$eval("#status", (box) => [...box.children]
+      .filter((el) => el.getClientRects().length && el.getBoundingClientRect().right > box.getBoundingClientRect().right + 1)
+      .map((el) => el.id || el.textContent));
+    await page.screenshot({ path: path.join(shots, "status-1200.png"), clip: { x: 0, y: 0, width: 1200, height: 120 } });
 
     mark("4");
     // 4. Undo takes the approved edit back.
@@ -180,6 +194,33 @@ function texts(page, selector) {
     await turnEnds(page, 7);
     seen.poem = fs.readFileSync(path.join(root, "poem.txt"), "utf8");
 
+    mark("4e");
+    // 4e. The logs panel: the tool calls so far; a turn that reads a file holding the API
+    // key and a token-shaped value appends its call; the entries open onto their JSON,
+    // redacted; the model requests and responses.
+    await page.click("#btn-logs");
+    await page.waitForSelector('#lg-list li[data-label="edit_file"]', WAIT);
+    seen.toolLogBefore = await page.$$eval("#lg-list li", (els) => els.map((li) => li.dataset.label));
+    await send(page, "read the config");
+    await turnEnds(page, 8);
+    await page.waitForSelector('#lg-list li[data-label="read_file"]', WAIT);
+    seen.toolLogAfter = await page.$$eval("#lg-list li", (els) => els.map((li) => li.dataset.label));
+    seen.toolLogLine = await page.textContent('#lg-list li[data-label="read_file"] summary');
+    await page.click('#lg-list li[data-label="read_file"] summary');
+    seen.toolLogJson = await page.textContent('#lg-list li[data-label="read_file"] pre');
+    await page.screenshot({ path: path.join(shots, "logs.png") });
+    await page.check('input[name="lg-kind"][value="comms"]');
+    await page.waitForSelector('#lg-list li[data-label="response"]', WAIT);
+    seen.commsLog = await page.$$eval("#lg-list li summary", (els) => els.map((s) => ({
+      label: s.querySelector(".label").textContent, summary: s.querySelector(".sum").textContent, size: s.querySelector(".size").textContent,
+    })));
+    const lastRequest = page.locator('#lg-list li[data-label="request"]').last();
+    await lastRequest.locator("summary").click();
+    seen.commsLogJson = await lastRequest.locator("pre").textContent();
+    await page.screenshot({ path: path.join(shots, "logs-comms.png") });
+    seen.logsPanelText = await page.textContent("#logs");
+    await page.click("#btn-logs");
+
     mark("4c");
     // 4c. The project: the tree, a file opened read-only with its outline, a secret file
     // refused, the repository map.
@@ -225,6 +266,12 @@ function texts(page, selector) {
     seen.reloadedHash = new URL(page.url()).hash;
     seen.reloaded = await texts(page, ".msg");
     seen.theme = await page.evaluate(() => document.documentElement.dataset.theme);
+
+    // 5b. A malformed message on the page's socket: an error, and the socket goes on.
+    await page.evaluate(() => state.socket.send("{not json"));
+    await page.waitForFunction(() => [...document.querySelectorAll(".line.error")].some((l) => l.textContent.startsWith("error: ")), null, WAIT);
+    seen.badMessage = (await texts(page, ".line.error")).pop();
+    seen.afterBadMessage = (await page.evaluate(() => call("settings.get", {}))).type;
 
     mark("6");
     // 6. Without the token, or from another origin: refused.

@@ -274,6 +274,7 @@ impl App {
             | Event::ProjectFiles { .. }
             | Event::FileContent { .. }
             | Event::RepoMap { .. }
+            | Event::LogEntries { .. }
             | Event::Result { .. } => {}
             Event::AttemptCompleted { .. } => {
                 if let Some(line) = hone_runtime::report::events::notice(&event) {
