@@ -67,7 +67,7 @@ pub(super) fn order_by_reach(
         .collect();
     let mut ordered: Vec<(usize, String)> = reach.into_iter().zip(modules).collect();
     // A stable sort: the import order stays among equals.
-    ordered.sort_by(|a, b| b.0.cmp(&a.0));
+    ordered.sort_by_key(|(reach, _)| std::cmp::Reverse(*reach));
     ordered.into_iter().map(|(_, module)| module).collect()
 }
 
