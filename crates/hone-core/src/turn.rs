@@ -378,7 +378,6 @@ pub(crate) enum Ending {
     Cancelled,
 }
 
-/// `total` with one more request's usage added.
 /// hone's estimate of the tokens of a reply: its text and its tool calls' names and
 /// arguments.
 fn estimated_output(message: &Message) -> u64 {
@@ -390,6 +389,7 @@ fn estimated_output(message: &Message) -> u64 {
     tokens as u64
 }
 
+/// `total` with one more request's usage added.
 pub(crate) fn add_usage(total: hone_api::Usage, more: Usage) -> hone_api::Usage {
     hone_api::Usage {
         input_tokens: total.input_tokens + more.input_tokens,
