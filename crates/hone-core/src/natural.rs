@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use hone_protocol::{ContentBlock, Message, Role, ToolCall};
 use hone_tools::ToolOutput;
-use hone_tools::edit::natural::{NaturalEdit, plan_new_file_reply, plan_reply};
+use hone_tools::edit::natural::{NaturalChange, NaturalEdit, plan_new_file_reply, plan_reply};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -85,7 +85,11 @@ impl Agent {
                  above the code block.",
                 files.join(" and ")
             ))),
-            NaturalEdit::Change(change) => {
+            NaturalEdit::Change(mut change) => {
+                let left = self.leave_spec_tests(&mut change, &request);
+                if change.plan.changes.is_empty() {
+                    return ReplyCode::Retry(spec_tests_note(&left));
+                }
                 let started = self.start_clock();
                 let call = ToolCall {
                     id: format!("natural_{}_{attempt}", self.turns),
@@ -102,10 +106,35 @@ impl Agent {
                 if output.is_error {
                     ReplyCode::Changed(outcome_note(&change.actions, &output))
                 } else {
-                    ReplyCode::Applied(change.actions)
+                    let mut actions = change.actions;
+                    actions.extend(left.iter().map(|path| {
+                        format!("left {path} as it is: its tests show what the request asks")
+                    }));
+                    ReplyCode::Applied(actions)
                 }
             }
         }
+    }
+
+    /// Takes out of `change` its changes to existing test files when the project's tests
+    /// (or the request's checks) failed before the change: they show what the request
+    /// asks, and a small model "fixes" them instead of the code. A test file the request
+    /// names may change. Returns the files left as they are.
+    fn leave_spec_tests(&self, change: &mut NaturalChange, request: &str) -> Vec<String> {
+        if !self.checks.reproduced() {
+            return Vec::new();
+        }
+        let left = change.leave_unchanged(|path| {
+            let file = path.rsplit('/').next().unwrap_or(path);
+            hone_protocol::is_test_path(path) && !request.contains(file)
+        });
+        if !left.is_empty() {
+            tracing::info!(
+                ?left,
+                "an answer's changes to the failing tests were left out"
+            );
+        }
+        left
     }
 
     /// The user's request of the running turn: the newest user text that is neither a
@@ -129,6 +158,16 @@ impl Agent {
             })
             .unwrap_or_default()
     }
+}
+
+/// What the model is told when its answer changed only the tests that show the request.
+fn spec_tests_note(left: &[String]) -> Message {
+    Message::user(format!(
+        "[hone] Your answer changed only {}, the tests that show what the request asks; they \
+         stay as they are, and no file was changed. Change the code the tests call so that \
+         they pass, and send it complete in a fenced code block labelled with its file's path.",
+        left.join(" and ")
+    ))
 }
 
 /// What the model is told when a guided step asked for code and its answer changed no

@@ -441,3 +441,56 @@ async fn an_attempt_that_changed_nothing_is_followed_by_a_fresh_one() {
     let math = std::fs::read_to_string(h.root.join("src/math.ts")).unwrap();
     assert_eq!(math, format!("{MATH_TS}{sub}"));
 }
+
+/// A small model asked for a change the failing tests show "fixes" the tests too: hone
+/// leaves the tests as they are, and when only they changed, asks for the code.
+#[tokio::test]
+async fn the_failing_tests_that_show_a_request_are_left_as_they_are() {
+    const WEAKEN: &str = "test_math.py\n<<<<<<< SEARCH\n'function sub' in f.read()\n=======\nTrue\n>>>>>>> REPLACE\n";
+    let tests_only = Reply::new().text(WEAKEN);
+    let both = Reply::new().text(&format!(
+        "```ts src/math.ts\n{MATH_TS}export function sub() {{}}\n```\n\n{WEAKEN}"
+    ));
+    let mut h = harness_with_sub_test(vec![tests_only, both]).await;
+    let original = std::fs::read_to_string(h.root.join("test_math.py")).unwrap();
+    let events = h
+        .turn("add(2, 3) works but sub is missing in src/math.ts, so test_sub fails. Fix it.")
+        .await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert_eq!(h.server.request_count(), 2);
+    let again = h.request(1).to_string();
+    assert!(
+        again.contains("Your answer changed only test_math.py"),
+        "{again}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(h.root.join("test_math.py")).unwrap(),
+        original
+    );
+    assert!(
+        std::fs::read_to_string(h.root.join("src/math.ts"))
+            .unwrap()
+            .contains("export function sub() {}")
+    );
+}
+
+/// A request that names the test file may change it.
+#[tokio::test]
+async fn a_test_file_the_request_names_may_change() {
+    let mut h = harness_with_sub_test(vec![
+        Reply::new().text(
+            "test_math.py\n<<<<<<< SEARCH\n'function sub'\n=======\n'function add'\n>>>>>>> REPLACE\n",
+        ),
+        Reply::new().text("The test now checks for add."),
+    ])
+    .await;
+    let events = h
+        .turn("test_sub in test_math.py fails because the test is wrong: make test_math.py pass.")
+        .await;
+    assert_eq!(ended(&events), Some(TurnEnd::Answered), "{events:?}");
+    assert!(
+        std::fs::read_to_string(h.root.join("test_math.py"))
+            .unwrap()
+            .contains("'function add' in f.read()")
+    );
+}

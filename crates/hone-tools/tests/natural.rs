@@ -186,3 +186,35 @@ fn a_new_file_reply_takes_its_one_unlabelled_block_as_the_file() {
         ));
     }
 }
+
+#[test]
+fn changes_to_files_left_unchanged_are_taken_out_with_their_actions() {
+    let (_dir, context) = project(&[
+        ("cart.txt", "add\n"),
+        ("test_cart.txt", "assert add\nassert remove\n"),
+    ]);
+    let reply = "cart.txt\n<<<<<<< SEARCH\nadd\n=======\nadd\nremove\n>>>>>>> REPLACE\n\n\
+                 test_cart.txt\n<<<<<<< SEARCH\nassert remove\n=======\n>>>>>>> REPLACE\n\n\
+                 new_test.txt\n```\nassert more\n```\n";
+    let NaturalEdit::Change(mut change) = plan_reply(&context, "Add remove", reply) else {
+        panic!("expected a change");
+    };
+    assert_eq!(change.plan.changes.len(), 3);
+    let left = change.leave_unchanged(|path| path.contains("test"));
+    // A new file is never "left as it is": only existing files are kept.
+    assert_eq!(left, vec!["test_cart.txt".to_string()]);
+    let paths: Vec<&str> = change
+        .plan
+        .changes
+        .iter()
+        .map(|c| c.path.as_str())
+        .collect();
+    assert_eq!(paths, ["cart.txt", "new_test.txt"]);
+    assert!(
+        change.actions.iter().all(|a| !a.contains("test_cart.txt")),
+        "{:?}",
+        change.actions
+    );
+    assert!(!change.plan.summary.contains("test_cart.txt"));
+    assert!(change.leave_unchanged(|_| false).is_empty());
+}

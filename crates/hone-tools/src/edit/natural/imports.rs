@@ -54,12 +54,13 @@ pub(super) fn with_missing_imports(after: &str) -> (String, Vec<&'static str>) {
     (text, missing)
 }
 
-/// Whether `module` appears in `code` outside comments, always followed by `.`, and no
-/// line imports it (`import re`, `import os.path`, `from re import sub`, `import x as re`).
+/// Whether `module` appears in `code` outside comments and strings, always followed by
+/// `.`, and no line imports it (`import re`, `import os.path`, `from re import sub`,
+/// `import x as re`).
 fn used_unbound(code: &str, module: &str) -> bool {
     let mut used = false;
-    for line in code.lines() {
-        let code_part = line.split('#').next().unwrap_or_default();
+    let masked = without_strings_and_comments(code);
+    for code_part in masked.lines() {
         let trimmed = code_part.trim_start();
         if trimmed.starts_with("import ") || trimmed.starts_with("from ") {
             let names = trimmed
@@ -86,6 +87,69 @@ fn used_unbound(code: &str, module: &str) -> bool {
         }
     }
     used
+}
+
+/// `code` with the text of its comments and string literals (triple-quoted ones across
+/// lines too) blanked out, line breaks kept: `open('src/math.ts')` uses no `math`.
+fn without_strings_and_comments(code: &str) -> String {
+    let mut masked = String::with_capacity(code.len());
+    let mut chars = code.chars().peekable();
+    // The open string's quote and whether it is triple.
+    let mut string: Option<(char, bool)> = None;
+    let mut comment = false;
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            comment = false;
+            if string.is_some_and(|(_, triple)| !triple) {
+                string = None;
+            }
+            masked.push(c);
+            continue;
+        }
+        if comment {
+            masked.push(' ');
+            continue;
+        }
+        match string {
+            Some((quote, triple)) => {
+                if c == '\\' {
+                    masked.push(' ');
+                    if chars.peek().is_some_and(|next| *next != '\n') {
+                        chars.next();
+                        masked.push(' ');
+                    }
+                } else if c == quote && (!triple || two_more_quotes(&mut chars, quote)) {
+                    string = None;
+                    masked.extend(std::iter::repeat_n(c, if triple { 3 } else { 1 }));
+                } else {
+                    masked.push(' ');
+                }
+            }
+            None if c == '#' => {
+                comment = true;
+                masked.push(' ');
+            }
+            None if c == '"' || c == '\'' => {
+                let triple = two_more_quotes(&mut chars, c);
+                string = Some((c, triple));
+                masked.extend(std::iter::repeat_n(c, if triple { 3 } else { 1 }));
+            }
+            None => masked.push(c),
+        }
+    }
+    masked
+}
+
+/// After one `quote`: whether two more follow (consumed when they do), which opens or
+/// closes a triple-quoted string.
+fn two_more_quotes(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, quote: char) -> bool {
+    let mut ahead = chars.clone();
+    if ahead.next() == Some(quote) && ahead.next() == Some(quote) {
+        chars.next();
+        chars.next();
+        return true;
+    }
+    false
 }
 
 /// The line an import goes before: after the last import at the top of the file, else
@@ -151,6 +215,16 @@ mod tests {
     }
 
     #[test]
+    fn strings_and_comments_are_blanked_with_their_line_breaks() {
+        let code = "x = 'a#b' # c\ny = \"\"\"q\nr\"\"\" + math.pi\n";
+        let masked = without_strings_and_comments(code);
+        assert_eq!(masked.lines().count(), code.lines().count());
+        assert_eq!(masked, "x = '   '    \ny = \"\"\" \n \"\"\" + math.pi\n");
+        let (_, added) = with_missing_imports(code);
+        assert_eq!(added, ["math"]);
+    }
+
+    #[test]
     fn imported_bound_or_unrelated_names_are_left_alone() {
         for code in [
             "import re\nre.sub('a', 'b', s)\n",
@@ -161,6 +235,9 @@ mod tests {
             "self.re.sub(x)\n",
             "# re.sub in a comment\nx = 1\n",
             "mode.re = 2\nprefix_re.match(x)\n",
+            "with open('src/math.ts') as f:\n    pass\n",
+            "\"\"\"Uses\nre.sub inside a docstring.\"\"\"\nx = \"it's json.dumps\"\n",
+            "s = 'a \\' re.sub'\n",
         ] {
             let (fixed, added) = with_missing_imports(code);
             assert!(added.is_empty(), "{code:?} got {added:?}");

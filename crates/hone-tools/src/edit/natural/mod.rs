@@ -110,3 +110,31 @@ pub struct NaturalChange {
     /// What was done, one entry per action (`replaced function add in src/math.ts`).
     pub actions: Vec<String>,
 }
+
+impl NaturalChange {
+    /// Takes out the changes to existing files `keep` picks, with the actions that name
+    /// them; returns the files left as they are. A change to no other file is empty.
+    pub fn leave_unchanged(&mut self, keep: impl Fn(&str) -> bool) -> Vec<String> {
+        let (kept, changes): (Vec<_>, Vec<_>) = std::mem::take(&mut self.plan.changes)
+            .into_iter()
+            .partition(|change| change.before.is_some() && keep(&change.path));
+        self.plan.changes = changes;
+        let left: Vec<String> = kept.into_iter().map(|change| change.path).collect();
+        if left.is_empty() {
+            return left;
+        }
+        self.actions.retain(|action| {
+            !left.iter().any(|path| {
+                action.ends_with(&format!(" {path}")) || action.contains(&format!(" {path},"))
+            })
+        });
+        let files: Vec<&str> = self
+            .plan
+            .changes
+            .iter()
+            .map(|change| change.path.as_str())
+            .collect();
+        self.plan.summary = format!("apply the code of the reply to {}", files.join(", "));
+        left
+    }
+}
