@@ -45,6 +45,7 @@ mod prompt;
 mod recovery;
 mod repeats;
 mod request_checks;
+mod request_kind;
 mod secret_read;
 mod session;
 mod tools;
