@@ -3,7 +3,7 @@
 //!
 //! Without a [`Persistence`] the session keeps its undo stack in memory only.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -40,6 +40,20 @@ pub(crate) struct Recorder {
     project: String,
     tally: Mutex<Tally>,
     warned: AtomicBool,
+    /// What could not be saved since the store last failed, kept until the user chooses.
+    unsaved: Mutex<Unsaved>,
+}
+
+/// Writes held back after the store failed: retried in order, or dropped, by the user's
+/// choice before the next model request (see `Agent::settle_storage`).
+#[derive(Debug, Default)]
+struct Unsaved {
+    /// The first failure not yet settled.
+    error: Option<String>,
+    /// Messages not stored, oldest first (later ones wait behind them to keep the order).
+    messages: VecDeque<(Message, MessageStats)>,
+    /// The context state is to be saved again.
+    context: bool,
 }
 
 /// What happened since the last turn end, for the session's totals.
@@ -122,6 +136,7 @@ pub(crate) fn open(
         project: hone_memory::project_key(context.root()),
         tally: Mutex::default(),
         warned: AtomicBool::new(false),
+        unsaved: Mutex::default(),
     };
     Ok((Some(recorder), saved))
 }
@@ -168,10 +183,17 @@ impl Agent {
             };
             // The store (and so `hone sessions show` and exports) never keeps a secret.
             let redacted = self.audit.redactor().redact_message(&message);
-            let stored =
-                lock(&recorder.store).append_message(&recorder.session_id, &redacted, &stats);
-            if let Err(error) = stored {
-                self.storage_failed(&error);
+            let mut unsaved = lock(&recorder.unsaved);
+            if unsaved.error.is_some() {
+                unsaved.messages.push_back((redacted, stats));
+            } else {
+                let stored =
+                    lock(&recorder.store).append_message(&recorder.session_id, &redacted, &stats);
+                if let Err(error) = stored {
+                    unsaved.messages.push_back((redacted, stats));
+                    drop(unsaved);
+                    self.storage_failed(&error);
+                }
             }
         }
         self.history.push(message);
@@ -183,6 +205,14 @@ impl Agent {
         let Some(recorder) = &self.recorder else {
             return;
         };
+        if let Err(error) = self.store_context(recorder) {
+            lock(&recorder.unsaved).context = true;
+            self.storage_failed(&error);
+        }
+    }
+
+    /// Writes the context manager's state to the store, redacted.
+    fn store_context(&self, recorder: &Recorder) -> Result<(), hone_memory::MemoryError> {
         let state = self.context_manager.snapshot();
         // The task memory quotes requests and results: no secret is kept there either (a
         // state that would not parse once redacted is not kept; a resume rebuilds it).
@@ -193,9 +223,48 @@ impl Agent {
                 serde_json::from_str(&redacted).unwrap_or(serde_json::Value::Null)
             }
         };
-        let stored = lock(&recorder.store).set_context_state(&recorder.session_id, &state);
-        if let Err(error) = stored {
-            self.storage_failed(&error);
+        lock(&recorder.store).set_context_state(&recorder.session_id, &state)
+    }
+
+    /// The store's failure not settled yet: what the user is asked about.
+    pub(crate) fn unsettled_storage(&self) -> Option<String> {
+        let recorder = self.recorder.as_ref()?;
+        lock(&recorder.unsaved).error.clone()
+    }
+
+    /// Writes what was held back since the store failed, in order; the error when the
+    /// store fails again (what is left stays held).
+    pub(crate) fn save_held(&self) -> Result<(), String> {
+        let Some(recorder) = &self.recorder else {
+            return Ok(());
+        };
+        let mut unsaved = lock(&recorder.unsaved);
+        while let Some((message, stats)) = unsaved.messages.front() {
+            let stored = lock(&recorder.store).append_message(&recorder.session_id, message, stats);
+            if let Err(error) = stored {
+                unsaved.error = Some(error.to_string());
+                return Err(error.to_string());
+            }
+            unsaved.messages.pop_front();
+        }
+        if unsaved.context {
+            if let Err(error) = self.store_context(recorder) {
+                unsaved.error = Some(error.to_string());
+                return Err(error.to_string());
+            }
+            unsaved.context = false;
+        }
+        unsaved.error = None;
+        Ok(())
+    }
+
+    /// Drops what was held back since the store failed: the session goes on unsaved.
+    pub(crate) fn drop_held(&self) {
+        if let Some(recorder) = &self.recorder {
+            let mut unsaved = lock(&recorder.unsaved);
+            let dropped = unsaved.messages.len();
+            *unsaved = Unsaved::default();
+            tracing::warn!(dropped, "messages the store failed to save were dropped");
         }
     }
 
@@ -349,13 +418,18 @@ impl Agent {
         }
     }
 
-    /// Tells the front end, once per session, that saving failed; the session goes on.
+    /// Notes that saving failed: the next model request waits for the user's choice
+    /// (retry, skip, abort; a headless turn fails there). A headless session is also told
+    /// at once, once, since a failure after its last request asks nobody.
     pub(crate) fn storage_failed(&self, error: &hone_memory::MemoryError) {
         let Some(recorder) = &self.recorder else {
             return;
         };
         tracing::warn!(%error, "session store write failed");
-        if !recorder.warned.swap(true, Ordering::Relaxed) {
+        lock(&recorder.unsaved)
+            .error
+            .get_or_insert_with(|| error.to_string());
+        if !self.interactive && !recorder.warned.swap(true, Ordering::Relaxed) {
             // Sent directly: `emit` would observe it again.
             let event = Event::Error {
                 error: crate::api::error_info(HoneError::new(

@@ -1,10 +1,11 @@
-//! Error recovery: a failed model request in an interactive session asks the front end
-//! whether to retry, skip the turn or abort it.
+//! Error recovery: a failed model request, or a session store that failed to save, in an
+//! interactive session asks the front end whether to retry, skip or abort.
 
 use hone_protocol::{ErrorCategory, HoneError};
 use tokio_util::sync::CancellationToken;
 
 use crate::session::Agent;
+use crate::turn::Ending;
 use hone_api::{ErrorChoice, Event};
 
 /// What the turn does after a failed model request.
@@ -46,5 +47,29 @@ impl Agent {
                 Some(ErrorChoice::Abort) | None => Recovery::Abort(error),
             },
         }
+    }
+
+    /// Before a model request: when the session store failed since the last one, the
+    /// user chooses to save what was held back again (until it works or they choose
+    /// otherwise), to go on without it, or to end the turn; a headless turn ends.
+    /// `None` lets the request go.
+    pub(crate) async fn settle_storage(&mut self, cancel: &CancellationToken) -> Option<Ending> {
+        while let Some(failure) = self.unsettled_storage() {
+            let error = HoneError::storage(format!(
+                "could not save the session: {failure}. Retry saves what is missing; skip goes \
+                 on without it (the session may not resume as it was); abort ends the turn"
+            ));
+            match self.recover(error, cancel).await {
+                Recovery::Retry => {
+                    if let Err(again) = self.save_held() {
+                        tracing::warn!(%again, "saving the session failed again");
+                    }
+                }
+                Recovery::Skip => self.drop_held(),
+                Recovery::Abort(error) => return Some(Ending::Failed(error)),
+                Recovery::Cancelled => return Some(Ending::Cancelled),
+            }
+        }
+        None
     }
 }

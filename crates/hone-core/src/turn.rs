@@ -254,6 +254,9 @@ impl Agent {
         tools_allowed: bool,
     ) -> Result<Message, Ending> {
         loop {
+            if let Some(ending) = self.settle_storage(cancel).await {
+                return Err(ending);
+            }
             match self.request_model(cancel, stats, tools_allowed).await {
                 Reply::Message(message) => return Ok(message),
                 Reply::Failed(error) => match self.recover(error, cancel).await {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hone_api::{Event, EventFrame, Request};
+use hone_api::{ErrorChoice, Event, EventFrame, Request};
 use hone_config::{ApiKey, ProviderConfig, preset};
 use hone_core::{Persistence, SessionConfig, SessionHandle};
 use hone_memory::{INTERRUPTED_RESULT, MessageStats, NewSession, SessionStore};
@@ -63,6 +63,16 @@ struct Session {
 }
 
 async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) -> Session {
+    start_with(project, id, resumed, replies, false).await
+}
+
+async fn start_with(
+    project: &Project,
+    id: &str,
+    resumed: bool,
+    replies: Vec<Reply>,
+    interactive: bool,
+) -> Session {
     let server = MockServer::start().await;
     for reply in replies {
         server.enqueue(reply.openai_chat());
@@ -76,7 +86,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
         model: "gpt-test".into(),
         permissions: Permissions::new(ApprovalMode::AutoEdit, CommandPolicy::default()),
         max_tool_rounds: 25,
-        interactive: false,
+        interactive,
         audit: false,
         secrets: Vec::new(),
         commands: Default::default(),
@@ -439,4 +449,152 @@ async fn a_resumed_session_keeps_its_compacted_context() {
         "the recent turn is kept: {sent}"
     );
     assert!(sent.contains("third question"), "{sent}");
+}
+
+/// Makes every message write of the store at `db` fail (a real SQLite error, as a full
+/// disk or a lost server gives), or succeed again.
+fn break_message_writes(db: &std::path::Path, broken: bool) {
+    let connection = rusqlite::Connection::open(db).unwrap();
+    let sql = if broken {
+        "CREATE TRIGGER no_messages BEFORE INSERT ON messages \
+         BEGIN SELECT RAISE(ABORT, 'the disk is gone'); END;"
+    } else {
+        "DROP TRIGGER no_messages;"
+    };
+    connection.execute_batch(sql).unwrap();
+}
+
+fn stored_texts(project: &Project, id: &str) -> Vec<String> {
+    let store = SessionStore::open(&project.db).unwrap();
+    store
+        .messages(id)
+        .unwrap()
+        .into_iter()
+        .map(|stored| stored.message.text())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_store_that_fails_is_retried_by_the_users_choice_and_nothing_is_lost() {
+    let project = project();
+    let id = project.create();
+    let mut session = start_with(
+        &project,
+        &id,
+        false,
+        vec![Reply::new().text("ANSWER").usage(10, 2)],
+        true,
+    )
+    .await;
+    break_message_writes(&project.db, true);
+    session.handle.send(Request::user_message("QUESTION"));
+    let asked = loop {
+        match session.next().await {
+            Event::TurnError { error, choices } => break (error, choices),
+            Event::TurnFailed { .. } | Event::TurnCompleted { .. } => panic!("not asked"),
+            _ => {}
+        }
+    };
+    assert!(
+        asked.0.message.contains("the disk is gone"),
+        "{:?}",
+        asked.0
+    );
+    assert_eq!(asked.1, ErrorChoice::ALL.to_vec());
+    // No model request before the user chose.
+    assert_eq!(session.server.request_count(), 0);
+    // Retrying while the store still fails asks again.
+    session.handle.send(Request::ErrorChoice {
+        choice: ErrorChoice::Retry,
+    });
+    loop {
+        if let Event::TurnError { .. } = session.next().await {
+            break;
+        }
+    }
+    break_message_writes(&project.db, false);
+    session.handle.send(Request::ErrorChoice {
+        choice: ErrorChoice::Retry,
+    });
+    let mut ended = None;
+    while ended.is_none() {
+        if let Event::TurnCompleted { end, .. } = session.next().await {
+            ended = Some(end);
+        }
+    }
+    assert_eq!(session.server.request_count(), 1);
+    drop(session);
+    assert_eq!(stored_texts(&project, &id), ["QUESTION", "ANSWER"]);
+}
+
+#[tokio::test]
+async fn a_store_failure_skipped_goes_on_and_abort_ends_the_turn() {
+    let project = project();
+    let id = project.create();
+    let mut session = start_with(
+        &project,
+        &id,
+        false,
+        vec![Reply::new().text("ANSWER").usage(10, 2)],
+        true,
+    )
+    .await;
+    break_message_writes(&project.db, true);
+    session.handle.send(Request::user_message("LOST QUESTION"));
+    loop {
+        if let Event::TurnError { .. } = session.next().await {
+            break;
+        }
+    }
+    break_message_writes(&project.db, false);
+    session.handle.send(Request::ErrorChoice {
+        choice: ErrorChoice::Skip,
+    });
+    let events = loop {
+        let event = session.next().await;
+        if matches!(event, Event::TurnCompleted { .. }) {
+            break event;
+        }
+    };
+    assert!(matches!(events, Event::TurnCompleted { .. }));
+    assert_eq!(stored_texts(&project, &id), ["ANSWER"]);
+    // Abort: the turn fails with the store's error, and the model is not asked.
+    break_message_writes(&project.db, true);
+    session.handle.send(Request::user_message("SECOND"));
+    loop {
+        if let Event::TurnError { .. } = session.next().await {
+            break;
+        }
+    }
+    session.handle.send(Request::ErrorChoice {
+        choice: ErrorChoice::Abort,
+    });
+    let failed = loop {
+        if let Event::TurnFailed { error, .. } = session.next().await {
+            break error;
+        }
+    };
+    assert!(
+        failed.message.contains("could not save the session"),
+        "{failed:?}"
+    );
+    assert_eq!(session.server.request_count(), 1);
+}
+
+#[tokio::test]
+async fn a_headless_turn_fails_when_the_store_fails() {
+    let project = project();
+    let id = project.create();
+    let mut session = start(&project, &id, false, vec![Reply::new().text("ANSWER")]).await;
+    break_message_writes(&project.db, true);
+    let events = session.turn("QUESTION").await;
+    let Some(Event::TurnFailed { error, .. }) = events.last() else {
+        panic!("{events:?}");
+    };
+    assert!(error.message.contains("the disk is gone"), "{error:?}");
+    assert!(
+        events.iter().any(|event| matches!(event, Event::Error { error } if error.message.contains("could not save"))),
+        "{events:?}"
+    );
+    assert_eq!(session.server.request_count(), 0);
 }

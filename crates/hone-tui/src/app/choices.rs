@@ -2,7 +2,7 @@
 //! failed request, resolve an edit conflict, resend a failed message.
 
 use hone_api::{ConflictChoice, ErrorChoice};
-use hone_protocol::HoneError;
+use hone_protocol::{ErrorCategory, HoneError};
 
 use super::App;
 use super::core_events::error_text;
@@ -10,13 +10,17 @@ use crate::modal::{Choice, ChoiceAction, ChoiceModal, Modal};
 use crate::transcript::{Entry, NoticeKind};
 
 impl App {
-    /// The core waits after a failed model request: retry, skip or abort.
+    /// The core waits after a failed model request, or a session store that failed to
+    /// save: retry, skip or abort.
     pub(super) fn offer_core_choices(&mut self, error: &HoneError, choices: &[ErrorChoice]) {
+        let storage = error.category == ErrorCategory::Storage;
         let choices: Vec<Choice> = choices
             .iter()
             .map(|choice| {
                 let (key, label) = match choice {
+                    ErrorChoice::Retry if storage => ('r', "retry saving"),
                     ErrorChoice::Retry => ('r', "retry"),
+                    ErrorChoice::Skip if storage => ('s', "skip (go on without saving it)"),
                     ErrorChoice::Skip => ('s', "skip (end the turn, keep the conversation)"),
                     ErrorChoice::Abort => ('a', "abort"),
                 };
@@ -30,8 +34,13 @@ impl App {
         if choices.is_empty() {
             return;
         }
+        let title = if storage {
+            "the session could not be saved"
+        } else {
+            "the model request failed"
+        };
         self.open_modal(Modal::Choice(ChoiceModal::new(
-            "the model request failed".into(),
+            title.into(),
             error_text(error),
             choices,
         )));
