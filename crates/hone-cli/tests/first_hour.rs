@@ -234,3 +234,66 @@ async fn usage_a_server_does_not_report_is_estimated_and_marked() {
         "{result}"
     );
 }
+
+/// A project on a read-only mount (a private mount namespace, where an unprivileged user
+/// may bind-mount): hone says so at the start, and the edit that cannot be written ends
+/// the run with exit code 12, the file untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_project_is_named_at_the_start_and_its_failed_edit_exits_12() {
+    let dir = project();
+    let data = tempfile::tempdir().unwrap();
+    let server = MockServer::start().await;
+    server.enqueue(
+        Reply::new()
+            .tool_call(
+                "edit_file",
+                serde_json::json!({"path": "src/math.js", "old_text": "a + b", "new_text": "a - b"}),
+            )
+            .openai_chat(),
+    );
+    server.enqueue(Reply::new().text("I could not write it.").openai_chat());
+    let url = server.url();
+    let root = dir.path().canonicalize().unwrap();
+    let mut command = std::process::Command::new("unshare");
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", data.path())
+        .env("HONE_DATA_DIR", data.path().join("data"))
+        .current_dir(&root)
+        .stdin(std::process::Stdio::null())
+        .args([
+            "-r",
+            "-m",
+            "sh",
+            "-c",
+            "mount --bind -o ro \"$0\" \"$0\" && exec \"$@\"",
+        ])
+        .arg(&root)
+        .arg(env!("CARGO_BIN_EXE_hone"));
+    let output = common::run(
+        command,
+        &[],
+        &[
+            "exec",
+            "--provider",
+            "lmstudio",
+            "--base-url",
+            &url,
+            "--approval",
+            "auto-edit",
+            "make add subtract in src/math.js",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot be written (Read-only file system"),
+        "{stderr}"
+    );
+    assert_eq!(output.status.code(), Some(12), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/math.js")).unwrap(),
+        "function add(a, b) {\n  return a + b;\n}\n"
+    );
+}

@@ -223,11 +223,25 @@ pub fn create_dir_inside(root: &Path, relative: &Path) -> io::Result<PathBuf> {
     Ok(current)
 }
 
+/// Whether the directory `dir` can be written (a read-only mount, or permissions, say no),
+/// asked of the kernel without creating anything.
+pub fn check_writable_dir(dir: &Path) -> io::Result<()> {
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(io::Error::from)
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::symlink;
 
     use super::*;
+
+    #[test]
+    fn a_temporary_directory_is_writable_and_a_missing_one_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        check_writable_dir(dir.path()).unwrap();
+        let missing = check_writable_dir(&dir.path().join("nope")).unwrap_err();
+        assert_eq!(missing.kind(), ErrorKind::NotFound);
+    }
 
     #[test]
     fn symlinks_are_never_followed_for_reading_or_appending() {

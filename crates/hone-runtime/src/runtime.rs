@@ -281,6 +281,9 @@ impl Runtime {
         if let Some(warning) = ignored_project_settings(&config) {
             warnings.push(warning);
         }
+        if let Some(warning) = read_only_project(&root, &summary.approval) {
+            warnings.push(warning);
+        }
         warnings.extend(crate::agent::unknown_profile_tools(
             &roles.chat.tools,
             &parts.tools,
@@ -381,4 +384,18 @@ fn ignored_project_settings(config: &Config) -> Option<String> {
             ignored.join("; ")
         )
     })
+}
+
+/// The warning for a project hone cannot write, in a mode that edits: said once at the
+/// start rather than learnt from every failing edit.
+fn read_only_project(root: &Path, approval: &str) -> Option<String> {
+    if approval == hone_policy::ApprovalMode::ReadOnly.as_str() {
+        return None;
+    }
+    let error = hone_fs::check_writable_dir(root).err()?;
+    Some(format!(
+        "the project {} cannot be written ({error}): edits will fail and the code index \
+         cannot be updated; use --approval read-only to only ask questions",
+        root.display()
+    ))
 }
