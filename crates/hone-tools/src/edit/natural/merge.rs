@@ -311,9 +311,11 @@ fn reindent(text: &str, from: &str, to: &str) -> String {
     out
 }
 
-/// `content` with every splice made; overlapping splices are refused.
+/// `content` with every splice made; the same splice twice (a definition a small model
+/// wrote out twice) counts once, and overlapping splices are refused.
 fn splice_all(content: &str, mut splices: Vec<Splice>) -> Result<String, String> {
     splices.sort_by_key(|splice| (splice.range.start, splice.range.end));
+    splices.dedup_by(|later, earlier| later.range == earlier.range && later.text == earlier.text);
     for pair in splices.windows(2) {
         if pair[1].range.start < pair[0].range.end {
             return Err("two definitions of the reply change the same code".to_string());
@@ -415,5 +417,14 @@ mod tests {
             },
         ];
         assert!(splice_all("abcdefgh", splices).is_err());
+        let twice = |text: &str| Splice {
+            range: 0..4,
+            text: text.to_string(),
+        };
+        assert_eq!(
+            splice_all("abcdefgh", vec![twice("X"), twice("X")]).unwrap(),
+            "Xefgh"
+        );
+        assert!(splice_all("abcdefgh", vec![twice("X"), twice("Y")]).is_err());
     }
 }
