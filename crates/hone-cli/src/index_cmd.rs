@@ -9,6 +9,7 @@ use hone_index::Indexer;
 use hone_protocol::HoneError;
 use hone_runtime::indexing::{self, WatchReport};
 use hone_runtime::report::index as report;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::{DepsArgs, GlobalArgs, IndexArgs, IndexCommand, MapArgs, SymbolsArgs};
 
@@ -67,9 +68,24 @@ pub(crate) async fn run_index(
         return Ok(ExitCode::from(CANCELLED));
     }
     let show_progress = !args.json && std::io::stderr().is_terminal() && !crate::term::quiet();
-    let mut draw = |line: &str| eprint!("\r{line}\x1b[K");
-    let update = indexing::update(&mut indexer, show_progress.then_some(&mut draw as _))?;
-    if show_progress {
+    // One line on stderr, redrawn in place (indicatif), left showing the last progress.
+    let bar = show_progress.then(|| {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar
+    });
+    let mut draw = |line: &str| {
+        if let Some(bar) = &bar {
+            bar.set_message(line.to_string());
+        }
+    };
+    let update = indexing::update(&mut indexer, bar.is_some().then_some(&mut draw as _))?;
+    if let Some(bar) = bar {
+        // The last progress stays; the cursor is left at its end.
+        bar.finish();
         eprintln!();
     }
     for warning in &update.warnings {
