@@ -83,6 +83,17 @@ impl Session {
     /// Runs a turn, answering every question "always"; returns its events and the
     /// commands asked about.
     async fn turn(&mut self, text: &str) -> (Vec<Event>, Vec<String>) {
+        self.turn_answering(text, ApprovalDecision::AlwaysForSession)
+            .await
+    }
+
+    /// Runs a turn, answering every question `decision`; returns its events and the
+    /// commands asked about.
+    async fn turn_answering(
+        &mut self,
+        text: &str,
+        decision: ApprovalDecision,
+    ) -> (Vec<Event>, Vec<String>) {
         self.handle.send(Request::user_message(text));
         let mut seen = Vec::new();
         let mut asked = Vec::new();
@@ -99,7 +110,7 @@ impl Session {
                 asked.push(command.clone().unwrap_or_default());
                 self.handle.send(Request::Approval {
                     call_id: call_id.clone(),
-                    decision: ApprovalDecision::AlwaysForSession,
+                    decision: decision.clone(),
                 });
             }
             let done = matches!(
@@ -147,4 +158,37 @@ async fn always_for_a_check_grants_what_always_for_the_models_command_grants() {
     );
     let (_, asked) = session.turn("print one").await;
     assert_eq!(asked, ["python3 -c 'print(1)'"]);
+}
+
+#[tokio::test]
+async fn a_check_the_user_allowed_once_is_not_asked_again_in_the_session() {
+    let edit = |old: &str, new: &str| {
+        Reply::new().tool_call(
+            "edit_file",
+            json!({"path": "calc.py", "old_text": old, "new_text": new}),
+        )
+    };
+    let mut session = session(vec![
+        edit("a - b", "a + b"),
+        Reply::new().text("Fixed."),
+        edit("a + b", "b + a"),
+        Reply::new().text("Swapped."),
+    ])
+    .await;
+    let (_, asked) = session
+        .turn_answering("fix add in calc.py", ApprovalDecision::Approve)
+        .await;
+    assert_eq!(asked, [UNITTEST]);
+    let (events, asked) = session
+        .turn_answering("swap the operands", ApprovalDecision::Approve)
+        .await;
+    assert!(asked.is_empty(), "asked again: {asked:?}");
+    // It ran, unasked.
+    let ran = events.iter().any(|event| match event {
+        Event::ChecksCompleted { checks, .. } => checks.iter().any(|check| {
+            check.command == UNITTEST && check.status == hone_api::CheckStatus::Passed
+        }),
+        _ => false,
+    });
+    assert!(ran, "{events:?}");
 }

@@ -4,6 +4,7 @@
 //! [`ChecksConfig::max_repair_rounds`] repair rounds; the turn's end says whether they
 //! still fail ([`TurnEnd::ChecksFailed`]).
 
+mod approval;
 mod detect;
 pub(crate) mod failures;
 mod harness;
@@ -22,13 +23,11 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use hone_policy::Action;
 use hone_protocol::{Message, ToolCall};
 use hone_tools::command::FullOutput;
 use hone_tools::{CommandPlan, Invocation, SyntaxChecker};
 use tokio_util::sync::CancellationToken;
 
-use crate::authorize::Authorization;
 use crate::command_changes::Asking;
 use crate::session::Agent;
 use hone_api::{CheckResult, CheckStatus, Event, TurnEnd};
@@ -159,6 +158,10 @@ pub(crate) struct CheckState {
     reproduced: bool,
     /// One line per failing check of the last run.
     failure_lines: Vec<String>,
+    /// Check commands the user allowed in this session: not asked again.
+    allowed_by_user: BTreeSet<String>,
+    /// The tests run now are the run before the change (the reproduction).
+    before_change: bool,
 }
 
 impl CheckState {
@@ -176,6 +179,8 @@ impl CheckState {
             requested: Vec::new(),
             reproduced: false,
             failure_lines: Vec::new(),
+            allowed_by_user: BTreeSet::new(),
+            before_change: false,
         }
     }
 
@@ -536,45 +541,6 @@ impl Agent {
             failure: Some(report),
             output: whole,
             exit_code: output.exit_code,
-        }
-    }
-
-    /// The command to run after the authorize step (the user may edit it), or why it is
-    /// skipped.
-    async fn allow_check(
-        &mut self,
-        command: &str,
-        cancel: &CancellationToken,
-    ) -> Result<String, String> {
-        self.checks.checks_numbered += 1;
-        let call = ToolCall {
-            id: format!("check_{}", self.checks.checks_numbered),
-            name: "check".to_string(),
-            arguments: serde_json::json!({ "command": command }).to_string(),
-        };
-        let question = crate::authorize::Question {
-            summary: format!("check after edits: {command}"),
-            reason: None,
-            diff: None,
-            command: Some(command.to_string()),
-            content: None,
-        };
-        let action = Action::Check { command };
-        match self
-            .authorize(&call, "check", &action, question, cancel)
-            .await
-        {
-            Authorization::Allowed { edited, .. } => {
-                Ok(edited.unwrap_or_else(|| command.to_string()))
-            }
-            Authorization::Denied(reason) => Err(format!("denied by the policy: {reason}")),
-            Authorization::Unanswerable(reason) => Err(format!(
-                "needs approval ({reason}) and there is no terminal to ask; allow it under \
-                 [permissions] allow, or give commands the sandbox's namespaces (see \
-                 `hone doctor`) so that auto-edit runs hone's checks unasked"
-            )),
-            Authorization::Cancelled => Err("the turn was cancelled".to_string()),
-            Authorization::Refused(_) => Err("the user denied it".to_string()),
         }
     }
 }

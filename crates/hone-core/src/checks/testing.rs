@@ -160,7 +160,9 @@ impl Agent {
             return None;
         }
         let call_id = format!("reproduce_{}", self.turns);
+        self.checks.before_change = true;
         let run = self.run_tests_announced(&[], Some(&call_id), cancel).await;
+        self.checks.before_change = false;
         let failure = run.failure?;
         if !about.is_empty() && !about.iter().any(|name| names_word(&failure.text, name)) {
             return None;
