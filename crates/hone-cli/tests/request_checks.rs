@@ -160,6 +160,42 @@ async fn a_javascript_request_check_fails_before_the_change_and_passes_after() {
     assert!(fixed.contains("return a + b;"), "{fixed}");
 }
 
+/// An attempt that changes nothing is reported with the request check's verdict, not a line
+/// of the script its command echoes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unchanged_attempt_names_the_request_check_s_verdict() {
+    let math = "function add(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add };\n";
+    let repo = project(&[("src/math.js", math)]);
+    let config = repo.path().join(".home/.config/hone/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[context]\nmode = \"guided\"\n").unwrap();
+    // The guided flow: the first answer writes the code back as it is.
+    let (_, events) = exec(
+        &repo,
+        vec![
+            Reply::new().text(&format!("```js src/math.js\n{math}```")),
+            Reply::new().text(&format!("```js src/math.js\n{math}```")),
+            Reply::new().text(&format!("```js src/math.js\n{math}```")),
+            Reply::new().text(&format!("```js src/math.js\n{math}```")),
+            Reply::new().text(&format!(
+                "```js src/math.js\n{}```",
+                math.replace("a - b", "a + b")
+            )),
+        ],
+        "add(2,3) returns -1 instead of 5 in src/math.js",
+    )
+    .await;
+    let attempts = of_type(&events, "attempt.completed");
+    let first = attempts.first().unwrap_or_else(|| panic!("{events:#?}"));
+    assert_eq!(first["unchanged"], true, "{first}");
+    let failures = first["failures"].to_string();
+    assert!(
+        failures.contains("request check: hone check failed: add(2,3) returned -1, expected 5"),
+        "{failures}"
+    );
+    assert!(!failures.contains("catch (error)"), "{failures}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_check_that_passes_before_the_change_is_not_used() {
     let repo = project(&[("calc.py", CALC_PY)]);

@@ -110,10 +110,12 @@ impl Agent {
                 let failure = run
                     .failure
                     .map_or_else(|| run.output.clone(), |failure| failure.text);
-                self.checks.failure_lines.push(format!(
-                    "request check: {}",
-                    super::report::first_error_line(&failure)
-                ));
+                // The check's own verdict, not a line of the script the command echoes.
+                let line = verdict(&run.output)
+                    .unwrap_or_else(|| super::report::first_error_line(&failure));
+                self.checks
+                    .failure_lines
+                    .push(format!("request check: {line}"));
                 reproduced.push(format!("`{claim}`:\n{failure}"));
                 self.checks.requested.push(check);
                 self.checks.reproduced = true;
