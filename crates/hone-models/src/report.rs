@@ -1,11 +1,12 @@
 //! What `hone model` shows: the store as a table or JSON rows, the model the configuration
-//! selects, and pull progress as the text to draw on a terminal. Pure text: the front end
-//! decides where it goes.
+//! selects, and pull progress: lines of text the front end writes, and on a terminal a bar
+//! drawn on stderr (indicatif).
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use hone_config::{Config, WireApi};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use crate::{CATALOG, DEFAULT_MODEL, ModelState, ModelStore, PullEvent, Source, catalog_entry};
@@ -103,14 +104,15 @@ fn percent(done: u64, total: u64) -> f64 {
 /// How often a plain progress line is written when stderr is not a terminal.
 pub const PLAIN_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Pull progress as text for stderr: a line redrawn per stage on a terminal (at most ten
-/// times a second, and when the stage completes); elsewhere (a pipe, a CI log) a plain line
-/// at most every [`PLAIN_INTERVAL`] and when a stage or a pip part completes. The sources
-/// tried and the ones that failed are always named (unless quiet: then only failures).
+/// Pull progress for stderr: a bar per stage on a terminal (indicatif, which redraws it in
+/// place), ended before any other line; elsewhere (a pipe, a CI log) a plain line at most
+/// every [`PLAIN_INTERVAL`] and when a stage or a pip part completes. The sources tried and
+/// the ones that failed are always named (unless quiet: then only failures).
 #[derive(Debug)]
 pub struct PullProgress {
     terminal: bool,
     quiet: bool,
+    target: fn() -> ProgressDrawTarget,
     state: Mutex<ViewState>,
 }
 
@@ -118,25 +120,28 @@ pub struct PullProgress {
 struct ViewState {
     /// The stage being drawn: `download`, `verify` or `convert`.
     stage: &'static str,
-    stage_started: Instant,
-    stage_base: u64,
+    /// When the last plain line was written.
     last_draw: Option<Instant>,
-    line_open: bool,
+    /// The bar of the stage being drawn on a terminal.
+    bar: Option<ProgressBar>,
     pip_part: Option<(u32, u32)>,
 }
 
 impl PullProgress {
     /// Progress drawn as a redrawn line when `terminal`; `quiet` leaves out the sources tried.
     pub fn new(terminal: bool, quiet: bool) -> Self {
+        Self::drawing_on(terminal, quiet, ProgressDrawTarget::stderr)
+    }
+
+    fn drawing_on(terminal: bool, quiet: bool, target: fn() -> ProgressDrawTarget) -> Self {
         Self {
             terminal: terminal && !quiet,
             quiet,
+            target,
             state: Mutex::new(ViewState {
                 stage: "",
-                stage_started: Instant::now(),
-                stage_base: 0,
                 last_draw: None,
-                line_open: false,
+                bar: None,
                 pip_part: None,
             }),
         }
@@ -202,7 +207,8 @@ impl PullProgress {
         }
     }
 
-    /// The stage's redrawn line, when one is due.
+    /// Draws the stage's bar on a terminal (a new bar when the stage changes: the text ending
+    /// the last one is returned); a plain line elsewhere, when one is due.
     fn draw(
         &self,
         state: &mut ViewState,
@@ -214,41 +220,27 @@ impl PullProgress {
         if !self.terminal {
             return self.plain_line(state, stage, label, (done, total), bytes);
         }
-        let now = Instant::now();
         let mut out = String::new();
-        if state.stage != stage {
+        if state.stage != stage || state.bar.is_none() {
             out = close_line(state);
             state.stage = stage;
-            state.stage_started = now;
-            state.stage_base = done;
+            let amount = if bytes {
+                "{bytes} / {total_bytes}  {bytes_per_sec}"
+            } else {
+                "{pos} / {len} tensors"
+            };
+            let template = format!("{{msg}}  {{bar:24}} {{percent:>3}}%  {amount}");
+            let style = ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("█░");
+            let bar = ProgressBar::with_draw_target(Some(total), (self.target)()).with_style(style);
+            state.bar = Some(bar);
         }
-        let due = state
-            .last_draw
-            .is_none_or(|last| now.duration_since(last).as_millis() >= 100);
-        if !due && done < total {
-            return out;
+        if let Some(bar) = &state.bar {
+            bar.set_message(label.to_string());
+            bar.set_length(total);
+            bar.set_position(done);
         }
-        state.last_draw = Some(now);
-        let amount = if bytes {
-            let elapsed = now.duration_since(state.stage_started).as_secs_f64();
-            let moved = done.saturating_sub(state.stage_base) as f64;
-            let rate = if elapsed > 0.2 { moved / elapsed } else { 0.0 };
-            format!(
-                "{} / {}  {}/s",
-                human_bytes(done),
-                human_bytes(total),
-                human_bytes(rate as u64)
-            )
-        } else {
-            format!("{done} / {total} tensors")
-        };
-        let fraction = percent(done, total);
-        let filled = ((fraction / 100.0 * 24.0).round() as usize).min(24);
-        let bar = format!("{}{}", "█".repeat(filled), "░".repeat(24 - filled));
-        out.push_str(&format!(
-            "\r\x1b[2K{label}  {bar} {fraction:5.1}%  {amount}"
-        ));
-        state.line_open = true;
         out
     }
 
@@ -269,7 +261,6 @@ impl PullProgress {
         let new_stage = state.stage != stage;
         if new_stage {
             state.stage = stage;
-            state.stage_started = now;
             state.last_draw = None;
         }
         let due = state
@@ -315,38 +306,58 @@ fn plan_text(name: &str, size: u64, sha256: &str, sources: &[(Source, String)]) 
     out
 }
 
-/// Ends the progress line being redrawn, if any.
+/// Ends the bar being drawn, if any: it stays as it was last drawn, and the returned line
+/// break moves what follows below it.
 fn close_line(state: &mut ViewState) -> String {
     state.stage = "";
-    if state.line_open {
-        state.line_open = false;
-        return "\n".to_string();
+    match state.bar.take() {
+        Some(bar) => {
+            bar.finish();
+            "\n".to_string()
+        }
+        None => String::new(),
     }
-    String::new()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    impl PullProgress {
+        /// The bar drawn now: its message, position and length.
+        fn bar(&self) -> Option<(String, u64, Option<u64>)> {
+            let state = self.state.lock().unwrap();
+            state
+                .bar
+                .as_ref()
+                .map(|bar| (bar.message(), bar.position(), bar.length()))
+        }
+    }
+
     #[test]
     fn a_terminal_draws_a_bar_and_ends_its_line_before_a_failure() {
-        let progress = PullProgress::new(true, false);
+        let progress = PullProgress::drawing_on(true, false, ProgressDrawTarget::hidden);
         let drawn = progress.show(&PullEvent::Download {
             source: Source::HuggingFace,
             done: 512,
             total: 1024,
         });
-        assert!(
-            drawn.starts_with("\r\x1b[2Kdownloading (Hugging Face)"),
-            "{drawn}"
+        // The bar draws itself; no text for the caller.
+        assert_eq!(drawn, "");
+        assert_eq!(
+            progress.bar(),
+            Some(("downloading (Hugging Face)".to_string(), 512, Some(1024)))
         );
-        assert!(drawn.contains(" 50.0%"), "{drawn}");
+        // A new stage ends the last bar's line and starts its own.
+        let verify = progress.show(&PullEvent::Verify { done: 1, total: 4 });
+        assert_eq!(verify, "\n");
+        assert_eq!(progress.bar(), Some(("verifying".to_string(), 1, Some(4))));
         let failed = progress.show(&PullEvent::Failed {
             source: Source::HuggingFace,
             reason: "timed out".into(),
         });
         assert_eq!(failed, "\nhone: Hugging Face failed: timed out\n");
+        assert_eq!(progress.bar(), None);
         assert_eq!(progress.finish(), "");
     }
 
