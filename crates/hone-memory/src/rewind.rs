@@ -66,9 +66,7 @@ pub fn edits_since(
         .undo_stack(&project, depth)?
         .into_iter()
         .filter(|entry| entry.session_id == session_id && entry.applied_ms >= since_ms)
-        .filter(|entry| {
-            !(entry.state == EditState::Pending && never_written(context, &entry.edit))
-        })
+        .filter(|entry| !(entry.state == EditState::Pending && never_written(context, &entry.edit)))
         .collect())
 }
 

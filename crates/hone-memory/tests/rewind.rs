@@ -40,9 +40,18 @@ fn project() -> Project {
 impl Project {
     fn say(&mut self, text: &str) -> i64 {
         self.store
-            .append_message(&self.session, &Message::user(text), &MessageStats::default())
+            .append_message(
+                &self.session,
+                &Message::user(text),
+                &MessageStats::default(),
+            )
             .unwrap();
-        self.store.messages(&self.session).unwrap().last().unwrap().created_ms
+        self.store
+            .messages(&self.session)
+            .unwrap()
+            .last()
+            .unwrap()
+            .created_ms
     }
 
     /// Rewrites a.txt through `write_file` and journals it.
