@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::inspect::{ContextPart, OutlineItem};
+use crate::rewind::RewindPoint;
 use crate::status::{HistoryEntry, McpServerStatus, SessionSettings, SymbolMatch};
 use crate::types::{
     ApprovedBy, CheckResult, CompactionMethod, ConflictChoice, ErrorChoice, ErrorInfo,
@@ -452,6 +453,25 @@ pub enum Event {
     SessionHistory {
         /// Oldest first.
         entries: Vec<HistoryEntry>,
+    },
+    /// The running session's prompts, oldest first, answering `session.rewind_points`.
+    #[serde(rename = "session.rewind_points")]
+    RewindPoints {
+        /// The prompts it can be rewound to.
+        points: Vec<RewindPoint>,
+    },
+    /// A session was rewound, answering `session.rewind`.
+    #[serde(rename = "session.rewound")]
+    Rewound {
+        /// The session that now ends before the prompt (a new one when forked).
+        session_id: String,
+        /// The session it was forked from, when forked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<String>,
+        /// The prompt's text, to edit and send again.
+        text: String,
+        /// The edits taken back, newest first.
+        undone: Vec<UndoEntry>,
     },
     /// A saved session's transcript, answering `session.export`.
     #[serde(rename = "session.exported")]

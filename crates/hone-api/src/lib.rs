@@ -32,6 +32,7 @@ mod image;
 mod inspect;
 pub mod reference;
 mod request;
+mod rewind;
 pub mod rpc;
 pub mod schema;
 mod status;
@@ -41,6 +42,7 @@ pub use event::{Event, EventFrame};
 pub use image::ImageAttachment;
 pub use inspect::{ContextPart, ContextPartKind, LogEntry, LogKind, OutlineItem};
 pub use request::{Request, RequestFrame};
+pub use rewind::RewindPoint;
 pub use status::{HistoryEntry, McpServerState, McpServerStatus, SessionSettings, SymbolMatch};
 pub use types::{
     ApprovalDecision, ApprovedBy, CheckResult, CheckStatus, CompactionMethod, ConflictChoice,

@@ -36,7 +36,8 @@ request's `type` and whose `params` are its other fields, plus an optional `sess
 id of a session the client opened or joined; default: the last one):
 `{"jsonrpc":"2.0","id":7,"method":"user.message","params":{"text":"fix the tests"}}`.
 Every call gets one response. For requests the server answers at once (`session.new`,
-`session.resume`, `session.fork`, `session.set_model` → `session.started`; `session.list`,
+`session.resume`, `session.fork`, `session.set_model` → `session.started`; `session.rewind` →
+`session.rewound`, then `session.started`; `session.rewind_points`, `session.list`,
 `session.delete`, `session.history`, `session.export`, `mentions.expand`, `history.*`,
 `index.*`, `project.init`, `mcp.*`, `settings.get`) its `result` is the answering event;
 for requests a session works on (`user.message`, the answers, `undo.*`, `files.*`,

@@ -191,6 +191,27 @@ pub enum Request {
         /// A session id, a unique prefix of one, or `last`.
         session_id: String,
     },
+    /// The user's prompts in the running session, oldest first, as points to rewind to.
+    /// Answered by `session.rewind_points`.
+    #[serde(rename = "session.rewind_points")]
+    RewindPoints,
+    /// Rewind the running session to before one of its prompts: the messages from that
+    /// prompt on are dropped and the files the session changed since are restored through
+    /// the undo journal (all or none: a file changed since by someone else refuses the
+    /// rewind, changing nothing). Answered by `session.rewound`, then `session.started` for
+    /// the session that goes on (the fork, or the same session reloaded).
+    #[serde(rename = "session.rewind")]
+    Rewind {
+        /// The prompt's number (`prompt` of a `session.rewind_points` entry).
+        prompt: u32,
+        /// Go on in a new session (a fork ending before the prompt); the original keeps
+        /// every message.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fork: bool,
+        /// Leave the files as they are: only the conversation goes back.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keep_files: bool,
+    },
     /// List the project's saved sessions, newest first. Answered by `session.listed`.
     #[serde(rename = "session.list")]
     ListSessions {
@@ -308,7 +329,7 @@ pub enum Request {
 
 impl Request {
     /// Every request's wire name, in the order of the variants.
-    pub const METHODS: [&'static str; 36] = [
+    pub const METHODS: [&'static str; 38] = [
         "user.message",
         "approval.answer",
         "turn.cancel",
@@ -328,6 +349,8 @@ impl Request {
         "session.new",
         "session.resume",
         "session.fork",
+        "session.rewind_points",
+        "session.rewind",
         "session.list",
         "session.delete",
         "session.set_model",
@@ -377,6 +400,8 @@ impl Request {
             Request::NewSession { .. } => "session.new",
             Request::ResumeSession { .. } => "session.resume",
             Request::ForkSession { .. } => "session.fork",
+            Request::RewindPoints => "session.rewind_points",
+            Request::Rewind { .. } => "session.rewind",
             Request::ListSessions { .. } => "session.list",
             Request::DeleteSession { .. } => "session.delete",
             Request::SetModel { .. } => "session.set_model",

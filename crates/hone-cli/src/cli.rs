@@ -293,6 +293,20 @@ pub struct ExecArgs {
     #[arg(long, value_name = "ID", conflicts_with = "resume")]
     pub fork: Option<String>,
 
+    /// Plan first: the model explores with read-only tools and answers with a numbered plan,
+    /// which is printed; nothing is changed (see --approve-plan, --plan-file).
+    #[arg(long)]
+    pub plan: bool,
+
+    /// With --plan: carry the plan out at once, one turn per step, in the approval mode.
+    #[arg(long, requires = "plan")]
+    pub approve_plan: bool,
+
+    /// Carry out the numbered plan in FILE (one --plan printed, edited as you like) one turn
+    /// per step, in the approval mode.
+    #[arg(long, value_name = "FILE", conflicts_with = "plan")]
+    pub plan_file: Option<std::path::PathBuf>,
+
     /// Pin files into the context before the first turn: a path, directory or glob such as
     /// 'src/**/*.rs' (repeatable). They are refreshed whenever the agent changes them.
     #[arg(long = "file", value_name = "GLOB")]

@@ -6,15 +6,20 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hone_api::display::{self, TextStream};
-use hone_api::{ConflictChoice, ErrorChoice, Event, EventFrame, Request, RequestFrame, TurnStats};
+use hone_api::{
+    ConflictChoice, ErrorChoice, Event, EventFrame, Request, RequestFrame, RunStatus, TurnStats,
+};
 use hone_protocol::HoneError;
 use hone_runtime::report::events::{self, checks_line};
 use hone_runtime::report::sessions::opening_line;
-use hone_runtime::{RunEnd, RuntimeError, SessionChoice, SessionRequest, StartedSession};
+use hone_runtime::{
+    NOT_APPLIED, RunEnd, RuntimeError, SessionChoice, SessionRequest, StartedSession,
+};
 
 use crate::approve;
 use crate::cli::{ExecArgs, GlobalArgs};
 use crate::json_lines::{self, RunRecord};
+use crate::plan_mode;
 use crate::terminal::Terminal;
 
 /// Runs `hone exec`. Errors before the session starts exit with their category's code, like
@@ -49,6 +54,10 @@ async fn start(
         )));
     }
     let prompt = crate::input::prompt_text(&args.prompt)?;
+    let steps = match &args.plan_file {
+        Some(path) => Some(plan_mode::read_plan(path)?),
+        None => None,
+    };
     let mut overrides = crate::overrides(global);
     overrides.approval.clone_from(&args.approval);
     overrides.max_tool_rounds = args.max_rounds;
@@ -101,10 +110,23 @@ async fn start(
     }
     let (text, images) =
         crate::input::attach_mentions(runtime.expand_mentions(&prompt), &args.images)?;
-    handle.submit(RequestFrame::new(
-        json_lines::PROMPT_ID,
-        Request::UserMessage { text, images },
-    ));
+    let approval = started.summary.approval.clone();
+    if args.plan {
+        // The plan is made with read-only tools, whatever the approval mode.
+        handle.send(Request::SetApproval {
+            mode: "read-only".into(),
+        });
+        let text = plan_mode::plan_request(&text);
+        handle.submit(RequestFrame::new(
+            json_lines::PROMPT_ID,
+            Request::UserMessage { text, images },
+        ));
+    } else if steps.is_none() {
+        handle.submit(RequestFrame::new(
+            json_lines::PROMPT_ID,
+            Request::UserMessage { text, images },
+        ));
+    }
 
     let index = runtime.code_index().clone();
     let interrupt = handle.clone();
@@ -140,58 +162,156 @@ async fn start(
     let mut view = View::new(args.json);
     view.price = record.price();
     let started = Instant::now();
-    while let Some(frame) = events.recv().await {
-        view.show(&frame);
-        record.observe(&frame.event);
-        let event = &frame.event;
-        match event {
-            Event::ApprovalNeeded { call_id, .. } => {
-                let decision = approve::ask_on_terminal(event).await;
-                handle.send(Request::Approval {
-                    call_id: call_id.clone(),
-                    decision,
-                });
-                continue;
+    let mut turns = Turns {
+        handle: &handle,
+        events: &mut events,
+        view: &mut view,
+        record,
+        json: args.json,
+    };
+    let (end, request_id) = if let Some(steps) = steps {
+        carry_out(&mut turns, &prompt, &steps).await?
+    } else {
+        let (end, request_id, answer) = turns.next_end().await?;
+        // A plan changes nothing by design: "no change" or a refused edit still plans.
+        if args.plan && (plan_mode::goes_on(end.exit_code) || end.exit_code == NOT_APPLIED) {
+            let steps = plan_mode::checked(plan_mode::parse_steps(&answer), "the model's plan")?;
+            if args.approve_plan {
+                handle.send(Request::SetApproval { mode: approval });
+                carry_out(&mut turns, &prompt, &steps).await?
+            } else {
+                eprintln!(
+                    "plan: {} step(s); nothing was changed (--approve-plan carries it out; \
+                     --plan-file FILE carries out a plan you saved and edited)",
+                    steps.len()
+                );
+                let planned = RunEnd {
+                    status: RunStatus::Completed,
+                    exit_code: 0,
+                    what: "planned",
+                    error: None,
+                    stats: end.stats,
+                };
+                (planned, request_id)
             }
-            // `hone exec` does not offer retry/skip: the provider already retried per its
-            // policy, so the turn fails (exit 1) with the error's line on stderr.
-            Event::TurnError { .. } => {
-                handle.send(Request::ErrorChoice {
-                    choice: ErrorChoice::Abort,
-                });
-                continue;
-            }
-            // Nor a conflict dialog: the model reads the file again and redoes the change.
-            Event::EditConflict { message, .. } => {
-                if !args.json && !crate::term::quiet() {
-                    eprintln!(
-                        "edit conflict: {} (the model is asked to redo the change)",
-                        display::flat(message)
-                    );
-                }
-                handle.send(Request::ConflictChoice {
-                    choice: ConflictChoice::Regenerate,
-                });
-                continue;
-            }
-            _ => {}
+        } else {
+            (end, request_id)
         }
-        let Some(end) = RunEnd::of(event) else {
-            continue;
-        };
-        // The same code `hone ask` gives the error (a dead server: 5, a bad key: 4).
-        if let Some(error) = &end.error {
-            eprintln!("{}", crate::exit::line(error));
-        }
-        view.summary(end.what, &end.stats, started);
-        if args.json {
-            let result = record.result(end.status, end.exit_code, end.error.as_ref());
-            json_lines::print(&EventFrame::new(frame.request_id.clone(), result));
-        }
-        handle.send(Request::Shutdown);
-        return Ok(end.exit_code);
+    };
+    // The same code `hone ask` gives the error (a dead server: 5, a bad key: 4).
+    if let Some(error) = &end.error {
+        eprintln!("{}", crate::exit::line(error));
     }
-    Err(HoneError::provider("the session ended unexpectedly"))
+    view.summary(end.what, &end.stats, started);
+    if args.json {
+        let result = record.result(end.status, end.exit_code, end.error.as_ref());
+        json_lines::print(&EventFrame::new(request_id, result));
+    }
+    handle.send(Request::Shutdown);
+    Ok(end.exit_code)
+}
+
+/// Carries out `steps` one turn each, with a progress line before each step; stops at the
+/// first step whose turn fails or is interrupted. The end is the last turn's.
+async fn carry_out(
+    turns: &mut Turns<'_>,
+    task: &str,
+    steps: &[String],
+) -> Result<(RunEnd, Option<String>), HoneError> {
+    let mut last = None;
+    // The first step that ended with a warning (unverified, no change) sets the exit code
+    // when the last step ends cleanly.
+    let mut warned: Option<(RunEnd, Option<String>)> = None;
+    for index in 0..steps.len() {
+        if !turns.json {
+            eprintln!(
+                "{}  {}",
+                plan_mode::progress(index, steps.len()),
+                display::line(&steps[index])
+            );
+        }
+        turns.handle.submit(RequestFrame::new(
+            format!("step-{}", index + 1),
+            Request::user_message(plan_mode::step_request(task, steps, index)),
+        ));
+        let (end, request_id, _) = turns.next_end().await?;
+        if !plan_mode::goes_on(end.exit_code) {
+            return Ok((end, request_id));
+        }
+        if end.exit_code != 0 && warned.is_none() {
+            warned = Some((end.clone(), request_id.clone()));
+        }
+        last = Some((end, request_id));
+    }
+    if !turns.json {
+        eprintln!("{} done", plan_mode::progress(steps.len(), steps.len()));
+    }
+    match (last, warned) {
+        (Some((end, _)), Some(warned)) if end.exit_code == 0 => Ok(warned),
+        (Some(last), _) => Ok(last),
+        (None, _) => Err(HoneError::provider("no step ran")),
+    }
+}
+
+/// The session's events, followed turn by turn.
+struct Turns<'a> {
+    handle: &'a hone_runtime::SessionHandle,
+    events: &'a mut tokio::sync::mpsc::UnboundedReceiver<EventFrame>,
+    view: &'a mut View,
+    record: &'a mut RunRecord,
+    json: bool,
+}
+
+impl Turns<'_> {
+    /// Shows events until a turn ends, answering approvals, errors and conflicts as `hone
+    /// exec` does; the end, its request id and the model's last reply.
+    async fn next_end(&mut self) -> Result<(RunEnd, Option<String>, String), HoneError> {
+        let mut answer = String::new();
+        while let Some(frame) = self.events.recv().await {
+            self.view.show(&frame);
+            self.record.observe(&frame.event);
+            let event = &frame.event;
+            match event {
+                Event::ApprovalNeeded { call_id, .. } => {
+                    let decision = approve::ask_on_terminal(event).await;
+                    self.handle.send(Request::Approval {
+                        call_id: call_id.clone(),
+                        decision,
+                    });
+                    continue;
+                }
+                // `hone exec` does not offer retry/skip: the provider already retried per its
+                // policy, so the turn fails (exit 1) with the error's line on stderr.
+                Event::TurnError { .. } => {
+                    self.handle.send(Request::ErrorChoice {
+                        choice: ErrorChoice::Abort,
+                    });
+                    continue;
+                }
+                // Nor a conflict dialog: the model reads the file again and redoes the change.
+                Event::EditConflict { message, .. } => {
+                    if !self.json && !crate::term::quiet() {
+                        eprintln!(
+                            "edit conflict: {} (the model is asked to redo the change)",
+                            display::flat(message)
+                        );
+                    }
+                    self.handle.send(Request::ConflictChoice {
+                        choice: ConflictChoice::Regenerate,
+                    });
+                    continue;
+                }
+                Event::MessageCompleted { text } if !text.trim().is_empty() => {
+                    answer.clone_from(text);
+                }
+                _ => {}
+            }
+            if let Some(end) = RunEnd::of(event) {
+                return Ok((end, frame.request_id.clone(), answer));
+            }
+        }
+        Err(HoneError::provider("the session ended unexpectedly"))
+    }
 }
 
 /// Keeps the status line's index part up to date while the code index is built.

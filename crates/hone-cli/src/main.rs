@@ -41,6 +41,8 @@ mod lsp_cmd;
 mod mcp_cmd;
 mod model_cmd;
 mod models;
+mod plan_mode;
+mod rewind_cmd;
 mod sandbox_cmd;
 mod sessions_cmd;
 mod signals;

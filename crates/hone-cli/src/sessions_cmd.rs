@@ -1,4 +1,4 @@
-//! `hone sessions list|show|delete|export`.
+//! `hone sessions list|show|delete|export|rewind`.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -23,6 +23,9 @@ pub enum SessionsCommand {
     Delete(IdArgs),
     /// Export a session's full transcript as Markdown or JSON.
     Export(ExportArgs),
+    /// List a session's prompts, or take it back to before one of them: the files it
+    /// changed since are restored through the undo journal and the conversation is cut.
+    Rewind(crate::rewind_cmd::RewindArgs),
 }
 
 /// `hone sessions list`.
@@ -65,6 +68,9 @@ pub struct ExportArgs {
 
 /// Runs `hone sessions …`.
 pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<ExitCode, HoneError> {
+    if let SessionsCommand::Rewind(args) = command {
+        return crate::rewind_cmd::run(global, args);
+    }
     let root = crate::project_dir(global)?;
     let settings = crate::load_config(global)?.index_settings().store;
     let opened = open_project_store(&root, &settings, true)?;
@@ -103,6 +109,7 @@ pub(crate) fn run(global: &GlobalArgs, command: &SessionsCommand) -> Result<Exit
             store.delete(&session.id).map_err(store_error)?;
             eprintln!("deleted session {} ({})", session.id, title(&session));
         }
+        SessionsCommand::Rewind(args) => return crate::rewind_cmd::run(global, args),
         SessionsCommand::Export(args) => {
             let text = store.export(&args.id, args.format).map_err(store_error)?;
             match &args.output {

@@ -34,7 +34,7 @@ pub fn is_request(message: &Message) -> bool {
 }
 
 /// The user's own text of a request (snapshots and notes left out).
-pub(crate) fn request_text(message: &Message) -> String {
+pub fn request_text(message: &Message) -> String {
     message
         .content
         .iter()

@@ -58,7 +58,7 @@ pub use document::render_document;
 pub use error::ContextError;
 pub use files::{Attached, TrackReport, TrackedInfo};
 pub use history::{
-    HONE_NOTE_PREFIX, is_request, pairs_are_valid, repair_pairs, turn_starts, units,
+    HONE_NOTE_PREFIX, is_request, pairs_are_valid, repair_pairs, request_text, turn_starts, units,
 };
 pub use hone_config::ContextSettings;
 pub use inspect::Inspection;

@@ -337,6 +337,8 @@ async fn route_requests(
             | Request::NewSession { .. }
             | Request::ResumeSession { .. }
             | Request::ForkSession { .. }
+            | Request::RewindPoints
+            | Request::Rewind { .. }
             | Request::ListSessions { .. }
             | Request::DeleteSession { .. }
             | Request::SetModel { .. } => {
@@ -397,6 +399,8 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
             Request::NewSession { .. }
             | Request::ResumeSession { .. }
             | Request::ForkSession { .. }
+            | Request::RewindPoints
+            | Request::Rewind { .. }
             | Request::ListSessions { .. }
             | Request::DeleteSession { .. }
             | Request::SetModel { .. }

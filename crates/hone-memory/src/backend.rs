@@ -61,6 +61,9 @@ pub trait SessionBackend: Send + std::fmt::Debug {
     ) -> Result<u64, MemoryError>;
     /// Every message of a session, in order.
     fn messages(&self, id: &str) -> Result<Vec<StoredMessage>, MemoryError>;
+    /// Deletes a session's messages after the first `keep` (a rewind); `NotFound` without
+    /// the session.
+    fn truncate_messages(&mut self, id: &str, keep: u64) -> Result<(), MemoryError>;
     /// Adds to the project's input history; whether it was added.
     fn push_input(&mut self, project: &str, text: &str, cap: usize) -> Result<bool, MemoryError>;
     /// The project's input history, newest first.

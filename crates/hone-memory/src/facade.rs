@@ -185,6 +185,11 @@ impl SessionStore {
         self.backend.messages(id)
     }
 
+    /// Deletes the messages of session `id` after the first `keep` (a rewind).
+    pub fn truncate_messages(&mut self, id: &str, keep: u64) -> Result<(), MemoryError> {
+        self.backend.truncate_messages(id, keep)
+    }
+
     /// Adds `text` to the project's input history unless it repeats the latest entry or is
     /// blank; keeps the newest `cap` entries. Returns whether it was added.
     pub fn push_input(

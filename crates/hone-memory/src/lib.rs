@@ -43,6 +43,7 @@ mod messages;
 mod migrations;
 mod notices;
 mod resume;
+mod rewind;
 mod sqlite;
 mod store;
 mod undo;
@@ -60,6 +61,7 @@ pub use messages::{MessageStats, StoredMessage};
 pub use migrations::SCHEMA_VERSION;
 pub use notices::Notice;
 pub use resume::{INTERRUPTED_RESULT, repair_history, resume_history};
+pub use rewind::{Rewind, RewindFiles, RewindReport, RewindTarget, edits_since, rewind};
 pub use store::{DB_FILE, NewSession, SessionInfo, SessionStats, UNANSWERED_KEPT_MS};
 pub use undo::{RevertError, UndoError, UndoReport, revert, undo_latest};
 

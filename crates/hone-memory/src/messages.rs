@@ -87,6 +87,30 @@ impl SqliteSessions {
         Ok(u64::try_from(seq).unwrap_or(0))
     }
 
+    /// Deletes the messages of session `id` after the first `keep`, in one transaction.
+    pub fn truncate_messages(&mut self, id: &str, keep: u64) -> Result<(), MemoryError> {
+        let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+        let path = self.path.clone();
+        let database = |error| MemoryError::database(&path, error);
+        let transaction = self.connection.transaction().map_err(database)?;
+        let updated = transaction
+            .execute(
+                "UPDATE sessions SET updated_ms = ?2 WHERE id = ?1",
+                params![id, now_ms()],
+            )
+            .map_err(database)?;
+        if updated == 0 {
+            return Err(MemoryError::NotFound { id: id.to_string() });
+        }
+        transaction
+            .execute(
+                "DELETE FROM messages WHERE session_id = ?1 AND seq > ?2",
+                params![id, keep],
+            )
+            .map_err(database)?;
+        transaction.commit().map_err(database)
+    }
+
     /// Every message of session `id`, in order.
     pub fn messages(&self, id: &str) -> Result<Vec<StoredMessage>, MemoryError> {
         let mut statement = self

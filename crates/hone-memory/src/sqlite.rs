@@ -89,6 +89,10 @@ impl SessionBackend for SqliteSessions {
         Self::messages(self, id)
     }
 
+    fn truncate_messages(&mut self, id: &str, keep: u64) -> Result<(), MemoryError> {
+        Self::truncate_messages(self, id, keep)
+    }
+
     fn push_input(&mut self, project: &str, text: &str, cap: usize) -> Result<bool, MemoryError> {
         Self::push_input(self, project, text, cap)
     }

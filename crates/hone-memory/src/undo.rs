@@ -148,7 +148,7 @@ pub fn undo_latest(
 }
 
 /// Whether every file of `edit` is still as it was before it (so it was never written).
-fn never_written(context: &ToolContext, edit: &AppliedEdit) -> bool {
+pub(crate) fn never_written(context: &ToolContext, edit: &AppliedEdit) -> bool {
     let root = context.root();
     edit.changes.iter().all(|change| {
         let current = std::fs::read(root.join(&change.path)).ok();

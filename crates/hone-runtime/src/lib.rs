@@ -50,6 +50,7 @@ mod interaction;
 pub mod mcp;
 pub mod provider;
 pub mod report;
+pub mod rewind;
 mod run_record;
 mod runtime;
 pub mod sandbox;

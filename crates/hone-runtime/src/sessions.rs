@@ -198,7 +198,7 @@ impl SessionManager {
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn with_store<T>(
+    pub(crate) fn with_store<T>(
         &self,
         work: impl FnOnce(&mut SessionStore) -> Result<T, RuntimeError>,
     ) -> Result<T, RuntimeError> {
@@ -383,7 +383,11 @@ impl SessionManager {
     }
 
     /// The project's session `id` (or `last`).
-    fn existing(&self, store: &SessionStore, id: &str) -> Result<SessionInfo, RuntimeError> {
+    pub(crate) fn existing(
+        &self,
+        store: &SessionStore,
+        id: &str,
+    ) -> Result<SessionInfo, RuntimeError> {
         let session = if id == "last" {
             store.latest_for_project(&self.project)?.ok_or_else(|| {
                 RuntimeError::NoSessionToResume {

@@ -37,12 +37,12 @@ pub(crate) fn failed(error: HoneError) -> RpcError {
     })
 }
 
-fn runtime_failed(error: RuntimeError) -> RpcError {
+pub(crate) fn runtime_failed(error: RuntimeError) -> RpcError {
     failed(error.into())
 }
 
 /// `event` as a result: the event frame beside the session it is about.
-fn result(session: Option<&str>, id: &str, event: Event) -> Value {
+pub(crate) fn result(session: Option<&str>, id: &str, event: Event) -> Value {
     serde_json::to_value(SessionEvent {
         session: session.map(str::to_string),
         frame: EventFrame::new(Some(id.to_string()), event),
@@ -92,7 +92,7 @@ impl Connection {
     }
 
     /// The session a request is for: the one it names, else the client's current one.
-    fn target(&self, session: Option<&str>) -> Result<Arc<LiveSession>, RpcError> {
+    pub(crate) fn target(&self, session: Option<&str>) -> Result<Arc<LiveSession>, RpcError> {
         let key = session
             .map(str::to_string)
             .or_else(|| self.state.current())
@@ -221,6 +221,12 @@ impl Connection {
                     Vec::new(),
                 ))
             }
+            Request::RewindPoints => self.rewind_points(id, session),
+            Request::Rewind {
+                prompt,
+                fork,
+                keep_files,
+            } => self.rewind(id, session, prompt, fork, keep_files).await,
             Request::ListSessions { limit } => {
                 let runtime = self.runtime(session);
                 let limit = limit.unwrap_or(SESSIONS_LISTED) as usize;
@@ -398,7 +404,7 @@ impl Connection {
 
     /// Starts the session `request` asks for, for this client, and makes it the current
     /// one; the result is its `session.started`, followed by its warnings.
-    async fn open(
+    pub(crate) async fn open(
         &self,
         id: &str,
         runtime: Arc<Runtime>,
@@ -435,7 +441,7 @@ impl Connection {
 
 /// How the server starts sessions: interactive (clients answer approvals), held as
 /// conversations, with their saved history read, and with the configured MCP servers.
-fn session_request(choice: SessionChoice, model: Option<String>) -> SessionRequest {
+pub(crate) fn session_request(choice: SessionChoice, model: Option<String>) -> SessionRequest {
     SessionRequest {
         choice,
         model,

@@ -31,6 +31,7 @@ mod answer;
 mod client;
 mod history;
 mod live;
+mod rewind;
 mod server;
 mod stdio;
 

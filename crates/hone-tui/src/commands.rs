@@ -29,6 +29,11 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
         help: "take back the last N edits (default 1), or list them",
     },
     SlashCommand {
+        name: "/rewind",
+        args: "[N [fork]]",
+        help: "list your prompts; go back to before prompt N (files too), or fork there",
+    },
+    SlashCommand {
         name: "/sessions",
         args: "[load|delete ID]",
         help: "list, load or delete saved sessions",
@@ -122,6 +127,8 @@ pub(crate) enum Command {
     Clear,
     Undo(usize),
     UndoList,
+    /// `/rewind` lists the prompts; `/rewind N [fork]` goes back to before prompt N.
+    Rewind(Option<(u32, bool)>),
     Sessions(String),
     Status,
     Reindex,
@@ -146,6 +153,29 @@ pub(crate) enum Command {
     Image(String),
     ImageClear,
     Quit,
+}
+
+/// `/rewind`, `/rewind N`, `/rewind N fork`.
+fn parse_rewind(rest: &str) -> Result<Command, String> {
+    let mut words = rest.split_whitespace();
+    let (Some(number), fork) = (words.next(), words.next()) else {
+        return Ok(Command::Rewind(None));
+    };
+    let prompt = match number.parse::<u32>() {
+        Ok(prompt) if prompt > 0 => prompt,
+        _ => {
+            return Err(format!(
+                "/rewind takes a prompt number (see /rewind), not `{number}`"
+            ));
+        }
+    };
+    match (fork, words.next()) {
+        (None, _) => Ok(Command::Rewind(Some((prompt, false)))),
+        (Some("fork"), None) => Ok(Command::Rewind(Some((prompt, true)))),
+        (Some(other), _) => Err(format!(
+            "/rewind N takes nothing or `fork` after it, not `{other}`"
+        )),
+    }
 }
 
 /// Parses a line starting with `/`; the error says what to type instead.
@@ -175,6 +205,7 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
                 )),
             },
         },
+        "/rewind" => parse_rewind(rest),
         "/sessions" => Ok(Command::Sessions(rest.to_string())),
         "/status" => no_args(Command::Status),
         "/reindex" => no_args(Command::Reindex),

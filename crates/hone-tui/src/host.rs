@@ -59,6 +59,17 @@ pub struct SavedSession {
     pub active: String,
 }
 
+/// A session rewound to before one of its prompts ([`Host::rewind`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewound {
+    /// The session that goes on (a new one when forked).
+    pub session_id: String,
+    /// The prompt's text, put back in the input to edit and send again.
+    pub text: String,
+    /// How many edits were taken back.
+    pub undone: usize,
+}
+
 /// The embedding program. Methods may block (they run on blocking threads).
 pub trait Host: Send + Sync + 'static {
     /// Starts a session: the first one, a fresh one (`/clear`), a saved one (`/sessions`),
@@ -104,6 +115,19 @@ pub trait Host: Send + Sync + 'static {
             text: text.to_string(),
             ..Mentions::default()
         }
+    }
+
+    /// The prompts of saved session `id`, oldest first (`/rewind`).
+    fn rewind_points(&self, id: &str) -> Result<Vec<hone_api::RewindPoint>, HoneError> {
+        let _ = id;
+        Err(HoneError::config("/rewind is not available here"))
+    }
+
+    /// Takes saved session `id` back to before its prompt `prompt`: the files it changed
+    /// since (through the undo journal) and its conversation; in a new session with `fork`.
+    fn rewind(&self, id: &str, prompt: u32, fork: bool) -> Result<Rewound, HoneError> {
+        let _ = (id, prompt, fork);
+        Err(HoneError::config("/rewind is not available here"))
     }
 
     /// A first `AGENTS.md` for the project (`/init`): languages, layout, entry points,

@@ -48,7 +48,7 @@ pub use editor::edit;
 pub use error::TuiError;
 pub use git::branch;
 pub use history::FileHistory;
-pub use host::{Host, Mentions, SavedSession, Session, SessionStart};
+pub use host::{Host, Mentions, Rewound, SavedSession, Session, SessionStart};
 pub use runner::{FRAME, Input, drive};
 pub use runtime_host::{AfterFirstStart, RuntimeHost, log_to_file, run_on};
 

@@ -17,7 +17,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use crate::app::{App, Effect};
 use crate::complete;
 use crate::error::TuiError;
-use crate::host::{Host, SavedSession, Session};
+use crate::host::{Host, SavedSession, Session, SessionStart};
 use crate::terminal::Tty;
 
 /// The shortest time between two frames drawn for core events (60 per second).
@@ -44,6 +44,8 @@ enum HostReply {
     Session(Result<Session, HoneError>),
     Sessions(Result<Vec<SavedSession>, HoneError>),
     Deleted(String, Result<(), HoneError>),
+    RewindPoints(Result<Vec<hone_api::RewindPoint>, HoneError>),
+    Rewound(Result<crate::host::Rewound, HoneError>),
     Reindexed(Result<String, HoneError>),
     AgentsMd(Result<String, HoneError>),
     Mcp(Vec<String>),
@@ -227,6 +229,25 @@ impl Run {
                         let _ = replies.send(HostReply::Session(host.start_session(&start)));
                     });
                 }
+                Effect::RewindPoints(id) => {
+                    let host = self.host.clone();
+                    let replies = self.replies.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let _ = replies.send(HostReply::RewindPoints(host.rewind_points(&id)));
+                    });
+                }
+                Effect::Rewind {
+                    session_id,
+                    prompt,
+                    fork,
+                } => {
+                    let host = self.host.clone();
+                    let replies = self.replies.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let rewound = host.rewind(&session_id, prompt, fork);
+                        let _ = replies.send(HostReply::Rewound(rewound));
+                    });
+                }
                 Effect::ListSessions => {
                     let host = self.host.clone();
                     let replies = self.replies.clone();
@@ -335,6 +356,23 @@ impl Run {
             }
             HostReply::Session(Err(error)) => app.session_failed(&error.message),
             HostReply::Sessions(Ok(sessions)) => app.show_sessions(sessions),
+            HostReply::RewindPoints(Ok(points)) => app.show_rewind_points(points),
+            HostReply::RewindPoints(Err(error)) | HostReply::Rewound(Err(error)) => {
+                app.error(format!("cannot rewind: {}", error.message));
+            }
+            HostReply::Rewound(Ok(rewound)) => {
+                app.rewound(&rewound);
+                // The session goes on from before the prompt (reloaded, or the fork).
+                let start = SessionStart {
+                    resume: Some(rewound.session_id),
+                    model: None,
+                };
+                let host = self.host.clone();
+                let replies = self.replies.clone();
+                tokio::task::spawn_blocking(move || {
+                    let _ = replies.send(HostReply::Session(host.start_session(&start)));
+                });
+            }
             HostReply::Sessions(Err(error)) => {
                 app.error(format!("cannot list the saved sessions: {}", error.message));
             }

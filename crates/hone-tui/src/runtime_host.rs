@@ -11,7 +11,7 @@ use hone_runtime::report::sessions::{ago, now_ms};
 use hone_runtime::{Runtime, RuntimeError, SessionChoice, SessionRequest};
 
 use crate::{
-    FileHistory, Host, Mentions, SavedSession, Session, SessionStart, TuiError, TuiOptions,
+    FileHistory, Host, Mentions, Rewound, SavedSession, Session, SessionStart, TuiError, TuiOptions,
 };
 
 /// Entries of the input history loaded for ↑/↓.
@@ -168,6 +168,28 @@ impl Host for RuntimeHost {
             .sessions()
             .input_history(HISTORY_SHOWN)
             .unwrap_or_else(|_| self.history_file.load())
+    }
+
+    fn rewind_points(&self, id: &str) -> Result<Vec<hone_api::RewindPoint>, HoneError> {
+        Ok(self.runtime.rewind_points(id)?)
+    }
+
+    fn rewind(&self, id: &str, prompt: u32, fork: bool) -> Result<Rewound, HoneError> {
+        use hone_runtime::rewind::{RewindFiles, RewindOptions, RewindTarget};
+        let options = RewindOptions {
+            files: RewindFiles::Restore,
+            target: if fork {
+                RewindTarget::Fork
+            } else {
+                RewindTarget::InPlace
+            },
+        };
+        let rewound = self.runtime.rewind(id, prompt, options)?;
+        Ok(Rewound {
+            session_id: rewound.session_id,
+            text: rewound.text,
+            undone: rewound.undone.len(),
+        })
     }
 
     fn agents_md(&self) -> Result<String, HoneError> {

@@ -504,6 +504,24 @@ impl SessionBackend for RedisSessions {
             .collect()
     }
 
+    fn truncate_messages(&mut self, id: &str, keep: u64) -> Result<(), MemoryError> {
+        if self.get(id)?.is_none() {
+            return Err(not_found(id));
+        }
+        let key = self.keys.messages(id);
+        // LTRIM 0 -1 keeps everything, so keeping none is a delete.
+        match i64::try_from(keep).unwrap_or(i64::MAX).checked_sub(1) {
+            Some(last) if last >= 0 => self.run(|connection| {
+                redis::cmd("LTRIM")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(last)
+                    .query::<()>(connection)
+            }),
+            _ => self.run(|connection| redis::cmd("DEL").arg(&key).query::<()>(connection)),
+        }
+    }
+
     fn push_input(&mut self, project: &str, text: &str, cap: usize) -> Result<bool, MemoryError> {
         let args = [text.to_string(), cap.max(1).to_string()];
         let added: i64 = self.script(scripts::PUSH_INPUT, &[self.keys.history(project)], &args)?;

@@ -78,6 +78,7 @@ impl App {
             }
             Command::Undo(count) => Self::send(effects, Request::Undo { count }),
             Command::UndoList => Self::send(effects, Request::ListUndo),
+            Command::Rewind(point) => self.rewind_command(point, effects),
             Command::Sessions(args) => self.sessions_command(&args, effects),
             Command::Status => {
                 let lines = self.status_lines();

@@ -263,6 +263,8 @@ impl App {
             | Event::SessionDeleted { .. }
             | Event::SessionHistory { .. }
             | Event::SessionExported { .. }
+            | Event::RewindPoints { .. }
+            | Event::Rewound { .. }
             | Event::MentionsExpanded { .. }
             | Event::InputHistory { .. }
             | Event::IndexStatus { .. }

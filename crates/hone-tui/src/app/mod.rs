@@ -6,6 +6,7 @@ mod commands;
 mod core_events;
 mod history;
 mod keys;
+mod rewind;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -71,6 +72,18 @@ pub enum Effect {
     /// Replace the session (fresh, resumed, or with another model) and call
     /// [`App::session_replaced`] or [`App::session_failed`].
     StartSession(SessionStart),
+    /// List the prompts of this saved session and call [`App::show_rewind_points`].
+    RewindPoints(String),
+    /// Rewind this saved session to before `prompt` (in a fork with `fork`), then go on in
+    /// the session that results with the prompt back in the input.
+    Rewind {
+        /// The saved session.
+        session_id: String,
+        /// The prompt's number.
+        prompt: u32,
+        /// Fork instead of rewinding in place.
+        fork: bool,
+    },
     /// List the saved sessions and call [`App::show_sessions`].
     ListSessions,
     /// Delete a saved session, then list them again.
