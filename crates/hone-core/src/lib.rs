@@ -33,6 +33,7 @@ mod flow;
 mod guidance;
 mod guided;
 mod guided_rename;
+mod hooks;
 mod images;
 mod localize;
 mod logs_view;
@@ -47,6 +48,7 @@ mod repeats;
 mod request_checks;
 mod secret_read;
 mod session;
+mod tool_hooks;
 mod tools;
 mod turn;
 mod user_write;
@@ -71,6 +73,7 @@ pub use guidance::{
     ChatSettings, DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel,
     RoleModels, ToolSelection, step_notice,
 };
+pub use hooks::{Hook, Hooks};
 pub use hone_context::localize::Localizer;
 pub use hone_context::{ContextConfig, ContextSettings, Instructions, Outliner, TrackMode};
 pub use persist::Persistence;
@@ -136,6 +139,8 @@ pub struct SessionConfig {
     pub guidance: Guidance,
     /// The models of the coder, planner, summary and checker roles (default: the session's).
     pub roles: RoleModels,
+    /// The user's hooks ([`Hooks::default`]: none).
+    pub hooks: Hooks,
 }
 
 /// Starts a session task on the current tokio runtime.

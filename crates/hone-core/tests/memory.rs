@@ -97,6 +97,7 @@ async fn start(project: &Project, id: &str, resumed: bool, replies: Vec<Reply>) 
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     Session {
@@ -382,6 +383,7 @@ async fn a_missing_session_is_a_clear_error() {
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .err()
     .unwrap();

@@ -41,7 +41,8 @@ pub mod doctor;
 pub mod document;
 mod error;
 mod explore;
-pub mod index;
+pub mod hooks;
+mod index;
 mod index_build;
 pub mod index_store;
 pub mod indexing;
@@ -54,6 +55,7 @@ mod run_record;
 mod runtime;
 pub mod sandbox;
 pub mod sessions;
+mod skills;
 pub mod undo;
 
 pub use error::{RuntimeError, model_error, store_error};
