@@ -47,7 +47,11 @@ async fn a_blocking_pre_tool_use_hook_keeps_the_file_and_tells_the_model_why() {
         &["--approval", "full-auto", "--json", "rewrite the notes"],
     )
     .await;
-    assert!(output.status.success(), "{}", common::stderr(&output));
+    // The change was asked for and not made, so the exit code is not 0.
+    let events = common::events(&output);
+    let blocked = common::of_type(&events, "tool.completed");
+    assert_eq!(blocked.len(), 1, "{}", common::stderr(&output));
+    assert_eq!(blocked[0]["is_error"], true);
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     let second = requests[1].json().to_string();
