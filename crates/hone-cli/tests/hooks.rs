@@ -83,7 +83,12 @@ async fn a_post_tool_use_hook_sees_the_call_and_its_result() {
     let output = common::exec_on(
         repo.path(),
         &server.url(),
-        &["--approval", "full-auto", "--json", "what do the notes say?"],
+        &[
+            "--approval",
+            "full-auto",
+            "--json",
+            "what do the notes say?",
+        ],
     )
     .await;
     assert!(output.status.success(), "{}", common::stderr(&output));

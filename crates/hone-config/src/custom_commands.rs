@@ -208,7 +208,10 @@ pub(crate) mod tests {
             "Review src/a.rs then tests (all: src/a.rs  tests; none: ) for ."
         );
         assert_eq!(command("Cost: $5 and $x").expand(""), "Cost:  and $x");
-        assert_eq!(command("Explain.").expand("the parser"), "Explain.\n\nthe parser");
+        assert_eq!(
+            command("Explain.").expand("the parser"),
+            "Explain.\n\nthe parser"
+        );
     }
 
     #[test]
@@ -234,11 +237,17 @@ pub(crate) mod tests {
         assert_eq!(names, ["review"]);
         let review = found.get("review").unwrap();
         assert_eq!(review.description.as_deref(), Some("Review"));
-        assert_eq!(review.allowed_tools.as_deref(), Some(&["read_file".to_string()][..]));
+        assert_eq!(
+            review.allowed_tools.as_deref(),
+            Some(&["read_file".to_string()][..])
+        );
         assert_eq!(review.profile.as_deref(), Some("fast"));
         assert_eq!(review.expand("a.rs"), "Review a.rs");
         let warnings = found.warnings.join("\n");
-        assert!(warnings.contains("broken.md skipped: the front matter has no closing"), "{warnings}");
+        assert!(
+            warnings.contains("broken.md skipped: the front matter has no closing"),
+            "{warnings}"
+        );
         assert!(warnings.contains("/help"), "{warnings}");
         assert!(warnings.contains("not trusted"), "{warnings}");
     }

@@ -236,7 +236,10 @@ mod tests {
         let (line, message) =
             parse_error("model = \"m\"\n\n[[hooks]]\nevent = \"BeforeTool\"\ncommand = \"a\"\n");
         assert_eq!(line, Some(3));
-        assert!(message.contains("unknown hook event `BeforeTool`"), "{message}");
+        assert!(
+            message.contains("unknown hook event `BeforeTool`"),
+            "{message}"
+        );
         assert!(message.contains("PreToolUse"), "{message}");
         let (_, message) = parse_error("[[hooks]]\nevent = \"Stop\"\n");
         assert!(message.contains("set `command`"), "{message}");
@@ -245,13 +248,11 @@ mod tests {
         let (_, message) =
             parse_error("[[hooks]]\nevent = \"Stop\"\nmatcher = \"x\"\ncommand = \"a\"\n");
         assert!(message.contains("not Stop"), "{message}");
-        let (_, message) = parse_error(
-            "[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"a(\"\ncommand = \"a\"\n",
-        );
+        let (_, message) =
+            parse_error("[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"a(\"\ncommand = \"a\"\n");
         assert!(message.contains("regular expression"), "{message}");
-        let (_, message) = parse_error(
-            "[[hooks]]\nevent = \"PreToolUse\"\npaths = \"src/[\"\ncommand = \"a\"\n",
-        );
+        let (_, message) =
+            parse_error("[[hooks]]\nevent = \"PreToolUse\"\npaths = \"src/[\"\ncommand = \"a\"\n");
         assert!(message.contains("`paths`"), "{message}");
         let (_, message) =
             parse_error("[[hooks]]\nevent = \"Stop\"\ncommand = \"a\"\ntimeout = 0\n");

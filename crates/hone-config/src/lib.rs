@@ -203,8 +203,8 @@ pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
 pub use custom_commands::{COMMANDS_DIR, CustomCommand, CustomCommands};
 pub use data_dir::{DATA_DIR_ENV, data_dir};
 pub use default_provider::DEFAULT_PROVIDER;
-pub use extension_dirs::Scope;
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
+pub use extension_dirs::Scope;
 pub use hone_protocol::{SystemPrompt, SystemPromptMode};
 pub use hooks_settings::{
     DEFAULT_HOOK_TIMEOUT_SECS, HOOK_TIMEOUT_RANGE_SECS, HookSettings, HooksSettings,
@@ -231,8 +231,8 @@ pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
 pub use roles_settings::{ROLE_NAMES, RoleSetting, RolesSettings};
 pub use sandbox_settings::SandboxSettings;
 pub use show::ShownValue;
-pub use source::Source;
 pub use skills::{SKILL_FILE, SKILLS_DIR, Skill, Skills};
+pub use source::Source;
 pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};
 pub use store_settings::{
     NAMESPACE_MAX_CHARS, StoreBackend, StoreSettings, check_namespace, check_url,

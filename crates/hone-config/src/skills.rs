@@ -39,7 +39,12 @@ impl Skill {
         let mut files = Vec::new();
         list_files(&self.dir, Path::new(""), self.scope, &mut files);
         files.retain(|file| file != SKILL_FILE);
-        let mut loaded = format!("# Skill `{}` ({})\n\n{}", self.name, self.dir.display(), text.trim_end());
+        let mut loaded = format!(
+            "# Skill `{}` ({})\n\n{}",
+            self.name,
+            self.dir.display(),
+            text.trim_end()
+        );
         if !files.is_empty() {
             loaded.push_str("\n\n## Files of this skill (paths relative to its folder)\n");
             for file in &files {
@@ -113,10 +118,9 @@ impl Config {
                     Ok(skill) => {
                         found.insert(skill.name.clone(), skill);
                     }
-                    Err(problem) => warnings.push(format!(
-                        "skill {} skipped: {problem}",
-                        folder.display()
-                    )),
+                    Err(problem) => {
+                        warnings.push(format!("skill {} skipped: {problem}", folder.display()))
+                    }
                 }
             }
         }
@@ -133,7 +137,11 @@ fn read_skill(folder: &Path, scope: Scope) -> Result<Skill, String> {
     let name = parsed
         .get(&["name"])
         .map(str::to_string)
-        .or_else(|| folder.file_name().map(|name| name.to_string_lossy().into_owned()))
+        .or_else(|| {
+            folder
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
         .unwrap_or_default();
     let valid = !name.is_empty()
         && name
@@ -184,13 +192,21 @@ mod tests {
         skill(&skills_dir, "nameless", "---\nname: x\n---\nbody\n");
         let config = reload(&dir);
         let found = config.skills();
-        let names: Vec<&str> = found.skills.iter().map(|skill| skill.name.as_str()).collect();
+        let names: Vec<&str> = found
+            .skills
+            .iter()
+            .map(|skill| skill.name.as_str())
+            .collect();
         assert_eq!(names, ["pdf-tools"]);
         let loaded = found.get("pdf-tools").unwrap().load().unwrap();
         assert!(loaded.contains("Run scripts/fill.py."), "{loaded}");
         assert!(loaded.contains("- scripts/fill.py"), "{loaded}");
         assert!(!loaded.contains("- SKILL.md"), "{loaded}");
-        assert!(found.warnings.join("\n").contains("no `description`"), "{:?}", found.warnings);
+        assert!(
+            found.warnings.join("\n").contains("no `description`"),
+            "{:?}",
+            found.warnings
+        );
     }
 
     #[test]
@@ -203,7 +219,11 @@ mod tests {
         );
         let found = reload(&dir).skills();
         assert!(found.skills.is_empty());
-        assert!(found.warnings.join("\n").contains("not trusted"), "{:?}", found.warnings);
+        assert!(
+            found.warnings.join("\n").contains("not trusted"),
+            "{:?}",
+            found.warnings
+        );
     }
 
     #[cfg(unix)]
@@ -227,7 +247,11 @@ mod tests {
         std::os::unix::fs::symlink(&outside, deploy.join("linked")).unwrap();
         std::os::unix::fs::symlink(&outside, project.join(".hone/skills/escape")).unwrap();
         let found = reload(&dir).skills();
-        let names: Vec<&str> = found.skills.iter().map(|skill| skill.name.as_str()).collect();
+        let names: Vec<&str> = found
+            .skills
+            .iter()
+            .map(|skill| skill.name.as_str())
+            .collect();
         assert_eq!(names, ["deploy"]);
         let loaded = found.skills[0].load().unwrap();
         assert!(!loaded.contains("secret.txt"), "{loaded}");

@@ -116,7 +116,9 @@ impl Config {
         );
         let hooks = self.hooks_settings().ignored;
         if hooks > 0 {
-            ignored.push(format!("[[hooks]] ({hooks} hook(s) that would run commands)"));
+            ignored.push(format!(
+                "[[hooks]] ({hooks} hook(s) that would run commands)"
+            ));
         }
         ignored
     }

@@ -246,7 +246,11 @@ impl Agent {
         self.finish(call, output, started)
     }
 
-    pub(crate) async fn plan_and_run(&mut self, prepared: Prepared, cancel: &CancellationToken) -> ToolOutput {
+    pub(crate) async fn plan_and_run(
+        &mut self,
+        prepared: Prepared,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
         let context = Arc::clone(&self.context);
         let tool = Arc::clone(&prepared.tool);
         let arguments = prepared.arguments.clone();

@@ -150,7 +150,8 @@ fn read_reply(event: HookEvent, ending: &RunEnding, stdout: &str, stderr: &str) 
     }
     let text = stdout.trim();
     let Ok(Value::Object(reply)) = serde_json::from_str::<Value>(text) else {
-        let plain_is_context = matches!(event, HookEvent::UserPromptSubmit | HookEvent::SessionStart);
+        let plain_is_context =
+            matches!(event, HookEvent::UserPromptSubmit | HookEvent::SessionStart);
         return Reply::Continue((plain_is_context && !text.is_empty()).then(|| text.to_string()));
     };
     let specific = reply.get("hookSpecificOutput").and_then(Value::as_object);
@@ -170,7 +171,8 @@ fn read_reply(event: HookEvent, ending: &RunEnding, stdout: &str, stderr: &str) 
         return Reply::Block(reason);
     }
     Reply::Continue(
-        text_of(specific, "additionalContext").or_else(|| text_of(Some(&reply), "additionalContext")),
+        text_of(specific, "additionalContext")
+            .or_else(|| text_of(Some(&reply), "additionalContext")),
     )
 }
 
@@ -232,7 +234,10 @@ impl Agent {
                     return verdict;
                 }
                 Reply::Failed(problem) => self.emit(Event::Warning {
-                    message: format!("{event} hook `{}` failed ({problem}); going on", hook.command),
+                    message: format!(
+                        "{event} hook `{}` failed ({problem}); going on",
+                        hook.command
+                    ),
                 }),
             }
         }
@@ -241,9 +246,10 @@ impl Agent {
 
     /// The session id hooks are told: the saved session's, or `unsaved`.
     fn hook_session_id(&self) -> String {
-        self.recorder
-            .as_ref()
-            .map_or_else(|| "unsaved".to_string(), |recorder| recorder.session_id().to_string())
+        self.recorder.as_ref().map_or_else(
+            || "unsaved".to_string(),
+            |recorder| recorder.session_id().to_string(),
+        )
     }
 
     /// Runs the SessionStart hooks; what they say is added to the first prompt.
@@ -383,7 +389,10 @@ mod tests {
             Reply::Block("no".into())
         );
         let claude = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"protected"}}"#;
-        assert_eq!(read_reply(pre, &zero, claude, ""), Reply::Block("protected".into()));
+        assert_eq!(
+            read_reply(pre, &zero, claude, ""),
+            Reply::Block("protected".into())
+        );
         let allow = r#"{"hookSpecificOutput":{"permissionDecision":"allow","additionalContext":"mind the tests"}}"#;
         assert_eq!(
             read_reply(pre, &zero, allow, ""),

@@ -73,9 +73,9 @@ pub use guidance::{
     ChatSettings, DEFAULT_LOCALIZE_BUDGET_TOKENS, FlowMode, Guidance, LocalizeMode, RoleModel,
     RoleModels, ToolSelection, step_notice,
 };
-pub use hooks::{Hook, Hooks};
 pub use hone_context::localize::Localizer;
 pub use hone_context::{ContextConfig, ContextSettings, Instructions, Outliner, TrackMode};
+pub use hooks::{Hook, Hooks};
 pub use persist::Persistence;
 pub use profile::PromptProfile;
 pub use session::SessionHandle;

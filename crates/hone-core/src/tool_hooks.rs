@@ -43,7 +43,12 @@ impl Agent {
             json!({"content": output.content, "is_error": output.is_error}),
         );
         let post = self
-            .run_hooks(HookEvent::PostToolUse, Some((&name, &input)), fields, cancel)
+            .run_hooks(
+                HookEvent::PostToolUse,
+                Some((&name, &input)),
+                fields,
+                cancel,
+            )
             .await;
         let mut notes: Vec<String> = pre.context.into_iter().chain(post.context).collect();
         if let Some(reason) = post.blocked {

@@ -68,7 +68,10 @@ impl FromStr for HookEvent {
             .find(|event| event.as_str() == text)
             .ok_or_else(|| {
                 let names: Vec<&str> = Self::ALL.iter().map(|event| event.as_str()).collect();
-                format!("unknown hook event `{text}`; expected one of {}", names.join(", "))
+                format!(
+                    "unknown hook event `{text}`; expected one of {}",
+                    names.join(", ")
+                )
             })
     }
 }

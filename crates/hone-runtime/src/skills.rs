@@ -24,7 +24,11 @@ impl Tool for SkillTool {
     }
 
     fn spec(&self) -> ToolSpec {
-        let names: Vec<&str> = self.skills.iter().map(|skill| skill.name.as_str()).collect();
+        let names: Vec<&str> = self
+            .skills
+            .iter()
+            .map(|skill| skill.name.as_str())
+            .collect();
         ToolSpec {
             name: SKILL_TOOL.to_string(),
             description: "Load a skill's instructions (listed under Skills in the system \
@@ -52,7 +56,11 @@ impl Tool for SkillTool {
             .map(str::trim)
             .unwrap_or_default();
         let Some(skill) = self.skills.iter().find(|skill| skill.name == name) else {
-            let known: Vec<&str> = self.skills.iter().map(|skill| skill.name.as_str()).collect();
+            let known: Vec<&str> = self
+                .skills
+                .iter()
+                .map(|skill| skill.name.as_str())
+                .collect();
             return Err(ToolError::invalid(format!(
                 "no skill named `{name}`; the skills are: {}",
                 known.join(", ")
@@ -75,7 +83,11 @@ pub(crate) fn session_skills(skills: Skills) -> Option<(Arc<dyn Tool>, Instructi
          description, call `{SKILL_TOOL}` with its name first and follow what it says.\n\n"
     );
     for skill in &skills.skills {
-        text.push_str(&format!("- `{}`: {}\n", skill.name, skill.description.trim()));
+        text.push_str(&format!(
+            "- `{}`: {}\n",
+            skill.name,
+            skill.description.trim()
+        ));
     }
     let listing = InstructionFile {
         path: skills.skills[0].dir.clone(),
@@ -83,7 +95,12 @@ pub(crate) fn session_skills(skills: Skills) -> Option<(Arc<dyn Tool>, Instructi
         text,
         truncated: false,
     };
-    Some((Arc::new(SkillTool { skills: skills.skills }), listing))
+    Some((
+        Arc::new(SkillTool {
+            skills: skills.skills,
+        }),
+        listing,
+    ))
 }
 
 #[cfg(test)]
@@ -93,7 +110,11 @@ mod tests {
     fn skills(root: &std::path::Path) -> Skills {
         let dir = root.join("review");
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("SKILL.md"), "---\nname: review\n---\nCheck tests.\n").unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            "---\nname: review\n---\nCheck tests.\n",
+        )
+        .unwrap();
         Skills {
             skills: vec![Skill {
                 name: "review".into(),
@@ -109,14 +130,29 @@ mod tests {
     fn the_tool_loads_a_named_skill_and_refuses_unknown_names() {
         let dir = tempfile::tempdir().unwrap();
         let (tool, listing) = session_skills(skills(dir.path())).unwrap();
-        assert!(listing.text.contains("- `review`: Review a change"), "{}", listing.text);
+        assert!(
+            listing.text.contains("- `review`: Review a change"),
+            "{}",
+            listing.text
+        );
         let context = ToolContext::new(dir.path()).unwrap();
         match tool.plan(&context, &json!({"name": "review"})).unwrap() {
-            Plan::Done(output) => assert!(output.content.contains("Check tests."), "{}", output.content),
+            Plan::Done(output) => assert!(
+                output.content.contains("Check tests."),
+                "{}",
+                output.content
+            ),
             _ => panic!("a skill is read at once"),
         }
-        let error = tool.plan(&context, &json!({"name": "deploy"})).err().unwrap();
-        assert!(error.message.contains("the skills are: review"), "{}", error.message);
+        let error = tool
+            .plan(&context, &json!({"name": "deploy"}))
+            .err()
+            .unwrap();
+        assert!(
+            error.message.contains("the skills are: review"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
