@@ -317,6 +317,11 @@ pub struct ExecArgs {
     /// prompt attaches a project image too.
     #[arg(long = "image", value_name = "FILE")]
     pub images: Vec<std::path::PathBuf>,
+
+    /// Run a custom command (a Markdown file in `~/.config/hone/commands/` or a trusted
+    /// project's `.hone/commands/`): the words of PROMPT are its arguments.
+    #[arg(long = "command", value_name = "NAME")]
+    pub command: Option<String>,
 }
 
 /// `hone index`.

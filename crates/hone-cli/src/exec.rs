@@ -53,12 +53,15 @@ async fn start(
              `hone exec --resume last \"{taken}\"` (or a session id from `hone sessions list`)"
         )));
     }
-    let prompt = crate::input::prompt_text(&args.prompt)?;
     let steps = match &args.plan_file {
         Some(path) => Some(plan_mode::read_plan(path)?),
         None => None,
     };
     let mut overrides = crate::overrides(global);
+    let prompt = match &args.command {
+        Some(name) => crate::custom_command::prompt(global, &mut overrides, name, &args.prompt)?,
+        None => crate::input::prompt_text(&args.prompt)?,
+    };
     overrides.approval.clone_from(&args.approval);
     overrides.max_tool_rounds = args.max_rounds;
     overrides.thinking.clone_from(&args.thinking);

@@ -28,6 +28,7 @@ mod ask;
 mod cli;
 mod config_cmd;
 mod context_cmd;
+mod custom_command;
 mod diff;
 mod doctor;
 mod eval_cmd;

@@ -84,6 +84,9 @@ pub(crate) struct FileConfig {
     /// `[mcp_servers.NAME]`: MCP servers, validated by [`parse`]; spans locate the names.
     #[serde(default)]
     pub(crate) mcp_servers: BTreeMap<Spanned<String>, crate::mcp_settings::McpServerSection>,
+    /// `[[hooks]]`: commands run at points of a session, validated by [`parse`].
+    #[serde(default)]
+    pub(crate) hooks: Vec<Spanned<crate::hooks_settings::HookSection>>,
     /// The agent keys above, validated; filled in by [`parse`].
     #[serde(skip)]
     pub(crate) agent: FileAgent,
@@ -175,6 +178,7 @@ pub(crate) fn parse(path: &Path, text: &str, role: FileRole) -> Result<FileConfi
     crate::roles_settings::validate(path, text, &mut file.roles)?;
     crate::store_settings::validate(path, text, &mut file.store)?;
     crate::mcp_settings::validate(path, text, &file.mcp_servers)?;
+    crate::hooks_settings::validate(path, text, &file.hooks)?;
     Ok(file)
 }
 

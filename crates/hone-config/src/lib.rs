@@ -158,10 +158,14 @@ mod context_modes;
 mod context_settings;
 mod context_window;
 mod copy_on_write;
+mod custom_commands;
 mod data_dir;
 mod default_provider;
 mod error;
+mod extension_dirs;
 mod file;
+mod front_matter;
+mod hooks_settings;
 mod index_settings;
 mod load;
 mod local_settings;
@@ -176,6 +180,7 @@ mod resolve;
 mod roles_settings;
 mod sandbox_settings;
 mod show;
+mod skills;
 mod source;
 mod sources;
 mod store_settings;
@@ -195,10 +200,15 @@ pub use context_settings::{
     RECENT_TURNS_RANGE,
 };
 pub use context_window::{KNOWN_CONTEXT_WINDOWS, known_context_window};
+pub use custom_commands::{COMMANDS_DIR, CustomCommand, CustomCommands};
 pub use data_dir::{DATA_DIR_ENV, data_dir};
 pub use default_provider::DEFAULT_PROVIDER;
 pub use error::{ConfigError, UntrustedProjectBaseUrl};
+pub use extension_dirs::Scope;
 pub use hone_protocol::{SystemPrompt, SystemPromptMode};
+pub use hooks_settings::{
+    DEFAULT_HOOK_TIMEOUT_SECS, HOOK_TIMEOUT_RANGE_SECS, HookSettings, HooksSettings,
+};
 pub use index_settings::{
     DEFAULT_MAP_BUDGET, DEFAULT_WATCH_DEBOUNCE_MS, IndexDatabase, IndexSettings, MAP_BUDGET_RANGE,
     WATCH_DEBOUNCE_RANGE_MS, data_dir_database,
@@ -221,6 +231,7 @@ pub use provider::{ApiKey, NetworkConfig, ProviderConfig};
 pub use roles_settings::{ROLE_NAMES, RoleSetting, RolesSettings};
 pub use sandbox_settings::SandboxSettings;
 pub use show::ShownValue;
+pub use skills::{SKILL_FILE, SKILLS_DIR, Skill, Skills};
 pub use source::Source;
 pub use sources::{CliOverrides, ConfigSources, HONE_CONFIG_ENV};
 pub use store_settings::{

@@ -47,6 +47,7 @@ pub struct Config {
     pub(crate) context: ContextLayers,
     pub(crate) roles: crate::roles_settings::RolesLayers,
     pub(crate) mcp: crate::mcp_settings::McpLayers,
+    pub(crate) hooks: crate::hooks_settings::HookLayers,
     pub(crate) profiles: ProfileLayers,
     pub(crate) store: crate::store_settings::StoreLayers,
     /// Settings of an untrusted project file dropped by the `untrusted` module, in words.
@@ -261,6 +262,7 @@ struct Builder {
     context: ContextLayers,
     roles: crate::roles_settings::RolesLayers,
     mcp: crate::mcp_settings::McpLayers,
+    hooks: crate::hooks_settings::HookLayers,
     store: crate::store_settings::StoreLayers,
     untrusted_ignored: Vec<String>,
 }
@@ -328,6 +330,7 @@ impl Builder {
         self.context.merge(&file.context, source);
         self.roles.merge(&file.roles, source);
         self.mcp.merge(&file.mcp_servers, source, base);
+        self.hooks.merge(&file.hooks, source);
         self.store.merge(&file.store, source);
         if let Some(listed) = file.trusted_projects {
             let entries = listed
@@ -588,6 +591,7 @@ pub fn load(sources: &ConfigSources, cli: &CliOverrides) -> Result<Config, Confi
         context: builder.context,
         roles: builder.roles,
         mcp: builder.mcp,
+        hooks: builder.hooks,
         profiles: builder.profiles,
         store: builder.store,
         untrusted_ignored: builder.untrusted_ignored,

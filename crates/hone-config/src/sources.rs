@@ -79,6 +79,8 @@ pub struct CliOverrides {
     pub sandbox: Option<hone_sandbox::SandboxMode>,
     /// `--thinking LEVEL`: `off`, `low`, `medium`, `high` or a token budget, over the profile's.
     pub thinking: Option<String>,
+    /// The only tools offered (a custom command's `allowed-tools`), over the profile's.
+    pub allowed_tools: Option<Vec<String>>,
 }
 
 /// A snapshot of environment variables; `Debug` shows names only, never values.

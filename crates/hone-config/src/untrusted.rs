@@ -114,6 +114,12 @@ impl Config {
                 .into_iter()
                 .map(|name| format!("[mcp_servers.{name}]")),
         );
+        let hooks = self.hooks_settings().ignored;
+        if hooks > 0 {
+            ignored.push(format!(
+                "[[hooks]] ({hooks} hook(s) that would run commands)"
+            ));
+        }
         ignored
     }
 }

@@ -116,6 +116,7 @@ impl Bench {
             localizer: None,
             guidance: hone_core::Guidance::default(),
             roles: hone_core::RoleModels::default(),
+            hooks: hone_core::Hooks::default(),
         })
         .unwrap();
         match events.recv().await.map(|frame| frame.event) {

@@ -67,7 +67,7 @@ impl Agent {
             }
             let reads = calls[index..]
                 .iter()
-                .take_while(|call| self.is_read(call))
+                .take_while(|call| self.is_read(call) && !self.hooks.watches_tools())
                 .count();
             let batch: Vec<(ToolCall, ToolOutput)> = if reads > 1 {
                 let batch = self.run_reads(&calls[index..index + reads], cancel).await;
@@ -235,7 +235,7 @@ impl Agent {
         let output = match self.prepare(call) {
             Ok(prepared) => {
                 let correction = prepared.correction.clone();
-                let mut output = self.plan_and_run(prepared, cancel).await;
+                let mut output = self.run_hooked(prepared, cancel).await;
                 if let Some(correction) = correction {
                     output.content.insert_str(0, &correction);
                 }
@@ -246,7 +246,11 @@ impl Agent {
         self.finish(call, output, started)
     }
 
-    async fn plan_and_run(&mut self, prepared: Prepared, cancel: &CancellationToken) -> ToolOutput {
+    pub(crate) async fn plan_and_run(
+        &mut self,
+        prepared: Prepared,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
         let context = Arc::clone(&self.context);
         let tool = Arc::clone(&prepared.tool);
         let arguments = prepared.arguments.clone();

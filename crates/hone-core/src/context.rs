@@ -117,6 +117,7 @@ impl Agent {
             before_tokens: before as u64,
             manual,
         });
+        self.pre_compact_hooks(manual, cancel).await;
         let stubbed = self.context_manager.drop_stale(&self.history);
         let mut method = (stubbed > 0).then_some(CompactionMethod::Rules);
         let enough = !manual && stubbed > 0 && {

@@ -33,6 +33,7 @@ mod flow;
 mod guidance;
 mod guided;
 mod guided_rename;
+mod hooks;
 mod images;
 mod localize;
 mod logs_view;
@@ -48,6 +49,7 @@ mod request_checks;
 mod request_kind;
 mod secret_read;
 mod session;
+mod tool_hooks;
 mod tools;
 mod turn;
 mod user_write;
@@ -74,6 +76,7 @@ pub use guidance::{
 };
 pub use hone_context::localize::Localizer;
 pub use hone_context::{ContextConfig, ContextSettings, Instructions, Outliner, TrackMode};
+pub use hooks::{Hook, Hooks};
 pub use persist::Persistence;
 pub use profile::PromptProfile;
 pub use session::SessionHandle;
@@ -137,6 +140,8 @@ pub struct SessionConfig {
     pub guidance: Guidance,
     /// The models of the coder, planner, summary and checker roles (default: the session's).
     pub roles: RoleModels,
+    /// The user's hooks ([`Hooks::default`]: none).
+    pub hooks: Hooks,
 }
 
 /// Starts a session task on the current tokio runtime.

@@ -108,6 +108,8 @@ pub(crate) struct Agent {
     /// How long the call being timed has waited for the user (approvals, conflict
     /// choices): not part of its reported duration.
     pub(crate) user_wait: std::time::Duration,
+    /// The user's hooks.
+    pub(crate) hooks: crate::Hooks,
 }
 
 impl Agent {
@@ -220,6 +222,7 @@ pub(crate) fn start(
         changes: crate::changes::TurnChanges::default(),
         attempt: 1,
         user_wait: std::time::Duration::ZERO,
+        hooks: config.hooks,
     };
     tokio::spawn(route_requests(
         request_rx,
@@ -361,6 +364,7 @@ async fn run_session(mut agent: Agent, mut queue: mpsc::UnboundedReceiver<Reques
         forked_from: None,
     });
     agent.show_notices();
+    agent.session_start_hooks().await;
     while let Some(frame) = queue.recv().await {
         agent.request_id = Some(frame.id);
         let frame_method = frame.request.method();

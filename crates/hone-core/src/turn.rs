@@ -46,6 +46,19 @@ impl Agent {
                 return;
             }
         };
+        let text = match self.prompt_hooks(text, &cancel).await {
+            Ok(text) => text,
+            Err(reason) => {
+                self.emit(Event::TurnFailed {
+                    error: crate::api::error_info(HoneError::new(
+                        hone_protocol::ErrorCategory::Validation,
+                        format!("a UserPromptSubmit hook blocked the prompt: {reason}"),
+                    )),
+                    stats,
+                });
+                return;
+            }
+        };
         self.checks.start_turn();
         self.changes.start_turn();
         let planned = self.plan_step(&text, &cancel, &mut stats).await;
@@ -76,6 +89,7 @@ impl Agent {
         };
         self.announce_protected_changes();
         // Saved before the turn's end is announced: a front end may exit on that event.
+        self.stop_hooks().await;
         self.save_context();
         self.emit(event);
     }

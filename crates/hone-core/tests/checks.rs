@@ -96,6 +96,7 @@ async fn run_with_roles(
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles,
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     handle.send(Request::user_message("fix add in calc.py"));

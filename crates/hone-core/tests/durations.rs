@@ -53,6 +53,7 @@ async fn an_approved_edit_reports_its_run_time_without_the_approval_wait() {
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
 

@@ -69,6 +69,7 @@ async fn session(replies: Vec<Reply>) -> Session {
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     Session {

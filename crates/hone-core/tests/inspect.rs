@@ -48,6 +48,7 @@ async fn session(
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap()
 }

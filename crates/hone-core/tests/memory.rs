@@ -107,6 +107,7 @@ async fn start_with(
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     Session {
@@ -392,6 +393,7 @@ async fn a_missing_session_is_a_clear_error() {
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .err()
     .unwrap();

@@ -115,6 +115,7 @@ async fn harness(
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     Harness {

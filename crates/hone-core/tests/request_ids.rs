@@ -51,6 +51,7 @@ async fn start(
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     (dir, server, handle, events)

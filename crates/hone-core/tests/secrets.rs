@@ -59,6 +59,7 @@ async fn harness(mode: ApprovalMode, interactive: bool, replies: Vec<Reply>) -> 
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     Harness {

@@ -54,6 +54,7 @@ async fn harness(mode: ApprovalMode, replies: Vec<Reply>) -> Harness {
         localizer: None,
         guidance: hone_core::Guidance::default(),
         roles: hone_core::RoleModels::default(),
+        hooks: hone_core::Hooks::default(),
     })
     .unwrap();
     Harness {

@@ -20,6 +20,7 @@ mod collect;
 mod error;
 mod event;
 mod generation;
+mod hooks;
 mod json_repair;
 mod language;
 mod message;
@@ -35,6 +36,7 @@ pub use generation::{
     GenerationSettings, PROMPT_CACHE_NAMES, PromptCache, SystemPrompt, SystemPromptMode,
     THINKING_LEVELS, Thinking, merge_json,
 };
+pub use hooks::{HookEvent, ToolMatcher};
 pub use json_repair::repair_json;
 pub use language::Language;
 pub use message::{ContentBlock, ImageRef, Message, Role, ToolCall, ToolEffect, ToolResult};

@@ -183,6 +183,7 @@ async fn explore(explorer: Explorer, question: String, cancel: CancellationToken
             },
             ..RoleModels::default()
         },
+        hooks: hone_core::Hooks::default(),
     };
     let (handle, mut events) = match hone_core::start_session(config) {
         Ok(started) => started,

@@ -41,6 +41,7 @@ pub mod doctor;
 pub mod document;
 mod error;
 mod explore;
+mod hooks;
 pub mod index;
 mod index_build;
 pub mod index_store;
@@ -55,6 +56,7 @@ mod run_record;
 mod runtime;
 pub mod sandbox;
 pub mod sessions;
+mod skills;
 pub mod undo;
 
 pub use error::{RuntimeError, model_error, store_error};

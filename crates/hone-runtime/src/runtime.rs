@@ -235,7 +235,10 @@ impl Runtime {
         let interaction = self.interaction.as_ref();
         let basics = crate::agent::basics(&config, &provider_config, interaction)?;
         let context_window = crate::context::context_window(&config, &provider_config);
-        let roles = crate::agent::roles(&config, &provider_config, interaction).await?;
+        let mut roles = crate::agent::roles(&config, &provider_config, interaction).await?;
+        if let Some(allowed) = &self.options.overrides.allowed_tools {
+            roles.chat.tools.only = Some(allowed.clone());
+        }
         let explore = crate::agent::explore_role(&config, &provider_config, interaction).await?;
         let price = hone_providers::pricing::price(provider_config.wire, &basics.model);
         let provider = crate::provider::build(&config, provider_config, interaction).await?;
@@ -303,13 +306,17 @@ impl Runtime {
             };
             extra_tools.push(Arc::new(crate::explore::ExploreTool::new(explorer)));
         }
+        let hooks = crate::hooks::session_hooks(&config, &mut warnings);
+        let mut context =
+            crate::context::session_context(&config, context_window, &root, self.working_dir());
+        let skills = config.skills();
+        warnings.extend(skills.warnings.iter().cloned());
+        if let Some((tool, listing)) = crate::skills::session_skills(skills) {
+            extra_tools.push(tool);
+            context.instructions.files.insert(0, listing);
+        }
         let (handle, events) = hone_core::start_session(SessionConfig {
-            context: crate::context::session_context(
-                &config,
-                context_window,
-                &root,
-                self.working_dir(),
-            ),
+            context,
             root,
             provider,
             model: basics.model,
@@ -329,6 +336,7 @@ impl Runtime {
             localizer: parts.localizer,
             guidance: crate::agent::guidance(&config),
             roles,
+            hooks,
         })?;
         Ok(StartedSession {
             handle,

@@ -110,6 +110,20 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
     },
 ];
 
+/// Aliases `parse` accepts besides the names in [`COMMANDS`].
+const ALIASES: [&str; 4] = ["/?", "/new", "/exit", "/q"];
+
+/// The names of the built-in commands and their aliases, without the `/`: a custom command
+/// may not take one.
+pub fn builtin_names() -> Vec<&'static str> {
+    COMMANDS
+        .iter()
+        .map(|command| command.name)
+        .chain(ALIASES)
+        .map(|name| name.trim_start_matches('/'))
+        .collect()
+}
+
 /// The commands whose names start with `prefix` (which starts with `/`).
 pub(crate) fn matching(prefix: &str) -> Vec<SlashCommand> {
     let prefix = prefix.to_ascii_lowercase();
@@ -309,6 +323,14 @@ mod tests {
         assert_eq!(parse("/init"), Ok(Command::Init { force: false }));
         assert_eq!(parse("/init force"), Ok(Command::Init { force: true }));
         assert!(parse("/init now").unwrap_err().contains("`force`"));
+    }
+
+    #[test]
+    fn builtin_names_include_aliases_without_the_slash() {
+        let names = builtin_names();
+        assert!(names.contains(&"help"));
+        assert!(names.contains(&"exit"));
+        assert!(!names.iter().any(|name| name.starts_with('/')));
     }
 
     #[test]

@@ -141,6 +141,13 @@ pub trait Host: Send + Sync + 'static {
         vec!["no MCP servers configured (add [mcp_servers.NAME] to your config)".to_string()]
     }
 
+    /// The prompt of the custom command `name` (`/NAME ARGS`, a Markdown file in the
+    /// commands directories) for `arguments`; `None` when there is no such command.
+    fn custom_command(&self, name: &str, arguments: &str) -> Option<String> {
+        let _ = (name, arguments);
+        None
+    }
+
     /// The text of prompt `prompt` of MCP server `server` (`/server:prompt key=value…`),
     /// sent as the user's message.
     fn mcp_prompt(&self, server: &str, prompt: &str, arguments: &str) -> Result<String, HoneError> {

@@ -44,6 +44,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use app::{App, AppOptions, Effect, SessionInfo};
+pub use commands::builtin_names;
 pub use editor::edit;
 pub use error::TuiError;
 pub use git::branch;

@@ -309,6 +309,23 @@ impl Run {
                         let _ = replies.send(HostReply::McpPrompt(text));
                     });
                 }
+                Effect::CustomCommand {
+                    line,
+                    name,
+                    arguments,
+                } => {
+                    let host = self.host.clone();
+                    let replies = self.replies.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let text = host.custom_command(&name, &arguments).ok_or_else(|| {
+                            let unknown = crate::commands::parse(&line)
+                                .err()
+                                .unwrap_or_else(|| format!("unknown command /{name}"));
+                            HoneError::config(unknown)
+                        });
+                        let _ = replies.send(HostReply::McpPrompt(text));
+                    });
+                }
                 Effect::Complete { word } => {
                     let host = self.host.clone();
                     let replies = self.replies.clone();

@@ -203,6 +203,15 @@ impl Host for RuntimeHost {
         }
     }
 
+    fn custom_command(&self, name: &str, arguments: &str) -> Option<String> {
+        let commands = self
+            .runtime
+            .config()
+            .custom_commands()
+            .without_builtins(crate::commands::builtin_names());
+        commands.get(name).map(|command| command.expand(arguments))
+    }
+
     fn mcp_prompt(&self, server: &str, prompt: &str, arguments: &str) -> Result<String, HoneError> {
         let Some(clients) = self.mcp_clients() else {
             return Err(HoneError::config(NO_MCP_SERVERS));

@@ -223,8 +223,17 @@ fn slash_commands_become_requests() {
     assert!(command(&mut app, "/sessions").contains(&Effect::ListSessions));
     assert!(command(&mut app, "/reindex").contains(&Effect::Reindex));
     assert!(command(&mut app, "/mcp").contains(&Effect::McpStatus));
-    assert!(sent(&command(&mut app, "/bogus")).is_empty());
-    assert!(screen(&draw(&mut app, 100, 30)).contains("unknown command /bogus"));
+    // A name no built-in has may be a custom command: the host is asked (and says when
+    // there is none).
+    assert!(
+        command(&mut app, "/review src/a.rs now").contains(&Effect::CustomCommand {
+            line: "/review src/a.rs now".into(),
+            name: "review".into(),
+            arguments: "src/a.rs now".into(),
+        })
+    );
+    assert!(sent(&command(&mut app, "/undo x")).is_empty());
+    assert!(screen(&draw(&mut app, 100, 30)).contains("positive number"));
     assert!(command(&mut app, "/quit").contains(&Effect::Quit));
 }
 

@@ -109,6 +109,7 @@ pub async fn harness_with(
         localizer: Some(localizer.clone()),
         guidance,
         roles,
+        hooks: hone_core::Hooks::default(),
         checks,
         code_mapper: None,
         commands: Default::default(),

@@ -119,10 +119,22 @@ pub(crate) fn spawn(
     invocation: &Invocation,
     tracker: &Tracker,
 ) -> Result<(Child, ProcessGroup), ToolError> {
+    spawn_with_stdin(launcher, root, invocation, tracker, Stdio::null())
+}
+
+/// [`spawn`] with `stdin` as the command's standard input (a pipe for hooks, which read
+/// their event there).
+pub(crate) fn spawn_with_stdin(
+    launcher: &Launcher,
+    root: &Path,
+    invocation: &Invocation,
+    tracker: &Tracker,
+    stdin: Stdio,
+) -> Result<(Child, ProcessGroup), ToolError> {
     let mut command = launcher.command(root, invocation, tracker)?;
     command
         .envs(QUIET_ENVIRONMENT)
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);

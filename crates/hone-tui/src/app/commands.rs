@@ -58,6 +58,14 @@ impl App {
             }
             return;
         }
+        if let Some(effect) = custom_command(line) {
+            if self.running {
+                self.warn("a turn is running — Ctrl+C interrupts it first");
+            } else {
+                effects.push(effect);
+            }
+            return;
+        }
         let command = match parse(line) {
             Ok(command) => command,
             Err(message) => {
@@ -362,6 +370,18 @@ fn help_row(keys: &str, what: &str, width: usize) -> Vec<Line<'static>> {
     )];
     let rest = [Span::raw(" ".repeat(KEY_COLUMN))];
     wrap::wrap(text, width, &first, &rest, Mode::Words)
+}
+
+/// `/NAME ARGS` where NAME is no built-in command: a custom command, if the host has one.
+fn custom_command(line: &str) -> Option<Effect> {
+    let rest = line.trim().strip_prefix('/')?;
+    let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let builtin = crate::commands::builtin_names().contains(&name.to_ascii_lowercase().as_str());
+    (!name.is_empty() && !builtin).then(|| Effect::CustomCommand {
+        line: line.to_string(),
+        name: name.to_string(),
+        arguments: arguments.trim().to_string(),
+    })
 }
 
 /// `/server:prompt key=value…`: an MCP server's prompt.

@@ -109,6 +109,15 @@ pub enum Effect {
         /// `key=value` words.
         arguments: String,
     },
+    /// Ask the host for a custom command's prompt and send it as the user's message.
+    CustomCommand {
+        /// The whole line (`/NAME ARGS`), for the error when there is no such command.
+        line: String,
+        /// The name, without `/`.
+        name: String,
+        /// The text after the name.
+        arguments: String,
+    },
     /// Find completions for `word` and call [`App::show_completions`].
     Complete {
         /// The word before the cursor.
