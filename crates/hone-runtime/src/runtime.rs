@@ -230,6 +230,17 @@ impl Runtime {
         &self,
         request: SessionRequest,
     ) -> Result<StartedSession, RuntimeError> {
+        self.start_session_with(request, crate::FaceSetup::default())
+            .await
+    }
+
+    /// [`Runtime::start_session`] with what the face adds (`setup`): the tools read and
+    /// write through its files, its MCP servers start beside the configured ones.
+    pub async fn start_session_with(
+        &self,
+        request: SessionRequest,
+        setup: crate::FaceSetup,
+    ) -> Result<StartedSession, RuntimeError> {
         let config = self.reload_as(request.model.as_deref(), request.role.as_deref())?;
         let provider_config = config.provider()?;
         let interaction = self.interaction.as_ref();
@@ -287,7 +298,9 @@ impl Runtime {
         ));
         let mcp = request
             .mcp_servers
-            .then(|| crate::mcp::start_servers(&config, &root, &basics.commands))
+            .then(|| {
+                crate::mcp::start_servers(&config, setup.mcp_servers, &root, &basics.commands)
+            })
             .flatten();
         let mut extra_tools = parts.tools;
         if let Some(role) = explore {
@@ -300,7 +313,7 @@ impl Runtime {
             };
             extra_tools.push(Arc::new(crate::explore::ExploreTool::new(explorer)));
         }
-        let (handle, events) = hone_core::start_session(SessionConfig {
+        let (handle, events) = hone_core::start_session_with_files(SessionConfig {
             context: crate::context::session_context(
                 &config,
                 context_window,
@@ -326,7 +339,7 @@ impl Runtime {
             localizer: parts.localizer,
             guidance: crate::agent::guidance(&config),
             roles,
-        })?;
+        }, setup.files)?;
         Ok(StartedSession {
             handle,
             events,

@@ -28,7 +28,7 @@ impl WorkspaceFiles for Buffers {
         Ok(self.open.lock().unwrap().get(path).cloned())
     }
 
-    fn write_text(&self, path: &Path, text: &str) -> std::io::Result<()> {
+    fn write_text(&self, path: &Path, text: &str) -> std::io::Result<bool> {
         assert!(path.is_absolute(), "{}", path.display());
         if self.fail_writes {
             return Err(std::io::Error::other("the editor refused"));
@@ -37,7 +37,7 @@ impl WorkspaceFiles for Buffers {
             .lock()
             .unwrap()
             .insert(path.to_path_buf(), text.to_string());
-        Ok(())
+        Ok(true)
     }
 }
 

@@ -268,12 +268,13 @@ fn write(
     bytes: &[u8],
     mode: Option<Permissions>,
 ) -> std::io::Result<()> {
-    match (files, std::str::from_utf8(bytes)) {
-        (Some(files), Ok(text)) if !crate::files::is_binary(bytes) => {
-            files.write_text(absolute, text)
-        }
-        _ => hone_fs::write_atomically(absolute, bytes, mode),
+    if let (Some(files), Ok(text)) = (files, std::str::from_utf8(bytes))
+        && !crate::files::is_binary(bytes)
+        && files.write_text(absolute, text)?
+    {
+        return Ok(());
     }
+    hone_fs::write_atomically(absolute, bytes, mode)
 }
 
 /// Creates `directory` and its missing ancestors, recording the ones created.

@@ -19,8 +19,9 @@ pub trait WorkspaceFiles: Send + Sync {
     /// to read it from disk.
     fn read_text(&self, path: &Path) -> std::io::Result<Option<String>>;
 
-    /// Writes `text` as the whole content of the file at `path` (created when missing).
-    fn write_text(&self, path: &Path, text: &str) -> std::io::Result<()>;
+    /// Writes `text` as the whole content of the file at `path` (created when missing);
+    /// `Ok(false)` when the face does not write files, for the tools to write it to disk.
+    fn write_text(&self, path: &Path, text: &str) -> std::io::Result<bool>;
 }
 
 impl fmt::Debug for dyn WorkspaceFiles {
