@@ -6,9 +6,9 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use agent_client_protocol::Client as Editor;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
-use agent_client_protocol::Client as Editor;
 use hone_server::WorkspaceFiles;
 
 /// How long a tool waits for the editor to answer a file request.

@@ -93,6 +93,9 @@ mod tests {
         let names: Vec<&str> = settings.iter().map(|server| server.name.as_str()).collect();
         assert_eq!(names, ["files", "web"]);
         assert_eq!(refused.len(), 1);
-        assert!(refused[0].contains("`old`") && refused[0].contains("SSE"), "{refused:?}");
+        assert!(
+            refused[0].contains("`old`") && refused[0].contains("SSE"),
+            "{refused:?}"
+        );
     }
 }

@@ -298,9 +298,7 @@ impl Runtime {
         ));
         let mcp = request
             .mcp_servers
-            .then(|| {
-                crate::mcp::start_servers(&config, setup.mcp_servers, &root, &basics.commands)
-            })
+            .then(|| crate::mcp::start_servers(&config, setup.mcp_servers, &root, &basics.commands))
             .flatten();
         let mut extra_tools = parts.tools;
         if let Some(role) = explore {
@@ -313,33 +311,36 @@ impl Runtime {
             };
             extra_tools.push(Arc::new(crate::explore::ExploreTool::new(explorer)));
         }
-        let (handle, events) = hone_core::start_session_with_files(SessionConfig {
-            context: crate::context::session_context(
-                &config,
-                context_window,
-                &root,
-                self.working_dir(),
-            ),
-            root,
-            provider,
-            model: basics.model,
-            permissions: basics.permissions,
-            max_tool_rounds: basics.max_tool_rounds,
-            interactive: request.interactive,
-            audit: true,
-            secrets: basics.secrets,
-            commands: basics.commands,
-            extra_tools,
-            tool_sources: crate::mcp::tool_sources(mcp.as_ref()),
-            repo_map: parts.repo_map,
-            prompt_profile: basics.prompt_profile,
-            memory: opened.persistence,
-            checks: crate::agent::checks(&config),
-            code_mapper: Some(parts.mapper),
-            localizer: parts.localizer,
-            guidance: crate::agent::guidance(&config),
-            roles,
-        }, setup.files)?;
+        let (handle, events) = hone_core::start_session_with_files(
+            SessionConfig {
+                context: crate::context::session_context(
+                    &config,
+                    context_window,
+                    &root,
+                    self.working_dir(),
+                ),
+                root,
+                provider,
+                model: basics.model,
+                permissions: basics.permissions,
+                max_tool_rounds: basics.max_tool_rounds,
+                interactive: request.interactive,
+                audit: true,
+                secrets: basics.secrets,
+                commands: basics.commands,
+                extra_tools,
+                tool_sources: crate::mcp::tool_sources(mcp.as_ref()),
+                repo_map: parts.repo_map,
+                prompt_profile: basics.prompt_profile,
+                memory: opened.persistence,
+                checks: crate::agent::checks(&config),
+                code_mapper: Some(parts.mapper),
+                localizer: parts.localizer,
+                guidance: crate::agent::guidance(&config),
+                roles,
+            },
+            setup.files,
+        )?;
         Ok(StartedSession {
             handle,
             events,
