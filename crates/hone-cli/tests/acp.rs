@@ -330,7 +330,8 @@ async fn an_editor_s_buffers_and_mcp_servers_serve_hone_acp() {
     assert_eq!(writes[0]["path"], greet.as_str());
     assert_eq!(writes[0]["content"], "hello from hone\n");
 
-    // The undo journal holds the buffer as it was: `hone undo` puts it back.
+    // `hone undo` takes the edit back on disk: the file is as it was on disk before the
+    // turn (the unsaved buffer was never on disk).
     let undo = common::hone(
         &root,
         &[("HONE_DATA_DIR", data.to_str().unwrap())],
@@ -340,6 +341,6 @@ async fn an_editor_s_buffers_and_mcp_servers_serve_hone_acp() {
     assert!(undo.status.success(), "{}", common::stderr(&undo));
     assert_eq!(
         std::fs::read_to_string(root.join("greet.txt")).unwrap(),
-        "hello from the buffer\n"
+        "hello from disk\n"
     );
 }
