@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema as acp;
@@ -13,10 +13,11 @@ use hone_api::{
     ApprovalDecision, ConflictChoice, ErrorChoice, Event, HistoryEntry, ImageAttachment, Request,
     TurnEnd,
 };
-use hone_server::{Client, Server};
+use hone_server::{Client, FaceSetup, Server, WorkspaceFiles};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::updates::{Tracker, kind_of};
+use crate::files::{EditorFiles, FsOffer};
+use crate::updates::{Tracker, kind_of, notice};
 
 /// hone's approval modes, offered as the session's modes.
 const MODES: [(&str, &str, &str); 4] = [
@@ -58,6 +59,8 @@ struct State {
     sessions: Mutex<HashMap<String, SessionState>>,
     /// Prompts waiting for their turn to end, by the id of their `user.message`.
     turns: Mutex<HashMap<String, oneshot::Sender<TurnOutcome>>>,
+    /// The file access the editor offered in `initialize`.
+    fs: Mutex<FsOffer>,
 }
 
 struct SessionState {
@@ -84,8 +87,10 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
         hone,
         sessions: Mutex::new(HashMap::new()),
         turns: Mutex::new(HashMap::new()),
+        fs: Mutex::new(FsOffer::default()),
     });
-    let (new_session, load_session, prompt, set_mode, cancel) = (
+    let (initialize, new_session, load_session, prompt, set_mode, cancel) = (
+        Arc::clone(&state),
         Arc::clone(&state),
         Arc::clone(&state),
         Arc::clone(&state),
@@ -99,7 +104,8 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
         .v1()
         .name("hone")
         .on_receive_request(
-            async move |_request: acp::InitializeRequest, responder, _cx| {
+            async move |request: acp::InitializeRequest, responder, _cx| {
+                *lock(&initialize.fs) = FsOffer::of(&request.client_capabilities);
                 responder.respond(
                     acp::InitializeResponse::new(
                         agent_client_protocol::schema::ProtocolVersion::V1,
@@ -107,6 +113,7 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
                     .agent_capabilities(
                         acp::AgentCapabilities::new()
                             .load_session(true)
+                            .mcp_capabilities(acp::McpCapabilities::new().http(true))
                             .prompt_capabilities(
                                 acp::PromptCapabilities::new()
                                     .embedded_context(true)
@@ -125,17 +132,22 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
                 let state = Arc::clone(&new_session);
                 tokio::spawn(async move {
                     let opened = state
-                        .open(Request::NewSession {
-                            model: None,
-                            cwd: Some(request.cwd.display().to_string()),
-                            role: None,
-                        })
+                        .open(
+                            &cx,
+                            Request::NewSession {
+                                model: None,
+                                cwd: Some(request.cwd.display().to_string()),
+                                role: None,
+                            },
+                            &request.mcp_servers,
+                        )
                         .await;
                     let _ = match opened {
-                        Ok((key, modes)) => {
+                        Ok((key, modes, refused)) => {
                             let sent = responder
                                 .respond(acp::NewSessionResponse::new(key.clone()).modes(modes));
                             state.announce_commands(&cx, &key);
+                            tell(&cx, &key, &refused);
                             sent
                         }
                         Err(error) => responder.respond_with_error(to_acp(error)),
@@ -151,18 +163,23 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
                 tokio::spawn(async move {
                     let key = request.session_id.0.to_string();
                     let opened = state
-                        .open(Request::ResumeSession {
-                            session_id: key,
-                            model: None,
-                            cwd: Some(request.cwd.display().to_string()),
-                        })
+                        .open(
+                            &cx,
+                            Request::ResumeSession {
+                                session_id: key,
+                                model: None,
+                                cwd: Some(request.cwd.display().to_string()),
+                            },
+                            &request.mcp_servers,
+                        )
                         .await;
                     let _ = match opened {
-                        Ok((key, modes)) => match state.replay(&cx, &key).await {
+                        Ok((key, modes, refused)) => match state.replay(&cx, &key).await {
                             Ok(()) => {
                                 let sent =
                                     responder.respond(acp::LoadSessionResponse::new().modes(modes));
                                 state.announce_commands(&cx, &key);
+                                tell(&cx, &key, &refused);
                                 sent
                             }
                             Err(error) => responder.respond_with_error(to_acp(error)),
@@ -243,10 +260,25 @@ pub async fn serve(server: Arc<Server>) -> Result<(), agent_client_protocol::Err
 }
 
 impl State {
-    /// Opens (or resumes) a hone session; returns its key and the modes to offer.
-    async fn open(&self, request: Request) -> Result<(String, acp::SessionModeState), RpcError> {
-        let started = self.hone.call(None, request).await?;
+    /// Opens (or resumes) a hone session with the editor's files (as offered) and MCP
+    /// servers; returns its key, the modes to offer and a line for each server not started.
+    async fn open(
+        &self,
+        cx: &ConnectionTo<Editor>,
+        request: Request,
+        servers: &[acp::McpServer],
+    ) -> Result<(String, acp::SessionModeState, Vec<String>), RpcError> {
+        let offer = *lock(&self.fs);
+        let session = Arc::new(OnceLock::new());
+        let files = offer.any().then(|| {
+            Arc::new(EditorFiles::new(cx.clone(), offer, Arc::clone(&session)))
+                as Arc<dyn WorkspaceFiles>
+        });
+        let (mcp_servers, refused) = crate::mcp::face_servers(servers);
+        let setup = FaceSetup { files, mcp_servers };
+        let started = self.hone.open_with(request, setup).await?;
         let key = started["session"].as_str().unwrap_or_default().to_string();
+        let _ = session.set(key.clone());
         let root = PathBuf::from(started["root"].as_str().unwrap_or_default());
         let approval = started["approval"].as_str().unwrap_or("ask").to_string();
         lock(&self.sessions).insert(
@@ -256,7 +288,7 @@ impl State {
                 rejected: HashSet::new(),
             },
         );
-        Ok((key, modes(&approval)))
+        Ok((key, modes(&approval), refused))
     }
 
     /// Sends the slash commands the editor may offer in session `key`.
@@ -309,6 +341,7 @@ impl State {
                 return Ok(acp::StopReason::EndTurn);
             }
         }
+        crate::mcp::settled(&self.hone, &key).await;
         let id = self.hone.new_id();
         let (tx, rx) = oneshot::channel();
         lock(&self.turns).insert(id.to_string(), tx);
@@ -492,6 +525,13 @@ impl State {
             },
             Ok(_) | Err(_) => rejected(),
         }
+    }
+}
+
+/// Shows each of `lines` in session `key` as part of the agent's message.
+fn tell(cx: &ConnectionTo<Editor>, key: &str, lines: &[String]) {
+    for line in lines {
+        let _ = cx.send_notification(acp::SessionNotification::new(key.to_string(), notice(line)));
     }
 }
 

@@ -11,6 +11,8 @@
 //! protocol is written to stdout; it returns when stdin closes.
 
 mod agent;
+mod files;
+mod mcp;
 mod updates;
 
 pub use agent::serve;

@@ -326,7 +326,7 @@ impl Tracker {
 }
 
 /// A line for the user, shown as part of the agent's message.
-fn notice(line: &str) -> acp::SessionUpdate {
+pub(crate) fn notice(line: &str) -> acp::SessionUpdate {
     acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(text(format!("\n{line}\n"))))
 }
 

@@ -85,6 +85,9 @@ pub enum McpTransport {
         args: Vec<String>,
         /// Names of the user's environment variables passed on (values read at start).
         env: Vec<String>,
+        /// Variables set to these values (the servers an editor passes over ACP; never
+        /// read from a configuration file).
+        env_values: BTreeMap<String, String>,
         /// Working directory (default: the project root).
         cwd: Option<PathBuf>,
     },
@@ -248,6 +251,7 @@ fn settings(
             command: command.clone().unwrap_or_default(),
             args: section.args.clone(),
             env: section.env.clone(),
+            env_values: BTreeMap::new(),
             cwd: section
                 .cwd
                 .as_ref()

@@ -148,5 +148,14 @@ pub struct SessionConfig {
 pub fn start_session(
     config: SessionConfig,
 ) -> Result<(SessionHandle, mpsc::UnboundedReceiver<EventFrame>), HoneError> {
-    session::start(config)
+    session::start(config, None)
+}
+
+/// [`start_session`] with the tools reading and writing the project's text files through
+/// `files` (an editor's buffers, [`hone_tools::files::WorkspaceFiles`]) rather than the disk.
+pub fn start_session_with_files(
+    config: SessionConfig,
+    files: Option<std::sync::Arc<dyn hone_tools::files::WorkspaceFiles>>,
+) -> Result<(SessionHandle, mpsc::UnboundedReceiver<EventFrame>), HoneError> {
+    session::start(config, files)
 }

@@ -126,6 +126,7 @@ impl Agent {
 
 pub(crate) fn start(
     config: SessionConfig,
+    files: Option<Arc<dyn hone_tools::files::WorkspaceFiles>>,
 ) -> Result<(SessionHandle, mpsc::UnboundedReceiver<EventFrame>), HoneError> {
     let context = ToolContext::new(&config.root)
         .map(|context| context.with_secret_files(config.permissions.secret_files().clone()))
@@ -136,7 +137,8 @@ pub(crate) fn start(
                 config.root.display()
             ))
         })?
-        .with_code_mapper(config.code_mapper);
+        .with_code_mapper(config.code_mapper)
+        .with_workspace_files(files);
     let context = Arc::new(context);
     let registry = ToolRegistry::with(
         config.extra_tools,

@@ -41,6 +41,7 @@ pub mod doctor;
 pub mod document;
 mod error;
 mod explore;
+mod face_setup;
 mod hooks;
 pub mod index;
 mod index_build;
@@ -60,6 +61,7 @@ mod skills;
 pub mod undo;
 
 pub use error::{RuntimeError, model_error, store_error};
+pub use face_setup::{FaceSetup, WorkspaceFiles, face_http_server, face_stdio_server};
 pub use hone_core::SessionHandle;
 pub use hone_memory::SessionInfo as SavedSessionInfo;
 pub use hone_tools::project::ProjectPlace;

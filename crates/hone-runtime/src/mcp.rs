@@ -15,14 +15,18 @@ use crate::error::RuntimeError;
 use crate::runtime::{Runtime, SessionRequest};
 use crate::sessions::SessionChoice;
 
-/// Starts the MCP servers `config` names for a session in `root`, in the background, with
-/// the environment and sandbox of the session's commands; `None` when there are none.
+/// Starts the MCP servers `config` names and the face's (`face`, which replace configured
+/// ones of the same name) for a session in `root`, in the background, with the environment
+/// and sandbox of the session's commands; `None` when there are none.
 pub(crate) fn start_servers(
     config: &Config,
+    face: Vec<hone_config::McpServerSettings>,
     root: &std::path::Path,
     commands: &CommandSetup,
 ) -> Option<McpClients> {
-    let servers = config.mcp_settings().servers;
+    let mut servers = config.mcp_settings().servers;
+    servers.retain(|server| !face.iter().any(|own| own.name == server.name));
+    servers.extend(face);
     (!servers.is_empty()).then(|| McpClients::start(servers, root, commands.clone()))
 }
 

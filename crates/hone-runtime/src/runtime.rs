@@ -230,6 +230,17 @@ impl Runtime {
         &self,
         request: SessionRequest,
     ) -> Result<StartedSession, RuntimeError> {
+        self.start_session_with(request, crate::FaceSetup::default())
+            .await
+    }
+
+    /// [`Runtime::start_session`] with what the face adds (`setup`): the tools read and
+    /// write through its files, its MCP servers start beside the configured ones.
+    pub async fn start_session_with(
+        &self,
+        request: SessionRequest,
+        setup: crate::FaceSetup,
+    ) -> Result<StartedSession, RuntimeError> {
         let config = self.reload_as(request.model.as_deref(), request.role.as_deref())?;
         let provider_config = config.provider()?;
         let interaction = self.interaction.as_ref();
@@ -293,7 +304,7 @@ impl Runtime {
         ));
         let mcp = request
             .mcp_servers
-            .then(|| crate::mcp::start_servers(&config, &root, &basics.commands))
+            .then(|| crate::mcp::start_servers(&config, setup.mcp_servers, &root, &basics.commands))
             .flatten();
         let mut extra_tools = parts.tools;
         if let Some(role) = explore {
@@ -315,29 +326,32 @@ impl Runtime {
             extra_tools.push(tool);
             context.instructions.files.insert(0, listing);
         }
-        let (handle, events) = hone_core::start_session(SessionConfig {
-            context,
-            root,
-            provider,
-            model: basics.model,
-            permissions: basics.permissions,
-            max_tool_rounds: basics.max_tool_rounds,
-            interactive: request.interactive,
-            audit: true,
-            secrets: basics.secrets,
-            commands: basics.commands,
-            extra_tools,
-            tool_sources: crate::mcp::tool_sources(mcp.as_ref()),
-            repo_map: parts.repo_map,
-            prompt_profile: basics.prompt_profile,
-            memory: opened.persistence,
-            checks: crate::agent::checks(&config),
-            code_mapper: Some(parts.mapper),
-            localizer: parts.localizer,
-            guidance: crate::agent::guidance(&config),
-            roles,
-            hooks,
-        })?;
+        let (handle, events) = hone_core::start_session_with_files(
+            SessionConfig {
+                context,
+                root,
+                provider,
+                model: basics.model,
+                permissions: basics.permissions,
+                max_tool_rounds: basics.max_tool_rounds,
+                interactive: request.interactive,
+                audit: true,
+                secrets: basics.secrets,
+                commands: basics.commands,
+                extra_tools,
+                tool_sources: crate::mcp::tool_sources(mcp.as_ref()),
+                repo_map: parts.repo_map,
+                prompt_profile: basics.prompt_profile,
+                memory: opened.persistence,
+                checks: crate::agent::checks(&config),
+                code_mapper: Some(parts.mapper),
+                localizer: parts.localizer,
+                guidance: crate::agent::guidance(&config),
+                roles,
+                hooks,
+            },
+            setup.files,
+        )?;
         Ok(StartedSession {
             handle,
             events,

@@ -411,7 +411,7 @@ impl Connection {
         request: SessionRequest,
     ) -> Result<Answer, RpcError> {
         let started = runtime
-            .start_session(request)
+            .start_session_with(request, self.state.take_setup(id))
             .await
             .map_err(runtime_failed)?;
         if self.state.is_closed() {

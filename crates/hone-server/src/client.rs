@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use hone_api::Request;
 use hone_api::rpc::{Call, RpcError, RpcId, ServerMessage, SessionEvent};
+use hone_runtime::FaceSetup;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -20,6 +21,9 @@ pub(crate) struct ClientState {
     current: Mutex<Option<String>>,
     /// Set when the client left: nothing attaches it again.
     closed: AtomicBool,
+    /// What the face adds to the session the call with this id opens
+    /// ([`Client::open_with`]).
+    setups: Mutex<HashMap<String, FaceSetup>>,
 }
 
 impl ClientState {
@@ -29,6 +33,7 @@ impl ClientState {
             out,
             current: Mutex::new(None),
             closed: AtomicBool::new(false),
+            setups: Mutex::new(HashMap::new()),
         }
     }
 
@@ -53,6 +58,11 @@ impl ClientState {
 
     pub(crate) fn set_current(&self, key: Option<String>) {
         *lock(&self.current) = key;
+    }
+
+    /// What the face adds to the session its call `id` opens (default: nothing).
+    pub(crate) fn take_setup(&self, id: &str) -> FaceSetup {
+        lock(&self.setups).remove(id).unwrap_or_default()
     }
 
     pub(crate) fn is_closed(&self) -> bool {
@@ -186,6 +196,17 @@ impl Client {
                 "the server stopped",
             ))
         })
+    }
+
+    /// [`Client::call`] for a request that opens a session (`session.new`, or
+    /// `session.resume` of a session that is not running), which starts with what the face
+    /// adds (`setup`: its files, its MCP servers).
+    pub async fn open_with(&self, request: Request, setup: FaceSetup) -> Result<Value, RpcError> {
+        let id = self.new_id();
+        lock(&self.connection.state.setups).insert(id.to_string(), setup);
+        let answer = self.call_as(id.clone(), None, request).await;
+        lock(&self.connection.state.setups).remove(&id.to_string());
+        answer
     }
 
     /// A fresh id for [`Client::call_as`].

@@ -37,5 +37,9 @@ mod stdio;
 
 pub use client::{Client, Connection};
 pub use history::history_entries;
+/// The MCP servers a face adds ([`FaceSetup::mcp_servers`]).
+pub use hone_config::McpServerSettings;
+/// What a face adds to the sessions it opens ([`Client::open_with`]).
+pub use hone_runtime::{FaceSetup, WorkspaceFiles, face_http_server, face_stdio_server};
 pub use server::Server;
 pub use stdio::serve_stdio;

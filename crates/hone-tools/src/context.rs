@@ -9,6 +9,7 @@ use hone_policy::PathGuard;
 use crate::ToolError;
 use crate::command::{BackgroundJobs, CommandSetup, Launcher};
 use crate::edit::natural::CodeMapper;
+use crate::files::WorkspaceFiles;
 
 /// What the model has seen: root-relative path → SHA-256 of the content it last read
 /// (or wrote). A write to a file whose current hash differs is a conflict.
@@ -51,6 +52,7 @@ pub struct ToolContext {
     jobs: BackgroundJobs,
     launcher: Launcher,
     mapper: Option<Arc<dyn CodeMapper>>,
+    files: Option<Arc<dyn WorkspaceFiles>>,
 }
 
 impl ToolContext {
@@ -62,6 +64,7 @@ impl ToolContext {
             jobs: BackgroundJobs::default(),
             launcher: Launcher::default(),
             mapper: None,
+            files: None,
         })
     }
 
@@ -102,6 +105,20 @@ impl ToolContext {
     /// The language knowledge set with [`ToolContext::with_code_mapper`].
     pub fn code_mapper(&self) -> Option<&dyn CodeMapper> {
         self.mapper.as_deref()
+    }
+
+    /// This context reading and writing the project's text files through `files` (an
+    /// editor's buffers) instead of the disk.
+    #[must_use]
+    pub fn with_workspace_files(mut self, files: Option<Arc<dyn WorkspaceFiles>>) -> Self {
+        self.files = files;
+        self
+    }
+
+    /// The face's access to the files set with [`ToolContext::with_workspace_files`];
+    /// `None`: the disk.
+    pub fn workspace_files(&self) -> Option<&Arc<dyn WorkspaceFiles>> {
+        self.files.as_ref()
     }
 
     /// The path guard of the project.

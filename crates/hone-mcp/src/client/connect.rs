@@ -2,7 +2,7 @@
 //! sandbox when commands use it) or a streamable-HTTP endpoint, then the MCP handshake and
 //! the tool list.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -93,9 +93,11 @@ pub(crate) async fn connect(
             command,
             args,
             env,
+            env_values,
             cwd,
         } => {
-            let mut child = spawn(command, args, env, cwd.as_deref().unwrap_or(root), commands)?;
+            let cwd = cwd.as_deref().unwrap_or(root);
+            let mut child = spawn(command, args, (env, env_values), cwd, commands)?;
             if let Some(err) = child.stderr.take() {
                 let tail = stderr.clone();
                 tokio::spawn(async move {
@@ -254,7 +256,7 @@ fn with_stderr(message: String, stderr: &StderrTail) -> String {
 fn spawn(
     program: &str,
     args: &[String],
-    env: &[String],
+    (env, values): (&[String], &BTreeMap<String, String>),
     cwd: &Path,
     commands: &CommandSetup,
 ) -> Result<Child, String> {
@@ -280,6 +282,7 @@ fn spawn(
             command.env_remove(name);
         }
     }
+    command.envs(values);
     command
         .current_dir(cwd)
         .stdin(Stdio::piped())

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::edit::transaction::{Expect, Op, Transaction};
-use crate::files::{encode, hash_bytes, read_text};
+use crate::files::{encode, hash_bytes, read_bytes_in, read_text_in};
 use crate::{EditPlan, FileChange, ToolContext, ToolError};
 
 /// An edit that was written to disk; [`undo`] takes it back. Serialises (with the full
@@ -21,7 +21,8 @@ pub struct AppliedEdit {
 /// (else [`crate::ToolErrorKind::Conflict`] and nothing is written). Afterwards the model
 /// counts as having seen what it wrote; deleted and moved-away paths are forgotten.
 pub fn apply(context: &ToolContext, plan: &EditPlan) -> Result<AppliedEdit, ToolError> {
-    let mut transaction = Transaction::new("the edit was planned");
+    let mut transaction =
+        Transaction::new("the edit was planned").through(context.workspace_files());
     for change in &plan.changes {
         let source = context.guard().resolve_write(&change.path)?;
         let expect = match &change.before {
@@ -69,7 +70,7 @@ pub fn rebase(context: &ToolContext, plan: &EditPlan) -> Result<EditPlan, ToolEr
     for change in &mut rebased.changes {
         let path = context.guard().resolve_write(&change.path)?;
         change.before = if path.absolute.exists() {
-            Some(read_text(&path)?)
+            Some(read_text_in(context, &path)?)
         } else {
             None
         };
@@ -86,7 +87,7 @@ pub fn accept_current_files(context: &ToolContext) -> Vec<String> {
         let Ok(path) = context.guard().resolve_write(&relative) else {
             continue;
         };
-        match std::fs::read(&path.absolute) {
+        match read_bytes_in(context, &path) {
             Ok(bytes) => {
                 let hash = hash_bytes(&bytes);
                 if context.reads().seen(&relative).as_deref() != Some(hash.as_str()) {
@@ -108,7 +109,8 @@ pub fn accept_current_files(context: &ToolContext) -> Vec<String> {
 /// [`crate::ToolErrorKind::Conflict`] when a file changed after the edit (undo would lose
 /// that change). The model must read the restored files again.
 pub fn undo(context: &ToolContext, applied: &AppliedEdit) -> Result<(), ToolError> {
-    let mut transaction = Transaction::new("the edit was applied");
+    let mut transaction =
+        Transaction::new("the edit was applied").through(context.workspace_files());
     for change in applied.changes.iter().rev() {
         let source = context.guard().resolve_write(&change.path)?;
         // What the edit left on disk must still be there.

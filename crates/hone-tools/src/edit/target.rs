@@ -3,7 +3,7 @@
 
 use hone_policy::ResolvedPath;
 
-use crate::files::{encode, file_state, not_found, read_bytes, read_text};
+use crate::files::{encode, file_state, not_found, read_bytes_in, read_text_in};
 use crate::{FileChange, FileState, ToolContext, ToolError, ToolErrorKind};
 
 /// Whether the model must have read a file before this write.
@@ -39,7 +39,7 @@ pub(crate) fn existing_text(
     hint: &str,
 ) -> Result<Target, ToolError> {
     let path = existing(context, given, hint)?;
-    let state = read_text(&path)?;
+    let state = read_text_in(context, &path)?;
     check_fresh(context, &path.relative, &state.hash, rule)?;
     Ok(Target { path, state })
 }
@@ -52,7 +52,7 @@ pub(crate) fn existing_any(
     hint: &str,
 ) -> Result<Target, ToolError> {
     let path = existing(context, given, hint)?;
-    let state = file_state(&read_bytes(&path)?);
+    let state = file_state(&read_bytes_in(context, &path)?);
     check_fresh(context, &path.relative, &state.hash, ReadRule::IfRead)?;
     Ok(Target { path, state })
 }

@@ -1,15 +1,18 @@
 //! All-or-nothing file operations: every expectation is checked before anything is
 //! written; each write is atomic (temporary file in the same directory, then rename); a
-//! failure part-way restores the files already touched.
+//! failure part-way restores the files already touched. With a face's [`WorkspaceFiles`],
+//! text files are read and written through it (the expectations then hold for what it
+//! returns).
 
 use std::collections::HashMap;
 use std::fs::{self, Permissions};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use hone_policy::ResolvedPath;
 
-use crate::files::hash_bytes;
+use crate::files::{WorkspaceFiles, hash_bytes, held};
 use crate::{ToolError, ToolErrorKind};
 
 /// What a file must look like right before an operation touches it.
@@ -94,6 +97,8 @@ pub(crate) struct Transaction {
     ops: Vec<Op>,
     /// The moment expectations refer to, for conflict messages (`the edit was planned`).
     since: &'static str,
+    /// The face's access to the files; `None`: the disk.
+    files: Option<Arc<dyn WorkspaceFiles>>,
 }
 
 impl Transaction {
@@ -102,7 +107,14 @@ impl Transaction {
         Self {
             ops: Vec::new(),
             since,
+            files: None,
         }
+    }
+
+    /// This transaction reading and writing text files through `files` (`None`: the disk).
+    pub(crate) fn through(mut self, files: Option<&Arc<dyn WorkspaceFiles>>) -> Self {
+        self.files = files.cloned();
+        self
     }
 
     /// Adds an operation (they run in order).
@@ -120,7 +132,7 @@ impl Transaction {
         for op in &self.ops {
             let absolute = &op.path.absolute;
             if !planned.contains_key(absolute) {
-                let original = read_original(&op.path)?;
+                let original = read_original(&op.path, self.files.as_deref())?;
                 planned.insert(absolute.clone(), original.bytes.as_deref().map(hash_bytes));
                 originals.push(original);
             }
@@ -149,12 +161,13 @@ impl Transaction {
         let mut created_dirs = Vec::new();
         let mut results = Vec::with_capacity(self.ops.len());
         for (done, (op, mode)) in self.ops.iter().zip(modes).enumerate() {
-            if let Err(error) = execute(op, mode, &mut created_dirs) {
+            if let Err(error) = execute(op, mode, &mut created_dirs, self.files.as_deref()) {
                 let touched: Vec<&PathBuf> = self.ops[..=done]
                     .iter()
                     .map(|op| &op.path.absolute)
                     .collect();
-                let failed_restores = rollback(&originals, &touched, &created_dirs);
+                let failed_restores =
+                    rollback(&originals, &touched, &created_dirs, self.files.as_deref());
                 return Err(write_failed(&op.path.relative, &error, &failed_restores));
             }
             let written = match &op.kind {
@@ -192,8 +205,15 @@ fn permissions(bits: u32) -> Permissions {
     Permissions::from_mode(bits)
 }
 
-fn read_original(path: &ResolvedPath) -> Result<Original, ToolError> {
-    let (bytes, permissions) = match fs::read(&path.absolute) {
+fn read_original(
+    path: &ResolvedPath,
+    files: Option<&dyn WorkspaceFiles>,
+) -> Result<Original, ToolError> {
+    let read = fs::read(&path.absolute).and_then(|bytes| match files {
+        Some(files) => held(files, &path.absolute, bytes),
+        None => Ok(bytes),
+    });
+    let (bytes, permissions) = match read {
         Ok(bytes) => {
             let permissions = fs::metadata(&path.absolute)
                 .ok()
@@ -220,6 +240,7 @@ fn execute(
     op: &Op,
     mode: Option<Permissions>,
     created_dirs: &mut Vec<PathBuf>,
+    files: Option<&dyn WorkspaceFiles>,
 ) -> std::io::Result<()> {
     let absolute = &op.path.absolute;
     match &op.kind {
@@ -227,7 +248,7 @@ fn execute(
             if let Some(parent) = absolute.parent() {
                 create_parents(parent, created_dirs)?;
             }
-            hone_fs::write_atomically(absolute, bytes, mode)
+            write(files, absolute, bytes, mode)
         }
         // Removing a file that is expected to be absent already is nothing to do.
         OpKind::Remove => match fs::remove_file(absolute) {
@@ -237,6 +258,23 @@ fn execute(
             result => result,
         },
     }
+}
+
+/// Writes `bytes` to `absolute`: through `files` when there are some and the bytes are
+/// text (UTF-8 without NUL bytes), else atomically on disk with the permissions `mode`.
+fn write(
+    files: Option<&dyn WorkspaceFiles>,
+    absolute: &Path,
+    bytes: &[u8],
+    mode: Option<Permissions>,
+) -> std::io::Result<()> {
+    if let (Some(files), Ok(text)) = (files, std::str::from_utf8(bytes))
+        && !crate::files::is_binary(bytes)
+        && files.write_text(absolute, text)?
+    {
+        return Ok(());
+    }
+    hone_fs::write_atomically(absolute, bytes, mode)
 }
 
 /// Creates `directory` and its missing ancestors, recording the ones created.
@@ -253,16 +291,24 @@ fn create_parents(directory: &Path, created: &mut Vec<PathBuf>) -> std::io::Resu
 }
 
 /// Puts the `touched` files back as they were; returns the ones that could not be restored.
-fn rollback(originals: &[Original], touched: &[&PathBuf], created_dirs: &[PathBuf]) -> Vec<String> {
+fn rollback(
+    originals: &[Original],
+    touched: &[&PathBuf],
+    created_dirs: &[PathBuf],
+    files: Option<&dyn WorkspaceFiles>,
+) -> Vec<String> {
     let mut failed = Vec::new();
     for original in originals.iter().rev() {
         if !touched.contains(&&original.absolute) {
             continue;
         }
         let restored = match &original.bytes {
-            Some(bytes) => {
-                hone_fs::write_atomically(&original.absolute, bytes, original.permissions.clone())
-            }
+            Some(bytes) => write(
+                files,
+                &original.absolute,
+                bytes,
+                original.permissions.clone(),
+            ),
             // Only what the transaction created is removed (the path may not even be
             // reachable, e.g. when creating its directory failed).
             None if fs::symlink_metadata(&original.absolute).is_ok() => {

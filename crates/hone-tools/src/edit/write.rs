@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::edit::lines::LineBuffer;
 use crate::edit::natural::lost_definitions;
 use crate::edit::target::{ReadRule, Target, check_fresh, existing_any, modify, plural, resolve};
-use crate::files::{line_count, not_found, read_text};
+use crate::files::{line_count, not_found, read_text_in};
 use crate::{
     Args, EditPlan, FileChange, Plan, Tool, ToolContext, ToolError, ToolErrorKind, ToolKind,
 };
@@ -82,7 +82,7 @@ impl Tool for WriteFile {
                 destructive: None,
             }));
         }
-        let state = read_text(&path)?;
+        let state = read_text_in(context, &path)?;
         let content = LineBuffer::parse(&state.content).adapt_endings(&content);
         if context.reads().seen(&path.relative).is_some() {
             check_fresh(context, &path.relative, &state.hash, ReadRule::IfRead)?;

@@ -4,8 +4,9 @@ use hone_policy::ResolvedPath;
 use hone_protocol::ToolSpec;
 use serde_json::{Value, json};
 
+use crate::files::read_bytes_in;
 use crate::files::suggest::not_found;
-use crate::files::text::{decode, hash_bytes, is_binary, read_bytes};
+use crate::files::text::{decode, hash_bytes, is_binary};
 use crate::{
     Args, Plan, SecretRead, TextEncoding, Tool, ToolContext, ToolError, ToolKind, ToolOutput,
 };
@@ -170,7 +171,7 @@ fn load(context: &ToolContext, given: &str) -> Result<(ResolvedPath, Vec<u8>), T
     if !resolved.absolute.exists() {
         return Err(not_found(context, given, ""));
     }
-    let bytes = read_bytes(&resolved)?;
+    let bytes = read_bytes_in(context, &resolved)?;
     Ok((resolved, bytes))
 }
 

@@ -111,7 +111,11 @@ pub(crate) fn file_state(bytes: &[u8]) -> FileState {
 
 /// Reads an existing text file for editing; binary files are refused.
 pub fn read_text(path: &ResolvedPath) -> Result<FileState, ToolError> {
-    let bytes = read_bytes(path)?;
+    text_state(path, read_bytes(path)?)
+}
+
+/// The state of the text file `path` with content `bytes`; binary files are refused.
+pub(crate) fn text_state(path: &ResolvedPath, bytes: Vec<u8>) -> Result<FileState, ToolError> {
     if is_binary(&bytes) {
         return Err(ToolError::invalid(format!(
             "`{}` is a binary file ({} bytes) and cannot be edited as text",
@@ -127,7 +131,7 @@ pub(crate) fn line_count(text: &str) -> usize {
     text.lines().count()
 }
 
-fn shown_path(path: &ResolvedPath) -> String {
+pub(crate) fn shown_path(path: &ResolvedPath) -> String {
     if path.relative.is_empty() {
         ".".to_string()
     } else {
@@ -135,7 +139,7 @@ fn shown_path(path: &ResolvedPath) -> String {
     }
 }
 
-fn io_error(shown: &str, error: &std::io::Error) -> ToolError {
+pub(crate) fn io_error(shown: &str, error: &std::io::Error) -> ToolError {
     match error.kind() {
         ErrorKind::NotFound => ToolError::new(
             ToolErrorKind::NotFound,

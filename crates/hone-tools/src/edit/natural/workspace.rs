@@ -7,7 +7,7 @@ use hone_policy::ResolvedPath;
 
 use crate::edit::lines::LineBuffer;
 use crate::edit::target::{ReadRule, Target, check_fresh, modify, resolve};
-use crate::files::read_text;
+use crate::files::read_text_in;
 use crate::{FileChange, FileState, ToolContext};
 
 /// One file as the blocks so far left it.
@@ -63,7 +63,7 @@ impl<'a> Workspace<'a> {
                 return Err(format!("`{given}` is a directory, not a file"));
             }
             let before = if path.absolute.exists() {
-                let state = read_text(&path).map_err(|error| error.message)?;
+                let state = read_text_in(self.context, &path).map_err(|error| error.message)?;
                 check_fresh(self.context, &relative, &state.hash, ReadRule::IfRead)
                     .map_err(|error| error.message)?;
                 Some(state)

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::edit::lines::LineBuffer;
 use crate::edit::target::{ReadRule, existing_any, existing_text, plural, resolve};
-use crate::files::{encode, not_found, read_text};
+use crate::files::{encode, not_found, read_text_in};
 use crate::{
     Args, EditPlan, FileChange, Plan, TextEncoding, Tool, ToolContext, ToolError, ToolErrorKind,
     ToolKind,
@@ -118,7 +118,7 @@ impl Planned {
         let before = if path.absolute.exists() {
             // Creating a file that exists but is empty is harmless; anything else would
             // silently overwrite content.
-            let state = read_text(&path)?;
+            let state = read_text_in(context, &path)?;
             if !state.content.is_empty() || self.pending(&path.relative).is_some() {
                 return Err(ToolError::new(
                     ToolErrorKind::EditFailed,
