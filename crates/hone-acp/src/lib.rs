@@ -11,6 +11,7 @@
 //! protocol is written to stdout; it returns when stdin closes.
 
 mod agent;
+mod diff_text;
 mod files;
 mod mcp;
 mod updates;

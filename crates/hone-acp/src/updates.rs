@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema as acp;
 use hone_api::{Event, HistoryEntry};
+
+use crate::diff_text::{FileText, file_texts};
 use serde_json::Value;
 
 /// What one session's updates need to remember between events.
@@ -22,8 +24,8 @@ pub(crate) struct Tracker {
 #[derive(Debug, Clone, Default)]
 struct CallInfo {
     name: String,
-    /// Each edited file's content before the edit.
-    before: Vec<(PathBuf, Option<String>)>,
+    /// Each edited file's text before and after the edit, from the proposed diff.
+    texts: Vec<(PathBuf, FileText)>,
 }
 
 /// The ACP kind of a hone tool.
@@ -68,15 +70,6 @@ fn paths_of(root: &Path, arguments: &Value) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The root-relative paths a unified diff changes (`+++ b/path`).
-fn diff_paths(diff: &str) -> Vec<String> {
-    diff.lines()
-        .filter_map(|line| line.strip_prefix("+++ "))
-        .map(|path| path.trim().trim_start_matches("b/").to_string())
-        .filter(|path| path != "/dev/null")
-        .collect()
-}
-
 fn text(text: impl Into<String>) -> acp::ContentBlock {
     acp::ContentBlock::Text(acp::TextContent::new(text))
 }
@@ -113,7 +106,7 @@ impl Tracker {
                     call_id.clone(),
                     CallInfo {
                         name: name.clone(),
-                        before: Vec::new(),
+                        texts: Vec::new(),
                     },
                 );
                 vec![acp::SessionUpdate::ToolCall(
@@ -127,13 +120,11 @@ impl Tracker {
             Event::DiffProposed { call_id, diff } => {
                 let root = self.root.clone();
                 let info = self.calls.entry(call_id.clone()).or_default();
-                info.before = diff_paths(diff)
+                // From the diff, not the disk: the edit may have been planned on an editor's
+                // unsaved buffer.
+                info.texts = file_texts(diff)
                     .into_iter()
-                    .map(|path| {
-                        let absolute = root.join(path);
-                        let before = std::fs::read_to_string(&absolute).ok();
-                        (absolute, before)
-                    })
+                    .map(|file| (root.join(&file.path), file))
                     .collect();
                 Vec::new()
             }
@@ -160,12 +151,13 @@ impl Tracker {
                     .iter()
                     .map(|path| {
                         let absolute = self.root.join(path);
-                        let before = info
-                            .before
+                        let text = info
+                            .texts
                             .iter()
                             .find(|(known, _)| *known == absolute)
-                            .and_then(|(_, before)| before.clone());
-                        let after = std::fs::read_to_string(&absolute).unwrap_or_default();
+                            .map(|(_, file)| file.clone());
+                        let (before, after) =
+                            text.map_or((None, String::new()), |file| (file.old, file.new));
                         acp::Diff::new(absolute, after).old_text(before).into()
                     })
                     .collect();

@@ -222,7 +222,6 @@ async fn the_typescript_sdk_client_drives_hone_acp() {
 /// paths, the editor's MCP server's tools are in the first request, a server that cannot
 /// start is told, and `hone undo` takes the edit back.
 #[tokio::test]
-#[ignore = "known gap: hone-acp's tool-call diffs read the disk (updates.rs), not the buffer"]
 async fn an_editor_s_buffers_and_mcp_servers_serve_hone_acp() {
     let Some(modules) = sdk() else { return };
     let everything = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
@@ -331,8 +330,8 @@ async fn an_editor_s_buffers_and_mcp_servers_serve_hone_acp() {
     assert_eq!(writes[0]["path"], greet.as_str());
     assert_eq!(writes[0]["content"], "hello from hone\n");
 
-    // `hone undo` takes the edit back on disk: the file is as it was on disk before the
-    // turn (the unsaved buffer was never on disk).
+    // The editor saved the edit; `hone undo` takes it back on disk, restoring the text the
+    // edit replaced: the buffer as the model read it.
     let undo = common::hone(
         &root,
         &[("HONE_DATA_DIR", data.to_str().unwrap())],
@@ -342,6 +341,6 @@ async fn an_editor_s_buffers_and_mcp_servers_serve_hone_acp() {
     assert!(undo.status.success(), "{}", common::stderr(&undo));
     assert_eq!(
         std::fs::read_to_string(root.join("greet.txt")).unwrap(),
-        "hello from disk\n"
+        "hello from the buffer\n"
     );
 }
