@@ -31,7 +31,7 @@ pub(crate) const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "/rewind",
         args: "[N [fork]]",
-        help: "list your prompts; go back to before prompt N (files too), or fork there",
+        help: "back to before prompt N, files too; no N: list",
     },
     SlashCommand {
         name: "/sessions",
