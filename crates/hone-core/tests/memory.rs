@@ -145,6 +145,16 @@ impl Session {
         }
     }
 
+    /// Reads events up to the first that `wanted` picks, and returns it.
+    async fn until(&mut self, wanted: impl Fn(&Event) -> bool) -> Event {
+        loop {
+            let event = self.next().await;
+            if wanted(&event) {
+                return event;
+            }
+        }
+    }
+
     /// Sends `request` and returns the first event that is not `session.started`.
     async fn ask(&mut self, request: Request) -> Event {
         self.handle.send(request);
@@ -466,6 +476,22 @@ fn break_message_writes(db: &std::path::Path, broken: bool) {
     connection.execute_batch(sql).unwrap();
 }
 
+/// An interactive session whose store fails every message write from now on.
+async fn failing_store() -> (Project, String, Session) {
+    let project = project();
+    let id = project.create();
+    let session = start_with(
+        &project,
+        &id,
+        false,
+        vec![Reply::new().text("ANSWER").usage(10, 2)],
+        true,
+    )
+    .await;
+    break_message_writes(&project.db, true);
+    (project, id, session)
+}
+
 fn stored_texts(project: &Project, id: &str) -> Vec<String> {
     let store = SessionStore::open(&project.db).unwrap();
     store
@@ -478,17 +504,7 @@ fn stored_texts(project: &Project, id: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_store_that_fails_is_retried_by_the_users_choice_and_nothing_is_lost() {
-    let project = project();
-    let id = project.create();
-    let mut session = start_with(
-        &project,
-        &id,
-        false,
-        vec![Reply::new().text("ANSWER").usage(10, 2)],
-        true,
-    )
-    .await;
-    break_message_writes(&project.db, true);
+    let (project, id, mut session) = failing_store().await;
     session.handle.send(Request::user_message("QUESTION"));
     let asked = loop {
         match session.next().await {
@@ -509,21 +525,16 @@ async fn a_store_that_fails_is_retried_by_the_users_choice_and_nothing_is_lost()
     session.handle.send(Request::ErrorChoice {
         choice: ErrorChoice::Retry,
     });
-    loop {
-        if let Event::TurnError { .. } = session.next().await {
-            break;
-        }
-    }
+    session
+        .until(|event| matches!(event, Event::TurnError { .. }))
+        .await;
     break_message_writes(&project.db, false);
     session.handle.send(Request::ErrorChoice {
         choice: ErrorChoice::Retry,
     });
-    let mut ended = None;
-    while ended.is_none() {
-        if let Event::TurnCompleted { end, .. } = session.next().await {
-            ended = Some(end);
-        }
-    }
+    session
+        .until(|event| matches!(event, Event::TurnCompleted { .. }))
+        .await;
     assert_eq!(session.server.request_count(), 1);
     drop(session);
     assert_eq!(stored_texts(&project, &id), ["QUESTION", "ANSWER"]);
@@ -531,43 +542,25 @@ async fn a_store_that_fails_is_retried_by_the_users_choice_and_nothing_is_lost()
 
 #[tokio::test]
 async fn a_store_failure_skipped_goes_on_and_abort_ends_the_turn() {
-    let project = project();
-    let id = project.create();
-    let mut session = start_with(
-        &project,
-        &id,
-        false,
-        vec![Reply::new().text("ANSWER").usage(10, 2)],
-        true,
-    )
-    .await;
-    break_message_writes(&project.db, true);
+    let (project, id, mut session) = failing_store().await;
     session.handle.send(Request::user_message("LOST QUESTION"));
-    loop {
-        if let Event::TurnError { .. } = session.next().await {
-            break;
-        }
-    }
+    session
+        .until(|event| matches!(event, Event::TurnError { .. }))
+        .await;
     break_message_writes(&project.db, false);
     session.handle.send(Request::ErrorChoice {
         choice: ErrorChoice::Skip,
     });
-    let events = loop {
-        let event = session.next().await;
-        if matches!(event, Event::TurnCompleted { .. }) {
-            break event;
-        }
-    };
-    assert!(matches!(events, Event::TurnCompleted { .. }));
+    session
+        .until(|event| matches!(event, Event::TurnCompleted { .. }))
+        .await;
     assert_eq!(stored_texts(&project, &id), ["ANSWER"]);
     // Abort: the turn fails with the store's error, and the model is not asked.
     break_message_writes(&project.db, true);
     session.handle.send(Request::user_message("SECOND"));
-    loop {
-        if let Event::TurnError { .. } = session.next().await {
-            break;
-        }
-    }
+    session
+        .until(|event| matches!(event, Event::TurnError { .. }))
+        .await;
     session.handle.send(Request::ErrorChoice {
         choice: ErrorChoice::Abort,
     });
